@@ -1,0 +1,47 @@
+#!/bin/sh
+# The project's entry points. On a fresh Debian machine:
+#   ./make.sh demo   installs what is missing, builds, and runs a real prediction
+#   ./make.sh test   installs what is missing, builds, and runs the whole test suite
+# Also: ./make.sh build | sanitize | bench
+set -eu
+cd "$(dirname "$0")"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+configure_and_build() {  # $1: build folder, rest: extra CMake arguments
+    folder=$1
+    shift
+    cmake -S . -B "$folder" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+    cmake --build "$folder" -j "$jobs"
+}
+
+command=${1:-demo}
+case "$command" in
+    demo)
+        sh scripts/install-deps.sh
+        configure_and_build build
+        ./build/decodesim predict --hardware h100-sxm --model llama-3.1-8b
+        ;;
+    test)
+        sh scripts/install-deps.sh
+        configure_and_build build
+        ctest --test-dir build --output-on-failure -j "$jobs"
+        ;;
+    build)
+        sh scripts/install-deps.sh
+        configure_and_build build
+        ;;
+    sanitize)
+        sh scripts/install-deps.sh
+        configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
+        ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+        ;;
+    bench)
+        sh scripts/install-deps.sh
+        configure_and_build build
+        ./build/bench/decodesim_bench
+        ;;
+    *)
+        echo "usage: ./make.sh demo|test|build|sanitize|bench" >&2
+        exit 2
+        ;;
+esac

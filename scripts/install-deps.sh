@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs, from Debian's registry, whatever decodesim needs that this machine lacks.
+# Run as root (or with sudo available). Does nothing when everything is present.
+set -eu
+
+packages="g++ cmake make libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev"
+
+missing=""
+for package in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+echo "decodesim: installing:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+    run=""
+elif command -v sudo >/dev/null 2>&1; then
+    run="sudo"
+else
+    echo "decodesim: error: missing packages:$missing; run this script as root" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$run apt-get update -qq
+# shellcheck disable=SC2086
+$run apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,34 @@
+#pragma once
+// What several subcommands share: resolving ids and formats, limits on flags, warnings.
+
+#include <string>
+
+#include "cli/io.hpp"
+#include "engine/deployment.hpp"
+#include "profiles/catalog.hpp"
+#include "report/predict_json.hpp"
+
+namespace decodesim::cli {
+
+inline constexpr long long kMaxBatch = 1'000'000'000LL;
+inline constexpr long long kMaxTokens = 1'000'000'000LL;
+inline constexpr int kMaxTensorParallel = 4096;
+inline constexpr long long kDefaultContext = 1024;
+
+// Profiles and formats, loaded and resolved for one evaluation.
+struct OperatingPoint {
+    profiles::HardwareProfile hardware;
+    profiles::ModelProfile model;
+    engine::Deployment deployment;
+};
+
+// Throws InputError for bad profiles and UsageError for an unknown format name.
+OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
+                                       const std::string& model, const std::string& weights, const std::string& kv,
+                                       int tensor_parallel);
+
+report::Conditions conditions_of(const OperatingPoint& point);
+
+void warn(Io io, const std::string& message);
+
+}  // namespace decodesim::cli

@@ -1,0 +1,131 @@
+#include "core/quantization.hpp"
+
+namespace decodesim::core {
+namespace {
+
+// GGML block sizes, from ggml-common.h: bytes per block * 8 / weights per block.
+constexpr double kQ8_0 = 34.0 * 8 / 32;    // 8.5
+constexpr double kQ6_K = 210.0 * 8 / 256;  // 6.5625
+constexpr double kQ5_K = 176.0 * 8 / 256;  // 5.5
+constexpr double kQ4_K = 144.0 * 8 / 256;  // 4.5
+constexpr double kQ4_0 = 18.0 * 8 / 32;    // 4.5
+constexpr double kQ3_K = 110.0 * 8 / 256;  // 3.4375
+constexpr double kQ2_K = 84.0 * 8 / 256;   // 2.625
+constexpr double kHalf = 16.0;
+
+// llama-quant's use_more_bits: the first and last eighth of the layers and every third between.
+bool use_more_bits(int layer, int num_layers) {
+    return layer < num_layers / 8 || layer >= 7 * num_layers / 8 || (layer - num_layers / 8) % 3 == 2;
+}
+
+double gguf_tensor_bits(std::string_view name, TensorRole role, const LayerContext& context) {
+    const bool eight_experts = context.num_experts == 8;
+    // The output matrix gets Q6_K in every K-quant and in Q4_0; Q8_0 keeps it in Q8_0.
+    if (role == TensorRole::lm_head) return name == "q8_0" ? kQ8_0 : kQ6_K;
+    if (name == "q8_0") return kQ8_0;
+    if (name == "q6_k") return kQ6_K;
+    if (name == "q4_0") return kQ4_0;
+    if (name == "q4_k_m" || name == "q5_k_m") {
+        const double base = name == "q4_k_m" ? kQ4_K : kQ5_K;
+        if (role == TensorRole::attn_v && eight_experts) return kQ8_0;
+        if (role == TensorRole::attn_k && eight_experts) return kQ8_0;
+        if (role == TensorRole::attn_output && eight_experts && name == "q4_k_m") return kQ5_K;
+        if ((role == TensorRole::attn_v || role == TensorRole::mlp_down) &&
+            use_more_bits(context.layer, context.num_layers)) {
+            return kQ6_K;
+        }
+        return base;
+    }
+    if (name == "q2_k") {
+        if (role == TensorRole::attn_v) return eight_experts ? kQ8_0 : (context.gqa_ratio >= 4 ? kQ4_K : kQ3_K);
+        if (role == TensorRole::attn_k && eight_experts) return kQ8_0;
+        if (role == TensorRole::attn_output) return eight_experts ? kQ5_K : kQ3_K;
+        if (role == TensorRole::mlp_down) return kQ3_K;
+        return kQ2_K;
+    }
+    return kHalf;
+}
+
+}  // namespace
+
+const std::vector<WeightFormat>& weight_formats() {
+    static const std::vector<WeightFormat> formats{
+        {"bf16", "bfloat16, every tensor", 16.0, FormatCoverage::everything, Datatype::bf16},
+        {"fp16", "float16, every tensor", 16.0, FormatCoverage::everything, Datatype::fp16},
+        {"fp32", "float32, every tensor", 32.0, FormatCoverage::everything, Datatype::fp32},
+        {"fp8", "FP8 E4M3 W8A8, per-tensor scales; embedding and lm_head bf16", 8.0,
+         FormatCoverage::linear_layers, Datatype::fp8},
+        {"int8", "INT8 weight-only, per-channel fp16 scales; dequantized to bf16", 8.0,
+         FormatCoverage::linear_layers, std::nullopt},
+        {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,
+         FormatCoverage::linear_layers, std::nullopt},
+        {"mxfp4", "OCP MXFP4 (E2M1 + E8M0 scale per 32) on MLP/expert weights only, as GPT-OSS ships", 4.25,
+         FormatCoverage::mlp_only, std::nullopt},
+        {"nvfp4", "NVFP4 (E2M1 + E4M3 scale per 16) W4A4 on FP4 tensor cores; embedding and lm_head bf16", 4.5,
+         FormatCoverage::linear_layers, Datatype::fp4},
+        {"q8_0", "llama.cpp Q8_0 (block 32, fp16 scale)", kQ8_0, FormatCoverage::gguf_mixture, std::nullopt},
+        {"q6_k", "llama.cpp Q6_K (super-block 256)", kQ6_K, FormatCoverage::gguf_mixture, std::nullopt},
+        {"q5_k_m", "llama.cpp Q5_K_M mixture (Q5_K, Q6_K on half of attn_v/ffn_down)", kQ5_K,
+         FormatCoverage::gguf_mixture, std::nullopt},
+        {"q4_k_m", "llama.cpp Q4_K_M mixture (Q4_K, Q6_K on half of attn_v/ffn_down)", kQ4_K,
+         FormatCoverage::gguf_mixture, std::nullopt},
+        {"q4_0", "llama.cpp Q4_0 (block 32, fp16 scale)", kQ4_0, FormatCoverage::gguf_mixture, std::nullopt},
+        {"q2_k", "llama.cpp Q2_K mixture (Q2_K, Q3_K/Q4_K on attn_v, attn_output, ffn_down)", kQ2_K,
+         FormatCoverage::gguf_mixture, std::nullopt},
+    };
+    return formats;
+}
+
+const std::vector<KvFormat>& kv_formats() {
+    static const std::vector<KvFormat> formats{
+        {"bf16", "bfloat16", 2.0},
+        {"fp16", "float16", 2.0},
+        {"fp32", "float32", 4.0},
+        {"fp8", "FP8 E4M3/E5M2, per-tensor scale", 1.0},
+        {"int8", "INT8, per-tensor scale", 1.0},
+        {"q8_0", "llama.cpp Q8_0 (block 32, fp16 scale)", kQ8_0 / 8},
+        {"q4_0", "llama.cpp Q4_0 (block 32, fp16 scale)", kQ4_0 / 8},
+    };
+    return formats;
+}
+
+const WeightFormat* find_weight_format(std::string_view name) {
+    for (const auto& format : weight_formats()) {
+        if (format.name == name) return &format;
+    }
+    return nullptr;
+}
+
+const KvFormat* find_kv_format(std::string_view name) {
+    for (const auto& format : kv_formats()) {
+        if (format.name == name) return &format;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> weight_format_names() {
+    std::vector<std::string> names;
+    for (const auto& format : weight_formats()) names.emplace_back(format.name);
+    return names;
+}
+
+std::vector<std::string> kv_format_names() {
+    std::vector<std::string> names;
+    for (const auto& format : kv_formats()) names.emplace_back(format.name);
+    return names;
+}
+
+double tensor_bits(const WeightFormat& format, TensorRole role, const LayerContext& context) {
+    if (role == TensorRole::router) return kHalf;
+    switch (format.coverage) {
+        case FormatCoverage::everything: return format.bits_per_weight;
+        case FormatCoverage::linear_layers:
+            return role == TensorRole::embedding || role == TensorRole::lm_head ? kHalf : format.bits_per_weight;
+        case FormatCoverage::mlp_only:
+            return role == TensorRole::mlp_gate_up || role == TensorRole::mlp_down ? format.bits_per_weight : kHalf;
+        case FormatCoverage::gguf_mixture: return gguf_tensor_bits(format.name, role, context);
+    }
+    return format.bits_per_weight;
+}
+
+}  // namespace decodesim::core

@@ -1,0 +1,72 @@
+#pragma once
+// Weight and KV-cache storage formats: their true bits per element (scales included), which
+// tensors a real checkpoint stores in them, and the datatype their matrix products run in.
+// The table and its sources are in docs/quantization.md.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/datatype.hpp"
+
+namespace decodesim::core {
+
+// The tensors of a transformer whose storage precision can differ within one checkpoint.
+enum class TensorRole {
+    embedding,       // token embedding table
+    lm_head,         // output projection to the vocabulary
+    attn_q,          // query projection (MLA: both q LoRA matrices)
+    attn_k,          // key projection (MLA: the kv down-projection)
+    attn_v,          // value projection (MLA: the kv up-projection)
+    attn_output,     // attention output projection
+    mlp_gate_up,     // gate and up projections of a dense MLP or an expert
+    mlp_down,        // down projection of a dense MLP or an expert
+    router,          // MoE gate (kept in activation precision by every format here)
+};
+
+// How a format spreads over the tensors of a checkpoint.
+enum class FormatCoverage {
+    everything,      // every tensor in the format (bf16, fp16, fp32)
+    linear_layers,   // attention and MLP matrices; embedding and lm_head stay 16-bit (fp8, int8, AWQ/GPTQ, nvfp4)
+    mlp_only,        // MLP/expert matrices only; attention, embedding, lm_head stay 16-bit (GPT-OSS mxfp4)
+    gguf_mixture,    // llama.cpp file types: per-tensor rules of llama-quant (see docs/quantization.md)
+};
+
+struct WeightFormat {
+    std::string_view name;
+    std::string_view description;
+    double bits_per_weight;           // the base type, scales and zero points included
+    FormatCoverage coverage;
+    // Datatype of the matrix products. Empty: weight-only, dequantized to the activation type.
+    std::optional<Datatype> native_matmul;
+};
+
+struct KvFormat {
+    std::string_view name;
+    std::string_view description;
+    double bytes_per_element;         // scales included
+};
+
+const std::vector<WeightFormat>& weight_formats();
+const std::vector<KvFormat>& kv_formats();
+
+// nullptr when unknown; callers build the "did you mean" from the names.
+const WeightFormat* find_weight_format(std::string_view name);
+const KvFormat* find_kv_format(std::string_view name);
+std::vector<std::string> weight_format_names();
+std::vector<std::string> kv_format_names();
+
+// The shape facts that llama.cpp's mixture rules look at.
+struct LayerContext {
+    int layer = 0;                    // 0-based layer index
+    int num_layers = 1;
+    int gqa_ratio = 1;                // attention heads per KV head
+    int num_experts = 0;              // routed experts per layer (0 for dense models)
+};
+
+// Bits per weight of one tensor role at one layer, for a format. 16 for tensors the format
+// leaves in activation precision.
+double tensor_bits(const WeightFormat& format, TensorRole role, const LayerContext& context);
+
+}  // namespace decodesim::core

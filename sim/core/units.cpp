@@ -1,0 +1,191 @@
+#include "core/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace decodesim::core {
+namespace {
+
+struct UnitEntry {
+    std::string_view symbol;
+    Dimension dimension;
+    double factor;  // SI value of one unit
+};
+
+constexpr double kKibi = 1024.0;
+constexpr double kMebi = kKibi * 1024.0;
+constexpr double kGibi = kMebi * 1024.0;
+constexpr double kTebi = kGibi * 1024.0;
+
+// Case-sensitive on purpose: "Gb" (gigabit) must not pass for "GB".
+constexpr std::array kUnits{
+    UnitEntry{"B", Dimension::bytes, 1.0},
+    UnitEntry{"kB", Dimension::bytes, 1e3},
+    UnitEntry{"KB", Dimension::bytes, 1e3},
+    UnitEntry{"MB", Dimension::bytes, 1e6},
+    UnitEntry{"GB", Dimension::bytes, 1e9},
+    UnitEntry{"TB", Dimension::bytes, 1e12},
+    UnitEntry{"KiB", Dimension::bytes, kKibi},
+    UnitEntry{"MiB", Dimension::bytes, kMebi},
+    UnitEntry{"GiB", Dimension::bytes, kGibi},
+    UnitEntry{"TiB", Dimension::bytes, kTebi},
+    UnitEntry{"B/s", Dimension::bandwidth, 1.0},
+    UnitEntry{"kB/s", Dimension::bandwidth, 1e3},
+    UnitEntry{"MB/s", Dimension::bandwidth, 1e6},
+    UnitEntry{"GB/s", Dimension::bandwidth, 1e9},
+    UnitEntry{"TB/s", Dimension::bandwidth, 1e12},
+    UnitEntry{"KiB/s", Dimension::bandwidth, kKibi},
+    UnitEntry{"MiB/s", Dimension::bandwidth, kMebi},
+    UnitEntry{"GiB/s", Dimension::bandwidth, kGibi},
+    UnitEntry{"TiB/s", Dimension::bandwidth, kTebi},
+    UnitEntry{"GBps", Dimension::bandwidth, 1e9},
+    UnitEntry{"TBps", Dimension::bandwidth, 1e12},
+    UnitEntry{"GiBps", Dimension::bandwidth, kGibi},
+    UnitEntry{"FLOPS", Dimension::throughput, 1.0},
+    UnitEntry{"GFLOPS", Dimension::throughput, 1e9},
+    UnitEntry{"TFLOPS", Dimension::throughput, 1e12},
+    UnitEntry{"PFLOPS", Dimension::throughput, 1e15},
+    UnitEntry{"OPS", Dimension::throughput, 1.0},
+    UnitEntry{"GOPS", Dimension::throughput, 1e9},
+    UnitEntry{"TOPS", Dimension::throughput, 1e12},
+    UnitEntry{"POPS", Dimension::throughput, 1e15},
+    UnitEntry{"s", Dimension::time, 1.0},
+    UnitEntry{"ms", Dimension::time, 1e-3},
+    UnitEntry{"us", Dimension::time, 1e-6},
+    UnitEntry{"ns", Dimension::time, 1e-9},
+    UnitEntry{"W", Dimension::power, 1.0},
+    UnitEntry{"kW", Dimension::power, 1e3},
+};
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    return text;
+}
+
+const UnitEntry* find_unit(std::string_view symbol) {
+    for (const auto& entry : kUnits) {
+        if (entry.symbol == symbol) return &entry;
+    }
+    return nullptr;
+}
+
+// Scales value into the largest prefix that keeps it >= 1, printing 4 significant digits.
+std::string scaled(double value, const std::array<std::pair<double, std::string_view>, 6>& prefixes) {
+    for (const auto& [factor, suffix] : prefixes) {
+        if (std::fabs(value) >= factor) return fmt::format("{:.4g} {}", value / factor, suffix);
+    }
+    return fmt::format("{:.4g} {}", value / prefixes.back().first, prefixes.back().second);
+}
+
+}  // namespace
+
+std::string_view dimension_name(Dimension dimension) {
+    switch (dimension) {
+        case Dimension::bytes: return "a size";
+        case Dimension::bandwidth: return "a bandwidth";
+        case Dimension::throughput: return "a compute rate";
+        case Dimension::time: return "a time";
+        case Dimension::power: return "a power";
+    }
+    return "a quantity";
+}
+
+std::string accepted_units(Dimension dimension) {
+    std::string list;
+    for (const auto& entry : kUnits) {
+        if (entry.dimension != dimension) continue;
+        if (!list.empty()) list += ", ";
+        list += entry.symbol;
+    }
+    return list;
+}
+
+bool parse_number(std::string_view text, double& value) {
+    text = trim(text);
+    if (text.empty()) return false;
+    if (text.front() == '+') text.remove_prefix(1);
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return error == std::errc{} && end == text.data() + text.size() && std::isfinite(value);
+}
+
+double parse_quantity(std::string_view text, Dimension dimension) {
+    const std::string_view trimmed = trim(text);
+    std::size_t split = 0;
+    while (split < trimmed.size()) {
+        const char c = trimmed[split];
+        const bool numeric = (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' ||
+                             ((c == 'e' || c == 'E') && split > 0 && split + 1 < trimmed.size() &&
+                              (std::isdigit(static_cast<unsigned char>(trimmed[split + 1])) ||
+                               trimmed[split + 1] == '-' || trimmed[split + 1] == '+'));
+        if (!numeric) break;
+        ++split;
+    }
+    const std::string_view number_text = trim(trimmed.substr(0, split));
+    const std::string_view unit_text = trim(trimmed.substr(split));
+    const std::string expectation =
+        fmt::format("expected {} such as '{}' (units: {})", dimension_name(dimension),
+                    dimension == Dimension::bytes       ? "80 GB"
+                    : dimension == Dimension::bandwidth ? "3.35 TB/s"
+                    : dimension == Dimension::throughput ? "989.4 TFLOPS"
+                    : dimension == Dimension::time       ? "2 us"
+                                                          : "700 W",
+                    accepted_units(dimension));
+    double number = 0.0;
+    if (number_text.empty()) throw UnitError(fmt::format("'{}' has no number; {}", text, expectation));
+    if (!parse_number(number_text, number)) {
+        throw UnitError(fmt::format("'{}' is not a finite number; {}", number_text, expectation));
+    }
+    if (unit_text.empty()) throw UnitError(fmt::format("'{}' has no unit; {}", text, expectation));
+    const UnitEntry* unit = find_unit(unit_text);
+    if (unit == nullptr) throw UnitError(fmt::format("unknown unit '{}'; {}", unit_text, expectation));
+    if (unit->dimension != dimension) {
+        throw UnitError(fmt::format("'{}' is {}, not {}; {}", unit_text, dimension_name(unit->dimension),
+                                    dimension_name(dimension), expectation));
+    }
+    if (number <= 0.0) throw UnitError(fmt::format("'{}' must be greater than zero", text));
+    const double value = number * unit->factor;
+    if (!std::isfinite(value)) throw UnitError(fmt::format("'{}' is too large", text));
+    return value;
+}
+
+std::string format_bytes(double bytes) {
+    return scaled(bytes, {{{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1.0, "B"}}});
+}
+
+std::string format_bandwidth(double bytes_per_second) {
+    return scaled(bytes_per_second,
+                  {{{1e15, "PB/s"}, {1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}, {1.0, "B/s"}}});
+}
+
+std::string format_throughput(double ops_per_second) {
+    return scaled(ops_per_second, {{{1e18, "EFLOPS"},
+                                    {1e15, "PFLOPS"},
+                                    {1e12, "TFLOPS"},
+                                    {1e9, "GFLOPS"},
+                                    {1e6, "MFLOPS"},
+                                    {1.0, "FLOPS"}}});
+}
+
+std::string format_seconds(double seconds) {
+    if (seconds >= 1.0) return fmt::format("{:.4g} s", seconds);
+    if (seconds >= 1e-3) return fmt::format("{:.4g} ms", seconds * 1e3);
+    if (seconds >= 1e-6) return fmt::format("{:.4g} us", seconds * 1e6);
+    return fmt::format("{:.4g} ns", seconds * 1e9);
+}
+
+std::string format_flops(double flops) {
+    return scaled(flops, {{{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1.0, "FLOP"}}});
+}
+
+std::string format_count(double count) {
+    if (count >= 1e12) return fmt::format("{:.4g} T", count / 1e12);
+    if (count >= 1e9) return fmt::format("{:.4g} B", count / 1e9);
+    if (count >= 1e6) return fmt::format("{:.4g} M", count / 1e6);
+    if (count >= 1e3) return fmt::format("{:.4g} k", count / 1e3);
+    return fmt::format("{:.4g}", count);
+}
+
+}  // namespace decodesim::core

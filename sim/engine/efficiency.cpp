@@ -1,0 +1,48 @@
+#include "engine/efficiency.hpp"
+
+namespace decodesim::engine {
+namespace {
+
+// Defaults and their sources: docs/model.md, "Efficiency defaults".
+constexpr double kHbmBandwidthFraction = 0.85;
+constexpr double kGddrBandwidthFraction = 0.85;
+constexpr double kUnifiedBandwidthFraction = 0.80;
+constexpr double kComputeFraction = 0.70;
+constexpr double kKernelOverheadSeconds = 4e-6;
+constexpr double kLinkBandwidthFraction = 0.80;
+constexpr double kDiscreteUsableFraction = 0.90;  // vLLM's default gpu_memory_utilization
+constexpr double kUnifiedUsableFraction = 0.75;   // macOS default GPU working-set limit on large configurations
+
+}  // namespace
+
+Efficiency ideal_efficiency() { return {}; }
+
+MemoryFamily memory_family(const profiles::HardwareProfile& hardware) {
+    const std::string& type = hardware.memory_type;
+    if (type.starts_with("HBM")) return MemoryFamily::hbm;
+    if (type.starts_with("GDDR")) return MemoryFamily::gddr;
+    return MemoryFamily::unified;
+}
+
+Efficiency default_efficiency(const profiles::HardwareProfile& hardware) {
+    Efficiency efficiency;
+    switch (memory_family(hardware)) {
+        case MemoryFamily::hbm: efficiency.memory_bandwidth = kHbmBandwidthFraction; break;
+        case MemoryFamily::gddr: efficiency.memory_bandwidth = kGddrBandwidthFraction; break;
+        case MemoryFamily::unified: efficiency.memory_bandwidth = kUnifiedBandwidthFraction; break;
+    }
+    efficiency.compute = kComputeFraction;
+    efficiency.kernel_overhead_s = kKernelOverheadSeconds;
+    efficiency.link_bandwidth = kLinkBandwidthFraction;
+    const auto& overrides = hardware.efficiency;
+    if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
+    if (overrides.compute) efficiency.compute = *overrides.compute;
+    if (overrides.kernel_overhead) efficiency.kernel_overhead_s = overrides.kernel_overhead->value;
+    return efficiency;
+}
+
+double usable_memory_fraction(const profiles::HardwareProfile& hardware) {
+    return memory_family(hardware) == MemoryFamily::unified ? kUnifiedUsableFraction : kDiscreteUsableFraction;
+}
+
+}  // namespace decodesim::engine

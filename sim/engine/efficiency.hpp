@@ -1,0 +1,30 @@
+#pragma once
+// What fraction of the datasheet a real software stack achieves, and the fixed costs it adds.
+// Every default here is documented with its provenance in docs/model.md.
+
+#include "profiles/hardware_profile.hpp"
+
+namespace decodesim::engine {
+
+struct Efficiency {
+    double memory_bandwidth = 1.0;   // achieved / peak memory bandwidth, (0, 1]
+    double compute = 1.0;            // achieved / peak matrix rate, (0, 1]
+    double kernel_overhead_s = 0.0;  // fixed time per kernel launch
+    double link_bandwidth = 1.0;     // achieved / peak interconnect bandwidth, (0, 1]
+};
+
+// Datasheet peaks, no overheads: the physical ceiling.
+Efficiency ideal_efficiency();
+
+// The engine's defaults for this device (by memory technology), with the profile's overrides applied.
+Efficiency default_efficiency(const profiles::HardwareProfile& hardware);
+
+// Which family of memory a profile's memory.type belongs to.
+enum class MemoryFamily { hbm, gddr, unified };
+MemoryFamily memory_family(const profiles::HardwareProfile& hardware);
+
+// Fraction of capacity a runtime can fill with weights and KV cache (the rest is the reserve for
+// activations, the runtime and, on unified memory, the operating system).
+double usable_memory_fraction(const profiles::HardwareProfile& hardware);
+
+}  // namespace decodesim::engine

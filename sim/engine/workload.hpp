@@ -1,0 +1,19 @@
+#pragma once
+// The operating point a user asks about.
+
+#include <optional>
+
+namespace decodesim::engine {
+
+struct Workload {
+    double batch = 1.0;  // concurrent sequences
+    // Either one decode step at `context` tokens ...
+    double context = 1.0;
+    // ... or a request: prompt tokens in, output tokens out (then `context` is ignored).
+    std::optional<double> prompt;
+    std::optional<double> output;
+
+    bool is_request() const { return prompt.has_value(); }
+};
+
+}  // namespace decodesim::engine

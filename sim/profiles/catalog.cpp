@@ -1,0 +1,93 @@
+#include "profiles/catalog.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "profiles/hardware_loader.hpp"
+#include "profiles/hf_config.hpp"
+#include "profiles/model_loader.hpp"
+#include "profiles/strict_map.hpp"
+
+namespace decodesim::profiles {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> ids_in(const fs::path& folder) {
+    std::vector<std::string> ids;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        if (entry.path().extension() == ".yaml") ids.push_back(entry.path().stem().string());
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+bool looks_like_path(const std::string& text) {
+    return text.find('/') != std::string::npos || text.ends_with(".yaml") || text.ends_with(".yml") ||
+           text.ends_with(".json");
+}
+
+std::string resolve(const std::string& id_or_path, const fs::path& folder, const std::vector<std::string>& ids,
+                    const char* what) {
+    if (looks_like_path(id_or_path)) {
+        if (!fs::is_regular_file(id_or_path)) {
+            throw core::InputError(core::Diagnostic{{id_or_path, 0, 0}, "", "no such file"});
+        }
+        return id_or_path;
+    }
+    const fs::path candidate = folder / (id_or_path + ".yaml");
+    if (fs::is_regular_file(candidate)) return candidate.string();
+    throw core::InputError(core::unlocated(
+        "", fmt::format("unknown {} '{}'{} (list them with: decodesim profiles list {})", what, id_or_path,
+                        core::did_you_mean(id_or_path, ids), what[0] == 'h' ? "hardware" : "models")));
+}
+
+}  // namespace
+
+Catalog::Catalog(std::string root) : root_(std::move(root)) {}
+
+std::vector<std::string> Catalog::hardware_ids() const { return ids_in(fs::path(root_) / "hardware_profiles"); }
+std::vector<std::string> Catalog::model_ids() const { return ids_in(fs::path(root_) / "model_profiles"); }
+
+std::string Catalog::hardware_path(const std::string& id_or_path) const {
+    return resolve(id_or_path, fs::path(root_) / "hardware_profiles", hardware_ids(), "hardware");
+}
+
+std::string Catalog::model_path(const std::string& id_or_path) const {
+    return resolve(id_or_path, fs::path(root_) / "model_profiles", model_ids(), "model");
+}
+
+HardwareProfile Catalog::hardware(const std::string& id_or_path) const {
+    return load_hardware_profile(hardware_path(id_or_path));
+}
+
+ModelProfile Catalog::model(const std::string& id_or_path) const {
+    const std::string path = model_path(id_or_path);
+    if (path.ends_with(".json")) return load_hf_config(path);
+    return load_model_profile(path);
+}
+
+ProfileKind detect_profile_kind(const std::string& path) {
+    const YAML::Node document = load_document(path);
+    if (document.IsMap()) {
+        if (document["model_type"]) return ProfileKind::hf_config;
+        if (document["num_hidden_layers"]) return ProfileKind::model;
+        if (document["memory"] || document["compute"]) return ProfileKind::hardware;
+    }
+    // Fall back on the folder name so the real loader reports what is missing.
+    if (path.find("model") != std::string::npos) return ProfileKind::model;
+    return ProfileKind::hardware;
+}
+
+std::string default_profile_root() {
+    if (const char* override_root = std::getenv("DECODESIM_PROFILE_DIR")) return override_root;
+    return DECODESIM_SOURCE_DIR;
+}
+
+}  // namespace decodesim::profiles

@@ -1,0 +1,41 @@
+#pragma once
+// Resolves what a user passes to --hardware / --model (an id or a path) to a loaded profile.
+
+#include <string>
+#include <vector>
+
+#include "profiles/hardware_profile.hpp"
+#include "profiles/model_profile.hpp"
+
+namespace decodesim::profiles {
+
+class Catalog {
+public:
+    // `root` holds hardware_profiles/ and model_profiles/.
+    explicit Catalog(std::string root);
+
+    std::vector<std::string> hardware_ids() const;
+    std::vector<std::string> model_ids() const;
+
+    // An id ("h100-sxm") or a path to a .yaml file. Unknown ids get "did you mean".
+    HardwareProfile hardware(const std::string& id_or_path) const;
+    // An id, a path to a .yaml profile, or a path to a Hugging Face config.json.
+    ModelProfile model(const std::string& id_or_path) const;
+
+    std::string hardware_path(const std::string& id_or_path) const;
+    std::string model_path(const std::string& id_or_path) const;
+    const std::string& root() const { return root_; }
+
+private:
+    std::string root_;
+};
+
+// Loads any profile file by its content: a config.json (has model_type), a model profile
+// (has num_hidden_layers) or a hardware profile. For `profiles validate`.
+enum class ProfileKind { hardware, model, hf_config };
+ProfileKind detect_profile_kind(const std::string& path);
+
+// The profile root: $DECODESIM_PROFILE_DIR when set, else the source tree the binary was built from.
+std::string default_profile_root();
+
+}  // namespace decodesim::profiles

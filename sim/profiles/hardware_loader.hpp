@@ -1,0 +1,13 @@
+#pragma once
+// Reads hardware_profiles/<id>.yaml strictly into a HardwareProfile.
+
+#include <string>
+
+#include "profiles/hardware_profile.hpp"
+
+namespace decodesim::profiles {
+
+// Throws core::InputError listing every problem in the file.
+HardwareProfile load_hardware_profile(const std::string& path);
+
+}  // namespace decodesim::profiles

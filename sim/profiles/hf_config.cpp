@@ -1,0 +1,279 @@
+#include "profiles/hf_config.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <functional>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "profiles/model_loader.hpp"
+#include "profiles/profile_id.hpp"
+#include "profiles/strict_map.hpp"
+
+namespace decodesim::profiles {
+namespace {
+
+// Reads fields of a config.json object. Unlike a profile, a config.json carries many keys we
+// do not need, so unknown keys are ignored; wrong types and bad values are still errors.
+class ConfigReader {
+public:
+    ConfigReader(YAML::Node node, std::string file, std::vector<core::Diagnostic>& diagnostics)
+        : node_(std::move(node)), file_(std::move(file)), diagnostics_(&diagnostics) {}
+
+    bool has(const char* key) const { return node_[key] && !node_[key].IsNull(); }
+
+    core::SourceLocation locate(const std::string& key) const {
+        if (node_[key]) return location_of_node(file_, node_[key]);
+        return location_of_node(file_, node_);
+    }
+
+    void fail(const std::string& key, const std::string& message) {
+        diagnostics_->push_back({locate(key), key, message});
+    }
+
+    std::optional<std::int64_t> integer(const char* key, bool required, std::int64_t minimum = 1) {
+        if (!has(key)) {
+            if (required) fail(key, "missing required key; expected a whole number");
+            return std::nullopt;
+        }
+        double value = 0.0;
+        const YAML::Node field = node_[key];
+        if (!field.IsScalar() || !core::parse_number(field.Scalar(), value) || value != std::floor(value) ||
+            value < static_cast<double>(minimum) || value > 1e15) {
+            fail(key, fmt::format("expected a whole number of at least {}", minimum));
+            return std::nullopt;
+        }
+        return static_cast<std::int64_t>(value);
+    }
+
+    std::optional<std::string> text(const char* key, bool required) {
+        if (!has(key)) {
+            if (required) fail(key, "missing required key; expected a string");
+            return std::nullopt;
+        }
+        if (!node_[key].IsScalar()) {
+            fail(key, "expected a string");
+            return std::nullopt;
+        }
+        return node_[key].Scalar();
+    }
+
+    std::optional<bool> boolean(const char* key) {
+        if (!has(key)) return std::nullopt;
+        const std::string value = node_[key].IsScalar() ? node_[key].Scalar() : "";
+        if (value == "true") return true;
+        if (value == "false") return false;
+        fail(key, "expected true or false");
+        return std::nullopt;
+    }
+
+    std::optional<std::double_t> number(const char* key) {
+        if (!has(key)) return std::nullopt;
+        double value = 0.0;
+        if (!node_[key].IsScalar() || !core::parse_number(node_[key].Scalar(), value)) {
+            fail(key, "expected a number");
+            return std::nullopt;
+        }
+        return value;
+    }
+
+    const YAML::Node& node() const { return node_; }
+    const std::string& file() const { return file_; }
+
+private:
+    YAML::Node node_;
+    std::string file_;
+    std::vector<core::Diagnostic>* diagnostics_;
+};
+
+enum class Family { llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3, deepseek, gpt_oss };
+
+struct FamilyEntry {
+    const char* model_type;
+    Family family;
+};
+
+constexpr FamilyEntry kFamilies[] = {
+    {"llama", Family::llama},          {"mistral", Family::mistral},       {"mixtral", Family::mixtral},
+    {"qwen2", Family::qwen2},          {"qwen2_moe", Family::qwen2_moe},   {"qwen3", Family::qwen3},
+    {"qwen3_moe", Family::qwen3_moe},  {"phi3", Family::phi3},             {"gemma", Family::gemma},
+    {"gemma2", Family::gemma2},        {"gemma3", Family::gemma3},         {"gemma3_text", Family::gemma3},
+    {"deepseek_v2", Family::deepseek}, {"deepseek_v3", Family::deepseek},  {"gpt_oss", Family::gpt_oss},
+};
+
+bool is_gemma(Family family) { return family == Family::gemma || family == Family::gemma2 || family == Family::gemma3; }
+
+// Turns a per-layer list of "sliding_attention"/"full_attention" into our window pattern.
+std::optional<int> pattern_from_layer_types(const YAML::Node& layer_types) {
+    if (!layer_types.IsSequence() || layer_types.size() == 0) return std::nullopt;
+    std::vector<bool> sliding;
+    for (const auto& entry : layer_types) sliding.push_back(entry.Scalar() == "sliding_attention");
+    bool all_sliding = true;
+    for (bool s : sliding) all_sliding = all_sliding && s;
+    if (all_sliding) return 0;
+    int period = 0;
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+        if (!sliding[i]) {
+            period = static_cast<int>(i) + 1;
+            break;
+        }
+    }
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+        const bool global = (static_cast<int>(i) + 1) % period == 0;
+        if (sliding[i] == global) return std::nullopt;
+    }
+    return period;
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_model_types() {
+    static const std::vector<std::string> types = [] {
+        std::vector<std::string> names;
+        for (const auto& entry : kFamilies) names.emplace_back(entry.model_type);
+        return names;
+    }();
+    return types;
+}
+
+ModelProfile load_hf_config(const std::string& path) {
+    const YAML::Node document = load_document(path);
+    std::vector<core::Diagnostic> diagnostics;
+    if (!document.IsMap()) {
+        throw core::InputError(core::Diagnostic{location_of_node(path, document), "", "expected a JSON object"});
+    }
+    ConfigReader top(document, path, diagnostics);
+    const auto model_type = top.text("model_type", true);
+    if (!model_type) throw core::InputError(std::move(diagnostics));
+    const FamilyEntry* family_entry = nullptr;
+    for (const auto& entry : kFamilies) {
+        if (*model_type == entry.model_type) family_entry = &entry;
+    }
+    if (family_entry == nullptr) {
+        top.fail("model_type", fmt::format("unsupported model_type '{}'{}; supported: {}", *model_type,
+                                           core::did_you_mean(*model_type, supported_model_types()),
+                                           fmt::join(supported_model_types(), " ")));
+        throw core::InputError(std::move(diagnostics));
+    }
+    const Family family = family_entry->family;
+    // Gemma 3 multimodal configs keep the language model in text_config.
+    ConfigReader config = document["text_config"] && document["text_config"].IsMap()
+                              ? ConfigReader(document["text_config"], path, diagnostics)
+                              : top;
+
+    ModelProfile model;
+    model.id = id_from_path(path);
+    model.name = top.text("_name_or_path", false).value_or(model.id);
+    model.source = path;
+    model.num_hidden_layers = static_cast<int>(config.integer("num_hidden_layers", true).value_or(0));
+    model.hidden_size = config.integer("hidden_size", true).value_or(0);
+    model.num_attention_heads = static_cast<int>(config.integer("num_attention_heads", true).value_or(0));
+    model.num_key_value_heads = static_cast<int>(
+        config.integer("num_key_value_heads", false).value_or(model.num_attention_heads));
+    model.vocab_size = config.integer(family == Family::gemma3 && !config.has("vocab_size") ? "vocab_size" : "vocab_size",
+                                      family != Family::gemma3)
+                           .value_or(262208);  // Gemma 3's transformers default when text_config omits it
+    // transformers' own default when a config omits head_dim (Llama-2, Mistral-7B-v0.1, Qwen2).
+    if (config.has("head_dim")) {
+        model.head_dim = config.integer("head_dim", true).value_or(0);
+    } else if (model.num_attention_heads > 0) {
+        model.head_dim = model.hidden_size / model.num_attention_heads;
+    }
+    model.hidden_act = config.text(is_gemma(family) && config.has("hidden_activation") ? "hidden_activation" : "hidden_act",
+                                   false)
+                           .value_or(is_gemma(family) ? "gelu_pytorch_tanh" : "silu");
+    // transformers defaults: Gemma ties embeddings, the others do not unless they say so.
+    model.tie_word_embeddings =
+        config.boolean("tie_word_embeddings").value_or(top.boolean("tie_word_embeddings").value_or(is_gemma(family)));
+    model.max_position_embeddings = config.integer("max_position_embeddings", false);
+
+    const bool has_moe_dims = family == Family::mixtral || family == Family::qwen2_moe || family == Family::qwen3_moe ||
+                              family == Family::gpt_oss || family == Family::deepseek;
+    if (!has_moe_dims || family == Family::qwen2_moe || family == Family::deepseek) {
+        model.intermediate_size = config.integer("intermediate_size", !has_moe_dims).value_or(0);
+    }
+
+    // Sliding windows.
+    const bool window_declared = config.has("sliding_window");
+    const bool window_disabled = config.boolean("use_sliding_window").value_or(true) == false;
+    if (window_declared && !window_disabled && family != Family::qwen2 && family != Family::qwen3 &&
+        family != Family::qwen3_moe && family != Family::qwen2_moe) {
+        SlidingWindow window;
+        window.window = config.integer("sliding_window", true).value_or(0);
+        if (config.has("layer_types")) {
+            const auto pattern = pattern_from_layer_types(config.node()["layer_types"]);
+            if (!pattern) config.fail("layer_types", "a mix of sliding and full layers that is not periodic is not supported");
+            window.pattern = pattern.value_or(0);
+        } else if (family == Family::gemma2) {
+            window.pattern = 2;
+        } else if (family == Family::gemma3) {
+            window.pattern = static_cast<int>(config.integer("sliding_window_pattern", false).value_or(6));
+        } else if (family == Family::gpt_oss) {
+            window.pattern = 2;
+        }
+        if (window.window > 0) model.sliding_window = window;
+    }
+
+    if (has_moe_dims) {
+        MixtureOfExperts moe;
+        switch (family) {
+            case Family::mixtral:
+                moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
+                break;
+            case Family::gpt_oss:
+                moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
+                break;
+            case Family::qwen2_moe:
+            case Family::qwen3_moe: {
+                moe.n_routed_experts = static_cast<int>(config.integer("num_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("moe_intermediate_size", true).value_or(0);
+                moe.moe_layer_freq = static_cast<int>(config.integer("decoder_sparse_step", false).value_or(1));
+                if (config.has("shared_expert_intermediate_size")) {
+                    moe.n_shared_experts = 1;
+                    moe.shared_expert_intermediate_size = config.integer("shared_expert_intermediate_size", true).value_or(0);
+                }
+                const YAML::Node dense_layers = config.node()["mlp_only_layers"];
+                if (dense_layers && dense_layers.IsSequence() && dense_layers.size() > 0) {
+                    config.fail("mlp_only_layers", "per-layer dense exceptions are not supported; expected an empty list");
+                }
+                break;
+            }
+            case Family::deepseek:
+                moe.n_routed_experts = static_cast<int>(config.integer("n_routed_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("moe_intermediate_size", true).value_or(0);
+                moe.n_shared_experts = static_cast<int>(config.integer("n_shared_experts", false, 0).value_or(0));
+                moe.first_k_dense_replace = static_cast<int>(config.integer("first_k_dense_replace", false, 0).value_or(0));
+                moe.moe_layer_freq = static_cast<int>(config.integer("moe_layer_freq", false).value_or(1));
+                break;
+            default: break;
+        }
+        const char* per_token_key = config.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
+        moe.num_experts_per_tok = static_cast<int>(config.integer(per_token_key, true).value_or(0));
+        if (moe.shared_expert_intermediate_size == 0) moe.shared_expert_intermediate_size = moe.moe_intermediate_size;
+        model.moe = moe;
+    }
+
+    if (family == Family::deepseek && config.has("kv_lora_rank")) {
+        LatentAttention mla;
+        mla.kv_lora_rank = config.integer("kv_lora_rank", true).value_or(0);
+        mla.q_lora_rank = config.integer("q_lora_rank", false, 0).value_or(0);
+        mla.qk_rope_head_dim = config.integer("qk_rope_head_dim", true).value_or(0);
+        mla.qk_nope_head_dim = config.integer("qk_nope_head_dim", true).value_or(0);
+        mla.v_head_dim = config.integer("v_head_dim", true).value_or(0);
+        model.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+        model.mla = mla;
+    }
+
+    if (diagnostics.empty()) {
+        check_model_consistency(
+            model, [&config](const std::string& key) { return config.locate(key); }, diagnostics);
+    }
+    if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+    return model;
+}
+
+}  // namespace decodesim::profiles

@@ -1,0 +1,230 @@
+#include "profiles/strict_map.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/suggest.hpp"
+
+namespace decodesim::profiles {
+
+core::SourceLocation location_of_node(const std::string& file, const YAML::Node& node) {
+    const YAML::Mark mark = node.Mark();
+    if (mark.is_null()) return {file, 0, 0};
+    return {file, mark.line + 1, mark.column + 1};
+}
+
+YAML::Node load_document(const std::string& path) {
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
+    std::ostringstream contents;
+    contents << stream.rdbuf();
+    const std::string text = contents.str();
+    if (text.find('\0') != std::string::npos) {
+        throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "not a text file (it contains NUL bytes)"});
+    }
+    try {
+        YAML::Node document = YAML::Load(text);
+        if (!document || document.IsNull()) {
+            throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "the file is empty; expected a mapping of keys"});
+        }
+        return document;
+    } catch (const YAML::Exception& error) {
+        const int line = error.mark.is_null() ? 0 : error.mark.line + 1;
+        const int column = error.mark.is_null() ? 0 : error.mark.column + 1;
+        throw core::InputError(core::Diagnostic{{path, line, column}, "", "not valid YAML/JSON: " + error.msg});
+    }
+}
+
+StrictMap::StrictMap(const YAML::Node& node, std::string file, std::string key_prefix,
+                     std::vector<core::Diagnostic>& diagnostics)
+    : node_(node), file_(std::move(file)), prefix_(std::move(key_prefix)), diagnostics_(&diagnostics) {
+    if (!node_.IsMap()) {
+        const std::string what = node_.IsSequence() ? "a list" : node_.IsScalar() ? "a single value" : "nothing";
+        diagnostics_->push_back({location_of_node(file_, node_), prefix_,
+                                 "expected a mapping of keys, found " + what});
+        return;
+    }
+    valid_ = true;
+    std::set<std::string> seen;
+    for (const auto& entry : node_) {
+        const std::string key = entry.first.Scalar();
+        if (!seen.insert(key).second) {
+            diagnostics_->push_back({location_of_node(file_, entry.first), path_of(key),
+                                     "duplicate key; each key may appear once"});
+        }
+    }
+}
+
+std::string StrictMap::path_of(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+
+core::SourceLocation StrictMap::location() const { return location_of_node(file_, node_); }
+
+core::SourceLocation StrictMap::location_of(const std::string& key) const {
+    if (valid_) {
+        for (const auto& entry : node_) {
+            if (entry.first.Scalar() == key) return location_of_node(file_, entry.second);
+        }
+    }
+    return location();
+}
+
+void StrictMap::error(const std::string& key, const std::string& message) {
+    diagnostics_->push_back({location_of(key), path_of(key), message});
+}
+
+bool StrictMap::has(const std::string& key) const {
+    if (!valid_) return false;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() == key) return !entry.second.IsNull();
+    }
+    return false;
+}
+
+void StrictMap::accept(const std::string& key) { read_keys_.insert(key); }
+
+std::optional<YAML::Node> StrictMap::scalar(const std::string& key, Presence presence, const char* expected) {
+    read_keys_.insert(key);
+    if (!valid_) return std::nullopt;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() != key) continue;
+        if (entry.second.IsNull()) break;
+        if (!entry.second.IsScalar()) {
+            error(key, fmt::format("expected {}, found {}", expected, entry.second.IsMap() ? "a mapping" : "a list"));
+            return std::nullopt;
+        }
+        return entry.second;
+    }
+    if (presence == Presence::required) {
+        diagnostics_->push_back({location(), path_of(key), fmt::format("missing required key; expected {}", expected)});
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> StrictMap::string(const std::string& key, Presence presence) {
+    const auto node = scalar(key, presence, "a text value");
+    if (!node) return std::nullopt;
+    const std::string text = node->Scalar();
+    if (text.empty()) {
+        error(key, "expected a non-empty text value");
+        return std::nullopt;
+    }
+    return text;
+}
+
+std::optional<double> StrictMap::quantity(const std::string& key, core::Dimension dimension, Presence presence) {
+    const auto node = scalar(key, presence, "a value with a unit");
+    if (!node) return std::nullopt;
+    try {
+        return core::parse_quantity(node->Scalar(), dimension);
+    } catch (const core::UnitError& problem) {
+        error(key, problem.what());
+        return std::nullopt;
+    }
+}
+
+std::optional<double> StrictMap::positive_number(const std::string& key, Presence presence, double maximum) {
+    const auto node = scalar(key, presence, "a number");
+    if (!node) return std::nullopt;
+    double value = 0.0;
+    if (!core::parse_number(node->Scalar(), value)) {
+        error(key, fmt::format("expected a finite number, found '{}'", node->Scalar()));
+        return std::nullopt;
+    }
+    if (value <= 0.0 || value > maximum) {
+        error(key, fmt::format("expected a number greater than 0 and at most {:g}, found '{}'", maximum, node->Scalar()));
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<double> StrictMap::fraction(const std::string& key, Presence presence) {
+    const auto node = scalar(key, presence, "a fraction in (0, 1]");
+    if (!node) return std::nullopt;
+    double value = 0.0;
+    if (!core::parse_number(node->Scalar(), value) || value <= 0.0 || value > 1.0) {
+        error(key, fmt::format("expected a fraction in (0, 1], found '{}'", node->Scalar()));
+        return std::nullopt;
+    }
+    return value;
+}
+
+namespace {
+std::optional<std::int64_t> parse_integer(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    std::size_t start = text[0] == '+' || text[0] == '-' ? 1 : 0;
+    if (start == text.size()) return std::nullopt;
+    std::int64_t value = 0;
+    for (std::size_t i = start; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') return std::nullopt;
+        if (value > (std::int64_t{1} << 60) / 10) return std::nullopt;  // far beyond any bound we accept
+        value = value * 10 + (text[i] - '0');
+    }
+    return text[0] == '-' ? -value : value;
+}
+}  // namespace
+
+std::optional<std::int64_t> StrictMap::positive_integer(const std::string& key, Presence presence,
+                                                        std::int64_t maximum) {
+    const auto node = scalar(key, presence, "a positive integer");
+    if (!node) return std::nullopt;
+    const auto value = parse_integer(node->Scalar());
+    if (!value || *value <= 0 || *value > maximum) {
+        error(key, fmt::format("expected a whole number from 1 to {}, found '{}'", maximum, node->Scalar()));
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<std::int64_t> StrictMap::non_negative_integer(const std::string& key, Presence presence,
+                                                            std::int64_t maximum) {
+    const auto node = scalar(key, presence, "a whole number");
+    if (!node) return std::nullopt;
+    const auto value = parse_integer(node->Scalar());
+    if (!value || *value < 0 || *value > maximum) {
+        error(key, fmt::format("expected a whole number from 0 to {}, found '{}'", maximum, node->Scalar()));
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<bool> StrictMap::boolean(const std::string& key, Presence presence) {
+    const auto node = scalar(key, presence, "true or false");
+    if (!node) return std::nullopt;
+    const std::string& text = node->Scalar();
+    if (text == "true") return true;
+    if (text == "false") return false;
+    error(key, fmt::format("expected true or false, found '{}'", text));
+    return std::nullopt;
+}
+
+std::optional<StrictMap> StrictMap::map(const std::string& key, Presence presence) {
+    read_keys_.insert(key);
+    if (!valid_) return std::nullopt;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() != key) continue;
+        if (!entry.second.IsMap()) {
+            error(key, "expected a mapping of keys");
+            return std::nullopt;
+        }
+        return StrictMap(entry.second, file_, path_of(key), *diagnostics_);
+    }
+    if (presence == Presence::required) {
+        diagnostics_->push_back({location(), path_of(key), "missing required section"});
+    }
+    return std::nullopt;
+}
+
+void StrictMap::reject_unknown_keys(const std::vector<std::string>& known_keys) {
+    if (!valid_) return;
+    for (const auto& entry : node_) {
+        const std::string key = entry.first.Scalar();
+        if (read_keys_.count(key) != 0) continue;
+        diagnostics_->push_back({location_of_node(file_, entry.first), path_of(key),
+                                 "unknown key" + core::did_you_mean(key, known_keys)});
+    }
+}
+
+}  // namespace decodesim::profiles

@@ -1,0 +1,70 @@
+#pragma once
+// A strict view over one YAML mapping: every key read is marked, duplicates and unknown keys
+// are reported with a suggestion, and every value is checked for its type, unit and range.
+// Problems are collected (not thrown) so that one load reports all of them.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace decodesim::profiles {
+
+enum class Presence { required, optional };
+
+class StrictMap {
+public:
+    // `node` must be a map; when it is not, one diagnostic is recorded and every read finds nothing.
+    StrictMap(const YAML::Node& node, std::string file, std::string key_prefix,
+              std::vector<core::Diagnostic>& diagnostics);
+
+    bool has(const std::string& key) const;
+    // Marks a key as known without reading it (keys a caller inspects itself).
+    void accept(const std::string& key);
+
+    std::optional<std::string> string(const std::string& key, Presence presence);
+    std::optional<double> quantity(const std::string& key, core::Dimension dimension, Presence presence);
+    // A positive integer no larger than `maximum`.
+    std::optional<std::int64_t> positive_integer(const std::string& key, Presence presence,
+                                                 std::int64_t maximum = std::int64_t{1} << 40);
+    // An integer >= 0 (for counts where zero means "none").
+    std::optional<std::int64_t> non_negative_integer(const std::string& key, Presence presence,
+                                                     std::int64_t maximum = std::int64_t{1} << 40);
+    // A positive finite number, optionally capped.
+    std::optional<double> positive_number(const std::string& key, Presence presence, double maximum = 1e300);
+    // A fraction in (0, 1].
+    std::optional<double> fraction(const std::string& key, Presence presence);
+    std::optional<bool> boolean(const std::string& key, Presence presence);
+    std::optional<StrictMap> map(const std::string& key, Presence presence);
+
+    // Records an error for every key that was never read, with "did you mean".
+    void reject_unknown_keys(const std::vector<std::string>& known_keys);
+
+    core::SourceLocation location_of(const std::string& key) const;  // the value's position
+    core::SourceLocation location() const;                           // the map's position
+    std::string path_of(const std::string& key) const;
+    void error(const std::string& key, const std::string& message);
+
+private:
+    std::optional<YAML::Node> scalar(const std::string& key, Presence presence, const char* expected);
+
+    YAML::Node node_;
+    std::string file_;
+    std::string prefix_;
+    std::vector<core::Diagnostic>* diagnostics_;
+    std::set<std::string> read_keys_;
+    bool valid_ = false;
+};
+
+core::SourceLocation location_of_node(const std::string& file, const YAML::Node& node);
+
+// Loads one YAML (or JSON) document from a file; a parse error becomes an InputError with its position.
+YAML::Node load_document(const std::string& path);
+
+}  // namespace decodesim::profiles

@@ -1,0 +1,26 @@
+#pragma once
+// predict's JSON document (schema in docs/cli.md): SI units only, snake_case keys with unit suffixes.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/prediction.hpp"
+
+namespace decodesim::report {
+
+// What the user asked for, echoed so a JSON line stands on its own.
+struct Conditions {
+    std::string hardware;
+    std::string model;
+    std::string weights;
+    std::string kv;
+    std::string activation;
+    int tensor_parallel = 1;
+};
+
+inline constexpr int kSchemaVersion = 1;
+
+nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,
+                                  bool include_operators = true);
+
+}  // namespace decodesim::report

@@ -1,0 +1,73 @@
+#include "report/predict_text.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+using core::format_bytes;
+using core::format_seconds;
+
+namespace {
+
+std::string rate(double tokens_per_s) { return fmt::format("{:.4g} tok/s", tokens_per_s); }
+std::string share(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
+}  // namespace
+
+std::string prediction_to_text(const Conditions& conditions, const engine::Prediction& prediction) {
+    const auto& decode = prediction.decode;
+    const auto& memory = prediction.memory;
+    std::string text;
+    text += fmt::format("{} on {}\n", conditions.model, conditions.hardware);
+    if (prediction.request) {
+        text += fmt::format("  context       {:.0f} prompt + {:.0f} output tokens per stream\n",
+                            prediction.request->prompt, prediction.request->output);
+    } else {
+        text += fmt::format("  context       {:.0f} tokens per stream\n", decode.context);
+    }
+    text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
+                        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel)
+                                                       : std::string{});
+    text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n\n", conditions.weights, conditions.kv,
+                        conditions.activation);
+
+    TextTable speed({"", "predicted", "roofline bound"});
+    speed.add_row({"tokens/s per stream", rate(decode.tokens_per_s_per_stream), rate(decode.roofline_tokens_per_s_per_stream)});
+    speed.add_row({"tokens/s total", rate(decode.tokens_per_s_total), rate(decode.roofline_tokens_per_s_total)});
+    speed.add_row({"decode step", format_seconds(decode.step_time_s), format_seconds(decode.roofline_step_time_s)});
+    speed.add_row({"TTFT (prefill)", format_seconds(prediction.ttft_s), format_seconds(prediction.prefill.roofline_time_s)});
+    if (prediction.request) {
+        speed.add_row({"end-to-end latency", format_seconds(prediction.request->end_to_end_s),
+                       format_seconds(prediction.request->roofline_end_to_end_s)});
+    }
+    text += speed.render();
+
+    text += fmt::format(
+        "\ndecode is {}-bound: memory {}, compute {}, fixed overhead {}, communication {} of the step\n"
+        "  {} and {} per step: {:.3g} FLOP/byte against a machine balance of {:.3g} FLOP/byte\n",
+        engine::bound_name(decode.bound), share(decode.memory_fraction), share(decode.compute_fraction),
+        share(decode.overhead_fraction), share(decode.communication_fraction), format_bytes(decode.bytes_per_step),
+        core::format_flops(decode.flops_per_step),
+        decode.arithmetic_intensity, prediction.machine_balance);
+
+    text += fmt::format("\nmemory ({} usable of {}, {} reserved)\n", format_bytes(memory.usable_bytes),
+                        format_bytes(memory.capacity_bytes), format_bytes(memory.reserve_bytes));
+    text += fmt::format("  weights            {}\n", format_bytes(memory.weights_bytes));
+    text += fmt::format("  KV cache           {} ({} per token)\n", format_bytes(memory.kv_bytes),
+                        format_bytes(memory.kv_bytes_per_token));
+    text += fmt::format("  fits               {}\n", memory.fits ? "yes" : "NO");
+    text += fmt::format("  largest batch      {} streams at this context\n", memory.max_batch);
+
+    TextTable operators({"operator", "FLOPs", "bytes", "time", "bound"});
+    for (const auto& op : decode.operators) {
+        operators.add_row({std::string(engine::operator_name(op.kind)), core::format_flops(op.flops),
+                           format_bytes(op.bytes), format_seconds(op.time_s), engine::bound_name(op.bound)});
+    }
+    text += "\n" + operators.render();
+    return text;
+}
+
+}  // namespace decodesim::report
