@@ -16,7 +16,7 @@ OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const s
     const core::WeightFormat* weight_format = core::find_weight_format(weights);
     if (weight_format == nullptr) {
         throw core::UsageError(fmt::format("--weights: unknown format '{}'{}; expected one of {}", weights,
-                                           core::did_you_mean(weights, core::weight_format_names()),
+                                           core::suggestion_note(weights, core::weight_format_names()),
                                            fmt::join(core::weight_format_names(), " ")));
     }
     const core::KvFormat* kv_format = nullptr;
@@ -24,7 +24,7 @@ OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const s
         kv_format = core::find_kv_format(kv);
         if (kv_format == nullptr) {
             throw core::UsageError(fmt::format("--kv: unknown format '{}'{}; expected one of {}", kv,
-                                               core::did_you_mean(kv, core::kv_format_names()),
+                                               core::suggestion_note(kv, core::kv_format_names()),
                                                fmt::join(core::kv_format_names(), " ")));
         }
     }

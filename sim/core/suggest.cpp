@@ -38,4 +38,9 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
     return match ? "; did you mean '" + *match + "'?" : std::string{};
 }
 
+std::string suggestion_note(std::string_view word, const std::vector<std::string>& candidates) {
+    const auto match = closest_match(word, candidates);
+    return match ? " (did you mean '" + *match + "'?)" : std::string{};
+}
+
 }  // namespace decodesim::core

@@ -18,4 +18,7 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
 // "; did you mean 'x'?" or "" — ready to append to a message.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// " (did you mean 'x'?)" or "" — for messages that go on after the word.
+std::string suggestion_note(std::string_view word, const std::vector<std::string>& candidates);
+
 }  // namespace decodesim::core

@@ -1,5 +1,7 @@
 #include "core/units.hpp"
 
+#include "core/suggest.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -134,13 +136,22 @@ double parse_quantity(std::string_view text, Dimension dimension) {
                                                           : "700 W",
                     accepted_units(dimension));
     double number = 0.0;
-    if (number_text.empty()) throw UnitError(fmt::format("'{}' has no number; {}", text, expectation));
+    if (number_text.empty()) {
+        throw UnitError(fmt::format("'{}' does not start with a finite number; {}", text, expectation));
+    }
     if (!parse_number(number_text, number)) {
         throw UnitError(fmt::format("'{}' is not a finite number; {}", number_text, expectation));
     }
     if (unit_text.empty()) throw UnitError(fmt::format("'{}' has no unit; {}", text, expectation));
     const UnitEntry* unit = find_unit(unit_text);
-    if (unit == nullptr) throw UnitError(fmt::format("unknown unit '{}'; {}", unit_text, expectation));
+    if (unit == nullptr) {
+        std::vector<std::string> same_dimension;
+        for (const auto& entry : kUnits) {
+            if (entry.dimension == dimension) same_dimension.emplace_back(entry.symbol);
+        }
+        throw UnitError(fmt::format("unknown unit '{}'{}; {}", unit_text, suggestion_note(unit_text, same_dimension),
+                                    expectation));
+    }
     if (unit->dimension != dimension) {
         throw UnitError(fmt::format("'{}' is {}, not {}; {}", unit_text, dimension_name(unit->dimension),
                                     dimension_name(dimension), expectation));

@@ -1,5 +1,7 @@
 #include "engine/cost_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -18,13 +20,13 @@ void check_tensor_parallel(const profiles::ModelProfile& model, int tp) {
     };
     if (tp < 1) refuse("tensor parallelism must be at least 1");
     if (model.num_attention_heads % tp != 0) {
-        refuse("tensor parallelism " + std::to_string(tp) + " does not divide the " +
-               std::to_string(model.num_attention_heads) + " attention heads of " + model.name);
+        refuse(fmt::format("tensor parallelism {} does not divide the {} attention heads of {}", tp,
+                           model.num_attention_heads, model.name));
     }
     const int kv_heads = model.num_key_value_heads;
     if (!model.mla && kv_heads % tp != 0 && tp % kv_heads != 0) {
-        refuse("tensor parallelism " + std::to_string(tp) + " can neither split nor replicate the " +
-               std::to_string(kv_heads) + " KV heads of " + model.name);
+        refuse(fmt::format("tensor parallelism {} can neither split nor replicate the {} KV heads of {}", tp, kv_heads,
+                           model.name));
     }
 }
 

@@ -57,7 +57,7 @@ ParameterCount count_parameters(const ModelProfile& model) {
 
     ParameterCount count;
     count.total = embedding + lm_head + hidden;  // + final norm
-    count.active = (model.tie_word_embeddings ? embedding : lm_head) + hidden;
+    count.active = embedding + lm_head + hidden;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
         const double shared = attention_parameters(model) + norms_per_layer;
         count.total += shared;

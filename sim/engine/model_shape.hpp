@@ -18,7 +18,9 @@ int sliding_layer_count(const ModelProfile& model);
 
 struct ParameterCount {
     double total = 0;   // every weight, embeddings included
-    double active = 0;  // weights one token's forward pass multiplies (top-k experts), embedding table excluded
+    // Weights one token's forward pass uses (top-k experts), embedding table included, as Mistral,
+    // Qwen and DeepSeek count it (OpenAI's GPT-OSS figures exclude it).
+    double active = 0;
 };
 
 ParameterCount count_parameters(const ModelProfile& model);

@@ -14,14 +14,6 @@ namespace decodesim::engine {
 
 using core::Datatype;
 
-namespace {
-
-std::string percent(double fraction) {
-    const long rounded = std::lround(fraction * 1000.0);
-    return std::to_string(rounded / 10) + "." + std::to_string(std::labs(rounded % 10)) + "%";
-}
-
-}  // namespace
 
 Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
                               const core::KvFormat* kv, int tensor_parallel) {
@@ -40,8 +32,9 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const c
     deployment.kv = kv != nullptr ? kv : core::find_kv_format(core::datatype_name(deployment.activation));
     if (tensor_parallel > 1 && !hardware.interconnect) {
         throw core::InputError(core::unlocated(
-            "tp", "tensor parallelism " + std::to_string(tensor_parallel) + " needs an interconnect, and " +
-                          hardware.name + " lists none (add an interconnect: block to its profile)"));
+            "tp", fmt::format("tensor parallelism {} needs an interconnect, and {} lists none (add an interconnect: "
+                              "block to its profile)",
+                              tensor_parallel, hardware.name)));
     }
     return deployment;
 }
@@ -54,8 +47,8 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, ideal_efficiency());
     if (rates_.matmul_ops_per_s <= 0.0 || rates_.activation_ops_per_s <= 0.0) {
         throw core::InputError(core::unlocated(
-            "compute", hardware.name + " lists no compute rate usable for " +
-                               std::string(core::datatype_name(matmul)) + " (add fp16, bf16 or fp32 to its profile)"));
+            "compute", fmt::format("{} lists no compute rate usable for {} (add fp16, bf16 or fp32 to its profile)",
+                                   hardware.name, core::datatype_name(matmul))));
     }
 }
 
@@ -187,17 +180,15 @@ Prediction Evaluator::predict(const Workload& workload) const {
 
     prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context);
     if (!prediction.memory.fits) {
-        prediction.warnings.push_back("the workload does not fit in memory: it needs " +
-                                      std::to_string(static_cast<long long>(
-                                          (prediction.memory.weights_bytes + prediction.memory.kv_bytes) / 1e9)) +
-                                      " GB of the " +
-                                      std::to_string(static_cast<long long>(prediction.memory.usable_bytes / 1e9)) +
-                                      " GB usable; the figures assume it did");
+        prediction.warnings.push_back(
+            fmt::format("the workload does not fit in memory: it needs {:.1f} GB of the {:.1f} GB usable; the figures "
+                        "assume it did",
+                        (prediction.memory.weights_bytes + prediction.memory.kv_bytes) / 1e9,
+                        prediction.memory.usable_bytes / 1e9));
     }
     if (model_->max_position_embeddings && max_context > static_cast<double>(*model_->max_position_embeddings)) {
-        prediction.warnings.push_back("context of " + std::to_string(static_cast<long long>(max_context)) +
-                                      " tokens exceeds the model's max_position_embeddings of " +
-                                      std::to_string(*model_->max_position_embeddings));
+        prediction.warnings.push_back(fmt::format("context of {:.0f} tokens exceeds the model's max_position_embeddings of {}",
+                                                  max_context, *model_->max_position_embeddings));
     }
     return prediction;
 }
@@ -208,9 +199,8 @@ std::vector<std::string> model_warnings(const profiles::ModelProfile& model) {
         const double derived = count_parameters(model).total;
         const double gap = (derived - *model.parameters) / *model.parameters;
         if (std::fabs(gap) > 0.02) {
-            warnings.push_back(model.id + ": the shape implies " + std::to_string(derived / 1e9).substr(0, 6) +
-                               "e9 parameters, " + percent(gap) + " away from the stated " +
-                               std::to_string(*model.parameters / 1e9).substr(0, 6) + "e9");
+            warnings.push_back(fmt::format("{}: the shape implies {:.4g} parameters, {:+.1f}% away from the stated {:.4g}",
+                                           model.id, derived, gap * 100.0, *model.parameters));
         }
     }
     return warnings;

@@ -14,6 +14,9 @@ struct Workload {
     std::optional<double> output;
 
     bool is_request() const { return prompt.has_value(); }
+
+    static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt}; }
+    static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output}; }
 };
 
 }  // namespace decodesim::engine

@@ -37,7 +37,7 @@ HardwareProfile load_hardware_profile(const std::string& path) {
             for (const auto& candidate : kMemoryTypes) known = known || candidate == *type;
             if (!known) {
                 memory->error("type", fmt::format("unknown memory type '{}'{}; expected one of {}", *type,
-                                                  core::did_you_mean(*type, kMemoryTypes),
+                                                  core::suggestion_note(*type, kMemoryTypes),
                                                   fmt::join(kMemoryTypes, " ")));
             }
             profile.memory_type = *type;

@@ -153,7 +153,7 @@ ModelProfile load_hf_config(const std::string& path) {
     }
     if (family_entry == nullptr) {
         top.fail("model_type", fmt::format("unsupported model_type '{}'{}; supported: {}", *model_type,
-                                           core::did_you_mean(*model_type, supported_model_types()),
+                                           core::suggestion_note(*model_type, supported_model_types()),
                                            fmt::join(supported_model_types(), " ")));
         throw core::InputError(std::move(diagnostics));
     }

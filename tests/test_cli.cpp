@@ -1,0 +1,106 @@
+// The CLI run in-process: JSON fields, exit codes and one-line errors.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using decodesim::testing::run;
+
+TEST_CASE("predict --json carries the documented keys in SI units") {
+    const auto result = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    for (const char* key : {"step_time_s", "tokens_per_s_per_stream", "tokens_per_s_total", "bytes_per_step",
+                            "flops_per_step", "bound", "roofline_tokens_per_s_per_stream"}) {
+        CAPTURE(key);
+        CHECK(json["decode"].contains(key));
+    }
+    for (const char* key : {"time_s", "flops"}) CHECK(json["prefill"].contains(key));
+    for (const char* key : {"weights_bytes", "kv_bytes_per_token", "kv_bytes", "capacity_bytes", "fits", "max_batch"}) {
+        CAPTURE(key);
+        CHECK(json["memory"].contains(key));
+    }
+    CHECK(json.contains("ttft_s"));
+    CHECK(json["decode"]["bound"] == "memory");
+    CHECK(json["memory"]["kv_bytes_per_token"] == 131072.0);
+    CHECK(json["memory"]["capacity_bytes"] == 80e9);
+    REQUIRE(json["operators"].is_array());
+    for (const auto& op : json["operators"]) {
+        CHECK(op.contains("name"));
+        CHECK(op.contains("flops"));
+        CHECK(op.contains("bytes"));
+        CHECK(op.contains("time_s"));
+        CHECK(op.contains("bound"));
+    }
+    // Tokens per second per stream is the inverse of the step time.
+    CHECK(json["decode"]["tokens_per_s_per_stream"].get<double>() ==
+          doctest::Approx(1.0 / json["decode"]["step_time_s"].get<double>()));
+}
+
+TEST_CASE("predict with a request reports TTFT, time per output token and end-to-end latency") {
+    const auto result = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "1000",
+                             "--output", "200", "--batch", "4", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    const double ttft = json["ttft_s"];
+    const double tpot = json["request"]["time_per_output_token_s"];
+    CHECK(json["request"]["end_to_end_s"].get<double>() == doctest::Approx(ttft + 199 * tpot));
+    CHECK(json["conditions"]["batch"] == 4.0);
+}
+
+TEST_CASE("a workload that does not fit still gets its figures, with a warning") {
+    const auto result = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    CHECK(json["memory"]["fits"] == false);
+    CHECK(json["memory"]["max_batch"] == 0);
+    CHECK(result.err.find("decodesim: warning: the workload does not fit in memory") != std::string::npos);
+}
+
+TEST_CASE("an unknown id is bad input with a suggestion (exit 1)") {
+    const auto result = run({"predict", "--hardware", "h100-sxn", "--model", "llama-3.1-8b"});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err ==
+          "decodesim: error: unknown hardware 'h100-sxn'; did you mean 'h100-sxm'? (list them with: decodesim profiles "
+          "list hardware)\n");
+    CHECK(result.out.empty());
+}
+
+TEST_CASE("an unknown format is a bad command line with a suggestion (exit 2)") {
+    const auto result = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights", "q4_k_n"});
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.starts_with("decodesim: error: --weights: unknown format 'q4_k_n' (did you mean 'q4_k_m'?); expected one of"));
+}
+
+TEST_CASE("bad flags are exit code 2") {
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "0"}).exit_code == 2);
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "x"}).exit_code == 2);
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "99999999999999999999"})
+              .exit_code == 2);
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "10"}).exit_code == 2);
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "10", "--prompt", "10",
+               "--output", "5"})
+              .exit_code == 2);
+    CHECK(run({"frobnicate"}).exit_code == 2);
+}
+
+TEST_CASE("tensor parallelism on a device without an interconnect is refused") {
+    const auto result = run({"predict", "--hardware", "apple-m2-ultra", "--model", "llama-3.1-8b", "--tp", "2"});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("needs an interconnect") != std::string::npos);
+}
+
+TEST_CASE("profiles list, show and validate") {
+    const auto hardware = run({"profiles", "list", "hardware"});
+    CHECK(hardware.exit_code == 0);
+    CHECK(hardware.out.find("h100-sxm") != std::string::npos);
+    const auto models = run({"profiles", "list", "models"});
+    CHECK(models.out.find("deepseek-v3") != std::string::npos);
+    const auto show = run({"profiles", "show", "deepseek-v3"});
+    CHECK(show.exit_code == 0);
+    CHECK(show.out.find("70.27 kB per token") != std::string::npos);
+    const auto bad = run({"profiles", "validate", decodesim::testing::test_data("invalid/hardware_typo.yaml")});
+    CHECK(bad.exit_code == 1);
+}

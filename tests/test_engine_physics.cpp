@@ -1,0 +1,184 @@
+// Hand-computed physics: every expected number is derived in the comments from the model's
+// config.json and the datasheet, not read back from the program.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "engine/cost_model.hpp"
+#include "engine/model_shape.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+using engine::OperatorKind;
+
+namespace {
+// Llama-3.1-8B, from its config.json: L=32, H=4096, I=14336, 32 heads, 8 KV heads, head_dim 128, V=128256.
+constexpr double kLlama8bEmbedding = 128256.0 * 4096.0;                                  // 525,336,576
+constexpr double kLlama8bLayer = 4096.0 * 4096.0 * 2 + 2 * 4096.0 * 1024.0 + 3 * 4096.0 * 14336.0 + 2 * 4096.0;
+constexpr double kLlama8bParameters = 32 * kLlama8bLayer + 2 * kLlama8bEmbedding + 4096.0;  // 8,030,261,248
+}  // namespace
+
+TEST_CASE("Llama-3.1-8B: parameters, bf16 weights and KV bytes per token") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    CHECK(engine::count_parameters(s.model).total == doctest::Approx(kLlama8bParameters).epsilon(1e-12));
+    CHECK(kLlama8bParameters == doctest::Approx(8.03e9).epsilon(0.001));  // the model card's 8.03B
+    const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 1.0));
+    // bf16: 2 bytes per parameter = 16.06 GB.
+    CHECK(prediction.memory.weights_bytes == doctest::Approx(2 * kLlama8bParameters).epsilon(1e-9));
+    // KV: 2 (K and V) x 32 layers x 8 heads x 128 dims x 2 bytes = 131,072.
+    CHECK(prediction.memory.kv_bytes_per_token == 131072.0);
+}
+
+TEST_CASE("H100 SXM bound for Llama-3.1-8B at batch 1 is the weight stream over 3.35 TB/s") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 1.0));
+    // A decode step streams every weight except the input embedding table, of which it reads one
+    // row: (8,030,261,248 - 525,336,576) x 2 B = 15.01 GB. Activations and the one-token KV cache
+    // add well under 0.1%. 3.35e12 / 15.01e9 = 223 tokens/s. (Counting the embedding table too,
+    // as rough estimates do, gives 3.35e12 / 16.06e9 = 209.)
+    const double streamed = (kLlama8bParameters - kLlama8bEmbedding) * 2.0;
+    CHECK(prediction.decode.roofline_tokens_per_s_per_stream == doctest::Approx(3.35e12 / streamed).epsilon(0.002));
+    CHECK(prediction.decode.roofline_tokens_per_s_per_stream > 209.0);
+    CHECK(prediction.decode.bound == engine::Bound::memory);
+    // Decode FLOPs: 2 per weight per token (the embedding lookup does none) plus attention.
+    CHECK(prediction.decode.flops_per_step == doctest::Approx(2.0 * (kLlama8bParameters - kLlama8bEmbedding)).epsilon(0.002));
+}
+
+TEST_CASE("the prediction never exceeds the roofline bound") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    for (double batch : {1.0, 8.0, 64.0, 512.0}) {
+        const auto prediction = s.realistic().predict(engine::Workload::step(batch, 4096.0));
+        CHECK(prediction.decode.tokens_per_s_total <= prediction.decode.roofline_tokens_per_s_total);
+        CHECK(prediction.prefill.time_s >= prediction.prefill.roofline_time_s);
+    }
+}
+
+TEST_CASE("KV cache grows with context and is read once per sequence") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto short_context = engine::decode_step_costs(s.ideal().cost_model(), 4.0, 1000.0);
+    const auto long_context = engine::decode_step_costs(s.ideal().cost_model(), 4.0, 9000.0);
+    // 8,000 more tokens x 4 sequences x 131,072 B = 4.194 GB more KV traffic.
+    const double extra = long_context[OperatorKind::attention_score].bytes + long_context[OperatorKind::attention_value].bytes -
+                         short_context[OperatorKind::attention_score].bytes - short_context[OperatorKind::attention_value].bytes;
+    CHECK(extra == doctest::Approx(8000.0 * 4 * 131072.0));
+    // Attention FLOPs: 2 (QK) + 2 (PV) multiply-adds x 32 heads x 128 dims x 32 layers per token per sequence.
+    const double extra_flops = long_context[OperatorKind::attention_score].flops + long_context[OperatorKind::attention_value].flops -
+                               short_context[OperatorKind::attention_score].flops - short_context[OperatorKind::attention_value].flops;
+    CHECK(extra_flops == doctest::Approx(8000.0 * 4 * 4.0 * 32 * 128 * 32));
+}
+
+TEST_CASE("GQA shares KV heads: Llama-2-70B caches 8x less per token than an MHA model of its width") {
+    const auto gqa = testing::setup("h100-sxm", "llama-2-70b").ideal().predict(engine::Workload::step(1.0, 1.0));
+    // 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; with 64 KV heads it would be 2,621,440.
+    CHECK(gqa.memory.kv_bytes_per_token == 327680.0);
+    const auto mha = testing::setup("h100-sxm", "llama-2-13b").ideal().predict(engine::Workload::step(1.0, 1.0));
+    // Llama-2-13B is MHA: 2 x 40 x 40 x 128 x 2 = 819,200 B.
+    CHECK(mha.memory.kv_bytes_per_token == 819200.0);
+}
+
+TEST_CASE("DeepSeek-V3 MLA caches the latent: 61 x 576 x 2 = 70,272 bytes per token") {
+    const auto s = testing::setup("h200-sxm", "deepseek-v3", "fp8");
+    const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 1.0));
+    CHECK(prediction.memory.kv_bytes_per_token == 70272.0);
+    // In fp8 the cache halves: 35,136.
+    const auto fp8 = testing::setup("h200-sxm", "deepseek-v3", "fp8", "fp8").ideal().predict(engine::Workload::step(1.0, 1.0));
+    CHECK(fp8.memory.kv_bytes_per_token == 35136.0);
+    // Decode reads the latent once per step: at 10,000 tokens, 10,000 x 70,272 B per sequence.
+    const auto costs = engine::decode_step_costs(s.ideal().cost_model(), 1.0, 10000.0);
+    CHECK(costs[OperatorKind::attention_score].bytes + costs[OperatorKind::attention_value].bytes ==
+          doctest::Approx(10000.0 * 70272.0));
+}
+
+TEST_CASE("sliding windows cap what a layer reads") {
+    // Mistral-7B-v0.1 slides on every layer with a 4096 window: at 32k context a sequence holds
+    // 4096 tokens x 131,072 B = 536.9 MB, the same as at exactly 4096.
+    const auto mistral = testing::setup("h100-sxm", "mistral-7b").ideal();
+    CHECK(mistral.cost_model().kv_bytes_per_sequence(32768.0) == doctest::Approx(4096.0 * 131072.0));
+    CHECK(mistral.cost_model().kv_bytes_per_sequence(32768.0) == mistral.cost_model().kv_bytes_per_sequence(4096.0));
+    // Gemma-2-9B alternates: 21 sliding (window 4096) and 21 global layers, 2 x 8 x 256 x 2 = 8,192 B
+    // per token per layer. At 8192 tokens: (21 x 8192 + 21 x 4096) x 8192 B.
+    const auto gemma = testing::setup("h100-sxm", "gemma-2-9b").ideal();
+    CHECK(gemma.cost_model().kv_bytes_per_sequence(8192.0) == doctest::Approx((21.0 * 8192 + 21.0 * 4096) * 8192.0));
+    // Gemma-3-27B: layer i global iff (i + 1) % 6 == 0, so 10 of 62 are global and 52 slide (window 1024).
+    const auto gemma3 = testing::setup("h100-sxm", "gemma-3-27b").ideal();
+    CHECK(gemma3.cost_model().full_attention_layers == 10);
+    CHECK(gemma3.cost_model().sliding_layers == 52);
+    // GPT-OSS-120B alternates: 18 and 18, window 128.
+    const auto oss = testing::setup("h100-sxm", "gpt-oss-120b", "mxfp4").ideal();
+    CHECK(oss.cost_model().sliding_layers == 18);
+    CHECK(oss.cost_model().window == 128.0);
+}
+
+TEST_CASE("MoE reads only the experts the batch routes to") {
+    // Mixtral-8x7B: 8 experts, top-2, expert = 3 x 4096 x 14336 = 176,160,768 params, 32 layers.
+    const auto s = testing::setup("h100-sxm", "mixtral-8x7b", "bf16", "", 1);
+    const auto& cost = s.ideal().cost_model();
+    const double expert_bytes_all_layers = 32 * 176160768.0 * 2.0;
+    // Each routed token also reads and writes its activations: (2H + 3I) x 32 layers x 2 B.
+    const double activations_per_routed_token = (2.0 * 4096 + 3.0 * 14336) * 32 * 2.0;
+    // Batch 1: exactly 2 distinct experts per layer: 8 x (1 - (6/8)^1) = 2.
+    const auto one = engine::decode_step_costs(cost, 1.0, 1.0);
+    CHECK(one[OperatorKind::experts].bytes ==
+          doctest::Approx(2.0 * expert_bytes_all_layers + 2.0 * activations_per_routed_token).epsilon(1e-9));
+    // Batch 64: 8 x (1 - 0.75^64) = 7.99999 experts, i.e. all of them.
+    const auto many = engine::decode_step_costs(cost, 64.0, 1.0);
+    CHECK(many[OperatorKind::experts].bytes ==
+          doctest::Approx(8.0 * (1.0 - std::pow(0.75, 64)) * expert_bytes_all_layers +
+                          128.0 * activations_per_routed_token)
+              .epsilon(1e-9));
+    // FLOPs scale with tokens x top-k regardless of which experts: 2 x 64 x 2 x params x layers.
+    CHECK(many[OperatorKind::experts].flops == doctest::Approx(2.0 * 64 * 2 * 176160768.0 * 32));
+    // DeepSeek-V3 at batch 1: 8 of 256 routed + 1 shared expert per MoE layer (58 layers).
+    CHECK(engine::expected_distinct_experts(256, 8, 1) == doctest::Approx(8.0));
+    CHECK(engine::expected_distinct_experts(256, 8, 64) == doctest::Approx(256.0 * (1.0 - std::pow(248.0 / 256.0, 64))));
+}
+
+TEST_CASE("tensor parallelism splits weights and KV heads, replicates KV heads beyond their count, and adds all-reduces") {
+    const auto single = testing::setup("h100-sxm", "llama-3.1-70b").ideal().predict(engine::Workload::step(1.0, 1.0));
+    const auto split = testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 8).ideal().predict(engine::Workload::step(1.0, 1.0));
+    // Everything but the norms (2 x 80 + 1 vectors of 8192, replicated) divides by 8.
+    const double norms = (2.0 * 80 + 1) * 8192 * 2.0;
+    CHECK(split.memory.weights_bytes == doctest::Approx((single.memory.weights_bytes - norms) / 8.0 + norms).epsilon(1e-9));
+    // 8 KV heads over 8 devices: one each, 2 x 80 x 1 x 128 x 2 = 40,960 B per token per device.
+    CHECK(split.memory.kv_bytes_per_token == 40960.0);
+    // 16 devices cannot split 8 KV heads further: each still holds one (replicated).
+    const auto wide = testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 16).ideal().predict(engine::Workload::step(1.0, 1.0));
+    CHECK(wide.memory.kv_bytes_per_token == 40960.0);
+    // Two all-reduces of 8192 x 2 B per layer; a ring moves 2(T-1)/T of it over 450 GB/s and pays
+    // 2(T-1) x 2 us of latency each: 160 x (14 x 2e-6 + 1.75 x 16384 / 450e9) = 4.49 ms.
+    const auto& all_reduce = split.decode.operators.back();
+    CHECK(engine::operator_name(all_reduce.kind) == "all_reduce");
+    CHECK(all_reduce.time_s == doctest::Approx(160.0 * (14.0 * 2e-6 + 1.75 * 16384.0 / 450e9)).epsilon(1e-6));
+    CHECK_THROWS_WITH(testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 3).ideal(),
+                      "error: tp: tensor parallelism 3 does not divide the 64 attention heads of Llama-3.1-70B");
+}
+
+TEST_CASE("prefill FLOPs include the causal attention term") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const double prompt = 2048.0;
+    const auto costs = engine::prefill_costs(s.ideal().cost_model(), 1.0, prompt);
+    // Linear layers: 2 x P x 32 layers x (layer params - norms); lm_head only for the last token.
+    const double linear = 2.0 * prompt * 32 * (kLlama8bLayer - 2 * 4096.0) + 2.0 * kLlama8bEmbedding;
+    // Attention: position i attends to i tokens; sum = P(P+1)/2 per layer, 4 FLOPs x 32 heads x 128 each.
+    const double attention = 4.0 * 32 * 128 * 32 * prompt * (prompt + 1) / 2.0;
+    // Norms add 4 FLOPs per element: 65 norms x 4096 x P.
+    const double norms = 4.0 * prompt * 4096 * 65;
+    CHECK(costs.total_flops() == doctest::Approx(linear + attention + norms).epsilon(1e-9));
+    // On H100 (989.4 TFLOPS bf16) a 2048-token prefill is compute-bound: about 32.5 TFLOP / 989.4e12 = 33 ms.
+    const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 2048.0));
+    CHECK(prediction.prefill.bound == engine::Bound::compute);
+    CHECK(prediction.prefill.roofline_time_s == doctest::Approx((linear + attention + norms) / 989.4e12).epsilon(0.02));
+}
+
+TEST_CASE("memory: the largest batch fills what the reserve leaves") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 8192.0));
+    // Usable: 90% of 80 GB = 72 GB; minus 16.06 GB of weights leaves 55.94 GB; a sequence at 8192
+    // tokens holds 8192 x 131,072 B = 1.074 GB, so 52 sequences fit.
+    const double room = 0.9 * 80e9 - 2 * kLlama8bParameters;
+    CHECK(prediction.memory.max_batch == static_cast<long long>(std::floor(room / (8192.0 * 131072.0))));
+    CHECK(prediction.memory.max_batch == 52);
+    CHECK(s.ideal().predict(engine::Workload::step(52.0, 8192.0)).memory.fits);
+    CHECK_FALSE(s.ideal().predict(engine::Workload::step(53.0, 8192.0)).memory.fits);
+}

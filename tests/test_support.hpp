@@ -1,0 +1,54 @@
+#pragma once
+// Shared helpers for the doctest suite: loading shipped profiles and running the CLI in-process.
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "core/quantization.hpp"
+#include "engine/prediction.hpp"
+#include "profiles/catalog.hpp"
+
+namespace decodesim::testing {
+
+inline profiles::Catalog shipped_catalog() { return profiles::Catalog(DECODESIM_ROOT); }
+
+inline std::string test_data(const std::string& relative) { return std::string(DECODESIM_TEST_DATA) + "/" + relative; }
+
+struct CliResult {
+    int exit_code;
+    std::string out;
+    std::string err;
+};
+
+inline CliResult run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    args.insert(args.begin(), {"--profiles-dir", DECODESIM_ROOT});
+    const int code = cli::run_cli(args, {out, err});
+    return {code, out.str(), err.str()};
+}
+
+// A model and a device resolved for evaluation with the given formats.
+struct Setup {
+    profiles::HardwareProfile hardware;
+    profiles::ModelProfile model;
+    engine::Deployment deployment;
+
+    engine::Evaluator evaluator(engine::Efficiency efficiency) const {
+        return engine::Evaluator(model, hardware, deployment, efficiency);
+    }
+    engine::Evaluator ideal() const { return evaluator(engine::ideal_efficiency()); }
+    engine::Evaluator realistic() const { return evaluator(engine::default_efficiency(hardware)); }
+};
+
+inline Setup setup(const std::string& hardware, const std::string& model, const std::string& weights = "bf16",
+                   const std::string& kv = "", int tp = 1) {
+    const auto catalog = shipped_catalog();
+    Setup result{catalog.hardware(hardware), catalog.model(model), {}};
+    result.deployment = engine::resolve_deployment(result.hardware, *core::find_weight_format(weights),
+                                                   kv.empty() ? nullptr : core::find_kv_format(kv), tp);
+    return result;
+}
+
+}  // namespace decodesim::testing

@@ -1,0 +1,60 @@
+// Units: every accepted spelling parses to its SI value, everything else is refused with a reason.
+
+#include <doctest/doctest.h>
+
+#include "core/units.hpp"
+
+using decodesim::core::Dimension;
+using decodesim::core::parse_quantity;
+using decodesim::core::UnitError;
+
+TEST_CASE("decimal prefixes are decimal and binary prefixes binary") {
+    CHECK(parse_quantity("80 GB", Dimension::bytes) == doctest::Approx(80e9));
+    CHECK(parse_quantity("141 GB", Dimension::bytes) == doctest::Approx(141e9));
+    CHECK(parse_quantity("16 GiB", Dimension::bytes) == doctest::Approx(16.0 * 1073741824.0));
+    CHECK(parse_quantity("512 MiB", Dimension::bytes) == doctest::Approx(512.0 * 1048576.0));
+    CHECK(parse_quantity("1 TB", Dimension::bytes) == doctest::Approx(1e12));
+    CHECK(parse_quantity("3.35 TB/s", Dimension::bandwidth) == doctest::Approx(3.35e12));
+    CHECK(parse_quantity("819.2 GB/s", Dimension::bandwidth) == doctest::Approx(819.2e9));
+    CHECK(parse_quantity("800 GiB/s", Dimension::bandwidth) == doctest::Approx(800.0 * 1073741824.0));
+    CHECK(parse_quantity("2765 GBps", Dimension::bandwidth) == doctest::Approx(2765e9));
+    CHECK(parse_quantity("989.4 TFLOPS", Dimension::throughput) == doctest::Approx(989.4e12));
+    CHECK(parse_quantity("1979 TOPS", Dimension::throughput) == doctest::Approx(1979e12));
+    CHECK(parse_quantity("1.4 PFLOPS", Dimension::throughput) == doctest::Approx(1.4e15));
+    CHECK(parse_quantity("2 us", Dimension::time) == doctest::Approx(2e-6));
+    CHECK(parse_quantity("1.5 ms", Dimension::time) == doctest::Approx(1.5e-3));
+    CHECK(parse_quantity("700 W", Dimension::power) == doctest::Approx(700.0));
+    CHECK(parse_quantity("1.2 kW", Dimension::power) == doctest::Approx(1200.0));
+}
+
+TEST_CASE("the space between number and unit is optional, and exponents work") {
+    CHECK(parse_quantity("80GB", Dimension::bytes) == doctest::Approx(80e9));
+    CHECK(parse_quantity("1e3 GB/s", Dimension::bandwidth) == doctest::Approx(1e12));
+}
+
+TEST_CASE("bad quantities are refused with what was expected") {
+    CHECK_THROWS_WITH_AS(parse_quantity("80", Dimension::bytes),
+                         "'80' has no unit; expected a size such as '80 GB' (units: B, kB, KB, MB, GB, TB, KiB, MiB, "
+                         "GiB, TiB)",
+                         UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("80 Gb", Dimension::bytes),
+                         "unknown unit 'Gb' (did you mean 'GB'?); expected a size such as '80 GB' (units: B, kB, KB, MB, GB, "
+                         "TB, KiB, MiB, GiB, TiB)",
+                         UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("-3 TB/s", Dimension::bandwidth), "'-3 TB/s' must be greater than zero", UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("0 W", Dimension::power), "'0 W' must be greater than zero", UnitError);
+    CHECK_THROWS_AS(parse_quantity("nan GB", Dimension::bytes), UnitError);
+    CHECK_THROWS_AS(parse_quantity("inf GB", Dimension::bytes), UnitError);
+    CHECK_THROWS_AS(parse_quantity("1e400 GB", Dimension::bytes), UnitError);
+    CHECK_THROWS_AS(parse_quantity("GB", Dimension::bytes), UnitError);
+    CHECK_THROWS_AS(parse_quantity("", Dimension::bytes), UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("3.35 TB", Dimension::bandwidth),
+                         doctest::Contains("'TB' is a size, not a bandwidth"), UnitError);
+}
+
+TEST_CASE("human formatting scales units and does not depend on the locale") {
+    CHECK(decodesim::core::format_bytes(16.06e9) == "16.06 GB");
+    CHECK(decodesim::core::format_bandwidth(3.35e12) == "3.35 TB/s");
+    CHECK(decodesim::core::format_throughput(989.4e12) == "989.4 TFLOPS");
+    CHECK(decodesim::core::format_seconds(0.0062) == "6.2 ms");
+}
