@@ -4,12 +4,12 @@ namespace decodesim::engine {
 namespace {
 
 // Defaults and their sources: docs/model.md, "Efficiency defaults".
-constexpr double kHbmBandwidthFraction = 0.85;
-constexpr double kGddrBandwidthFraction = 0.85;
-constexpr double kUnifiedBandwidthFraction = 0.80;
-constexpr double kComputeFraction = 0.70;
-constexpr double kKernelOverheadSeconds = 4e-6;
-constexpr double kLinkBandwidthFraction = 0.80;
+constexpr double kHbmBandwidthFraction = 0.82;      // median of 8 HBM devices in validation/bandwidth.csv
+constexpr double kGddrBandwidthFraction = 0.89;     // median of 7 GDDR devices
+constexpr double kUnifiedBandwidthFraction = 0.83;  // median of 7 unified-memory devices
+constexpr double kComputeFraction = 0.80;          // median large-GEMM fraction, docs/evidence section 1
+constexpr double kKernelOverheadSeconds = 4e-6;    // launch cost 4-6 us, docs/evidence section 2
+constexpr double kLinkBandwidthFraction = 0.77;     // median NCCL bus bandwidth / peak, section 3
 constexpr double kDiscreteUsableFraction = 0.90;  // vLLM's default gpu_memory_utilization
 constexpr double kUnifiedUsableFraction = 0.75;   // macOS default GPU working-set limit on large configurations
 

@@ -1,6 +1,7 @@
 #include "engine/roofline.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace decodesim::engine {
 
@@ -57,9 +58,11 @@ StepTime time_step(const StepCosts& costs, const DeviceRates& rates) {
         OperatorTime& time = step.operators[i];
         if (kind == OperatorKind::all_reduce) {
             if (cost.messages > 0.0 && rates.tensor_parallel > 1) {
-                // Ring all-reduce: 2(T-1) hops, each moving 1/T of the data.
+                // Bandwidth: a ring moves 2(T-1)/T of the data over each link. Latency: small messages
+                // use tree or recursive-doubling algorithms, 2 * ceil(log2 T) hops (docs/model.md).
                 const double tp = rates.tensor_parallel;
-                time.communication_s = cost.messages * 2.0 * (tp - 1.0) * rates.link_latency_s +
+                const double hops = 2.0 * std::ceil(std::log2(tp));
+                time.communication_s = cost.messages * hops * rates.link_latency_s +
                                        2.0 * (tp - 1.0) / tp * cost.bytes / rates.link_bandwidth;
             }
             time.time_s = time.communication_s;
