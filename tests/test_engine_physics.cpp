@@ -183,3 +183,14 @@ TEST_CASE("memory: the largest batch fills what the reserve leaves") {
     CHECK(s.ideal().predict(engine::Workload::step(52.0, 8192.0)).memory.fits);
     CHECK_FALSE(s.ideal().predict(engine::Workload::step(53.0, 8192.0)).memory.fits);
 }
+
+TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {
+    const auto catalog = testing::shipped_catalog();
+    // A100 has no fp8: fp8 matrix products run at its bf16 rate, 312 TFLOPS dense.
+    CHECK(engine::effective_peak(catalog.hardware("a100-sxm-80gb"), core::Datatype::fp8) == doctest::Approx(312e12));
+    // P40 lists no 16-bit tensor rate: bf16 work runs at its fp32 rate (12 TFLOPS, datasheet).
+    CHECK(engine::effective_peak(catalog.hardware("p40"), core::Datatype::bf16) ==
+          doctest::Approx(catalog.hardware("p40").listed_peak(core::Datatype::fp32)));
+    // A listed rate is used as is, even when a wider type is faster: H100 fp8 = 1978.9 TFLOPS.
+    CHECK(engine::effective_peak(catalog.hardware("h100-sxm"), core::Datatype::fp8) == doctest::Approx(1978.9e12));
+}

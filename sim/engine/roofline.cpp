@@ -18,19 +18,21 @@ const char* bound_name(Bound bound) {
 }
 
 double effective_peak(const profiles::HardwareProfile& hardware, Datatype datatype) {
-    // Each list is the datatype itself followed by what a runtime falls back to.
+    // A listed rate is used as is; a missing one falls back to the best of the wider types a
+    // runtime would substitute.
+    if (hardware.listed_peak(datatype) > 0.0) return hardware.listed_peak(datatype);
     auto best_of = [&](std::initializer_list<Datatype> candidates) {
         double best = 0.0;
         for (Datatype candidate : candidates) best = std::max(best, hardware.listed_peak(candidate));
         return best;
     };
     switch (datatype) {
-        case Datatype::fp4: return best_of({Datatype::fp4, Datatype::fp8, Datatype::bf16, Datatype::fp16, Datatype::fp32});
-        case Datatype::fp8: return best_of({Datatype::fp8, Datatype::bf16, Datatype::fp16, Datatype::fp32});
-        case Datatype::int8: return best_of({Datatype::int8, Datatype::fp16, Datatype::bf16, Datatype::fp32});
-        case Datatype::bf16: return best_of({Datatype::bf16, Datatype::fp16, Datatype::fp32});
-        case Datatype::fp16: return best_of({Datatype::fp16, Datatype::bf16, Datatype::fp32});
-        case Datatype::fp32: return best_of({Datatype::fp32});
+        case Datatype::fp4: return best_of({Datatype::fp8, Datatype::bf16, Datatype::fp16, Datatype::fp32});
+        case Datatype::fp8: return best_of({Datatype::bf16, Datatype::fp16, Datatype::fp32});
+        case Datatype::int8: return best_of({Datatype::fp16, Datatype::bf16, Datatype::fp32});
+        case Datatype::bf16: return best_of({Datatype::fp16, Datatype::fp32});
+        case Datatype::fp16: return best_of({Datatype::bf16, Datatype::fp32});
+        case Datatype::fp32: return 0.0;
     }
     return 0.0;
 }

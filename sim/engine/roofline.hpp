@@ -25,9 +25,9 @@ struct DeviceRates {
     int tensor_parallel = 1;
 };
 
-// The rate a computation in `datatype` runs at: the device's own peak for it, or the best of the
-// wider types a runtime would substitute (fp4 -> fp8 -> bf16/fp16 -> fp32; int8 -> fp16 -> fp32).
-// 0 when the device lists none of them.
+// The rate a computation in `datatype` runs at: the device's own peak for it when listed, else the
+// best of the wider types a runtime would substitute (fp4 -> fp8 -> bf16/fp16 -> fp32;
+// int8 -> fp16/bf16 -> fp32). 0 when the device lists none of them.
 double effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,

@@ -66,7 +66,8 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
         operators.add_row({std::string(engine::operator_name(op.kind)), core::format_flops(op.flops),
                            format_bytes(op.bytes), format_seconds(op.time_s), engine::bound_name(op.bound)});
     }
-    text += "\n" + operators.render();
+    text += "\n";
+    text += operators.render();
     return text;
 }
 
