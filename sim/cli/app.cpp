@@ -2,8 +2,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
+
+#include "cli/check_claim_command.hpp"
+#include "cli/compare_command.hpp"
+#include "cli/curve_command.hpp"
 #include "cli/predict_command.hpp"
 #include "cli/profiles_command.hpp"
+#include "cli/report_command.hpp"
+#include "cli/sweep_command.hpp"
+#include "cli/why_command.hpp"
 #include "core/error.hpp"
 #include "profiles/catalog.hpp"
 
@@ -14,7 +22,19 @@ namespace {
 // Every subcommand's options live here for the duration of one run; nothing is global.
 struct Commands {
     PredictOptions predict;
+    CurveOptions curve;
+    SweepOptions sweep;
+    WhyOptions why;
+    CheckClaimOptions check_claim;
+    CompareOptions compare;
+    ReportOptions report;
     ProfilesOptions profiles;
+};
+
+// A parsed subcommand and what runs it.
+struct Route {
+    CLI::App* command;
+    std::function<int(const profiles::Catalog&)> run;
 };
 
 }  // namespace
@@ -27,9 +47,21 @@ int run_cli(const std::vector<std::string>& args, Io io) {
     app.add_option("--profiles-dir", profile_root, "Folder holding hardware_profiles/ and model_profiles/")
         ->capture_default_str();
 
-    Commands commands;
-    CLI::App* predict = add_predict_command(app, commands.predict);
-    const ProfilesCommands profiles_commands = add_profiles_command(app, commands.profiles);
+    Commands c;
+    const ProfilesCommands profiles_commands = add_profiles_command(app, c.profiles);
+    const std::vector<Route> routes{
+        {add_predict_command(app, c.predict), [&](const auto& catalog) { return run_predict(c.predict, catalog, io); }},
+        {add_curve_command(app, c.curve), [&](const auto& catalog) { return run_curve(c.curve, catalog, io); }},
+        {add_sweep_command(app, c.sweep), [&](const auto& catalog) { return run_sweep(c.sweep, catalog, io); }},
+        {add_why_command(app, c.why), [&](const auto& catalog) { return run_why(c.why, catalog, io); }},
+        {add_check_claim_command(app, c.check_claim),
+         [&](const auto& catalog) { return run_check_claim(c.check_claim, catalog, io); }},
+        {add_compare_command(app, c.compare), [&](const auto& catalog) { return run_compare(c.compare, catalog, io); }},
+        {add_report_command(app, c.report), [&](const auto& catalog) { return run_report(c.report, catalog, io); }},
+        {profiles_commands.list, [&](const auto& catalog) { return run_profiles_list(c.profiles, catalog, io); }},
+        {profiles_commands.show, [&](const auto& catalog) { return run_profiles_show(c.profiles, catalog, io); }},
+        {profiles_commands.validate, [&](const auto&) { return run_profiles_validate(c.profiles, io); }},
+    };
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -51,10 +83,9 @@ int run_cli(const std::vector<std::string>& args, Io io) {
 
     try {
         const profiles::Catalog catalog(profile_root);
-        if (predict->parsed()) return run_predict(commands.predict, catalog, io);
-        if (profiles_commands.list->parsed()) return run_profiles_list(commands.profiles, catalog, io);
-        if (profiles_commands.show->parsed()) return run_profiles_show(commands.profiles, catalog, io);
-        if (profiles_commands.validate->parsed()) return run_profiles_validate(commands.profiles, io);
+        for (const auto& route : routes) {
+            if (route.command->parsed()) return route.run(catalog);
+        }
         io.err << "decodesim: error: no command given\n";
         return kBadCommandLine;
     } catch (const core::UsageError& error) {

@@ -10,27 +10,40 @@
 
 namespace decodesim::cli {
 
+const core::WeightFormat& weight_format_named(const std::string& name) {
+    const core::WeightFormat* format = core::find_weight_format(name);
+    if (format == nullptr) {
+        throw core::UsageError(fmt::format("--weights: unknown format '{}'{}; expected one of {}", name,
+                                           core::suggestion_note(name, core::weight_format_names()),
+                                           fmt::join(core::weight_format_names(), " ")));
+    }
+    return *format;
+}
+
+const core::KvFormat* kv_format_named(const std::string& name) {
+    if (name.empty()) return nullptr;
+    const core::KvFormat* format = core::find_kv_format(name);
+    if (format == nullptr) {
+        throw core::UsageError(fmt::format("--kv: unknown format '{}'{}; expected one of {}", name,
+                                           core::suggestion_note(name, core::kv_format_names()),
+                                           fmt::join(core::kv_format_names(), " ")));
+    }
+    return format;
+}
+
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
                                        const std::string& model, const std::string& weights, const std::string& kv,
                                        int tensor_parallel) {
-    const core::WeightFormat* weight_format = core::find_weight_format(weights);
-    if (weight_format == nullptr) {
-        throw core::UsageError(fmt::format("--weights: unknown format '{}'{}; expected one of {}", weights,
-                                           core::suggestion_note(weights, core::weight_format_names()),
-                                           fmt::join(core::weight_format_names(), " ")));
-    }
-    const core::KvFormat* kv_format = nullptr;
-    if (!kv.empty()) {
-        kv_format = core::find_kv_format(kv);
-        if (kv_format == nullptr) {
-            throw core::UsageError(fmt::format("--kv: unknown format '{}'{}; expected one of {}", kv,
-                                               core::suggestion_note(kv, core::kv_format_names()),
-                                               fmt::join(core::kv_format_names(), " ")));
-        }
-    }
+    const core::WeightFormat& weight_format = weight_format_named(weights);
+    const core::KvFormat* kv_format = kv_format_named(kv);
     OperatingPoint point{catalog.hardware(hardware), catalog.model(model), {}};
-    point.deployment = engine::resolve_deployment(point.hardware, *weight_format, kv_format, tensor_parallel);
+    point.deployment = engine::resolve_deployment(point.hardware, weight_format, kv_format, tensor_parallel);
     return point;
+}
+
+OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options) {
+    return resolve_operating_point(catalog, options.hardware, options.model, options.weights, options.kv,
+                                   options.tensor_parallel);
 }
 
 report::Conditions conditions_of(const OperatingPoint& point) {

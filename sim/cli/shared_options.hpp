@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/io.hpp"
+#include "cli/workload_options.hpp"
 #include "engine/deployment.hpp"
 #include "profiles/catalog.hpp"
 #include "report/predict_json.hpp"
@@ -26,6 +27,11 @@ struct OperatingPoint {
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
                                        const std::string& model, const std::string& weights, const std::string& kv,
                                        int tensor_parallel);
+OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options);
+
+// Format names from the command line; UsageError with a suggestion when unknown.
+const core::WeightFormat& weight_format_named(const std::string& name);
+const core::KvFormat* kv_format_named(const std::string& name);  // nullptr for ""
 
 report::Conditions conditions_of(const OperatingPoint& point);
 

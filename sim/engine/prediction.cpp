@@ -105,7 +105,7 @@ PrefillResult Evaluator::prefill(double batch, double prompt) const {
     return result;
 }
 
-Prediction Evaluator::predict(const Workload& workload) const {
+Prediction Evaluator::predict(const Workload& workload, bool with_operators) const {
     Prediction prediction;
     const double batch = workload.batch;
     prediction.batch = batch;
@@ -157,6 +157,7 @@ Prediction Evaluator::predict(const Workload& workload) const {
     const StepTime detail = time_step(detail_costs, rates_);
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
         const auto kind = static_cast<OperatorKind>(i);
+        if (!with_operators) break;
         if (kind == OperatorKind::all_reduce && cost_.tensor_parallel == 1) continue;
         if (kind == OperatorKind::experts && cost_.moe_layers == 0) continue;
         if (kind == OperatorKind::router && cost_.moe_layers == 0) continue;

@@ -1,0 +1,105 @@
+#include "cli/compare_command.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cli/shared_options.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/value_range.hpp"
+#include "report/compare_output.hpp"
+#include "scenarios/compare.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+// "h100-sxm:8" -> ("h100-sxm", 8).
+std::pair<std::string, int> split_devices(const std::string& item) {
+    const auto colon = item.rfind(':');
+    if (colon == std::string::npos) return {item, 1};
+    double devices = 0.0;
+    if (!core::parse_number(item.substr(colon + 1), devices) || devices < 1 || devices > kMaxTensorParallel ||
+        devices != static_cast<int>(devices)) {
+        throw core::UsageError(fmt::format("--hardware: '{}' should be ID or ID:DEVICES with a whole number of devices", item));
+    }
+    return {item.substr(0, colon), static_cast<int>(devices)};
+}
+
+std::map<std::string, double> parse_prices(const std::string& text) {
+    std::map<std::string, double> prices;
+    if (text.empty()) return prices;
+    for (const auto& item : core::parse_name_list(text, "--price")) {
+        const auto equals = item.find('=');
+        double price = 0.0;
+        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price) || price <= 0.0) {
+            throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
+        }
+        prices[item.substr(0, equals)] = price;
+    }
+    return prices;
+}
+
+}  // namespace
+
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
+    CLI::App* command = app.add_subcommand("compare", "What to buy: several devices side by side for one workload");
+    add_workload_options(*command, options.point);
+    command->get_option("--hardware")->description("Comma-separated hardware ids, each optionally :DEVICES (tensor parallel), e.g. h100-sxm,mi300x,rtx-4090:2");
+    command->add_option("--target-tokens-per-s", options.target_tokens_per_s,
+                        "Quote throughput at the largest batch that keeps each stream at this speed")
+        ->check(CLI::Range(1e-6, 1e9));
+    command->add_option("--price", options.prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
+    command->add_option("--by", options.by, "Sort by")->capture_default_str()->check(CLI::IsMember({"total", "stream", "ttft", "cost"}));
+    auto* json = command->add_flag("--json", options.json, "Print JSON");
+    auto* csv = command->add_flag("--csv", options.csv, "Print CSV");
+    json->excludes(csv);
+    return command;
+}
+
+int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
+    const core::WeightFormat& weights = weight_format_named(options.point.weights);
+    const core::KvFormat* kv = kv_format_named(options.point.kv);
+    const auto prices = parse_prices(options.prices);
+    const profiles::ModelProfile model = catalog.model(options.point.model);
+    std::vector<scenarios::Candidate> candidates;
+    for (const auto& item : core::parse_name_list(options.point.hardware, "--hardware")) {
+        const auto [id, devices] = split_devices(item);
+        scenarios::Candidate candidate{catalog.hardware(id), devices > 1 ? devices : options.point.tensor_parallel, {}};
+        if (const auto price = prices.find(candidate.hardware.id); price != prices.end()) {
+            candidate.price_per_hour = price->second;
+        }
+        candidates.push_back(std::move(candidate));
+    }
+    for (const auto& [id, price] : prices) {
+        bool used = false;
+        for (const auto& candidate : candidates) used = used || candidate.hardware.id == id;
+        if (!used) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
+    }
+    scenarios::CompareOptions compare_options;
+    compare_options.workload = options.point.workload();
+    compare_options.target_tokens_per_s_per_stream = options.target_tokens_per_s;
+    const auto order = options.by == "stream" ? scenarios::CompareOrder::stream
+                       : options.by == "ttft" ? scenarios::CompareOrder::ttft
+                       : options.by == "cost" ? scenarios::CompareOrder::cost
+                                              : scenarios::CompareOrder::total;
+    const auto rows = scenarios::compare(model, weights, kv, candidates, compare_options, order);
+    if (order == scenarios::CompareOrder::cost) {
+        for (const auto& row : rows) {
+            if (row.error.empty() && !row.usd_per_million_tokens) {
+                warn(io, fmt::format("{} has no price: pass --price {}=USD_PER_HOUR", row.hardware, row.hardware));
+            }
+        }
+    }
+    if (options.json) {
+        io.out << report::compare_to_json(model.id, rows).dump(2) << "\n";
+    } else if (options.csv) {
+        io.out << report::compare_to_csv(rows);
+    } else {
+        io.out << report::compare_to_text(model.id, rows);
+    }
+    return 0;
+}
+
+}  // namespace decodesim::cli

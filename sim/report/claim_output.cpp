@@ -1,0 +1,81 @@
+#include "report/claim_output.hpp"
+
+#include <fmt/format.h>
+
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+std::string kind(const scenarios::Claim& claim) { return claim.per_stream ? "per stream" : "in total"; }
+
+}  // namespace
+
+std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& claim, const scenarios::ClaimCheck& check) {
+    std::string text = fmt::format("Claim: {:g} tokens/s {} for {} ({} weights) on {}.\n", claim.tokens_per_s, kind(claim),
+                                   conditions.model, conditions.weights, conditions.hardware);
+    text += fmt::format("Verdict: {}.\n", scenarios::verdict_name(check.verdict));
+    switch (check.verdict) {
+        case scenarios::Verdict::impossible:
+            text += fmt::format(
+                "Physics allows at most {:.4g} tokens/s {} under these conditions; the claim is {:.1f}x that, and no "
+                "usual hidden condition (batching, a shorter context, lower precision, speculative decoding) explains "
+                "it.\n",
+                check.bound_tokens_per_s, kind(claim), check.speedup_needed);
+            break;
+        case scenarios::Verdict::needs_conditions:
+            text += fmt::format(
+                "Under the stated conditions physics allows at most {:.4g} tokens/s {} ({:.1f}x short). It becomes "
+                "possible with:\n",
+                check.bound_tokens_per_s, kind(claim), check.speedup_needed);
+            break;
+        case scenarios::Verdict::plausible:
+            text += fmt::format("It is within the physical bound of {:.4g} tokens/s {}; decodesim predicts {:.4g}.\n",
+                                check.bound_tokens_per_s, kind(claim), check.predicted_tokens_per_s);
+            break;
+        case scenarios::Verdict::conservative:
+            text += fmt::format("decodesim predicts {:.4g} tokens/s {}: the hardware should do better than claimed.\n",
+                                check.predicted_tokens_per_s, kind(claim));
+            break;
+    }
+    for (const auto& note : check.notes) text += fmt::format("  - {}\n", note);
+    TextTable table({"", "value"});
+    table.add_row({"claimed tokens/s", fmt::format("{:g} {}", claim.tokens_per_s, kind(claim))});
+    table.add_row({"roofline bound", fmt::format("{:.4g}", check.bound_tokens_per_s)});
+    table.add_row({"predicted", fmt::format("{:.4g}", check.predicted_tokens_per_s)});
+    table.add_row({"implied bandwidth utilization", fmt::format("{:.0f}% of peak", check.implied_bandwidth_utilization * 100)});
+    table.add_row({"evaluated at", fmt::format("batch {:.0f}, context {:.0f}", check.batch, check.context)});
+    text += "\n";
+    text += table.render();
+    return text;
+}
+
+nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Claim& claim,
+                             const scenarios::ClaimCheck& check) {
+    nlohmann::json document;
+    document["schema_version"] = kSchemaVersion;
+    document["hardware"] = conditions.hardware;
+    document["model"] = conditions.model;
+    document["weights"] = conditions.weights;
+    document["claimed_tokens_per_s"] = claim.tokens_per_s;
+    document["per"] = claim.per_stream ? "stream" : "total";
+    document["verdict"] = scenarios::verdict_name(check.verdict);
+    document["bound_tokens_per_s"] = check.bound_tokens_per_s;
+    document["predicted_tokens_per_s"] = check.predicted_tokens_per_s;
+    document["implied_bandwidth_utilization"] = check.implied_bandwidth_utilization;
+    document["speedup_needed"] = check.speedup_needed;
+    document["evaluated_batch"] = check.batch;
+    document["evaluated_context_tokens"] = check.context;
+    if (check.min_batch) {
+        document["min_batch"] = *check.min_batch;
+        document["min_batch_fits"] = check.min_batch_fits.value_or(false);
+    }
+    if (check.max_context) document["max_context_tokens"] = *check.max_context;
+    if (check.precision_needed) document["precision_needed"] = *check.precision_needed;
+    document["speculative_decoding_could_explain"] = check.speculative_decoding_could_explain;
+    document["notes"] = check.notes;
+    return document;
+}
+
+}  // namespace decodesim::report

@@ -1,0 +1,84 @@
+#include "report/compare_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/predict_json.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+std::string device_name(const scenarios::CompareRow& row) {
+    return row.devices > 1 ? fmt::format("{} x{}", row.hardware, row.devices) : row.hardware;
+}
+
+std::string optional_number(const std::optional<double>& value, const char* format) {
+    return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+}
+
+}  // namespace
+
+std::string compare_to_text(const std::string& model, const std::vector<scenarios::CompareRow>& rows) {
+    std::string text = fmt::format("{}: best first\n\n", model);
+    TextTable table({"hardware", "tok/s/stream", "TTFT", "headroom", "max batch", "tok/s total", "at batch", "tok/J",
+                     "$/M tokens"});
+    for (const auto& row : rows) {
+        if (!row.error.empty()) {
+            table.add_row({device_name(row), fmt::format("cannot run: {}", row.error), "", "", "", "", "", "", ""});
+            continue;
+        }
+        table.add_row({device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream), core::format_seconds(row.ttft_s),
+                       fmt::format("{}{}", row.headroom_bytes < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom_bytes))),
+                       std::to_string(row.max_batch), fmt::format("{:.4g}", row.tokens_per_s_total),
+                       std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule, "{:.3g}"),
+                       optional_number(row.usd_per_million_tokens, "{:.3g}")});
+    }
+    text += table.render();
+    text += "(tok/s/stream, TTFT and headroom at the requested concurrency; tok/s total, tok/J and $/M at the batch "
+            "shown; a negative headroom means it does not fit)\n";
+    return text;
+}
+
+std::string compare_to_csv(const std::vector<scenarios::CompareRow>& rows) {
+    std::string csv =
+        "hardware,devices,fits,tokens_per_s_per_stream,ttft_s,headroom_bytes,max_batch,throughput_batch,"
+        "tokens_per_s_total,tokens_per_joule,usd_per_million_tokens,error\n";
+    for (const auto& row : rows) {
+        csv += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n", row.hardware, row.devices,
+                           row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft_s, row.headroom_bytes,
+                           row.max_batch, row.throughput_batch, row.tokens_per_s_total,
+                           row.tokens_per_joule ? fmt::format("{:.9g}", *row.tokens_per_joule) : "",
+                           row.usd_per_million_tokens ? fmt::format("{:.9g}", *row.usd_per_million_tokens) : "",
+                           row.error);
+    }
+    return csv;
+}
+
+nlohmann::json compare_to_json(const std::string& model, const std::vector<scenarios::CompareRow>& rows) {
+    nlohmann::json document;
+    document["schema_version"] = kSchemaVersion;
+    document["model"] = model;
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& row : rows) {
+        nlohmann::json entry = {{"hardware", row.hardware},
+                                {"devices", row.devices},
+                                {"fits", row.fits},
+                                {"tokens_per_s_per_stream", row.tokens_per_s_per_stream},
+                                {"ttft_s", row.ttft_s},
+                                {"headroom_bytes", row.headroom_bytes},
+                                {"max_batch", row.max_batch},
+                                {"throughput_batch", row.throughput_batch},
+                                {"tokens_per_s_total", row.tokens_per_s_total}};
+        entry["tokens_per_joule"] = row.tokens_per_joule ? nlohmann::json(*row.tokens_per_joule) : nlohmann::json(nullptr);
+        entry["usd_per_million_tokens"] =
+            row.usd_per_million_tokens ? nlohmann::json(*row.usd_per_million_tokens) : nlohmann::json(nullptr);
+        if (!row.error.empty()) entry["error"] = row.error;
+        list.push_back(std::move(entry));
+    }
+    document["rows"] = std::move(list);
+    return document;
+}
+
+}  // namespace decodesim::report

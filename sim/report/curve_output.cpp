@@ -1,0 +1,101 @@
+#include "report/curve_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+bool is_power_of_two(long long value) { return value > 0 && (value & (value - 1)) == 0; }
+
+}  // namespace
+
+std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& curve) {
+    std::string text = fmt::format("{} on {}: weights {}, KV {}, context {:.0f} tokens\n", conditions.model,
+                                   conditions.hardware, conditions.weights, conditions.kv, curve.context);
+    text += fmt::format("  memory wall: {} concurrent streams fit\n", curve.max_batch);
+    text += curve.knee_batch
+                ? fmt::format("  knee: decode turns compute-bound at about {} streams\n", *curve.knee_batch)
+                : std::string("  knee: decode stays bandwidth-bound at every batch (KV reads grow with the batch)\n");
+    text += "\n";
+    TextTable table({"batch", "tok/s per stream", "tok/s total", "step", "TTFT", "bound", "fits", "note"});
+    for (const auto& point : curve.points) {
+        const bool knee = curve.knee_batch && point.batch == *curve.knee_batch;
+        const bool wall = point.batch == curve.max_batch;
+        const bool last = &point == &curve.points.back();
+        if (!is_power_of_two(point.batch) && !knee && !wall && !last) continue;
+        std::string note = knee ? "knee" : "";
+        if (wall) note += note.empty() ? "memory wall" : ", memory wall";
+        table.add_row({std::to_string(point.batch), fmt::format("{:.4g}", point.tokens_per_s_per_stream),
+                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format_seconds(point.step_time_s),
+                       core::format_seconds(point.ttft_s), engine::bound_name(point.bound), point.fits ? "yes" : "no",
+                       note});
+    }
+    text += table.render();
+    text += "(every batch is in --csv and --json; the table shows powers of two, the knee and the wall)\n";
+    return text;
+}
+
+std::string curve_to_csv(const scenarios::Curve& curve) {
+    std::string csv = "batch,tokens_per_s_per_stream,tokens_per_s_total,step_time_s,ttft_s,bound,fits\n";
+    for (const auto& point : curve.points) {
+        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", point.batch, point.tokens_per_s_per_stream,
+                           point.tokens_per_s_total, point.step_time_s, point.ttft_s, engine::bound_name(point.bound),
+                           point.fits ? "true" : "false");
+    }
+    return csv;
+}
+
+nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curve& curve) {
+    nlohmann::json document;
+    document["schema_version"] = kSchemaVersion;
+    document["hardware"] = conditions.hardware;
+    document["model"] = conditions.model;
+    document["conditions"] = {{"weights", conditions.weights},
+                              {"kv", conditions.kv},
+                              {"tensor_parallel", conditions.tensor_parallel},
+                              {"context_tokens", curve.context}};
+    document["knee_batch"] = curve.knee_batch ? nlohmann::json(*curve.knee_batch) : nlohmann::json(nullptr);
+    document["max_batch"] = curve.max_batch;
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& point : curve.points) {
+        points.push_back({{"batch", point.batch},
+                          {"tokens_per_s_per_stream", point.tokens_per_s_per_stream},
+                          {"tokens_per_s_total", point.tokens_per_s_total},
+                          {"step_time_s", point.step_time_s},
+                          {"ttft_s", point.ttft_s},
+                          {"bound", engine::bound_name(point.bound)},
+                          {"fits", point.fits}});
+    }
+    document["points"] = std::move(points);
+    return document;
+}
+
+Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve) {
+    Chart chart;
+    chart.title = fmt::format("{} on {}: throughput against concurrency (context {:.0f})", conditions.model,
+                              conditions.hardware, curve.context);
+    chart.x = {"concurrent streams (batch)", true, std::nullopt, std::nullopt};
+    chart.y = {"tokens/s", true, std::nullopt, std::nullopt};
+    Series total = line_series("total tokens/s", {}, {}, "#1f77b4");
+    Series stream = line_series("tokens/s per stream", {}, {}, "#ff7f0e");
+    for (const auto& point : curve.points) {
+        total.x.push_back(static_cast<double>(point.batch));
+        total.y.push_back(point.tokens_per_s_total);
+        stream.x.push_back(static_cast<double>(point.batch));
+        stream.y.push_back(point.tokens_per_s_per_stream);
+    }
+    chart.series = {total, stream};
+    if (curve.knee_batch) {
+        chart.markers.push_back({static_cast<double>(*curve.knee_batch), fmt::format("knee {}", *curve.knee_batch), "#2ca02c"});
+    }
+    if (curve.max_batch > 0) {
+        chart.markers.push_back({static_cast<double>(curve.max_batch), fmt::format("memory wall {}", curve.max_batch), "#d62728"});
+    }
+    return chart;
+}
+
+}  // namespace decodesim::report

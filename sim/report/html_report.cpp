@@ -1,0 +1,148 @@
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/units.hpp"
+#include "report/curve_output.hpp"
+#include "report/svg_chart.hpp"
+#include "report/text_table.hpp"
+#include "report/why_output.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font-family: sans-serif; margin: 24px auto; max-width: 820px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 32px; }
+.verdict { background: #f3f6fa; border-left: 4px solid #1f77b4; padding: 10px 14px; }
+table { border-collapse: collapse; margin-top: 8px; } td, th { padding: 3px 10px; border-bottom: 1px solid #ddd; }
+td:not(:first-child), th:not(:first-child) { text-align: right; }
+.conditions { color: #555; }
+)";
+
+// Records load errors and the size of every chart in data attributes, so a headless browser's
+// DOM dump shows whether the page rendered (tests/report_check.sh).
+constexpr const char* kSelfCheck = R"(
+<script>
+window.addEventListener('error', function () { document.body.setAttribute('data-errors', 'yes'); });
+window.addEventListener('load', function () {
+  var charts = document.querySelectorAll('svg.chart');
+  var sizes = [];
+  var ok = charts.length > 0;
+  charts.forEach(function (c) { var r = c.getBoundingClientRect(); sizes.push(Math.round(r.width) + 'x' + Math.round(r.height)); if (r.width <= 0 || r.height <= 0) ok = false; });
+  document.body.setAttribute('data-chart-sizes', sizes.join(' '));
+  document.body.setAttribute('data-chart-check', ok ? 'ok' : 'failed');
+});
+</script>
+)";
+
+std::string roofline_chart(const ReportInputs& inputs) {
+    Chart chart;
+    chart.title = "Roofline: the decode step's operators against the machine";
+    chart.x = {"arithmetic intensity (FLOP/byte)", true, 0.01, 1e5};
+    chart.y = {"attainable FLOP/s", true, std::nullopt, std::nullopt};
+    Series roof = line_series("roof (peak bandwidth x intensity, capped by peak FLOP/s)", {}, {}, "#333333");
+    for (double exponent = -2.0; exponent <= 5.0; exponent += 0.05) {
+        const double intensity = std::pow(10.0, exponent);
+        roof.x.push_back(intensity);
+        roof.y.push_back(std::min(inputs.peak_matmul_ops_per_s, intensity * inputs.peak_bandwidth));
+    }
+    Series operators = line_series("operators (achieved in the prediction)", {}, {}, "#d62728");
+    operators.line = false;
+    operators.points = true;
+    operators.label_points = true;
+    for (const auto& op : inputs.explanation.prediction.decode.operators) {
+        if (op.flops <= 0.0 || op.bytes <= 0.0 || op.time_s <= 0.0) continue;
+        operators.x.push_back(op.flops / op.bytes);
+        operators.y.push_back(op.flops / op.time_s);
+        operators.point_labels.emplace_back(engine::operator_name(op.kind));
+    }
+    chart.series = {roof, operators};
+    const double balance = inputs.peak_matmul_ops_per_s / inputs.peak_bandwidth;
+    chart.markers.push_back({balance, fmt::format("machine balance {:.0f}", balance), "#2ca02c"});
+    chart.y.minimum = std::pow(10.0, std::floor(std::log10(inputs.peak_matmul_ops_per_s)) - 6.0);
+    return render_chart(chart);
+}
+
+std::string context_chart(const ReportInputs& inputs) {
+    Chart chart;
+    chart.title = fmt::format("Tokens/s against context length (batch {:.0f})", inputs.explanation.effective_batch);
+    chart.x = {"context (tokens)", true, std::nullopt, std::nullopt};
+    chart.y = {"tokens/s", true, std::nullopt, std::nullopt};
+    chart.series = {line_series("per stream", inputs.context_series.contexts,
+                                inputs.context_series.tokens_per_s_per_stream, "#ff7f0e"),
+                    line_series("total", inputs.context_series.contexts, inputs.context_series.tokens_per_s_total,
+                                "#1f77b4")};
+    return render_chart(chart);
+}
+
+std::string memory_chart(const ReportInputs& inputs) {
+    const auto& memory = inputs.explanation.prediction.memory;
+    const double free_bytes = std::max(0.0, memory.usable_bytes - memory.weights_bytes - memory.kv_bytes);
+    return render_stacked_bar(
+        fmt::format("Memory at batch {:.0f}: {} of {} used", inputs.explanation.effective_batch,
+                    core::format_bytes(memory.weights_bytes + memory.kv_bytes + memory.reserve_bytes),
+                    core::format_bytes(memory.capacity_bytes)),
+        {{"weights " + core::format_bytes(memory.weights_bytes), memory.weights_bytes, "#1f77b4"},
+         {"KV cache " + core::format_bytes(memory.kv_bytes), memory.kv_bytes, "#ff7f0e"},
+         {"reserve " + core::format_bytes(memory.reserve_bytes), memory.reserve_bytes, "#999999"},
+         {"free " + core::format_bytes(free_bytes), free_bytes, "#d9ead3"}},
+        memory.capacity_bytes, "capacity " + core::format_bytes(memory.capacity_bytes));
+}
+
+std::string html_table(const std::vector<std::pair<std::string, std::string>>& rows) {
+    std::string html = "<table>\n";
+    for (const auto& [label, value] : rows) {
+        html += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(label), xml_escape(value));
+    }
+    return html + "</table>\n";
+}
+
+}  // namespace
+
+std::string render_html_report(const ReportInputs& inputs) {
+    const auto& explanation = inputs.explanation;
+    const auto& decode = explanation.prediction.decode;
+    const auto& conditions = inputs.conditions;
+    std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    html += fmt::format("<title>decodesim: {} on {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                        xml_escape(inputs.model_name), xml_escape(inputs.hardware_name), kStyle);
+    html += fmt::format("<h1>{} on {}</h1>\n", xml_escape(inputs.model_name), xml_escape(inputs.hardware_name));
+    html += fmt::format(
+        "<p class=\"conditions\">Context {:.0f} tokens per stream, {:.0f} concurrent stream(s), weights {}, KV cache {}, "
+        "activations {}{}.</p>\n",
+        decode.context, explanation.effective_batch, xml_escape(conditions.weights), xml_escape(conditions.kv),
+        xml_escape(conditions.activation),
+        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel) : "");
+    html += "<h2>Will more FLOPS help?</h2>\n";
+    html += fmt::format("<p class=\"verdict\">{}</p>\n", xml_escape(why_verdict(explanation)));
+    html += html_table({
+        {"tokens/s per stream (predicted / roofline bound)",
+         fmt::format("{:.4g} / {:.4g}", decode.tokens_per_s_per_stream, decode.roofline_tokens_per_s_per_stream)},
+        {"tokens/s total (predicted / roofline bound)",
+         fmt::format("{:.4g} / {:.4g}", decode.tokens_per_s_total, decode.roofline_tokens_per_s_total)},
+        {"time to first token", core::format_seconds(explanation.prediction.ttft_s)},
+        {"step time bound by memory / compute / overhead / communication",
+         fmt::format("{:.0f}% / {:.0f}% / {:.0f}% / {:.0f}%", decode.memory_fraction * 100, decode.compute_fraction * 100,
+                     decode.overhead_fraction * 100, decode.communication_fraction * 100)},
+        {"2x bandwidth / 2x FLOPS / 2x capacity / 2x interconnect",
+         fmt::format("{:.2f}x / {:.2f}x / {:.2f}x / {:.2f}x", explanation.what_if.bandwidth_x2, explanation.what_if.flops_x2,
+                     explanation.what_if.capacity_x2, explanation.what_if.interconnect_x2)},
+        {"machine balance / step intensity",
+         fmt::format("{:.4g} / {:.4g} FLOP/byte", explanation.prediction.machine_balance, decode.arithmetic_intensity)},
+    });
+    html += "<h2>Roofline</h2>\n" + roofline_chart(inputs);
+    html += "<h2>Tokens/s against context length</h2>\n" + context_chart(inputs);
+    html += "<h2>Throughput against concurrency</h2>\n" + render_chart(curve_chart(conditions, inputs.curve));
+    html += "<h2>Memory</h2>\n" + memory_chart(inputs);
+    html += "<p class=\"conditions\">Generated by decodesim. Predictions apply the efficiency model of docs/model.md; "
+            "roofline bounds use datasheet peaks.</p>\n";
+    html += kSelfCheck;
+    html += "</body>\n</html>\n";
+    return html;
+}
+
+}  // namespace decodesim::report

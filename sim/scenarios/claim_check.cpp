@@ -1,0 +1,145 @@
+#include "scenarios/claim_check.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "core/quantization.hpp"
+
+namespace decodesim::scenarios {
+
+namespace {
+
+constexpr double kDefaultContext = 1024.0;
+
+// Weight formats from widest to narrowest, for "the claim needs at most N bits".
+constexpr std::array kPrecisionLadder{"bf16", "fp8", "q6_k", "q5_k_m", "q4_k_m", "int4", "q4_0", "q2_k"};
+
+engine::Workload workload_of(const Claim& claim, double batch, std::optional<double> context_override) {
+    if (claim.prompt && !context_override) return engine::Workload::request(batch, *claim.prompt, claim.output.value_or(1.0));
+    return engine::Workload::step(batch, context_override.value_or(claim.context.value_or(kDefaultContext)));
+}
+
+double bound_of(const engine::Prediction& prediction, bool per_stream) {
+    return per_stream ? prediction.decode.roofline_tokens_per_s_per_stream : prediction.decode.roofline_tokens_per_s_total;
+}
+
+template <typename Predicate>
+std::optional<long long> first_true(long long low, long long high, Predicate holds) {
+    if (!holds(high)) return std::nullopt;
+    while (low < high) {
+        const long long middle = low + (high - low) / 2;
+        if (holds(middle)) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    return low;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::impossible: return "impossible";
+        case Verdict::needs_conditions: return "needs-conditions";
+        case Verdict::plausible: return "plausible";
+        case Verdict::conservative: return "conservative";
+    }
+    return "?";
+}
+
+ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                       const engine::Deployment& deployment, const Claim& claim) {
+    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    ClaimCheck check;
+    check.batch = claim.batch.value_or(1.0);
+    const engine::Prediction stated = evaluator.predict(workload_of(claim, check.batch, std::nullopt));
+    check.context = stated.decode.context;
+    check.bound_tokens_per_s = bound_of(stated, claim.per_stream);
+    check.predicted_tokens_per_s =
+        claim.per_stream ? stated.decode.tokens_per_s_per_stream : stated.decode.tokens_per_s_total;
+    const double steps_per_s = claim.per_stream ? claim.tokens_per_s : claim.tokens_per_s / check.batch;
+    check.implied_bandwidth_utilization = stated.decode.bytes_per_step * steps_per_s / hardware.memory_bandwidth.value;
+    check.speedup_needed = claim.tokens_per_s / check.bound_tokens_per_s;
+
+    if (!claim.batch) check.notes.push_back(fmt::format("no concurrency stated: evaluated at batch {:.0f}", check.batch));
+    if (!claim.context && !claim.prompt) {
+        check.notes.push_back(fmt::format("no context stated: evaluated at {:.0f} tokens", kDefaultContext));
+    }
+
+    if (claim.tokens_per_s <= check.bound_tokens_per_s) {
+        check.verdict = claim.tokens_per_s < kConservativeFraction * check.predicted_tokens_per_s ? Verdict::conservative
+                                                                                                 : Verdict::plausible;
+        if (check.implied_bandwidth_utilization > engine::default_efficiency(hardware).memory_bandwidth) {
+            check.notes.push_back(fmt::format(
+                "it implies {:.0f}% of peak memory bandwidth, above the {:.0f}% that copy benchmarks reach on this "
+                "memory: possible only with an exceptional software stack",
+                100.0 * check.implied_bandwidth_utilization,
+                100.0 * engine::default_efficiency(hardware).memory_bandwidth));
+        }
+        return check;
+    }
+
+    // Above the bound under the stated conditions: look for the hidden ones, each alone.
+    if (!claim.per_stream && !claim.batch) {
+        check.min_batch = first_true(1, 1LL << 24, [&](long long batch) {
+            return bound_of(evaluator.predict(workload_of(claim, static_cast<double>(batch), std::nullopt)), false) >=
+                   claim.tokens_per_s;
+        });
+        if (check.min_batch) {
+            const auto at_min = evaluator.predict(workload_of(claim, static_cast<double>(*check.min_batch), std::nullopt));
+            check.min_batch_fits = at_min.memory.fits;
+            check.notes.push_back(fmt::format("batching: needs at least {} concurrent streams{}", *check.min_batch,
+                                              at_min.memory.fits ? ", which fit in memory"
+                                                                 : ", which do NOT fit in memory"));
+        }
+    }
+    if (!claim.context && !claim.prompt) {
+        const double batch = check.batch;
+        auto fits_at = [&](long long context) {
+            return bound_of(evaluator.predict(workload_of(claim, batch, static_cast<double>(context))), claim.per_stream) >=
+                   claim.tokens_per_s;
+        };
+        if (fits_at(1)) {
+            long long low = 1, high = static_cast<long long>(kDefaultContext);
+            while (low < high) {  // largest context that still fits
+                const long long middle = low + (high - low + 1) / 2;
+                if (fits_at(middle)) {
+                    low = middle;
+                } else {
+                    high = middle - 1;
+                }
+            }
+            check.max_context = static_cast<double>(low);
+            check.notes.push_back(fmt::format("short context: possible only up to {} tokens of context", low));
+        }
+    }
+    for (const char* name : kPrecisionLadder) {
+        if (claim.weights_stated) break;  // a claim that names its precision cannot hide a lower one
+        const core::WeightFormat* format = core::find_weight_format(name);
+        if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
+        engine::Deployment lower = deployment;
+        lower.weights = format;
+        const engine::Evaluator narrower(model, hardware, lower, engine::default_efficiency(hardware));
+        if (bound_of(narrower.predict(workload_of(claim, check.batch, std::nullopt)), claim.per_stream) >=
+            claim.tokens_per_s) {
+            check.precision_needed = std::string(name);
+            check.notes.push_back(fmt::format("lower precision: possible with {} weights", name));
+            break;
+        }
+    }
+    if (claim.per_stream && check.speedup_needed <= kSpeculativeDecodingFactor) {
+        check.speculative_decoding_could_explain = true;
+        check.notes.push_back(fmt::format(
+            "speculative decoding: {:.2f} accepted tokens per step would explain it (published methods reach 2 to 3)",
+            check.speedup_needed));
+    }
+    const bool explained = check.min_batch.has_value() || check.max_context.has_value() ||
+                           check.precision_needed.has_value() || check.speculative_decoding_could_explain;
+    check.verdict = explained ? Verdict::needs_conditions : Verdict::impossible;
+    return check;
+}
+
+}  // namespace decodesim::scenarios

@@ -1,0 +1,56 @@
+#pragma once
+// "Is this vendor number real?": a claimed tokens/s against the physical ceiling under the stated
+// conditions, and the hidden conditions that would make it possible.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/prediction.hpp"
+
+namespace decodesim::scenarios {
+
+enum class Verdict { impossible, needs_conditions, plausible, conservative };
+const char* verdict_name(Verdict verdict);
+
+struct Claim {
+    double tokens_per_s = 0.0;
+    bool per_stream = true;                // false: total over all streams
+    std::optional<double> batch;           // stated concurrency
+    std::optional<double> context;         // stated context ...
+    std::optional<double> prompt;          // ... or stated request
+    std::optional<double> output;
+    bool weights_stated = false;           // whether the claim named its precision
+};
+
+struct ClaimCheck {
+    Verdict verdict = Verdict::plausible;
+    double batch = 1.0;                     // evaluated at
+    double context = 0.0;                   // evaluated decode context
+    double bound_tokens_per_s = 0.0;        // roofline, same kind (per stream or total) as the claim
+    double predicted_tokens_per_s = 0.0;
+    double implied_bandwidth_utilization = 0.0;  // bytes per step x steps per second / peak bandwidth
+    double speedup_needed = 0.0;            // claim / bound
+    // Conditions that would bring the bound up to the claim (each alone).
+    std::optional<long long> min_batch;
+    std::optional<bool> min_batch_fits;
+    std::optional<double> max_context;
+    std::optional<std::string> precision_needed;  // the widest weight format under which it fits
+    bool speculative_decoding_could_explain = false;
+    std::vector<std::string> notes;         // plain-language conditions and assumptions
+};
+
+// Accepted tokens per target-model step that speculative decoding reaches in published results
+// (docs/model.md): a claim up to this multiple of the bound may rest on it.
+inline constexpr double kSpeculativeDecodingFactor = 3.0;
+
+// Fraction of the prediction below which a claim is conservative.
+inline constexpr double kConservativeFraction = 0.8;
+
+// Evaluates `claim` for a model on a device. Unstated conditions are searched: the smallest batch
+// (total claims), the largest context, the widest weight format (when the claim named none) and
+// speculative decoding (per-stream claims). Default context when none is stated: 1024 tokens.
+ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                       const engine::Deployment& deployment, const Claim& claim);
+
+}  // namespace decodesim::scenarios

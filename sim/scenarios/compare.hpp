@@ -1,0 +1,44 @@
+#pragma once
+// "What should we buy?": several devices side by side for one workload.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/prediction.hpp"
+
+namespace decodesim::scenarios {
+
+struct Candidate {
+    profiles::HardwareProfile hardware;
+    int devices = 1;                        // tensor-parallel degree
+    std::optional<double> price_per_hour;   // per device; overrides the profile's
+};
+
+struct CompareOptions {
+    engine::Workload workload;              // batch = the concurrency per-stream speed is quoted at
+    std::optional<double> target_tokens_per_s_per_stream;  // serve the most streams at this speed
+};
+
+struct CompareRow {
+    std::string hardware;
+    int devices = 1;
+    bool fits = false;                      // at the requested concurrency
+    double tokens_per_s_per_stream = 0.0;   // at the requested concurrency
+    double ttft_s = 0.0;                    // at the requested concurrency
+    double headroom_bytes = 0.0;            // usable memory left at the requested concurrency (negative: short)
+    long long max_batch = 0;
+    long long throughput_batch = 0;         // batch the total is quoted at
+    double tokens_per_s_total = 0.0;        // at throughput_batch
+    std::optional<double> tokens_per_joule;
+    std::optional<double> usd_per_million_tokens;
+    std::string error;                      // why the device cannot run it at all, when it cannot
+};
+
+enum class CompareOrder { total, stream, ttft, cost };
+
+std::vector<CompareRow> compare(const profiles::ModelProfile& model, const core::WeightFormat& weights,
+                                const core::KvFormat* kv, const std::vector<Candidate>& candidates,
+                                const CompareOptions& options, CompareOrder order);
+
+}  // namespace decodesim::scenarios

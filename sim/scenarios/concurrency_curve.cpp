@@ -1,0 +1,38 @@
+#include "scenarios/concurrency_curve.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "scenarios/knee.hpp"
+
+namespace decodesim::scenarios {
+
+Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Workload& base, const CurveOptions& options) {
+    Curve curve;
+    engine::Workload workload = base;
+    workload.batch = 1.0;
+    const engine::Prediction first = evaluator.predict(workload);
+    curve.max_batch = first.memory.max_batch;
+    curve.context = first.decode.context;
+    curve.knee_batch = compute_bound_batch(evaluator, curve.context);
+
+    const long long last = options.last_batch > 0 ? options.last_batch : std::max(1LL, curve.max_batch);
+    if (last > options.point_limit) {
+        throw core::UsageError(fmt::format("the curve would have {} points (up to batch {}); the limit is {}: pass "
+                                           "--max-batch to cap it",
+                                           last, last, options.point_limit));
+    }
+    curve.points.reserve(static_cast<std::size_t>(last));
+    for (long long batch = 1; batch <= last; ++batch) {
+        workload.batch = static_cast<double>(batch);
+        const engine::Prediction prediction = batch == 1 ? first : evaluator.predict(workload);
+        curve.points.push_back({batch, prediction.decode.tokens_per_s_per_stream, prediction.decode.tokens_per_s_total,
+                                prediction.decode.step_time_s, prediction.ttft_s, prediction.decode.bound,
+                                prediction.memory.fits});
+    }
+    return curve;
+}
+
+}  // namespace decodesim::scenarios

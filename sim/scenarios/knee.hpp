@@ -1,0 +1,24 @@
+#pragma once
+// Where decode stops being bandwidth-bound: the batch at which a step's arithmetic intensity
+// reaches the machine balance, and the context at which the KV cache outweighs the weights.
+
+#include <optional>
+
+#include "engine/prediction.hpp"
+
+namespace decodesim::scenarios {
+
+// Smallest batch whose decode step at `context` does at least machine-balance FLOPs per byte
+// (peak matmul FLOP/s / peak bandwidth). Empty when no batch up to 2^30 gets there (long
+// contexts, where every sequence's KV reads grow with the batch).
+std::optional<long long> compute_bound_batch(const engine::Evaluator& evaluator, double context);
+
+// Smallest batch at which the weight matrix products alone (projections, MLP, experts) reach the
+// machine balance: where more FLOPS start to matter, even if KV reads keep the step bandwidth-bound.
+std::optional<long long> matmul_compute_bound_batch(const engine::Evaluator& evaluator);
+
+// Smallest context at which the batch's KV-cache reads in a step exceed the weight bytes the step
+// streams. Empty when sliding windows keep the cache below the weights at any context.
+std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& evaluator, double batch);
+
+}  // namespace decodesim::scenarios

@@ -1,0 +1,53 @@
+#pragma once
+// The cross product of deployments and operating points, streamed one point at a time in
+// constant memory.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/prediction.hpp"
+
+namespace decodesim::scenarios {
+
+struct SweepGrid {
+    std::vector<profiles::HardwareProfile> hardware;
+    std::vector<profiles::ModelProfile> models;
+    std::vector<const core::WeightFormat*> weights;
+    std::vector<const core::KvFormat*> kv;   // nullptr: the activation type
+    std::vector<long long> tensor_parallel;
+    std::vector<long long> batch;
+    std::vector<long long> context;          // step mode
+    std::vector<long long> prompt;           // request mode when non-empty
+    std::vector<long long> output;
+
+    bool request_mode() const { return !prompt.empty(); }
+    // Number of points, as a double so that absurd grids are counted, not overflowed.
+    double size() const;
+};
+
+struct SweepPoint {
+    const profiles::HardwareProfile* hardware;
+    const profiles::ModelProfile* model;
+    const engine::Deployment* deployment;
+    double batch;
+    double context;   // step mode
+    double prompt;    // request mode
+    double output;
+    const engine::Prediction* prediction;
+};
+
+// A deployment that cannot run (tensor parallelism that does not divide the heads, no link):
+// its points are skipped and reported once.
+struct SweepSkip {
+    std::string hardware;
+    std::string model;
+    long long tensor_parallel;
+    std::string reason;
+    double points;
+};
+
+void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&)>& on_point,
+               const std::function<void(const SweepSkip&)>& on_skip);
+
+}  // namespace decodesim::scenarios

@@ -1,0 +1,74 @@
+#include "scenarios/what_if.hpp"
+
+#include <algorithm>
+
+#include "scenarios/knee.hpp"
+
+namespace decodesim::scenarios {
+
+namespace {
+
+using profiles::HardwareProfile;
+
+engine::Prediction evaluate(const profiles::ModelProfile& model, const HardwareProfile& hardware,
+                            const engine::Deployment& deployment, engine::Workload workload, double batch) {
+    workload.batch = batch;
+    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    return evaluator.predict(workload);
+}
+
+// The batch a deployment can actually run: the request, capped by the memory wall, at least 1.
+double runnable_batch(double requested, long long max_batch) {
+    return std::max(1.0, std::min(requested, static_cast<double>(max_batch)));
+}
+
+}  // namespace
+
+Explanation explain(const profiles::ModelProfile& model, const HardwareProfile& hardware,
+                    const engine::Deployment& deployment, const engine::Workload& workload) {
+    Explanation result;
+    result.requested_batch = workload.batch;
+    const engine::Prediction requested = evaluate(model, hardware, deployment, workload, workload.batch);
+    result.capped_by_memory = !requested.memory.fits;
+    result.effective_batch = runnable_batch(workload.batch, requested.memory.max_batch);
+    result.prediction = result.effective_batch == workload.batch
+                            ? requested
+                            : evaluate(model, hardware, deployment, workload, result.effective_batch);
+    const double today = result.prediction.decode.tokens_per_s_total;
+
+    HardwareProfile more_bandwidth = hardware;
+    more_bandwidth.memory_bandwidth = hardware.memory_bandwidth * 2.0;
+    result.what_if.bandwidth_x2 =
+        evaluate(model, more_bandwidth, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+
+    HardwareProfile more_flops = hardware;
+    for (double& peak : more_flops.peak_ops_per_s) peak *= 2.0;
+    result.what_if.flops_x2 =
+        evaluate(model, more_flops, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+
+    HardwareProfile more_capacity = hardware;
+    more_capacity.memory_capacity = hardware.memory_capacity * 2.0;
+    const engine::Prediction doubled =
+        evaluate(model, more_capacity, deployment, workload, workload.batch);
+    result.max_batch_with_capacity_x2 = doubled.memory.max_batch;
+    if (result.capped_by_memory) {
+        const double batch = runnable_batch(workload.batch, doubled.memory.max_batch);
+        result.what_if.capacity_x2 =
+            evaluate(model, more_capacity, deployment, workload, batch).decode.tokens_per_s_total / today;
+    }
+
+    if (hardware.interconnect && deployment.tensor_parallel > 1) {
+        HardwareProfile faster_link = hardware;
+        faster_link.interconnect->bandwidth = hardware.interconnect->bandwidth * 2.0;
+        result.what_if.interconnect_x2 =
+            evaluate(model, faster_link, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+    }
+
+    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    result.compute_bound_batch = compute_bound_batch(evaluator, result.prediction.decode.context);
+    result.matmul_compute_bound_batch = matmul_compute_bound_batch(evaluator);
+    result.kv_outweighs_weights_context = kv_outweighs_weights_context(evaluator, result.effective_batch);
+    return result;
+}
+
+}  // namespace decodesim::scenarios
