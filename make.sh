@@ -22,7 +22,7 @@ case "$command" in
         ./build/decodesim predict --hardware h100-sxm --model llama-3.1-8b
         ;;
     test)
-        sh scripts/install-deps.sh
+        sh scripts/install-deps.sh test
         configure_and_build build
         ctest --test-dir build --output-on-failure -j "$jobs"
         ;;
@@ -31,7 +31,7 @@ case "$command" in
         configure_and_build build
         ;;
     sanitize)
-        sh scripts/install-deps.sh
+        sh scripts/install-deps.sh test
         configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
         ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
         ;;

@@ -1,9 +1,13 @@
 #!/bin/sh
 # Installs, from Debian's registry, whatever decodesim needs that this machine lacks.
 # Run as root (or with sudo available). Does nothing when everything is present.
+# `install-deps.sh test` adds what the test suite needs beyond the build (Chromium, for the report).
 set -eu
 
 packages="g++ cmake make libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev"
+if [ "${1:-}" = "test" ]; then
+    packages="$packages chromium"
+fi
 
 missing=""
 for package in $packages; do

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the doctest suite: loading shipped profiles and running the CLI in-process.
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/quantization.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
+#include <nlohmann/json.hpp>
 
 namespace decodesim::testing {
 

@@ -21,18 +21,6 @@ std::string_view operator_name(OperatorKind kind) {
     return "?";
 }
 
-ArithmeticClass arithmetic_class(OperatorKind kind) {
-    switch (kind) {
-        case OperatorKind::qkv_projection:
-        case OperatorKind::output_projection:
-        case OperatorKind::mlp:
-        case OperatorKind::experts:
-        case OperatorKind::shared_experts: return ArithmeticClass::matmul;
-        // lm_head stays in 16-bit in every non-GGUF format, so it runs at the activation rate.
-        default: return ArithmeticClass::activation;
-    }
-}
-
 double StepCosts::total_flops() const {
     double flops = 0.0;
     for (const auto& op : operators) flops += op.flops;

@@ -47,6 +47,16 @@ struct StepCosts {
     double total_bytes() const;  // device memory only (all_reduce excluded)
 };
 
-ArithmeticClass arithmetic_class(OperatorKind kind);
+constexpr ArithmeticClass arithmetic_class(OperatorKind kind) {
+    switch (kind) {
+        case OperatorKind::qkv_projection:
+        case OperatorKind::output_projection:
+        case OperatorKind::mlp:
+        case OperatorKind::experts:
+        case OperatorKind::shared_experts: return ArithmeticClass::matmul;
+        // lm_head stays in 16-bit in every non-GGUF format, so it runs at the activation rate.
+        default: return ArithmeticClass::activation;
+    }
+}
 
 }  // namespace decodesim::engine

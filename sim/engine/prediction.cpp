@@ -105,7 +105,7 @@ PrefillResult Evaluator::prefill(double batch, double prompt) const {
     return result;
 }
 
-Prediction Evaluator::predict(const Workload& workload, bool with_operators) const {
+Prediction Evaluator::predict(const Workload& workload, bool detailed) const {
     Prediction prediction;
     const double batch = workload.batch;
     prediction.batch = batch;
@@ -157,7 +157,7 @@ Prediction Evaluator::predict(const Workload& workload, bool with_operators) con
     const StepTime detail = time_step(detail_costs, rates_);
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
         const auto kind = static_cast<OperatorKind>(i);
-        if (!with_operators) break;
+        if (!detailed) break;
         if (kind == OperatorKind::all_reduce && cost_.tensor_parallel == 1) continue;
         if (kind == OperatorKind::experts && cost_.moe_layers == 0) continue;
         if (kind == OperatorKind::router && cost_.moe_layers == 0) continue;
@@ -180,6 +180,7 @@ Prediction Evaluator::predict(const Workload& workload, bool with_operators) con
     decode.arithmetic_intensity = decode.bytes_per_step > 0.0 ? decode.flops_per_step / decode.bytes_per_step : 0.0;
 
     prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context);
+    if (!detailed) return prediction;
     if (!prediction.memory.fits) {
         prediction.warnings.push_back(
             fmt::format("the workload does not fit in memory: it needs {:.1f} GB of the {:.1f} GB usable; the figures "

@@ -91,8 +91,8 @@ public:
     StepTime decode_step(double batch, double context) const;
     StepTime roofline_decode_step(double batch, double context) const;
 
-    // `with_operators` false skips the per-operator report (sweeps).
-    Prediction predict(const Workload& workload, bool with_operators = true) const;
+    // `detailed` false skips the per-operator report and the warnings (sweeps).
+    Prediction predict(const Workload& workload, bool detailed = true) const;
 
     const CostModel& cost_model() const { return cost_; }
     const DeviceRates& rates() const { return rates_; }

@@ -27,8 +27,8 @@ td:not(:first-child), th:not(:first-child) { text-align: right; }
 // DOM dump shows whether the page rendered (tests/report_check.sh).
 constexpr const char* kSelfCheck = R"(
 <script>
-window.addEventListener('error', function () { document.body.setAttribute('data-errors', 'yes'); });
 window.addEventListener('load', function () {
+  if (window.decodesimErrors > 0) document.body.setAttribute('data-errors', String(window.decodesimErrors));
   var charts = document.querySelectorAll('svg.chart');
   var sizes = [];
   var ok = charts.length > 0;
@@ -108,6 +108,8 @@ std::string render_html_report(const ReportInputs& inputs) {
     const auto& decode = explanation.prediction.decode;
     const auto& conditions = inputs.conditions;
     std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    // Counts script errors from the first moment, for the self-check at the end of the page.
+    html += "<script>window.decodesimErrors = 0; window.addEventListener('error', function () { window.decodesimErrors += 1; });</script>\n";
     html += fmt::format("<title>decodesim: {} on {}</title>\n<style>{}</style>\n</head>\n<body>\n",
                         xml_escape(inputs.model_name), xml_escape(inputs.hardware_name), kStyle);
     html += fmt::format("<h1>{} on {}</h1>\n", xml_escape(inputs.model_name), xml_escape(inputs.hardware_name));

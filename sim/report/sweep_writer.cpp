@@ -1,6 +1,9 @@
 #include "report/sweep_writer.hpp"
 
-#include <charconv>
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <iterator>
 #include <cmath>
 
 #include "engine/roofline.hpp"
@@ -57,9 +60,13 @@ void SweepWriter::number(double value) {
         buffer_ += format_ == SweepFormat::jsonl ? "null" : "";
         return;
     }
-    char digits[32];
-    const auto result = std::to_chars(digits, digits + sizeof digits, value, std::chars_format::general, 9);
-    buffer_.append(digits, result.ptr);
+    // Whole numbers (bytes, counts) take the integer path; the rest get the shortest round-trip
+    // digits (Dragonbox in fmt): exact, and several times faster than printf-style precision.
+    if (value == std::floor(value) && std::fabs(value) < 9e15) {
+        fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("{}"), static_cast<long long>(value));
+    } else {
+        fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("{}"), value);
+    }
 }
 
 void SweepWriter::text(std::string_view value) {

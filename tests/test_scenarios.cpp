@@ -1,0 +1,193 @@
+// The users' questions: what-ifs, the concurrency curve, claim checks and comparisons, with
+// expected values derived by hand in the comments.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/claim_check.hpp"
+#include "scenarios/compare.hpp"
+#include "scenarios/concurrency_curve.hpp"
+#include "scenarios/context_series.hpp"
+#include "scenarios/what_if.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+// Llama-3.1-8B bf16: every weight but the input embedding table is streamed each step:
+// 2 x (8,030,261,248 - 525,336,576) = 15,009,849,344 B.
+constexpr double kStreamedWeights = 15009849344.0;
+constexpr double kKvPerToken = 131072.0;
+// Kernels per step: 32 layers x (qkv, attention, kv write, output, 2 MLP, 2 norms) + final norm,
+// embedding, lm_head = 259; at 4 us each.
+constexpr double kOverhead = 259 * 4e-6;
+}  // namespace
+
+TEST_CASE("bandwidth-bound point: 2x bandwidth helps, 2x FLOPS does nothing") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto explanation = scenarios::explain(s.model, s.hardware, s.deployment, engine::Workload::step(1, 1024));
+    // Memory time: (weights + 1024 tokens of KV) / (3.35 TB/s x 0.82 achievable) = 5.513 ms; the
+    // fixed overhead 1.036 ms does not scale. 2x bandwidth: (5.513 + 1.036) / (2.757 + 1.036) = 1.727.
+    const double memory = (kStreamedWeights + 1024 * kKvPerToken) / (3.35e12 * 0.82);
+    CHECK(explanation.what_if.bandwidth_x2 == doctest::Approx((memory + kOverhead) / (memory / 2 + kOverhead)).epsilon(0.005));
+    CHECK(explanation.what_if.flops_x2 == doctest::Approx(1.0).epsilon(1e-3));
+    CHECK(explanation.what_if.capacity_x2 == 1.0);      // batch 1 fits: capacity does not count
+    CHECK(explanation.what_if.interconnect_x2 == 1.0);  // no tensor parallelism
+    CHECK(explanation.prediction.decode.memory_fraction > 0.8);
+}
+
+TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto explanation = scenarios::explain(s.model, s.hardware, s.deployment, engine::Workload::step(1024, 128));
+    // 1024 tokens x 2 FLOPs x 7.5e9 weights = 15.4 TFLOP at 0.8 x 989.4 TFLOPS = 19.4 ms of compute
+    // against 5.5 ms to stream the weights; the KV reads (1024 x 128 x 131,072 B = 17.2 GB, 6.2 ms)
+    // stay memory-bound. Doubling FLOPS saves ~9.7 of ~27 ms (+55%); doubling bandwidth ~3 ms (+13%).
+    CHECK(explanation.what_if.flops_x2 > 1.4);
+    CHECK(explanation.what_if.bandwidth_x2 < 1.2);
+    CHECK(explanation.prediction.decode.compute_fraction > 0.5);
+    // The knee at 128 tokens: intensity B x 2 x 7.5e9 / (15.0e9 + B x 16.8 MB) reaches 989.4/3.35 = 295
+    // FLOP/byte near B = 530.
+    REQUIRE(explanation.compute_bound_batch.has_value());
+    CHECK(*explanation.compute_bound_batch == doctest::Approx(530).epsilon(0.02));
+}
+
+TEST_CASE("capacity counts only when memory caps the batch") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    // 8192-token sequences: 52 fit (docs: (72e9 - 16.06e9) / (8192 x 131072)); asking for 200 is capped.
+    const auto explanation = scenarios::explain(s.model, s.hardware, s.deployment, engine::Workload::step(200, 8192));
+    CHECK(explanation.capped_by_memory);
+    CHECK(explanation.effective_batch == 52.0);
+    // Twice the capacity: (144e9 - 16.06e9) / 1.074e9 = 119 sequences. Each step streams the weights
+    // plus 1.074 GB of KV per sequence at 2.747 TB/s, plus the fixed overhead:
+    // 52 streams: (15.01e9 + 52 x 1.074e9) / 2.747e12 + 1.036 ms = 26.8 ms -> 1940 tokens/s;
+    // 119 streams: (15.01e9 + 119 x 1.074e9) / 2.747e12 + 1.036 ms = 53.0 ms -> 2245 tokens/s: x1.157.
+    CHECK(*explanation.max_batch_with_capacity_x2 == 119);
+    const double sequence = 8192 * kKvPerToken, bandwidth = 3.35e12 * 0.82;
+    const double today = 52 / ((kStreamedWeights + 52 * sequence) / bandwidth + kOverhead);
+    const double doubled = 119 / ((kStreamedWeights + 119 * sequence) / bandwidth + kOverhead);
+    CHECK(explanation.what_if.capacity_x2 == doctest::Approx(doubled / today).epsilon(0.01));
+}
+
+TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to the memory wall") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const auto curve = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), {});
+    CHECK(curve.max_batch == 52);
+    CHECK(curve.max_batch == evaluator.predict(engine::Workload::step(1, 8192)).memory.max_batch);
+    REQUIRE(curve.points.size() == 52);
+    for (std::size_t i = 1; i < curve.points.size(); ++i) {
+        CHECK(curve.points[i].tokens_per_s_total > curve.points[i - 1].tokens_per_s_total);
+        CHECK(curve.points[i].tokens_per_s_per_stream <= curve.points[i - 1].tokens_per_s_per_stream);
+        CHECK(curve.points[i].fits);
+    }
+    // Past the wall, points are marked as not fitting.
+    scenarios::CurveOptions past;
+    past.last_batch = 60;
+    const auto extended = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), past);
+    CHECK(extended.points[51].fits);
+    CHECK_FALSE(extended.points[52].fits);
+}
+
+TEST_CASE("500 tokens/s per stream for Llama-3.1-70B bf16 on one H100 is impossible") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-70b");
+    scenarios::Claim claim;
+    claim.tokens_per_s = 500;
+    claim.per_stream = true;
+    claim.weights_stated = true;
+    const auto check = scenarios::check_claim(s.model, s.hardware, s.deployment, claim);
+    // Bound: 3.35e12 B/s over the streamed weights, 2 x (70.55e9 - 128256 x 8192) = 139.0 GB: 24.1 tokens/s.
+    const double streamed = 2.0 * (70553706496.0 - 128256.0 * 8192.0);
+    CHECK(check.bound_tokens_per_s == doctest::Approx(3.35e12 / (streamed + 1024 * 327680.0)).epsilon(0.01));
+    CHECK(check.verdict == scenarios::Verdict::impossible);
+    CHECK_FALSE(check.speculative_decoding_could_explain);  // 500 / 24 = 21x, far past 3x
+}
+
+TEST_CASE("a total claim that batching explains names the smallest batch") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    scenarios::Claim claim;
+    claim.tokens_per_s = 3000;
+    claim.per_stream = false;
+    const auto check = scenarios::check_claim(s.model, s.hardware, s.deployment, claim);
+    CHECK(check.verdict == scenarios::Verdict::needs_conditions);
+    // Bound at batch B and 1024 tokens: B x 3.35e12 / (15.01e9 + B x 134.35e6) >= 3000
+    // <=> B >= 3000 x 15.01e9 / (3.35e12 - 3000 x 134.35e6) = 15.3, so 16 streams.
+    REQUIRE(check.min_batch.has_value());
+    CHECK(*check.min_batch == 16);
+    CHECK(*check.min_batch_fits);
+}
+
+TEST_CASE("claims within the bound are plausible, or conservative well below the prediction") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    scenarios::Claim claim;
+    claim.per_stream = true;
+    claim.tokens_per_s = 150;  // bound 221, prediction 153
+    CHECK(scenarios::check_claim(s.model, s.hardware, s.deployment, claim).verdict == scenarios::Verdict::plausible);
+    claim.tokens_per_s = 50;
+    CHECK(scenarios::check_claim(s.model, s.hardware, s.deployment, claim).verdict == scenarios::Verdict::conservative);
+    // 400 per stream at batch 1: 1.8x the bound, which speculative decoding or fp8 weights could explain.
+    claim.tokens_per_s = 400;
+    const auto check = scenarios::check_claim(s.model, s.hardware, s.deployment, claim);
+    CHECK(check.verdict == scenarios::Verdict::needs_conditions);
+    CHECK(check.speculative_decoding_could_explain);
+    CHECK(check.precision_needed.has_value());
+}
+
+TEST_CASE("check-claim exit codes and JSON") {
+    const auto impossible = testing::run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights",
+                                          "bf16", "--tokens-per-s", "500", "--per", "stream", "--json"});
+    CHECK(impossible.exit_code == 4);
+    const auto json = nlohmann::json::parse(impossible.out);
+    CHECK(json["verdict"] == "impossible");
+    for (const char* key : {"bound_tokens_per_s", "predicted_tokens_per_s", "implied_bandwidth_utilization"}) {
+        CHECK(json.contains(key));
+    }
+    const auto batching = testing::run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                                        "--tokens-per-s", "3000", "--per", "total", "--json"});
+    CHECK(batching.exit_code == 5);
+    CHECK(nlohmann::json::parse(batching.out)["min_batch"] == 16);
+    CHECK(testing::run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "150",
+                        "--per", "stream"})
+              .exit_code == 0);
+}
+
+TEST_CASE("compare ranks devices and prices tokens") {
+    const auto catalog = testing::shipped_catalog();
+    const auto model = catalog.model("llama-3.1-8b");
+    std::vector<scenarios::Candidate> candidates{{catalog.hardware("rtx-4090"), 1, {}},
+                                                 {catalog.hardware("h100-sxm"), 1, 2.0}};
+    scenarios::CompareOptions options;
+    options.workload = engine::Workload::step(1, 2048);
+    const auto rows = scenarios::compare(model, *core::find_weight_format("bf16"), nullptr, candidates, options,
+                                         scenarios::CompareOrder::total);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].hardware == "h100-sxm");  // 3.35 TB/s and 80 GB beat 1 TB/s and 24 GB on total
+    const auto& h100 = rows[0];
+    // USD per million tokens = price x devices / (tokens/s x 3600) x 1e6; tokens per joule = tokens/s / watts.
+    CHECK(*h100.usd_per_million_tokens == doctest::Approx(2.0 / (h100.tokens_per_s_total * 3600.0) * 1e6));
+    CHECK(*h100.tokens_per_joule == doctest::Approx(h100.tokens_per_s_total / 700.0));
+    CHECK(h100.throughput_batch == h100.max_batch);
+    // With a per-stream target, the batch shrinks to keep every stream at that speed.
+    options.target_tokens_per_s_per_stream = 100.0;
+    const auto targeted = scenarios::compare(model, *core::find_weight_format("bf16"), nullptr, candidates, options,
+                                             scenarios::CompareOrder::total);
+    for (const auto& row : targeted) {
+        CAPTURE(row.hardware);
+        if (row.throughput_batch == 0) continue;
+        CHECK(row.tokens_per_s_total / static_cast<double>(row.throughput_batch) >= 100.0);
+    }
+}
+
+TEST_CASE("the Eigen context series equals the scalar step evaluation") {
+    for (const char* model : {"llama-3.1-8b", "gemma-2-9b", "deepseek-v3"}) {
+        CAPTURE(model);
+        const auto s = testing::setup("h200-sxm", model, std::string(model) == "deepseek-v3" ? "fp8" : "bf16");
+        const auto evaluator = s.realistic();
+        Eigen::ArrayXd contexts(6);
+        contexts << 1, 100, 4095, 4096, 4097, 100000;
+        const Eigen::ArrayXd times = scenarios::decode_step_times(evaluator, 16.0, contexts);
+        for (Eigen::Index i = 0; i < contexts.size(); ++i) {
+            CHECK(times[i] == doctest::Approx(evaluator.decode_step(16.0, contexts[i]).time_s).epsilon(1e-12));
+        }
+    }
+}
