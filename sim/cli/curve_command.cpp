@@ -23,8 +23,7 @@ CLI::App* add_curve_command(CLI::App& app, CurveOptions& options) {
 
 int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io io) {
     const OperatingPoint point = resolve_operating_point(catalog, options.point);
-    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment,
-                                      engine::default_efficiency(point.hardware));
+    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     scenarios::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;
     const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, options.point.workload(), curve_options);

@@ -16,8 +16,7 @@ CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
 
 int run_predict(const PredictOptions& options, const profiles::Catalog& catalog, Io io) {
     const OperatingPoint point = resolve_operating_point(catalog, options.point);
-    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment,
-                                      engine::default_efficiency(point.hardware));
+    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     const engine::Prediction prediction = evaluator.predict(options.point.workload());
 
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);

@@ -20,8 +20,7 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 
 int run_report(const ReportOptions& options, const profiles::Catalog& catalog, Io io) {
     const OperatingPoint point = resolve_operating_point(catalog, options.point);
-    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment,
-                                      engine::default_efficiency(point.hardware));
+    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     report::ReportInputs inputs;
     inputs.conditions = conditions_of(point);
     inputs.hardware_name = point.hardware.name;

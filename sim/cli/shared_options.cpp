@@ -31,19 +31,30 @@ const core::KvFormat* kv_format_named(const std::string& name) {
     return format;
 }
 
+const engine::RuntimePreset& runtime_named(const std::string& name) {
+    const engine::RuntimePreset* runtime = engine::find_runtime(name);
+    if (runtime == nullptr) {
+        throw core::UsageError(fmt::format("--runtime: unknown runtime '{}'{}; expected one of {}", name,
+                                           core::suggestion_note(name, engine::runtime_names()),
+                                           fmt::join(engine::runtime_names(), " ")));
+    }
+    return *runtime;
+}
+
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
                                        const std::string& model, const std::string& weights, const std::string& kv,
-                                       int tensor_parallel) {
+                                       int tensor_parallel, const std::string& runtime) {
     const core::WeightFormat& weight_format = weight_format_named(weights);
     const core::KvFormat* kv_format = kv_format_named(kv);
+    const engine::RuntimePreset& preset = runtime_named(runtime);
     OperatingPoint point{catalog.hardware(hardware), catalog.model(model), {}};
-    point.deployment = engine::resolve_deployment(point.hardware, weight_format, kv_format, tensor_parallel);
+    point.deployment = engine::resolve_deployment(point.hardware, weight_format, kv_format, tensor_parallel, preset);
     return point;
 }
 
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options) {
     return resolve_operating_point(catalog, options.hardware, options.model, options.weights, options.kv,
-                                   options.tensor_parallel);
+                                   options.tensor_parallel, options.runtime);
 }
 
 report::Conditions conditions_of(const OperatingPoint& point) {
@@ -52,7 +63,8 @@ report::Conditions conditions_of(const OperatingPoint& point) {
             std::string(point.deployment.weights->name),
             std::string(point.deployment.kv->name),
             std::string(core::datatype_name(point.deployment.activation)),
-            point.deployment.tensor_parallel};
+            point.deployment.tensor_parallel,
+            std::string(point.deployment.runtime->name)};
 }
 
 void warn(Io io, const std::string& message) { io.err << "decodesim: warning: " << message << "\n"; }

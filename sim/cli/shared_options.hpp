@@ -26,12 +26,13 @@ struct OperatingPoint {
 // Throws InputError for bad profiles and UsageError for an unknown format name.
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
                                        const std::string& model, const std::string& weights, const std::string& kv,
-                                       int tensor_parallel);
+                                       int tensor_parallel, const std::string& runtime = "vllm");
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options);
 
 // Format names from the command line; UsageError with a suggestion when unknown.
 const core::WeightFormat& weight_format_named(const std::string& name);
 const core::KvFormat* kv_format_named(const std::string& name);  // nullptr for ""
+const engine::RuntimePreset& runtime_named(const std::string& name);
 
 report::Conditions conditions_of(const OperatingPoint& point);
 

@@ -30,6 +30,8 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options, bool hard
     command.add_option("--tp", options.tensor_parallel, "Tensor-parallel degree")
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_option("--runtime", options.runtime, "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md)")
+        ->capture_default_str();
 }
 
 }  // namespace decodesim::cli

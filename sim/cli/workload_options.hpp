@@ -19,6 +19,7 @@ struct WorkloadOptions {
     std::optional<long long> prompt;
     std::optional<long long> output;
     int tensor_parallel = 1;
+    std::string runtime = "vllm";
 
     engine::Workload workload() const;
 };

@@ -3,6 +3,7 @@
 
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
+#include "engine/runtime.hpp"
 
 namespace decodesim::engine {
 
@@ -11,6 +12,7 @@ struct Deployment {
     const core::KvFormat* kv = nullptr;           // never null once resolved
     core::Datatype activation = core::Datatype::bf16;
     int tensor_parallel = 1;                      // devices one model instance spans
+    const RuntimePreset* runtime = &default_runtime();  // the software stack (never null)
 };
 
 }  // namespace decodesim::engine

@@ -1,5 +1,7 @@
 #include "engine/efficiency.hpp"
 
+#include <algorithm>
+
 namespace decodesim::engine {
 namespace {
 
@@ -8,7 +10,6 @@ constexpr double kHbmBandwidthFraction = 0.82;      // median of 8 HBM devices i
 constexpr double kGddrBandwidthFraction = 0.89;     // median of 7 GDDR devices
 constexpr double kUnifiedBandwidthFraction = 0.83;  // median of 7 unified-memory devices
 constexpr double kComputeFraction = 0.80;          // median large-GEMM fraction, docs/evidence section 1
-constexpr double kKernelOverheadSeconds = 4e-6;    // launch cost 4-6 us, docs/evidence section 2
 constexpr double kLinkBandwidthFraction = 0.77;     // median NCCL bus bandwidth / peak, section 3
 constexpr double kDiscreteUsableFraction = 0.90;  // vLLM's default gpu_memory_utilization
 constexpr double kUnifiedUsableFraction = 0.75;   // macOS default GPU working-set limit on large configurations
@@ -24,7 +25,8 @@ MemoryFamily memory_family(const profiles::HardwareProfile& hardware) {
     return MemoryFamily::unified;
 }
 
-Efficiency default_efficiency(const profiles::HardwareProfile& hardware) {
+Efficiency default_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& runtime) {
+    if (runtime.ideal) return ideal_efficiency();
     Efficiency efficiency;
     switch (memory_family(hardware)) {
         case MemoryFamily::hbm: efficiency.memory_bandwidth = kHbmBandwidthFraction; break;
@@ -32,12 +34,16 @@ Efficiency default_efficiency(const profiles::HardwareProfile& hardware) {
         case MemoryFamily::unified: efficiency.memory_bandwidth = kUnifiedBandwidthFraction; break;
     }
     efficiency.compute = kComputeFraction;
-    efficiency.kernel_overhead_s = kKernelOverheadSeconds;
+    efficiency.kernel_overhead_s = runtime.kernel_overhead_s;
     efficiency.link_bandwidth = kLinkBandwidthFraction;
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
     if (overrides.compute) efficiency.compute = *overrides.compute;
     if (overrides.kernel_overhead) efficiency.kernel_overhead_s = overrides.kernel_overhead->value;
+    efficiency.compute = std::min(1.0, efficiency.compute * runtime.compute);
+    efficiency.quantized_weight_bandwidth = runtime.quantized_weight_bandwidth;
+    efficiency.quantized_compute = runtime.quantized_compute;
+    efficiency.attention_bandwidth = runtime.attention_bandwidth;
     return efficiency;
 }
 

@@ -2,6 +2,7 @@
 // What fraction of the datasheet a real software stack achieves, and the fixed costs it adds.
 // Every default here is documented with its provenance in docs/model.md.
 
+#include "engine/runtime.hpp"
 #include "profiles/hardware_profile.hpp"
 
 namespace decodesim::engine {
@@ -11,13 +12,19 @@ struct Efficiency {
     double compute = 1.0;            // achieved / peak matrix rate, (0, 1]
     double kernel_overhead_s = 0.0;  // fixed time per kernel launch
     double link_bandwidth = 1.0;     // achieved / peak interconnect bandwidth, (0, 1]
+    // Runtime factors, multiplying the above for some operators (1 = no change):
+    double quantized_weight_bandwidth = 1.0;  // weight-only quantized matmuls (dequantization in the kernel)
+    double quantized_compute = 1.0;
+    double attention_bandwidth = 1.0;         // KV-cache reads and writes
 };
 
 // Datasheet peaks, no overheads: the physical ceiling.
 Efficiency ideal_efficiency();
 
-// The engine's defaults for this device (by memory technology), with the profile's overrides applied.
-Efficiency default_efficiency(const profiles::HardwareProfile& hardware);
+// The engine's defaults for this device (by memory technology), with the profile's overrides
+// applied, under a runtime preset (default: vllm, which leaves them unchanged).
+Efficiency default_efficiency(const profiles::HardwareProfile& hardware,
+                              const RuntimePreset& runtime = default_runtime());
 
 // Which family of memory a profile's memory.type belongs to.
 enum class MemoryFamily { hbm, gddr, unified };

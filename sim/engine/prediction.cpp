@@ -16,8 +16,9 @@ using core::Datatype;
 
 
 Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
-                              const core::KvFormat* kv, int tensor_parallel) {
+                              const core::KvFormat* kv, int tensor_parallel, const RuntimePreset& runtime) {
     Deployment deployment;
+    deployment.runtime = &runtime;
     deployment.weights = &weights;
     deployment.tensor_parallel = tensor_parallel;
     const bool has_bf16 = hardware.listed_peak(Datatype::bf16) > 0.0;
@@ -43,7 +44,8 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
                      Deployment deployment, Efficiency efficiency)
     : model_(&model), hardware_(&hardware), deployment_(deployment), cost_(build_cost_model(model, deployment)) {
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
-    rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, efficiency);
+    const bool weight_only = !deployment.weights->native_matmul.has_value();
+    rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, efficiency, weight_only);
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, ideal_efficiency());
     if (rates_.matmul_ops_per_s <= 0.0 || rates_.activation_ops_per_s <= 0.0) {
         throw core::InputError(core::unlocated(
@@ -51,6 +53,10 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
                                    hardware.name, core::datatype_name(matmul))));
     }
 }
+
+Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                     Deployment deployment)
+    : Evaluator(model, hardware, deployment, default_efficiency(hardware, *deployment.runtime)) {}
 
 StepTime Evaluator::decode_step(double batch, double context) const {
     return time_step(decode_step_costs(cost_, batch, context), rates_);

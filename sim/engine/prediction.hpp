@@ -79,13 +79,16 @@ struct Prediction {
 // the KV format (the activation type when `kv` is null). Throws InputError when tp > 1 needs an
 // interconnect the device lacks.
 Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
-                              const core::KvFormat* kv, int tensor_parallel);
+                              const core::KvFormat* kv, int tensor_parallel,
+                              const RuntimePreset& runtime = default_runtime());
 
 // Precomputes everything that does not depend on batch and context, so each evaluation is cheap.
 class Evaluator {
 public:
     Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment,
               Efficiency efficiency);
+    // With the efficiency of the deployment's runtime preset on this hardware.
+    Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment);
 
     // One decode step: predicted and roofline times.
     StepTime decode_step(double batch, double context) const;

@@ -38,10 +38,15 @@ double effective_peak(const profiles::HardwareProfile& hardware, Datatype dataty
 }
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
-                         Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency) {
+                         Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
+                         bool weight_only_quantized) {
     DeviceRates rates;
     rates.memory_bandwidth = hardware.memory_bandwidth.value * efficiency.memory_bandwidth;
-    rates.matmul_ops_per_s = effective_peak(hardware, matmul_datatype) * efficiency.compute;
+    rates.matmul_memory_bandwidth =
+        rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0);
+    rates.attention_memory_bandwidth = rates.memory_bandwidth * efficiency.attention_bandwidth;
+    rates.matmul_ops_per_s = effective_peak(hardware, matmul_datatype) * efficiency.compute *
+                             (weight_only_quantized ? efficiency.quantized_compute : 1.0);
     rates.activation_ops_per_s = effective_peak(hardware, activation_datatype) * efficiency.compute;
     if (hardware.interconnect) {
         rates.link_bandwidth = hardware.interconnect->bandwidth.value * efficiency.link_bandwidth;
@@ -76,7 +81,12 @@ StepTime time_step(const StepCosts& costs, const DeviceRates& rates) {
         const double peak =
             arithmetic_class(kind) == ArithmeticClass::matmul ? rates.matmul_ops_per_s : rates.activation_ops_per_s;
         time.compute_s = cost.flops > 0.0 ? cost.flops / peak : 0.0;
-        time.memory_s = cost.bytes / rates.memory_bandwidth;
+        const bool matmul = arithmetic_class(kind) == ArithmeticClass::matmul;
+        const bool attention = kind == OperatorKind::attention_score || kind == OperatorKind::attention_value ||
+                               kind == OperatorKind::kv_write;
+        time.memory_s = cost.bytes / (matmul      ? rates.matmul_memory_bandwidth
+                                      : attention ? rates.attention_memory_bandwidth
+                                                  : rates.memory_bandwidth);
         time.overhead_s = cost.kernels * rates.kernel_overhead_s;
         const bool compute_bound = time.compute_s > time.memory_s;
         time.bound = compute_bound ? Bound::compute : Bound::memory;

@@ -17,6 +17,8 @@ const char* bound_name(Bound bound);
 // The rates a step runs at, resolved once per (hardware, deployment, efficiency).
 struct DeviceRates {
     double memory_bandwidth = 0.0;   // B/s, efficiency applied
+    double matmul_memory_bandwidth = 0.0;     // for weight matrices (dequantization may slow it)
+    double attention_memory_bandwidth = 0.0;  // for KV-cache reads and writes
     double matmul_ops_per_s = 0.0;   // weight matrix products, efficiency applied
     double activation_ops_per_s = 0.0;  // attention and element-wise work, efficiency applied
     double link_bandwidth = 0.0;     // B/s per direction, 0 without a link
@@ -30,8 +32,11 @@ struct DeviceRates {
 // int8 -> fp16/bf16 -> fp32). 0 when the device lists none of them.
 double effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
 
+// `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
+// quantized_* factors apply to them.
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
-                         core::Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency);
+                         core::Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
+                         bool weight_only_quantized = false);
 
 struct OperatorTime {
     double compute_s = 0.0;

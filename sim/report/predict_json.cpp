@@ -19,6 +19,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
     given["kv"] = conditions.kv;
     given["activation"] = conditions.activation;
     given["tensor_parallel"] = conditions.tensor_parallel;
+    given["runtime"] = conditions.runtime;
     if (prediction.request) {
         given["prompt_tokens"] = prediction.request->prompt;
         given["output_tokens"] = prediction.request->output;

@@ -16,6 +16,7 @@ struct Conditions {
     std::string kv;
     std::string activation;
     int tensor_parallel = 1;
+    std::string runtime = "vllm";
 };
 
 inline constexpr int kSchemaVersion = 1;

@@ -31,8 +31,9 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
                         conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel)
                                                        : std::string{});
-    text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n\n", conditions.weights, conditions.kv,
+    text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
+    text += fmt::format("  runtime       {}\n\n", conditions.runtime);
 
     TextTable speed({"", "predicted", "roofline bound"});
     speed.add_row({"tokens/s per stream", rate(decode.tokens_per_s_per_stream), rate(decode.roofline_tokens_per_s_per_stream)});

@@ -52,7 +52,7 @@ const char* verdict_name(Verdict verdict) {
 
 ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
                        const engine::Deployment& deployment, const Claim& claim) {
-    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    const engine::Evaluator evaluator(model, hardware, deployment);
     ClaimCheck check;
     check.batch = claim.batch.value_or(1.0);
     const engine::Prediction stated = evaluator.predict(workload_of(claim, check.batch, std::nullopt));
@@ -122,7 +122,7 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
         if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
         engine::Deployment lower = deployment;
         lower.weights = format;
-        const engine::Evaluator narrower(model, hardware, lower, engine::default_efficiency(hardware));
+        const engine::Evaluator narrower(model, hardware, lower);
         if (bound_of(narrower.predict(workload_of(claim, check.batch, std::nullopt)), claim.per_stream) >=
             claim.tokens_per_s) {
             check.precision_needed = std::string(name);

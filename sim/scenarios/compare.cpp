@@ -17,8 +17,7 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const core::W
     row.devices = candidate.devices;
     const engine::Deployment deployment =
         engine::resolve_deployment(candidate.hardware, weights, kv, candidate.devices);
-    const engine::Evaluator evaluator(model, candidate.hardware, deployment,
-                                      engine::default_efficiency(candidate.hardware));
+    const engine::Evaluator evaluator(model, candidate.hardware, deployment);
     const engine::Prediction requested = evaluator.predict(options.workload);
     row.fits = requested.memory.fits;
     row.tokens_per_s_per_stream = requested.decode.tokens_per_s_per_stream;

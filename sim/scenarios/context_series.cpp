@@ -19,9 +19,9 @@ Eigen::ArrayXd decode_step_times(const engine::Evaluator& evaluator, double batc
     const double query_heads = batch * cost.query_heads;
 
     const Eigen::ArrayXd score_compute = 2.0 * query_heads * cost.score_width * attended / rates.activation_ops_per_s;
-    const Eigen::ArrayXd score_memory = (cost.latent_cache ? 1.0 : 0.5) * cache_bytes / rates.memory_bandwidth;
+    const Eigen::ArrayXd score_memory = (cost.latent_cache ? 1.0 : 0.5) * cache_bytes / rates.attention_memory_bandwidth;
     const Eigen::ArrayXd value_compute = 2.0 * query_heads * cost.value_width * attended / rates.activation_ops_per_s;
-    const Eigen::ArrayXd value_memory = (cost.latent_cache ? 0.0 : 0.5) * cache_bytes / rates.memory_bandwidth;
+    const Eigen::ArrayXd value_memory = (cost.latent_cache ? 0.0 : 0.5) * cache_bytes / rates.attention_memory_bandwidth;
 
     return rest + score_one.overhead_s + value_one.overhead_s + score_compute.max(score_memory) +
            value_compute.max(value_memory);

@@ -29,7 +29,7 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                         std::optional<engine::Evaluator> evaluator;
                         try {
                             deployment = engine::resolve_deployment(hardware, *weights, kv, static_cast<int>(tp));
-                            evaluator.emplace(model, hardware, deployment, engine::default_efficiency(hardware));
+                            evaluator.emplace(model, hardware, deployment);
                         } catch (const core::InputError& error) {
                             on_skip({hardware.id, model.id, tp, error.diagnostics().front().message,
                                      points_per_deployment});

@@ -13,7 +13,7 @@ using profiles::HardwareProfile;
 engine::Prediction evaluate(const profiles::ModelProfile& model, const HardwareProfile& hardware,
                             const engine::Deployment& deployment, engine::Workload workload, double batch) {
     workload.batch = batch;
-    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    const engine::Evaluator evaluator(model, hardware, deployment);
     return evaluator.predict(workload);
 }
 
@@ -64,7 +64,7 @@ Explanation explain(const profiles::ModelProfile& model, const HardwareProfile& 
             evaluate(model, faster_link, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
     }
 
-    const engine::Evaluator evaluator(model, hardware, deployment, engine::default_efficiency(hardware));
+    const engine::Evaluator evaluator(model, hardware, deployment);
     result.compute_bound_batch = compute_bound_batch(evaluator, result.prediction.decode.context);
     result.matmul_compute_bound_batch = matmul_compute_bound_batch(evaluator);
     result.kv_outweighs_weights_context = kv_outweighs_weights_context(evaluator, result.effective_batch);
