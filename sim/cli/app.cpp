@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "cli/accuracy_command.hpp"
 #include "cli/check_claim_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/curve_command.hpp"
@@ -28,6 +29,7 @@ struct Commands {
     CheckClaimOptions check_claim;
     CompareOptions compare;
     ReportOptions report;
+    AccuracyOptions accuracy;
     ProfilesOptions profiles;
 };
 
@@ -58,6 +60,7 @@ int run_cli(const std::vector<std::string>& args, Io io) {
          [&](const auto& catalog) { return run_check_claim(c.check_claim, catalog, io); }},
         {add_compare_command(app, c.compare), [&](const auto& catalog) { return run_compare(c.compare, catalog, io); }},
         {add_report_command(app, c.report), [&](const auto& catalog) { return run_report(c.report, catalog, io); }},
+        {add_accuracy_command(app, c.accuracy), [&](const auto& catalog) { return run_accuracy(c.accuracy, catalog, io); }},
         {profiles_commands.list, [&](const auto& catalog) { return run_profiles_list(c.profiles, catalog, io); }},
         {profiles_commands.show, [&](const auto& catalog) { return run_profiles_show(c.profiles, catalog, io); }},
         {profiles_commands.validate, [&](const auto&) { return run_profiles_validate(c.profiles, io); }},

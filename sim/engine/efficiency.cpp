@@ -33,17 +33,18 @@ Efficiency default_efficiency(const profiles::HardwareProfile& hardware, const R
         case MemoryFamily::gddr: efficiency.memory_bandwidth = kGddrBandwidthFraction; break;
         case MemoryFamily::unified: efficiency.memory_bandwidth = kUnifiedBandwidthFraction; break;
     }
+    const RuntimeFactors& factors = runtime.factors(memory_family(hardware));
     efficiency.compute = kComputeFraction;
-    efficiency.kernel_overhead_s = runtime.kernel_overhead_s;
+    efficiency.kernel_overhead_s = factors.kernel_overhead_s;
     efficiency.link_bandwidth = kLinkBandwidthFraction;
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
     if (overrides.compute) efficiency.compute = *overrides.compute;
     if (overrides.kernel_overhead) efficiency.kernel_overhead_s = overrides.kernel_overhead->value;
-    efficiency.compute = std::min(1.0, efficiency.compute * runtime.compute);
-    efficiency.quantized_weight_bandwidth = runtime.quantized_weight_bandwidth;
-    efficiency.quantized_compute = runtime.quantized_compute;
-    efficiency.attention_bandwidth = runtime.attention_bandwidth;
+    efficiency.compute = std::min(1.0, efficiency.compute * factors.compute);
+    efficiency.quantized_weight_bandwidth = factors.quantized_weight_bandwidth;
+    efficiency.quantized_compute = factors.quantized_compute;
+    efficiency.attention_bandwidth = factors.attention_bandwidth;
     return efficiency;
 }
 

@@ -27,7 +27,6 @@ Efficiency default_efficiency(const profiles::HardwareProfile& hardware,
                               const RuntimePreset& runtime = default_runtime());
 
 // Which family of memory a profile's memory.type belongs to.
-enum class MemoryFamily { hbm, gddr, unified };
 MemoryFamily memory_family(const profiles::HardwareProfile& hardware);
 
 // Fraction of capacity a runtime can fill with weights and KV cache (the rest is the reserve for

@@ -1,0 +1,135 @@
+#include "profiles/measurements.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "core/units.hpp"
+
+namespace decodesim::profiles {
+
+namespace {
+
+const std::vector<std::string> kColumns{"id",     "hardware", "model",  "weights", "kv",    "engine", "batch",
+                                        "prompt", "output",   "context", "metric", "value", "source", "notes"};
+
+// Splits one CSV record (RFC 4180 quoting; no newlines inside fields).
+std::vector<std::string> split_record(const std::string& line, bool& well_formed) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    well_formed = true;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                fields.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                fields.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields.emplace_back();
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    well_formed = !quoted;
+    return fields;
+}
+
+int devices_from_notes(const std::string& notes) {
+    const auto at = notes.find("n_gpus=");
+    if (at == std::string::npos) return 1;
+    double devices = 0.0;
+    std::size_t end = at + 7;
+    while (end < notes.size() && std::isdigit(static_cast<unsigned char>(notes[end]))) ++end;
+    if (!core::parse_number(notes.substr(at + 7, end - at - 7), devices) || devices < 1) return 1;
+    return static_cast<int>(devices);
+}
+
+}  // namespace
+
+const std::vector<std::string>& measurement_metrics() {
+    static const std::vector<std::string> metrics{"decode_tokens_per_s_per_stream", "decode_tokens_per_s_total",
+                                                  "prefill_tokens_per_s", "ttft_s", "tpot_s", "e2e_latency_s"};
+    return metrics;
+}
+
+std::vector<Measurement> load_measurements(const std::string& path) {
+    std::ifstream stream(path);
+    if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
+    std::vector<core::Diagnostic> problems;
+    std::vector<Measurement> rows;
+    std::string line;
+    int number = 0;
+    while (std::getline(stream, line)) {
+        ++number;
+        bool well_formed = true;
+        const auto fields = split_record(line, well_formed);
+        if (number == 1) {
+            if (fields != kColumns) {
+                throw core::InputError(core::Diagnostic{
+                    {path, 1, 1}, "", fmt::format("expected the header {}", fmt::join(kColumns, ","))});
+            }
+            continue;
+        }
+        if (line.empty()) continue;
+        if (!well_formed || fields.size() != kColumns.size()) {
+            problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", kColumns.size(), fields.size())});
+            continue;
+        }
+        // Column positions are 1-based field indices, close enough to point a reader at the cell.
+        auto number_field = [&](std::size_t index, bool required) -> std::optional<double> {
+            if (fields[index].empty()) {
+                if (required) problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index], "missing"});
+                return std::nullopt;
+            }
+            double value = 0.0;
+            if (!core::parse_number(fields[index], value) || value < 0.0) {
+                problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index],
+                                    fmt::format("'{}' is not a non-negative number", fields[index])});
+                return std::nullopt;
+            }
+            return value;
+        };
+        Measurement row;
+        row.line = number;
+        row.id = fields[0];
+        row.hardware = fields[1];
+        row.model = fields[2];
+        row.weights = fields[3];
+        row.kv = fields[4];
+        row.engine = fields[5];
+        row.batch = number_field(6, false);
+        row.prompt = number_field(7, false);
+        row.output = number_field(8, false);
+        row.context = number_field(9, false);
+        row.metric = fields[10];
+        const auto& metrics = measurement_metrics();
+        if (std::find(metrics.begin(), metrics.end(), row.metric) == metrics.end()) {
+            problems.push_back({{path, number, 11}, "metric",
+                                fmt::format("unknown metric '{}'{}", row.metric, core::suggestion_note(row.metric, metrics))});
+        }
+        row.value = number_field(11, true).value_or(0.0);
+        if (row.value <= 0.0 && problems.empty()) problems.push_back({{path, number, 12}, "value", "must be greater than zero"});
+        row.source = fields[12];
+        row.notes = fields[13];
+        if (row.source.empty()) problems.push_back({{path, number, 13}, "source", "every measurement needs its source"});
+        row.devices = devices_from_notes(row.notes);
+        rows.push_back(std::move(row));
+    }
+    if (!problems.empty()) throw core::InputError(std::move(problems));
+    return rows;
+}
+
+}  // namespace decodesim::profiles

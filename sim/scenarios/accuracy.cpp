@@ -1,0 +1,133 @@
+#include "scenarios/accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+namespace decodesim::scenarios {
+
+namespace {
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
+}
+
+bool lower_is_better(const std::string& metric) { return metric == "ttft_s" || metric == "tpot_s" || metric == "e2e_latency_s"; }
+
+}  // namespace
+
+Split split_of(const std::string& hardware_id) {
+    std::uint32_t hash = 2166136261u;
+    for (unsigned char c : hardware_id) {
+        hash ^= c;
+        hash *= 16777619u;
+    }
+    return hash % 2 == 1 ? Split::test : Split::train;
+}
+
+const char* split_name(Split split) { return split == Split::test ? "test" : "train"; }
+
+std::string unsupported_reason(const profiles::Measurement& m) {
+    if (m.weights.empty()) return "weight precision not stated";
+    if (m.notes.find("layer split") != std::string::npos) return "multi-GPU layer split (pipeline) is not modelled";
+    if (m.notes.find("QPS=") != std::string::npos || m.notes.find("request rate") != std::string::npos) {
+        return "load given as a request rate, not a concurrency";
+    }
+    if ((m.metric == "ttft_s" || m.metric == "tpot_s" || m.metric == "e2e_latency_s") && !m.batch) {
+        return "latency without a stated concurrency";
+    }
+    if (m.metric == "prefill_tokens_per_s" && !m.prompt) return "prefill without a prompt length";
+    if (!m.output && !m.context && m.metric != "prefill_tokens_per_s") return "no output length or context stated";
+    return {};
+}
+
+AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
+    AccuracyRow row;
+    row.measurement = &m;
+    row.split = split_of(m.hardware);
+    row.skipped = unsupported_reason(m);
+    if (!row.skipped.empty()) return row;
+
+    const engine::Evaluator predicted(model, hardware, deployment);
+    const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
+    const double prompt = std::max(1.0, m.prompt.value_or(1.0));
+    const double output = m.output.value_or(1.0);
+
+    // The figure of one evaluator for this row's metric.
+    auto figure = [&](const engine::Evaluator& evaluator) -> double {
+        if (m.metric == "prefill_tokens_per_s") {
+            const double batch = m.batch.value_or(1.0);
+            const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, 2.0), false);
+            return batch * prompt / prediction.prefill.time_s;
+        }
+        if (m.context) {  // one decode step at a stated context
+            const double batch = m.batch.value_or(1.0);
+            const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), false);
+            return m.metric == "decode_tokens_per_s_total" ? prediction.decode.tokens_per_s_total
+                                                           : prediction.decode.tokens_per_s_per_stream;
+        }
+        // A run of `output` decode steps after the prompt (llama-bench tg, batched-bench, serving).
+        double batch = m.batch.value_or(0.0);
+        if (batch <= 0.0) {
+            // Offline throughput with every request queued: the batch memory allows.
+            const auto probe = evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), false);
+            batch = static_cast<double>(std::max<long long>(1, probe.memory.max_batch));
+        }
+        const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), false);
+        const double step = prediction.request->time_per_output_token_s;
+        if (m.metric == "decode_tokens_per_s_per_stream") return 1.0 / step;
+        if (m.metric == "tpot_s") return step;
+        if (m.metric == "ttft_s") return prediction.ttft_s;
+        if (m.metric == "e2e_latency_s") return prediction.ttft_s + output * step;
+        if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
+        // Offline: output tokens over the time to prefill and decode the whole batch.
+        return batch * output / (prediction.ttft_s + output * step);
+    };
+    row.predicted = figure(predicted);
+    row.bound = figure(ideal);
+    row.error = row.predicted / m.value - 1.0;
+    row.beats_bound = lower_is_better(m.metric) ? m.value < row.bound * (1.0 - 1e-9) : m.value > row.bound * (1.0 + 1e-9);
+    return row;
+}
+
+std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,
+                                     const std::function<std::string(const AccuracyRow&)>& key) {
+    std::map<std::string, std::vector<const AccuracyRow*>> groups;
+    for (const auto& row : rows) {
+        if (row.skipped.empty()) groups[key(row)].push_back(&row);
+    }
+    std::vector<SubsetSummary> summaries;
+    for (const auto& [name, members] : groups) {
+        SubsetSummary summary;
+        summary.name = name;
+        summary.rows = static_cast<int>(members.size());
+        std::vector<double> absolute, signed_errors;
+        double sum = 0.0;
+        for (const AccuracyRow* row : members) {
+            absolute.push_back(std::fabs(row->error));
+            signed_errors.push_back(row->error);
+            sum += std::fabs(row->error);
+            summary.beats_bound += row->beats_bound ? 1 : 0;
+        }
+        summary.median_absolute_error = median(absolute);
+        summary.mean_absolute_error = sum / static_cast<double>(members.size());
+        summary.median_signed_error = median(signed_errors);
+        summaries.push_back(summary);
+    }
+    return summaries;
+}
+
+double median_absolute_error(const std::vector<AccuracyRow>& rows, const std::function<bool(const AccuracyRow&)>& filter) {
+    std::vector<double> values;
+    for (const auto& row : rows) {
+        if (row.skipped.empty() && filter(row)) values.push_back(std::fabs(row.error));
+    }
+    return median(values);
+}
+
+}  // namespace decodesim::scenarios
