@@ -132,7 +132,7 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
 
     if (options.fit) {
         report::TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
-                                 "compute", "quantized compute", "decode error", "prefill error"});
+                                 "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
         for (const char* runtime : {"llama.cpp", "tensorrt-llm"}) {
             for (engine::MemoryFamily family : engine::kMemoryFamilies) {
                 std::vector<scenarios::CalibrationCase> selected;
@@ -144,6 +144,7 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
                 table.add_row({runtime, engine::memory_family_name(family), std::to_string(fit.decode_rows),
                                std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", fit.factors.kernel_overhead_s * 1e6),
                                fmt::format("{:.2f}", fit.factors.quantized_weight_bandwidth),
+                               fmt::format("{:.2f}", fit.factors.attention_bandwidth),
                                fmt::format("{:.2f}", fit.factors.compute), fmt::format("{:.2f}", fit.factors.quantized_compute),
                                fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
                                fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});

@@ -49,6 +49,8 @@ double gguf_tensor_bits(std::string_view name, TensorRole role, const LayerConte
 }  // namespace
 
 const std::vector<WeightFormat>& weight_formats() {
+    // llama.cpp's quantized matmuls (MMQ) quantize activations to 8 bits and run on int8 tensor
+    // cores where the device has them; elsewhere the int8 rate falls back to fp16 (docs/model.md).
     static const std::vector<WeightFormat> formats{
         {"bf16", "bfloat16, every tensor", 16.0, FormatCoverage::everything, Datatype::bf16},
         {"fp16", "float16, every tensor", 16.0, FormatCoverage::everything, Datatype::fp16},
@@ -56,22 +58,22 @@ const std::vector<WeightFormat>& weight_formats() {
         {"fp8", "FP8 E4M3 W8A8, per-tensor scales; embedding and lm_head bf16", 8.0,
          FormatCoverage::linear_layers, Datatype::fp8},
         {"int8", "INT8 weight-only, per-channel fp16 scales; dequantized to bf16", 8.0,
-         FormatCoverage::linear_layers, std::nullopt},
+         FormatCoverage::linear_layers, std::nullopt, true},
         {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,
-         FormatCoverage::linear_layers, std::nullopt},
+         FormatCoverage::linear_layers, std::nullopt, true},
         {"mxfp4", "OCP MXFP4 (E2M1 + E8M0 scale per 32) on MLP/expert weights only, as GPT-OSS ships", 4.25,
-         FormatCoverage::mlp_only, std::nullopt},
+         FormatCoverage::mlp_only, std::nullopt, true},
         {"nvfp4", "NVFP4 (E2M1 + E4M3 scale per 16) W4A4 on FP4 tensor cores; embedding and lm_head bf16", 4.5,
          FormatCoverage::linear_layers, Datatype::fp4},
-        {"q8_0", "llama.cpp Q8_0 (block 32, fp16 scale)", kQ8_0, FormatCoverage::gguf_mixture, std::nullopt},
-        {"q6_k", "llama.cpp Q6_K (super-block 256)", kQ6_K, FormatCoverage::gguf_mixture, std::nullopt},
+        {"q8_0", "llama.cpp Q8_0 (block 32, fp16 scale)", kQ8_0, FormatCoverage::gguf_mixture, Datatype::int8, true},
+        {"q6_k", "llama.cpp Q6_K (super-block 256)", kQ6_K, FormatCoverage::gguf_mixture, Datatype::int8, true},
         {"q5_k_m", "llama.cpp Q5_K_M mixture (Q5_K, Q6_K on half of attn_v/ffn_down)", kQ5_K,
-         FormatCoverage::gguf_mixture, std::nullopt},
+         FormatCoverage::gguf_mixture, Datatype::int8, true},
         {"q4_k_m", "llama.cpp Q4_K_M mixture (Q4_K, Q6_K on half of attn_v/ffn_down)", kQ4_K,
-         FormatCoverage::gguf_mixture, std::nullopt},
-        {"q4_0", "llama.cpp Q4_0 (block 32, fp16 scale)", kQ4_0, FormatCoverage::gguf_mixture, std::nullopt},
+         FormatCoverage::gguf_mixture, Datatype::int8, true},
+        {"q4_0", "llama.cpp Q4_0 (block 32, fp16 scale)", kQ4_0, FormatCoverage::gguf_mixture, Datatype::int8, true},
         {"q2_k", "llama.cpp Q2_K mixture (Q2_K, Q3_K/Q4_K on attn_v, attn_output, ffn_down)", kQ2_K,
-         FormatCoverage::gguf_mixture, std::nullopt},
+         FormatCoverage::gguf_mixture, Datatype::int8, true},
     };
     return formats;
 }

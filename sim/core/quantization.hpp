@@ -38,8 +38,11 @@ struct WeightFormat {
     std::string_view description;
     double bits_per_weight;           // the base type, scales and zero points included
     FormatCoverage coverage;
-    // Datatype of the matrix products. Empty: weight-only, dequantized to the activation type.
+    // Datatype of the matrix products. Empty: they run in the activation type.
     std::optional<Datatype> native_matmul;
+    // The kernels unpack the stored blocks on the fly (weight-only and block formats), which a
+    // runtime may pay for in bandwidth and compute (engine/runtime.hpp).
+    bool dequantizes = false;
 };
 
 struct KvFormat {

@@ -25,7 +25,9 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const c
     const bool has_fp16 = hardware.listed_peak(Datatype::fp16) > 0.0;
     if (weights.native_matmul == Datatype::fp32) {
         deployment.activation = Datatype::fp32;
-    } else if (weights.native_matmul == Datatype::fp16 || (!has_bf16 && has_fp16)) {
+    } else if (weights.native_matmul == Datatype::fp16 || weights.coverage == core::FormatCoverage::gguf_mixture ||
+               (!has_bf16 && has_fp16)) {
+        // llama.cpp computes in fp16.
         deployment.activation = Datatype::fp16;
     } else {
         deployment.activation = Datatype::bf16;
@@ -44,8 +46,8 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
                      Deployment deployment, Efficiency efficiency)
     : model_(&model), hardware_(&hardware), deployment_(deployment), cost_(build_cost_model(model, deployment)) {
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
-    const bool weight_only = !deployment.weights->native_matmul.has_value();
-    rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, efficiency, weight_only);
+    rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, efficiency,
+                          deployment.weights->dequantizes);
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, deployment.tensor_parallel, ideal_efficiency());
     if (rates_.matmul_ops_per_s <= 0.0 || rates_.activation_ops_per_s <= 0.0) {
         throw core::InputError(core::unlocated(

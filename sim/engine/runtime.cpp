@@ -29,7 +29,7 @@ const std::vector<RuntimePreset>& runtime_presets() {
         // llama.cpp rows to fit and keeps the defaults.
         {"llama.cpp", "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels",
          false,
-         {defaults(), RuntimeFactors{4e-6, 0.88, 1.00, 1.0, 1.00}, RuntimeFactors{10e-6, 1.00, 0.95, 1.0, 0.85}}},
+         {defaults(), RuntimeFactors{4e-6, 0.88, 0.55, 0.90, 0.50}, RuntimeFactors{6e-6, 1.00, 0.95, 0.80, 0.85}}},
         {"tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
          {RuntimeFactors{12e-6, 1.0, 1.0, 1.0, 0.70}, RuntimeFactors{30e-6, 1.0, 1.0, 1.0, 0.50}, defaults()}},
         {"ideal", "datasheet peaks, no overheads: the roofline bound", true,

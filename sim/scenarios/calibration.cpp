@@ -50,6 +50,8 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     result.prefill_rows = static_cast<int>(prefill.size());
     engine::RuntimePreset candidate = preset;
     engine::RuntimeFactors& factors = candidate.by_family[static_cast<std::size_t>(family)];
+    // Start from the defaults, so the fit does not depend on values fitted before.
+    factors = engine::RuntimeFactors{};
     result.decode_error_before = error_of(decode, candidate);
     result.prefill_error_before = error_of(prefill, candidate);
 
@@ -81,6 +83,10 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         } else {
             search(decode, factors.kernel_overhead_s, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
                    steps(0.4, 1.0, 0.02));
+            // Then how well the attention kernels stream the KV cache (long-context rows), with the
+            // overhead refitted beside it.
+            search(decode, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead_s,
+                   steps(0.0, 30e-6, 1e-6));
         }
     }
     if (prefill.size() >= kMinimumRows) {
