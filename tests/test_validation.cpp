@@ -28,6 +28,6 @@ TEST_CASE("held-out error stays within the documented tolerances") {
         // Tolerances: docs/validation.md ("Tolerances").
         if (name == "test decode_tokens_per_s_per_stream") CHECK(median <= 0.11);
         if (name == "test prefill_tokens_per_s") CHECK(median <= 0.12);
-        if (name == "test decode_tokens_per_s_total") CHECK(median <= 0.26);
+        if (name == "test decode_tokens_per_s_total") CHECK(median <= 0.31);
     }
 }

@@ -1,6 +1,7 @@
 #include "cli/accuracy_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -133,15 +134,19 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     if (options.fit) {
         report::TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                                  "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
+        const std::vector<std::vector<engine::MemoryFamily>> groups{
+            {engine::MemoryFamily::hbm, engine::MemoryFamily::gddr}, {engine::MemoryFamily::unified}};
         for (const char* runtime : {"llama.cpp", "tensorrt-llm"}) {
-            for (engine::MemoryFamily family : engine::kMemoryFamilies) {
+            for (const auto& families : groups) {
                 std::vector<scenarios::CalibrationCase> selected;
                 for (const auto& c : cases) {
                     if (c.deployment.runtime->name == runtime) selected.push_back(c);
                 }
-                const auto fit = scenarios::fit_runtime(selected, *engine::find_runtime(runtime), family);
+                const auto fit = scenarios::fit_runtime(selected, *engine::find_runtime(runtime), families);
                 if (fit.decode_rows + fit.prefill_rows == 0) continue;
-                table.add_row({runtime, engine::memory_family_name(family), std::to_string(fit.decode_rows),
+                std::vector<std::string> names;
+                for (auto family : families) names.emplace_back(engine::memory_family_name(family));
+                table.add_row({runtime, fmt::format("{}", fmt::join(names, "+")), std::to_string(fit.decode_rows),
                                std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", fit.factors.kernel_overhead_s * 1e6),
                                fmt::format("{:.2f}", fit.factors.quantized_weight_bandwidth),
                                fmt::format("{:.2f}", fit.factors.attention_bandwidth),

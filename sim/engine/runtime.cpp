@@ -24,14 +24,15 @@ const std::vector<RuntimePreset>& runtime_presets() {
     static const std::vector<RuntimePreset> presets{
         {"vllm", "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
          false, {defaults(), defaults(), defaults()}},
-        // Fitted (docs/validation.md). Order: kernel overhead, quantized weight bandwidth, quantized
-        // compute, attention bandwidth, compute; per family hbm, gddr, unified. HBM has too few
-        // llama.cpp rows to fit and keeps the defaults.
+        // Fitted by `decodesim accuracy --fit` (docs/validation.md), one set for discrete GPUs (HBM and
+        // GDDR: the CUDA/ROCm backends) and one for unified memory. Order: kernel overhead, quantized
+        // weight bandwidth, quantized compute, attention bandwidth, compute.
         {"llama.cpp", "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels",
          false,
-         {defaults(), RuntimeFactors{4e-6, 0.88, 0.55, 0.90, 0.50}, RuntimeFactors{6e-6, 1.00, 0.95, 0.80, 0.85}}},
+         {RuntimeFactors{4e-6, 0.88, 0.65, 1.00, 0.45}, RuntimeFactors{4e-6, 0.88, 0.65, 1.00, 0.45},
+          RuntimeFactors{6e-6, 1.00, 0.95, 0.80, 0.85}}},
         {"tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-         {RuntimeFactors{12e-6, 1.0, 1.0, 1.0, 0.70}, RuntimeFactors{30e-6, 1.0, 1.0, 1.0, 0.50}, defaults()}},
+         {RuntimeFactors{20e-6, 1.0, 1.0, 1.0, 0.68}, RuntimeFactors{20e-6, 1.0, 1.0, 1.0, 0.68}, defaults()}},
         {"ideal", "datasheet peaks, no overheads: the roofline bound", true,
          {RuntimeFactors{0.0, 1, 1, 1, 1}, RuntimeFactors{0.0, 1, 1, 1, 1}, RuntimeFactors{0.0, 1, 1, 1, 1}}},
     };

@@ -62,8 +62,13 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
     auto figure = [&](const engine::Evaluator& evaluator) -> double {
         if (m.metric == "prefill_tokens_per_s") {
             const double batch = m.batch.value_or(1.0);
-            const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, 2.0), false);
-            return batch * prompt / prediction.prefill.time_s;
+            const auto prefill_time = [&](double tokens) {
+                return evaluator.predict(engine::Workload::request(batch, tokens, 2.0), false).prefill.time_s;
+            };
+            // A prompt processed after `context` tokens already in the cache (llama-bench -d): the
+            // difference of the two prefills carries its attention over the earlier tokens.
+            const double time = m.context ? prefill_time(*m.context + prompt) - prefill_time(*m.context) : prefill_time(prompt);
+            return batch * prompt / time;
         }
         if (m.context) {  // one decode step at a stated context
             const double batch = m.batch.value_or(1.0);

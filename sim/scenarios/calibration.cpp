@@ -1,5 +1,6 @@
 #include "scenarios/calibration.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -34,24 +35,28 @@ std::vector<double> steps(double first, double last, double step) {
 }  // namespace
 
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      engine::MemoryFamily family) {
+                      const std::vector<engine::MemoryFamily>& families) {
     const bool throughput_runtime = preset.name == "tensorrt-llm";
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
         if (split_of(c.measurement->hardware) != Split::train) continue;
-        if (engine::memory_family(*c.hardware) != family) continue;
+        if (std::find(families.begin(), families.end(), engine::memory_family(*c.hardware)) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
     FitResult result;
     result.runtime = std::string(preset.name);
-    result.family = family;
+    result.families = families;
     result.decode_rows = static_cast<int>(decode.size());
     result.prefill_rows = static_cast<int>(prefill.size());
     engine::RuntimePreset candidate = preset;
-    engine::RuntimeFactors& factors = candidate.by_family[static_cast<std::size_t>(family)];
-    // Start from the defaults, so the fit does not depend on values fitted before.
-    factors = engine::RuntimeFactors{};
+    // Start from the defaults, so the fit does not depend on values fitted before; the group's
+    // families share one set of factors, written back to each after every change.
+    engine::RuntimeFactors factors{};
+    auto apply = [&] {
+        for (engine::MemoryFamily family : families) candidate.by_family[static_cast<std::size_t>(family)] = factors;
+    };
+    apply();
     result.decode_error_before = error_of(decode, candidate);
     result.prefill_error_before = error_of(prefill, candidate);
 
@@ -64,6 +69,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
             for (double b : second_values) {
                 first = a;
                 second = b;
+                apply();
                 const double error = error_of(rows, candidate);
                 if (error < best - 1e-12) {
                     best = error;
@@ -74,6 +80,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         }
         first = best_first;
         second = best_second;
+        apply();
     };
     // Too few rows would fit noise, so a family with fewer than kMinimumRows keeps the defaults.
     if (decode.size() >= kMinimumRows) {

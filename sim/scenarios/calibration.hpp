@@ -21,7 +21,7 @@ struct CalibrationCase {
 
 struct FitResult {
     std::string runtime;
-    engine::MemoryFamily family;
+    std::vector<engine::MemoryFamily> families;
     engine::RuntimeFactors factors;
     int decode_rows = 0;
     int prefill_rows = 0;
@@ -32,8 +32,10 @@ struct FitResult {
 // Fits two factors at a time for the training-split cases of `preset` on `family`: (kernel
 // overhead, quantized weight bandwidth) on single-stream decode rows, or (compute, kernel overhead)
 // for tensorrt-llm's batched-throughput rows; then (compute, quantized compute) on prefill rows.
-// A family with fewer than 10 rows of a kind keeps its defaults.
+// A group with fewer than 10 rows of a kind keeps its defaults.
+// `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
+// unified memory).
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      engine::MemoryFamily family);
+                      const std::vector<engine::MemoryFamily>& families);
 
 }  // namespace decodesim::scenarios
