@@ -2,7 +2,8 @@
 # The project's entry points. On a fresh Debian machine:
 #   ./make.sh demo   installs what is missing, builds, and runs a real prediction
 #   ./make.sh test   installs what is missing, builds, and runs the whole test suite
-# Also: ./make.sh build | sanitize | bench
+# `test` runs the suite in a normal build, again under ASan+UBSan, and each fuzz target briefly.
+# Also: ./make.sh build | sanitize | fuzz [SECONDS] | bench
 set -eu
 cd "$(dirname "$0")"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -25,6 +26,11 @@ case "$command" in
         sh scripts/install-deps.sh test
         configure_and_build build
         ctest --test-dir build --output-on-failure -j "$jobs"
+        configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
+        ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+        configure_and_build build-fuzz -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \
+            -DDECODESIM_BUILD_TESTS=OFF -DDECODESIM_BUILD_BENCHMARKS=OFF
+        sh scripts/run-fuzzers.sh build-fuzz 5
         ;;
     build)
         sh scripts/install-deps.sh
@@ -35,13 +41,19 @@ case "$command" in
         configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
         ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
         ;;
+    fuzz)
+        sh scripts/install-deps.sh test
+        configure_and_build build-fuzz -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \
+            -DDECODESIM_BUILD_TESTS=OFF -DDECODESIM_BUILD_BENCHMARKS=OFF
+        sh scripts/run-fuzzers.sh build-fuzz "${2:-60}" "${3:-}"
+        ;;
     bench)
         sh scripts/install-deps.sh
         configure_and_build build
         ./build/bench/decodesim_bench
         ;;
     *)
-        echo "usage: ./make.sh demo|test|build|sanitize|bench" >&2
+        echo "usage: ./make.sh demo|test|build|sanitize|fuzz [SECONDS [TARGET]]|bench" >&2
         exit 2
         ;;
 esac

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs, from Debian's registry, whatever decodesim needs that this machine lacks.
 # Run as root (or with sudo available). Does nothing when everything is present.
-# `install-deps.sh test` adds what the test suite needs beyond the build (Chromium, for the report).
+# `install-deps.sh test` adds what the test suite needs beyond the build: Chromium (the report is
+# rendered in it) and clang 14 with libFuzzer and its sanitizer runtimes (the fuzz targets).
 set -eu
 
 packages="g++ cmake make libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev"
 if [ "${1:-}" = "test" ]; then
-    packages="$packages chromium"
+    packages="$packages chromium clang-14 libfuzzer-14-dev libclang-rt-14-dev"
 fi
 
 missing=""

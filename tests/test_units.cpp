@@ -38,8 +38,15 @@ TEST_CASE("bad quantities are refused with what was expected") {
                          "GiB, TiB)",
                          UnitError);
     CHECK_THROWS_WITH_AS(parse_quantity("80 Gb", Dimension::bytes),
-                         "unknown unit 'Gb' (did you mean 'GB'?); expected a size such as '80 GB' (units: B, kB, KB, MB, GB, "
-                         "TB, KiB, MiB, GiB, TiB)",
+                         "'Gb' is ambiguous: units are case-sensitive and a lower-case 'b' means bits; write 'GB' "
+                         "(10^9-style decimal) or the binary KiB/MiB/GiB/TiB",
+                         UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("3.35 tb/s", Dimension::bandwidth),
+                         "'tb/s' is ambiguous: units are case-sensitive and a lower-case 'b' means bits; write 'TB/s'",
+                         UnitError);
+    CHECK_THROWS_WITH_AS(parse_quantity("80 GiBs", Dimension::bytes),
+                         "unknown unit 'GiBs' (did you mean 'GiB'?); expected a size such as '80 GB' (units: B, kB, KB, "
+                         "MB, GB, TB, KiB, MiB, GiB, TiB)",
                          UnitError);
     CHECK_THROWS_WITH_AS(parse_quantity("-3 TB/s", Dimension::bandwidth), "'-3 TB/s' must be greater than zero", UnitError);
     CHECK_THROWS_WITH_AS(parse_quantity("0 W", Dimension::power), "'0 W' must be greater than zero", UnitError);

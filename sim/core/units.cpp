@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -145,6 +146,21 @@ double parse_quantity(std::string_view text, Dimension dimension) {
     if (unit_text.empty()) throw UnitError(fmt::format("'{}' has no unit; {}", text, expectation));
     const UnitEntry* unit = find_unit(unit_text);
     if (unit == nullptr) {
+        // "Gb", "gb", "tb/s": units are case-sensitive, and a lower-case b would mean bits.
+        for (const auto& entry : kUnits) {
+            if (entry.dimension != dimension || entry.symbol.size() != unit_text.size()) continue;
+            bool same_letters = true;
+            for (std::size_t i = 0; i < unit_text.size(); ++i) {
+                same_letters = same_letters && std::tolower(static_cast<unsigned char>(unit_text[i])) ==
+                                                   std::tolower(static_cast<unsigned char>(entry.symbol[i]));
+            }
+            if (same_letters) {
+                throw UnitError(fmt::format("'{}' is ambiguous: units are case-sensitive and a lower-case 'b' means bits; "
+                                            "write '{}'{}",
+                                            unit_text, entry.symbol,
+                                            dimension == Dimension::bytes ? " (10^9-style decimal) or the binary KiB/MiB/GiB/TiB" : ""));
+            }
+        }
         std::vector<std::string> same_dimension;
         for (const auto& entry : kUnits) {
             if (entry.dimension == dimension) same_dimension.emplace_back(entry.symbol);

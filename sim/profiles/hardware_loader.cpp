@@ -21,8 +21,10 @@ constexpr double kDefaultLinkLatencySeconds = 2e-6;
 
 }  // namespace
 
-HardwareProfile load_hardware_profile(const std::string& path) {
-    const YAML::Node document = load_document(path);
+HardwareProfile load_hardware_profile(const std::string& path) { return parse_hardware_profile(read_input_file(path), path); }
+
+HardwareProfile parse_hardware_profile(const std::string& text, const std::string& path) {
+    const YAML::Node document = parse_document(text, path);
     std::vector<core::Diagnostic> diagnostics;
     StrictMap root(document, path, "", diagnostics);
 

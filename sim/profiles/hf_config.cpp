@@ -138,8 +138,10 @@ const std::vector<std::string>& supported_model_types() {
     return types;
 }
 
-ModelProfile load_hf_config(const std::string& path) {
-    const YAML::Node document = load_document(path);
+ModelProfile load_hf_config(const std::string& path) { return parse_hf_config(read_input_file(path), path); }
+
+ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
+    const YAML::Node document = parse_document(text, path);
     std::vector<core::Diagnostic> diagnostics;
     if (!document.IsMap()) {
         throw core::InputError(core::Diagnostic{location_of_node(path, document), "", "expected a JSON object"});

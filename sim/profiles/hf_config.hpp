@@ -14,5 +14,6 @@ const std::vector<std::string>& supported_model_types();
 
 // Throws core::InputError naming the file, line and key of every problem.
 ModelProfile load_hf_config(const std::string& path);
+ModelProfile parse_hf_config(const std::string& text, const std::string& name);
 
 }  // namespace decodesim::profiles

@@ -56,8 +56,10 @@ void check_model_consistency(const ModelProfile& model,
     }
 }
 
-ModelProfile load_model_profile(const std::string& path) {
-    const YAML::Node document = load_document(path);
+ModelProfile load_model_profile(const std::string& path) { return parse_model_profile(read_input_file(path), path); }
+
+ModelProfile parse_model_profile(const std::string& text, const std::string& path) {
+    const YAML::Node document = parse_document(text, path);
     std::vector<core::Diagnostic> diagnostics;
     StrictMap root(document, path, "", diagnostics);
     const auto required = Presence::required;

@@ -12,6 +12,9 @@ namespace decodesim::profiles {
 // Throws core::InputError listing every problem in the file.
 ModelProfile load_model_profile(const std::string& path);
 
+// The same from text already in memory; `name` is the file name used in messages (fuzzing, tests).
+ModelProfile parse_model_profile(const std::string& text, const std::string& name);
+
 // Cross-field checks shared by YAML profiles and config.json imports (heads divisible by KV
 // heads, MoE and MLA fields complete, dense layers with an intermediate size, ...).
 // Appends problems to `diagnostics`; `locate` gives the position of a key.

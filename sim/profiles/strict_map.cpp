@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "core/suggest.hpp"
 
@@ -16,27 +15,42 @@ core::SourceLocation location_of_node(const std::string& file, const YAML::Node&
     return {file, mark.line + 1, mark.column + 1};
 }
 
-YAML::Node load_document(const std::string& path) {
+std::string read_input_file(const std::string& path) {
     std::ifstream stream(path, std::ios::binary);
     if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
-    std::ostringstream contents;
-    contents << stream.rdbuf();
-    const std::string text = contents.str();
+    std::string text;
+    char chunk[65536];
+    while (stream.read(chunk, sizeof chunk) || stream.gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(stream.gcount()));
+        if (text.size() > kMaxInputBytes) {
+            throw core::InputError(core::Diagnostic{
+                {path, 0, 0}, "", "the file is larger than 16 MiB; a profile or config.json is a few kB"});
+        }
+    }
+    return text;
+}
+
+YAML::Node parse_document(const std::string& text, const std::string& name) {
+    if (text.size() > kMaxInputBytes) {
+        throw core::InputError(core::Diagnostic{{name, 0, 0}, "", "the input is larger than 16 MiB"});
+    }
     if (text.find('\0') != std::string::npos) {
-        throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "not a text file (it contains NUL bytes)"});
+        throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "not a text file (it contains NUL bytes)"});
     }
     try {
         YAML::Node document = YAML::Load(text);
         if (!document || document.IsNull()) {
-            throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "the file is empty; expected a mapping of keys"});
+            throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "the file is empty; expected a mapping of keys"});
         }
         return document;
     } catch (const YAML::Exception& error) {
         const int line = error.mark.is_null() ? 0 : error.mark.line + 1;
         const int column = error.mark.is_null() ? 0 : error.mark.column + 1;
-        throw core::InputError(core::Diagnostic{{path, line, column}, "", "not valid YAML/JSON: " + error.msg});
+        throw core::InputError(core::Diagnostic{{name, line, column}, "", "not valid YAML/JSON: " + error.msg});
     }
 }
+
+YAML::Node load_document(const std::string& path) { return parse_document(read_input_file(path), path); }
 
 StrictMap::StrictMap(const YAML::Node& node, std::string file, std::string key_prefix,
                      std::vector<core::Diagnostic>& diagnostics)

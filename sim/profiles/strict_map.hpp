@@ -64,7 +64,15 @@ private:
 
 core::SourceLocation location_of_node(const std::string& file, const YAML::Node& node);
 
-// Loads one YAML (or JSON) document from a file; a parse error becomes an InputError with its position.
+// Reads a whole input file, refusing files over kMaxInputBytes (profiles are a few kB).
+inline constexpr std::size_t kMaxInputBytes = 16u << 20;
+std::string read_input_file(const std::string& path);
+
+// Parses one YAML (or JSON) document; `name` is the file name for messages. A parse error, an
+// empty document, NUL bytes or nesting deeper than yaml-cpp's guard become an InputError.
+YAML::Node parse_document(const std::string& text, const std::string& name);
+
+// read_input_file + parse_document.
 YAML::Node load_document(const std::string& path);
 
 }  // namespace decodesim::profiles
