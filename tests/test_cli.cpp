@@ -104,3 +104,20 @@ TEST_CASE("profiles list, show and validate") {
     const auto bad = run({"profiles", "validate", decodesim::testing::test_data("invalid/hardware_typo.yaml")});
     CHECK(bad.exit_code == 1);
 }
+
+TEST_CASE("predict --band brackets the prediction, below the roofline bound") {
+    for (const char* hardware : {"h100-sxm", "rtx-4090", "apple-m2-ultra"}) {
+        CAPTURE(hardware);
+        const auto result = run({"predict", "--hardware", hardware, "--model", "llama-3.1-8b", "--weights", "q4_k_m",
+                                 "--batch", "8", "--band", "--json"});
+        REQUIRE(result.exit_code == 0);
+        const auto json = nlohmann::json::parse(result.out);
+        const double low = json["band"]["low"]["tokens_per_s_total"];
+        const double high = json["band"]["high"]["tokens_per_s_total"];
+        const double predicted = json["decode"]["tokens_per_s_total"];
+        CHECK(low < predicted);
+        CHECK(predicted < high);
+        CHECK(high <= json["decode"]["roofline_tokens_per_s_total"].get<double>());
+        CHECK(json["band"]["low"]["ttft_s"].get<double>() > json["band"]["high"]["ttft_s"].get<double>());
+    }
+}

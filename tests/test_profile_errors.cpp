@@ -68,6 +68,13 @@ TEST_CASE("units: missing, unknown, negative, zero, not a number") {
                                    "expected a bandwidth such as '3.35 TB/s' " + kBandwidthUnits});
 }
 
+TEST_CASE("GB against Gb: an ambiguous unit is refused, naming both readings") {
+    CHECK(hardware_errors("gigabit_capacity.yaml") ==
+          std::vector<std::string>{path("gigabit_capacity.yaml") +
+                                   ":5:13: error: memory.capacity: 'Gb' is ambiguous: units are case-sensitive and a "
+                                   "lower-case 'b' means bits; write 'GB' (10^9-style decimal) or the binary KiB/MiB/GiB/TiB"});
+}
+
 TEST_CASE("structure: a value where a section belongs, duplicates, a list document, an empty file") {
     CHECK(hardware_errors("scalar_section.yaml") ==
           std::vector<std::string>{path("scalar_section.yaml") + ":3:9: error: memory: expected a mapping of keys"});
@@ -75,6 +82,8 @@ TEST_CASE("structure: a value where a section belongs, duplicates, a list docume
           std::vector<std::string>{path("duplicate_key.yaml") + ":2:1: error: name: duplicate key; each key may appear once"});
     CHECK(hardware_errors("list_document.yaml") ==
           std::vector<std::string>{path("list_document.yaml") + ":1:1: error: expected a mapping of keys, found a list"});
+    CHECK(hardware_errors("scalar_document.yaml") ==
+          std::vector<std::string>{path("scalar_document.yaml") + ":1:1: error: expected a mapping of keys, found a single value"});
     CHECK(hardware_errors("empty.yaml") ==
           std::vector<std::string>{path("empty.yaml") + ":1:1: error: the file is empty; expected a mapping of keys"});
     CHECK(hardware_errors("binary.yaml") ==

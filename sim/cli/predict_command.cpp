@@ -1,6 +1,10 @@
 #include "cli/predict_command.hpp"
 
 #include "cli/shared_options.hpp"
+
+#include <optional>
+#include <utility>
+
 #include "engine/prediction.hpp"
 #include "report/predict_json.hpp"
 #include "report/predict_text.hpp"
@@ -11,6 +15,7 @@ CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
     CLI::App* command = app.add_subcommand("predict", "Predict decode speed, TTFT and memory for one operating point");
     add_workload_options(*command, options.point);
     command->add_flag("--json", options.json, "Print one JSON object instead of the table");
+    command->add_flag("--band", options.band, "Also give low and high estimates from the measured range of each efficiency");
     return command;
 }
 
@@ -22,10 +27,21 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
     for (const auto& warning : prediction.warnings) warn(io, warning);
     const report::Conditions conditions = conditions_of(point);
+    std::optional<std::pair<engine::Prediction, engine::Prediction>> band;
+    if (options.band) {
+        const auto efficiencies = engine::efficiency_band(
+            point.hardware, engine::default_efficiency(point.hardware, *point.deployment.runtime));
+        const engine::Evaluator low(point.model, point.hardware, point.deployment, efficiencies.low);
+        const engine::Evaluator high(point.model, point.hardware, point.deployment, efficiencies.high);
+        band.emplace(low.predict(options.point.workload(), false), high.predict(options.point.workload(), false));
+    }
     if (options.json) {
-        io.out << report::prediction_to_json(conditions, prediction).dump(2) << "\n";
+        auto document = report::prediction_to_json(conditions, prediction);
+        if (band) document["band"] = report::band_to_json(band->first, band->second);
+        io.out << document.dump(2) << "\n";
     } else {
         io.out << report::prediction_to_text(conditions, prediction);
+        if (band) io.out << report::band_to_text(band->first, band->second);
     }
     return 0;
 }

@@ -12,6 +12,7 @@ namespace decodesim::cli {
 struct PredictOptions {
     WorkloadOptions point;
     bool json = false;
+    bool band = false;
 };
 
 CLI::App* add_predict_command(CLI::App& app, PredictOptions& options);

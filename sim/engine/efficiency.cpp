@@ -48,6 +48,33 @@ Efficiency default_efficiency(const profiles::HardwareProfile& hardware, const R
     return efficiency;
 }
 
+EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal) {
+    // Measured ranges (docs/model.md): copy bandwidth per family over its median, large-GEMM
+    // efficiency 0.50 to 0.97 around 0.80, kernel launches 3 to 6 us around 4 us.
+    double bandwidth_low = 0.73 / 0.82, bandwidth_high = 0.88 / 0.82;
+    switch (memory_family(hardware)) {
+        case MemoryFamily::hbm: break;
+        case MemoryFamily::gddr:
+            bandwidth_low = 0.78 / 0.89;
+            bandwidth_high = 0.95 / 0.89;
+            break;
+        case MemoryFamily::unified:
+            bandwidth_low = 0.80 / 0.83;
+            bandwidth_high = 0.90 / 0.83;
+            break;
+    }
+    EfficiencyBand band{nominal, nominal};
+    band.low.memory_bandwidth = nominal.memory_bandwidth * bandwidth_low;
+    band.high.memory_bandwidth = std::min(1.0, nominal.memory_bandwidth * bandwidth_high);
+    band.low.compute = nominal.compute * 0.50 / 0.80;
+    band.high.compute = std::min(1.0, nominal.compute * 0.97 / 0.80);
+    band.low.kernel_overhead_s = nominal.kernel_overhead_s * 1.5;
+    band.high.kernel_overhead_s = nominal.kernel_overhead_s * 0.75;
+    band.low.link_bandwidth = nominal.link_bandwidth * 0.65 / 0.77;
+    band.high.link_bandwidth = std::min(1.0, nominal.link_bandwidth * 0.84 / 0.77);
+    return band;
+}
+
 double usable_memory_fraction(const profiles::HardwareProfile& hardware) {
     return memory_family(hardware) == MemoryFamily::unified ? kUnifiedUsableFraction : kDiscreteUsableFraction;
 }

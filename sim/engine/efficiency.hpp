@@ -26,6 +26,14 @@ Efficiency ideal_efficiency();
 Efficiency default_efficiency(const profiles::HardwareProfile& hardware,
                               const RuntimePreset& runtime = default_runtime());
 
+// The plausible range of an efficiency: the low and high ends of the measurements the defaults
+// were taken from (docs/model.md, "Uncertainty band"), applied to `nominal`.
+struct EfficiencyBand {
+    Efficiency low;   // everything at the slow end of its measured range
+    Efficiency high;  // everything at the fast end (never above the datasheet)
+};
+EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal);
+
 // Which family of memory a profile's memory.type belongs to.
 MemoryFamily memory_family(const profiles::HardwareProfile& hardware);
 

@@ -83,4 +83,16 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
     return document;
 }
 
+nlohmann::json band_to_json(const engine::Prediction& low, const engine::Prediction& high) {
+    auto side = [](const engine::Prediction& p) {
+        json figures = {{"step_time_s", p.decode.step_time_s},
+                        {"tokens_per_s_per_stream", p.decode.tokens_per_s_per_stream},
+                        {"tokens_per_s_total", p.decode.tokens_per_s_total},
+                        {"ttft_s", p.ttft_s}};
+        if (p.request) figures["end_to_end_s"] = p.request->end_to_end_s;
+        return figures;
+    };
+    return {{"low", side(low)}, {"high", side(high)}};
+}
+
 }  // namespace decodesim::report

@@ -24,4 +24,7 @@ inline constexpr int kSchemaVersion = 1;
 nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,
                                   bool include_operators = true);
 
+// `band`: the low and high estimates (docs/model.md, "Uncertainty band").
+nlohmann::json band_to_json(const engine::Prediction& low, const engine::Prediction& high);
+
 }  // namespace decodesim::report

@@ -72,4 +72,12 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     return text;
 }
 
+std::string band_to_text(const engine::Prediction& low, const engine::Prediction& high) {
+    return fmt::format(
+        "\nband (each efficiency at the ends of its measured range):\n"
+        "  tokens/s per stream  {:.4g} to {:.4g}\n  tokens/s total       {:.4g} to {:.4g}\n  TTFT                 {} to {}\n",
+        low.decode.tokens_per_s_per_stream, high.decode.tokens_per_s_per_stream, low.decode.tokens_per_s_total,
+        high.decode.tokens_per_s_total, format_seconds(high.ttft_s), format_seconds(low.ttft_s));
+}
+
 }  // namespace decodesim::report

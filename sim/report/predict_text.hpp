@@ -9,5 +9,6 @@
 namespace decodesim::report {
 
 std::string prediction_to_text(const Conditions& conditions, const engine::Prediction& prediction);
+std::string band_to_text(const engine::Prediction& low, const engine::Prediction& high);
 
 }  // namespace decodesim::report
