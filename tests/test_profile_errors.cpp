@@ -13,27 +13,16 @@ using namespace decodesim;
 
 namespace {
 
-std::vector<std::string> messages_of(const std::function<void()>& load) {
-    try {
-        load();
-    } catch (const core::InputError& error) {
-        std::vector<std::string> messages;
-        for (const auto& diagnostic : error.diagnostics()) messages.push_back(diagnostic.to_string());
-        return messages;
-    }
-    return {"(loaded without error)"};
-}
-
 std::vector<std::string> hardware_errors(const std::string& name) {
-    return messages_of([&] { profiles::load_hardware_profile(testing::test_data("invalid/" + name)); });
+    return testing::error_messages([&] { profiles::load_hardware_profile(testing::test_data("invalid/" + name)); });
 }
 
 std::vector<std::string> model_errors(const std::string& name) {
-    return messages_of([&] { profiles::load_model_profile(testing::test_data("invalid/" + name)); });
+    return testing::error_messages([&] { profiles::load_model_profile(testing::test_data("invalid/" + name)); });
 }
 
 std::vector<std::string> config_errors(const std::string& name) {
-    return messages_of([&] { profiles::load_hf_config(testing::test_data("invalid/" + name)); });
+    return testing::error_messages([&] { profiles::load_hf_config(testing::test_data("invalid/" + name)); });
 }
 
 std::string path(const std::string& name) { return testing::test_data("invalid/" + name); }

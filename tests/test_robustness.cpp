@@ -19,17 +19,6 @@ using namespace decodesim;
 
 namespace {
 
-std::vector<std::string> messages(const std::function<void()>& load) {
-    try {
-        load();
-    } catch (const core::InputError& error) {
-        std::vector<std::string> lines;
-        for (const auto& diagnostic : error.diagnostics()) lines.push_back(diagnostic.to_string());
-        return lines;
-    }
-    return {"(no error)"};
-}
-
 std::string fixture(const std::string& name) { return testing::test_data("invalid/" + name); }
 
 // Every number in a JSON document is finite (JSON cannot carry NaN; nlohmann would write null).
@@ -51,13 +40,13 @@ void check_all_finite(const nlohmann::json& value, const std::string& path) {
 
 TEST_CASE("absurd numbers are refused with the bound they broke") {
     const auto model = fixture("model_absurd.yaml");
-    CHECK(messages([&] { profiles::load_model_profile(model); }) ==
+    CHECK(testing::error_messages([&] { profiles::load_model_profile(model); }) ==
           std::vector<std::string>{
               model + ":3:13: error: parameters: expected a number greater than 0 and at most 1e+15, found '1e30'",
               model + ":4:20: error: num_hidden_layers: expected a whole number from 1 to 100000, found '1000000000000'"});
     const auto hardware = fixture("absurd_values.yaml");
     const std::string bandwidth_units = "(units: B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, GBps, TBps, GiBps)";
-    CHECK(messages([&] { profiles::load_hardware_profile(hardware); }) ==
+    CHECK(testing::error_messages([&] { profiles::load_hardware_profile(hardware); }) ==
           std::vector<std::string>{
               hardware + ":5:13: error: memory.capacity: '1e300 TB' is too large",
               hardware + ":6:14: error: memory.bandwidth: '1e400' is not a finite number; expected a bandwidth such as "
@@ -68,7 +57,7 @@ TEST_CASE("absurd numbers are refused with the bound they broke") {
 
 TEST_CASE("deeply nested YAML is refused quickly, not by a stack overflow") {
     const auto start = std::chrono::steady_clock::now();
-    const auto lines = messages([&] { profiles::load_hardware_profile(fixture("deep_nesting.yaml")); });
+    const auto lines = testing::error_messages([&] { profiles::load_hardware_profile(fixture("deep_nesting.yaml")); });
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].starts_with(fixture("deep_nesting.yaml") + ":1:"));
     CHECK(lines[0].find("not valid YAML/JSON") != std::string::npos);
@@ -82,7 +71,7 @@ TEST_CASE("a file over 16 MiB is refused without being parsed") {
         const std::string line = "# " + std::string(1022, 'x') + "\n";
         for (int i = 0; i < 17 * 1024; ++i) file << line;
     }
-    CHECK(messages([&] { profiles::load_hardware_profile(path); }) ==
+    CHECK(testing::error_messages([&] { profiles::load_hardware_profile(path); }) ==
           std::vector<std::string>{path + ": error: the file is larger than 16 MiB; a profile or config.json is a few kB"});
     std::filesystem::remove(path);
 }

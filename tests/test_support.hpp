@@ -2,11 +2,13 @@
 // Shared helpers for the doctest suite: loading shipped profiles and running the CLI in-process.
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/app.hpp"
+#include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
@@ -29,6 +31,18 @@ inline CliResult run(std::vector<std::string> args) {
     args.insert(args.begin(), {"--profiles-dir", DECODESIM_ROOT});
     const int code = cli::run_cli(args, {out, err});
     return {code, out.str(), err.str()};
+}
+
+// The one-line messages of the InputError `load` throws, or {"(no error)"}.
+inline std::vector<std::string> error_messages(const std::function<void()>& load) {
+    try {
+        load();
+    } catch (const core::InputError& error) {
+        std::vector<std::string> lines;
+        for (const auto& diagnostic : error.diagnostics()) lines.push_back(diagnostic.to_string());
+        return lines;
+    }
+    return {"(no error)"};
 }
 
 // A model and a device resolved for evaluation with the given formats.

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "core/quantization.hpp"
+#include "scenarios/search.hpp"
 
 namespace decodesim::scenarios {
 
@@ -22,20 +23,6 @@ engine::Workload workload_of(const Claim& claim, double batch, std::optional<dou
 
 double bound_of(const engine::Prediction& prediction, bool per_stream) {
     return per_stream ? prediction.decode.roofline_tokens_per_s_per_stream : prediction.decode.roofline_tokens_per_s_total;
-}
-
-template <typename Predicate>
-std::optional<long long> first_true(long long low, long long high, Predicate holds) {
-    if (!holds(high)) return std::nullopt;
-    while (low < high) {
-        const long long middle = low + (high - low) / 2;
-        if (holds(middle)) {
-            high = middle;
-        } else {
-            low = middle + 1;
-        }
-    }
-    return low;
 }
 
 }  // namespace
@@ -102,18 +89,9 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
             return bound_of(evaluator.predict(workload_of(claim, batch, static_cast<double>(context))), claim.per_stream) >=
                    claim.tokens_per_s;
         };
-        if (fits_at(1)) {
-            long long low = 1, high = static_cast<long long>(kDefaultContext);
-            while (low < high) {  // largest context that still fits
-                const long long middle = low + (high - low + 1) / 2;
-                if (fits_at(middle)) {
-                    low = middle;
-                } else {
-                    high = middle - 1;
-                }
-            }
-            check.max_context = static_cast<double>(low);
-            check.notes.push_back(fmt::format("short context: possible only up to {} tokens of context", low));
+        if (const auto longest = last_true(1, static_cast<long long>(kDefaultContext), fits_at)) {
+            check.max_context = static_cast<double>(*longest);
+            check.notes.push_back(fmt::format("short context: possible only up to {} tokens of context", *longest));
         }
     }
     for (const char* name : kPrecisionLadder) {

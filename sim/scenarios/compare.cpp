@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "scenarios/search.hpp"
 
 namespace decodesim::scenarios {
 
@@ -33,20 +34,8 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const core::W
             workload.batch = static_cast<double>(b);
             return evaluator.predict(workload).decode.tokens_per_s_per_stream >= *options.target_tokens_per_s_per_stream;
         };
-        if (!meets(1)) {
-            batch = 0;
-        } else {  // per-stream speed falls with batch: find the last batch that meets the target
-            long long low = 1, high = batch;
-            while (low < high) {
-                const long long middle = low + (high - low + 1) / 2;
-                if (meets(middle)) {
-                    low = middle;
-                } else {
-                    high = middle - 1;
-                }
-            }
-            batch = low;
-        }
+        // Per-stream speed falls with batch: the last batch that still meets the target.
+        batch = last_true(1, batch, meets).value_or(0);
     }
     row.throughput_batch = batch;
     if (batch > 0) {

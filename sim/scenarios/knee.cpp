@@ -1,5 +1,7 @@
 #include "scenarios/knee.hpp"
 
+#include "scenarios/search.hpp"
+
 #include <cmath>
 
 namespace decodesim::scenarios {
@@ -11,27 +13,12 @@ double arithmetic_intensity(const engine::Evaluator& evaluator, double batch, do
     return costs.total_flops() / costs.total_bytes();
 }
 
-// Smallest integer in [low, high] where `reached` holds, for a predicate that stays true once true.
-template <typename Predicate>
-std::optional<long long> first_reaching(long long low, long long high, Predicate reached) {
-    if (!reached(high)) return std::nullopt;
-    while (low < high) {
-        const long long middle = low + (high - low) / 2;
-        if (reached(middle)) {
-            high = middle;
-        } else {
-            low = middle + 1;
-        }
-    }
-    return low;
-}
-
 }  // namespace
 
 std::optional<long long> compute_bound_batch(const engine::Evaluator& evaluator, double context) {
     const auto& peak = evaluator.roofline_rates();
     const double balance = peak.matmul_ops_per_s / peak.memory_bandwidth;
-    return first_reaching(1, 1LL << 30, [&](long long batch) {
+    return first_true(1, 1LL << 30, [&](long long batch) {
         return arithmetic_intensity(evaluator, static_cast<double>(batch), context) >= balance;
     });
 }
@@ -39,7 +26,7 @@ std::optional<long long> compute_bound_batch(const engine::Evaluator& evaluator,
 std::optional<long long> matmul_compute_bound_batch(const engine::Evaluator& evaluator) {
     const auto& peak = evaluator.roofline_rates();
     const double balance = peak.matmul_ops_per_s / peak.memory_bandwidth;
-    return first_reaching(1, 1LL << 30, [&](long long batch) {
+    return first_true(1, 1LL << 30, [&](long long batch) {
         const engine::StepCosts costs = engine::decode_step_costs(evaluator.cost_model(), static_cast<double>(batch), 1.0);
         double flops = 0.0, bytes = 0.0;
         for (std::size_t i = 0; i < engine::kOperatorCount; ++i) {
@@ -58,7 +45,7 @@ std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& eval
     const double kv_at_one = batch * cost.kv_bytes_per_sequence(1.0);
     const double weights = costs.total_bytes() - kv_at_one -
                            costs[engine::OperatorKind::kv_write].bytes;
-    const auto found = first_reaching(1, 1LL << 40, [&](long long context) {
+    const auto found = first_true(1, 1LL << 40, [&](long long context) {
         return batch * cost.kv_bytes_per_sequence(static_cast<double>(context)) > weights;
     });
     if (!found) return std::nullopt;
