@@ -29,3 +29,22 @@ TEST_CASE("engine/ and scenarios/ include no YAML, logging or stream headers") {
     }
     CHECK(files > 10);
 }
+
+TEST_CASE("test names carry no semicolon, which would split them in CTest and run nothing") {
+    namespace fs = std::filesystem;
+    int names = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(DECODESIM_ROOT) / "tests")) {
+        if (entry.path().extension() != ".cpp") continue;
+        std::ifstream file(entry.path());
+        std::string line;
+        while (std::getline(file, line)) {
+            const auto at = line.find("TEST_CASE(\"");
+            if (at == std::string::npos) continue;
+            ++names;
+            const std::string name = line.substr(at + 11, line.find("\")", at) - at - 11);
+            CAPTURE(name);
+            CHECK(name.find(';') == std::string::npos);
+        }
+    }
+    CHECK(names > 50);
+}

@@ -95,7 +95,7 @@ TEST_CASE("a context beyond the model's maximum is a warning with the figures st
     check_all_finite(nlohmann::json::parse(result.out), "");
 }
 
-TEST_CASE("extreme but valid operating points give finite figures; impossible splits a clear refusal") {
+TEST_CASE("extreme but valid operating points give finite figures and impossible splits a clear refusal") {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "10000000", "--json"},
              {"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1000000", "--json"},

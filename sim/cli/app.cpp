@@ -1,6 +1,8 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <functional>
 
@@ -41,8 +43,15 @@ struct Route {
 
 }  // namespace
 
-int run_cli(const std::vector<std::string>& args, Io io) {
+int run_cli(const std::vector<std::string>& args, Io caller_io) {
     CLI::App app{"decodesim: roofline performance simulator for LLM inference", "decodesim"};
+    bool verbose = false;
+    app.add_flag("-v,--verbose", verbose, "Log the profiles loaded and the assumptions made, on stderr");
+    // A logger of this run only (not registered globally), writing to the caller's error stream.
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(caller_io.err);
+    sink->set_pattern("decodesim: %l: %v");
+    spdlog::logger logger("decodesim", sink);
+    Io io{caller_io.out, caller_io.err, &logger};
     app.require_subcommand(1);
     app.set_version_flag("--version", "decodesim 0.1.0");
     std::string profile_root = profiles::default_profile_root();
@@ -84,6 +93,8 @@ int run_cli(const std::vector<std::string>& args, Io io) {
         return kBadCommandLine;
     }
 
+    logger.set_level(verbose ? spdlog::level::info : spdlog::level::warn);
+    logger.info("profiles from {}", profile_root);
     try {
         const profiles::Catalog catalog(profile_root);
         for (const auto& route : routes) {

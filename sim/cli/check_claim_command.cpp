@@ -33,7 +33,7 @@ CLI::App* add_check_claim_command(CLI::App& app, CheckClaimOptions& options) {
 int run_check_claim(const CheckClaimOptions& options, const profiles::Catalog& catalog, Io io) {
     const OperatingPoint point = resolve_operating_point(catalog, options.hardware, options.model,
                                                          options.weights.value_or("bf16"), options.kv,
-                                                         options.tensor_parallel);
+                                                         options.tensor_parallel, "vllm", io);
     scenarios::Claim claim;
     claim.tokens_per_s = options.tokens_per_s;
     claim.per_stream = options.per == "stream";

@@ -22,7 +22,7 @@ CLI::App* add_curve_command(CLI::App& app, CurveOptions& options) {
 }
 
 int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point);
+    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
     const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     scenarios::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;

@@ -20,7 +20,7 @@ CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
 }
 
 int run_predict(const PredictOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point);
+    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
     const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     const engine::Prediction prediction = evaluator.predict(options.point.workload());
 

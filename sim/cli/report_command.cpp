@@ -19,7 +19,7 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 }
 
 int run_report(const ReportOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point);
+    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
     const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
     report::ReportInputs inputs;
     inputs.conditions = conditions_of(point);

@@ -24,10 +24,11 @@ struct OperatingPoint {
 };
 
 // Throws InputError for bad profiles and UsageError for an unknown format name.
+// With --verbose, logs the files loaded and the deployment resolved.
 OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const std::string& hardware,
                                        const std::string& model, const std::string& weights, const std::string& kv,
-                                       int tensor_parallel, const std::string& runtime = "vllm");
-OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options);
+                                       int tensor_parallel, const std::string& runtime, Io io);
+OperatingPoint resolve_operating_point(const profiles::Catalog& catalog, const WorkloadOptions& options, Io io);
 
 // Format names from the command line; UsageError with a suggestion when unknown.
 const core::WeightFormat& weight_format_named(const std::string& name);

@@ -16,7 +16,7 @@ CLI::App* add_why_command(CLI::App& app, WhyOptions& options) {
 }
 
 int run_why(const WhyOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point);
+    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
     const scenarios::Explanation explanation =
         scenarios::explain(point.model, point.hardware, point.deployment, options.point.workload());
     if (explanation.capped_by_memory) {
