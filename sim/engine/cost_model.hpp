@@ -13,7 +13,7 @@ struct WeightGroup {
     double bytes = 0.0;             // on one device, summed over layers
     double params = 0.0;            // multiply-adds per token on one device, summed over layers
     double activation_width = 0.0;  // input + output elements per token (for activation traffic)
-    double layers = 0.0;            // layers that hold the group (kernel launches)
+    double layers = 0.0;            // kernel launches per step for the group (one or two per layer)
 };
 
 struct CostModel {

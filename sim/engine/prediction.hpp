@@ -83,6 +83,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const c
                               const RuntimePreset& runtime = default_runtime());
 
 // Precomputes everything that does not depend on batch and context, so each evaluation is cheap.
+// Holds references: `model` and `hardware` must outlive the evaluator.
 class Evaluator {
 public:
     Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment,
