@@ -69,16 +69,6 @@ public:
         return std::nullopt;
     }
 
-    std::optional<std::double_t> number(const char* key) {
-        if (!has(key)) return std::nullopt;
-        double value = 0.0;
-        if (!node_[key].IsScalar() || !core::parse_number(node_[key].Scalar(), value)) {
-            fail(key, "expected a number");
-            return std::nullopt;
-        }
-        return value;
-    }
-
     const YAML::Node& node() const { return node_; }
     const std::string& file() const { return file_; }
 
@@ -174,9 +164,8 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     model.num_attention_heads = static_cast<int>(config.integer("num_attention_heads", true).value_or(0));
     model.num_key_value_heads = static_cast<int>(
         config.integer("num_key_value_heads", false).value_or(model.num_attention_heads));
-    model.vocab_size = config.integer(family == Family::gemma3 && !config.has("vocab_size") ? "vocab_size" : "vocab_size",
-                                      family != Family::gemma3)
-                           .value_or(262208);  // Gemma 3's transformers default when text_config omits it
+    // Gemma 3's text_config may omit vocab_size; transformers' Gemma3TextConfig default is 262208.
+    model.vocab_size = config.integer("vocab_size", family != Family::gemma3).value_or(262208);
     // transformers' own default when a config omits head_dim (Llama-2, Mistral-7B-v0.1, Qwen2).
     if (config.has("head_dim")) {
         model.head_dim = config.integer("head_dim", true).value_or(0);
