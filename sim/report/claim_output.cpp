@@ -53,10 +53,7 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
 
 nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Claim& claim,
                              const scenarios::ClaimCheck& check) {
-    nlohmann::json document;
-    document["schema_version"] = kSchemaVersion;
-    document["hardware"] = conditions.hardware;
-    document["model"] = conditions.model;
+    nlohmann::json document = document_for(conditions);
     document["weights"] = conditions.weights;
     document["claimed_tokens_per_s"] = claim.tokens_per_s;
     document["per"] = claim.per_stream ? "stream" : "total";

@@ -50,14 +50,8 @@ std::string curve_to_csv(const scenarios::Curve& curve) {
 }
 
 nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curve& curve) {
-    nlohmann::json document;
-    document["schema_version"] = kSchemaVersion;
-    document["hardware"] = conditions.hardware;
-    document["model"] = conditions.model;
-    document["conditions"] = {{"weights", conditions.weights},
-                              {"kv", conditions.kv},
-                              {"tensor_parallel", conditions.tensor_parallel},
-                              {"context_tokens", curve.context}};
+    nlohmann::json document = document_for(conditions);
+    document["conditions"]["context_tokens"] = curve.context;
     document["knee_batch"] = curve.knee_batch ? nlohmann::json(*curve.knee_batch) : nlohmann::json(nullptr);
     document["max_batch"] = curve.max_batch;
     nlohmann::json points = nlohmann::json::array();

@@ -4,22 +4,27 @@ namespace decodesim::report {
 
 using nlohmann::json;
 
+nlohmann::json document_for(const Conditions& conditions) {
+    json document;
+    document["schema_version"] = kSchemaVersion;
+    document["hardware"] = conditions.hardware;
+    document["model"] = conditions.model;
+    document["conditions"] = {{"weights", conditions.weights},
+                              {"kv", conditions.kv},
+                              {"activation", conditions.activation},
+                              {"tensor_parallel", conditions.tensor_parallel},
+                              {"runtime", conditions.runtime}};
+    return document;
+}
+
 nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,
                                   bool include_operators) {
     const auto& decode = prediction.decode;
     const auto& prefill = prediction.prefill;
     const auto& memory = prediction.memory;
-    json document;
-    document["schema_version"] = kSchemaVersion;
-    document["hardware"] = conditions.hardware;
-    document["model"] = conditions.model;
+    json document = document_for(conditions);
     json& given = document["conditions"];
     given["batch"] = prediction.batch;
-    given["weights"] = conditions.weights;
-    given["kv"] = conditions.kv;
-    given["activation"] = conditions.activation;
-    given["tensor_parallel"] = conditions.tensor_parallel;
-    given["runtime"] = conditions.runtime;
     if (prediction.request) {
         given["prompt_tokens"] = prediction.request->prompt;
         given["output_tokens"] = prediction.request->output;

@@ -21,6 +21,10 @@ struct Conditions {
 
 inline constexpr int kSchemaVersion = 1;
 
+// The start every JSON document shares: schema_version, hardware, model, and `conditions` with
+// the formats, tensor parallelism and runtime; each command adds its own fields.
+nlohmann::json document_for(const Conditions& conditions);
+
 nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,
                                   bool include_operators = true);
 

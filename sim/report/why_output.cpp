@@ -80,16 +80,10 @@ std::string why_to_text(const Conditions& conditions, const scenarios::Explanati
 
 nlohmann::json why_to_json(const Conditions& conditions, const scenarios::Explanation& explanation) {
     const auto& decode = explanation.prediction.decode;
-    nlohmann::json document;
-    document["schema_version"] = kSchemaVersion;
-    document["hardware"] = conditions.hardware;
-    document["model"] = conditions.model;
-    document["conditions"] = {{"batch_requested", explanation.requested_batch},
-                              {"batch", explanation.effective_batch},
-                              {"context_tokens", decode.context},
-                              {"weights", conditions.weights},
-                              {"kv", conditions.kv},
-                              {"tensor_parallel", conditions.tensor_parallel}};
+    nlohmann::json document = document_for(conditions);
+    document["conditions"]["batch_requested"] = explanation.requested_batch;
+    document["conditions"]["batch"] = explanation.effective_batch;
+    document["conditions"]["context_tokens"] = decode.context;
     document["verdict"] = why_verdict(explanation);
     document["tokens_per_s_total"] = decode.tokens_per_s_total;
     document["what_if"] = {{"bandwidth_x2", explanation.what_if.bandwidth_x2},
