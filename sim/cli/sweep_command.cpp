@@ -99,9 +99,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
 
     const double points = static_cast<double>(hardware_ids.size()) * static_cast<double>(model_ids.size()) *
                           static_cast<double>(grid.weights.size()) * static_cast<double>(grid.kv.size()) *
-                          static_cast<double>(grid.tensor_parallel.size()) * static_cast<double>(grid.batch.size()) *
-                          (grid.request_mode() ? static_cast<double>(grid.prompt.size()) * static_cast<double>(grid.output.size())
-                                               : static_cast<double>(grid.context.size()));
+                          static_cast<double>(grid.tensor_parallel.size()) * grid.points_per_deployment();
     if (points > options.max_points && !options.force) {
         throw core::UsageError(fmt::format("the sweep has {:.4g} points, more than --max-points {:.4g}; narrow it or pass --force",
                                            points, options.max_points));

@@ -59,12 +59,13 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
     if (claim.tokens_per_s <= check.bound_tokens_per_s) {
         check.verdict = claim.tokens_per_s < kConservativeFraction * check.predicted_tokens_per_s ? Verdict::conservative
                                                                                                  : Verdict::plausible;
-        if (check.implied_bandwidth_utilization > engine::default_efficiency(hardware).memory_bandwidth) {
+        const double achievable = engine::default_efficiency(hardware).memory_bandwidth;
+        if (check.implied_bandwidth_utilization > achievable) {
             check.notes.push_back(fmt::format(
                 "it implies {:.0f}% of peak memory bandwidth, above the {:.0f}% that copy benchmarks reach on this "
                 "memory: possible only with an exceptional software stack",
                 100.0 * check.implied_bandwidth_utilization,
-                100.0 * engine::default_efficiency(hardware).memory_bandwidth));
+                100.0 * achievable));
         }
         return check;
     }

@@ -4,21 +4,15 @@
 
 namespace decodesim::scenarios {
 
-double SweepGrid::size() const {
-    const double per_deployment = static_cast<double>(batch.size()) *
-                                  (request_mode() ? static_cast<double>(prompt.size()) * static_cast<double>(output.size())
-                                                  : static_cast<double>(context.size()));
-    return static_cast<double>(hardware.size()) * static_cast<double>(models.size()) *
-           static_cast<double>(weights.size()) * static_cast<double>(kv.size()) *
-           static_cast<double>(tensor_parallel.size()) * per_deployment;
+double SweepGrid::points_per_deployment() const {
+    return static_cast<double>(batch.size()) *
+           (request_mode() ? static_cast<double>(prompt.size()) * static_cast<double>(output.size())
+                           : static_cast<double>(context.size()));
 }
 
 void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&)>& on_point,
                const std::function<void(const SweepSkip&)>& on_skip) {
-    const double points_per_deployment =
-        static_cast<double>(grid.batch.size()) *
-        (grid.request_mode() ? static_cast<double>(grid.prompt.size() * grid.output.size())
-                             : static_cast<double>(grid.context.size()));
+    const double points_per_deployment = grid.points_per_deployment();
     for (const auto& hardware : grid.hardware) {
         for (const auto& model : grid.models) {
             for (const core::WeightFormat* weights : grid.weights) {

@@ -22,8 +22,9 @@ struct SweepGrid {
     std::vector<long long> output;
 
     bool request_mode() const { return !prompt.empty(); }
-    // Number of points, as a double so that absurd grids are counted, not overflowed.
-    double size() const;
+    // Operating points per deployment (batch x context, or batch x prompt x output), as a double so
+    // that absurd grids are counted, not overflowed.
+    double points_per_deployment() const;
 };
 
 struct SweepPoint {
