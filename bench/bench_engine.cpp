@@ -25,7 +25,7 @@ Fixture load(const char* hardware, const char* model, const char* weights) {
     const profiles::Catalog catalog(DECODESIM_ROOT);
     Fixture fixture{catalog.hardware(hardware), catalog.model(model), {}};
     fixture.deployment =
-        engine::resolve_deployment(fixture.hardware, *core::find_weight_format(weights), nullptr, 1);
+        engine::resolve_deployment(fixture.hardware, *core::find_named(core::weight_formats(), weights), nullptr, 1);
     return fixture;
 }
 
@@ -45,7 +45,7 @@ void full_prediction(benchmark::State& state, const engine::Workload& workload) 
     const Fixture fixture = load("h100-sxm", "llama-3.1-8b", "bf16");
     const engine::Evaluator evaluator(fixture.model, fixture.hardware, fixture.deployment,
                                       engine::default_efficiency(fixture.hardware));
-    for (auto _ : state) benchmark::DoNotOptimize(evaluator.predict(workload).decode.step_time_s);
+    for (auto _ : state) benchmark::DoNotOptimize(evaluator.predict(workload).decode.step_time);
     state.SetItemsProcessed(state.iterations());
 }
 
@@ -71,7 +71,7 @@ void sweep_points(benchmark::State& state, bool write) {
     scenarios::SweepGrid grid;
     grid.hardware = {catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
     grid.models = {catalog.model("llama-3.1-8b"), catalog.model("qwen3-30b-a3b")};
-    grid.weights = {core::find_weight_format("fp8")};
+    grid.weights = {core::find_named(core::weight_formats(), "fp8")};
     grid.kv = {nullptr};
     grid.tensor_parallel = {1};
     for (long long i = 1; i <= 64; ++i) grid.batch.push_back(i * 4);
@@ -85,7 +85,7 @@ void sweep_points(benchmark::State& state, bool write) {
             grid,
             [&](const scenarios::SweepPoint& point) {
                 if (write) writer.write(point);
-                benchmark::DoNotOptimize(point.prediction->decode.step_time_s);
+                benchmark::DoNotOptimize(point.prediction->decode.step_time);
                 points += 1.0;
             },
             [](const scenarios::SweepSkip&) {});

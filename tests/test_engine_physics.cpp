@@ -25,9 +25,9 @@ TEST_CASE("Llama-3.1-8B: parameters, bf16 weights and KV bytes per token") {
     CHECK(kLlama8bParameters == doctest::Approx(8.03e9).epsilon(0.001));  // the model card's 8.03B
     const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 1.0));
     // bf16: 2 bytes per parameter = 16.06 GB.
-    CHECK(prediction.memory.weights_bytes == doctest::Approx(2 * kLlama8bParameters).epsilon(1e-9));
+    CHECK(prediction.memory.weights == doctest::Approx(2 * kLlama8bParameters).epsilon(1e-9));
     // KV: 2 (K and V) x 32 layers x 8 heads x 128 dims x 2 bytes = 131,072.
-    CHECK(prediction.memory.kv_bytes_per_token == 131072.0);
+    CHECK(prediction.memory.kv_per_token == 131072.0);
 }
 
 TEST_CASE("H100 SXM bound for Llama-3.1-8B at batch 1 is the weight stream over 3.35 TB/s") {
@@ -50,7 +50,8 @@ TEST_CASE("the prediction never exceeds the roofline bound") {
     for (double batch : {1.0, 8.0, 64.0, 512.0}) {
         const auto prediction = s.realistic().predict(engine::Workload::step(batch, 4096.0));
         CHECK(prediction.decode.tokens_per_s_total <= prediction.decode.roofline_tokens_per_s_total);
-        CHECK(prediction.prefill.time_s >= prediction.prefill.roofline_time_s);
+        CHECK(prediction.prefill.time >= prediction.prefill.roofline_time);
+        CHECK(prediction.batch_prefill.time >= prediction.batch_prefill.roofline_time);
     }
 }
 
@@ -59,11 +60,11 @@ TEST_CASE("KV cache grows with context and is read once per sequence") {
     const auto short_context = engine::decode_step_costs(s.ideal().cost_model(), 4.0, 1000.0);
     const auto long_context = engine::decode_step_costs(s.ideal().cost_model(), 4.0, 9000.0);
     // 8,000 more tokens x 4 sequences x 131,072 B = 4.194 GB more KV traffic.
-    const double extra = long_context[OperatorKind::attention_score].bytes + long_context[OperatorKind::attention_value].bytes -
+    const core::Bytes extra = long_context[OperatorKind::attention_score].bytes + long_context[OperatorKind::attention_value].bytes -
                          short_context[OperatorKind::attention_score].bytes - short_context[OperatorKind::attention_value].bytes;
     CHECK(extra == doctest::Approx(8000.0 * 4 * 131072.0));
     // Attention FLOPs: 2 (QK) + 2 (PV) multiply-adds x 32 heads x 128 dims x 32 layers per token per sequence.
-    const double extra_flops = long_context[OperatorKind::attention_score].flops + long_context[OperatorKind::attention_value].flops -
+    const core::Flops extra_flops = long_context[OperatorKind::attention_score].flops + long_context[OperatorKind::attention_value].flops -
                                short_context[OperatorKind::attention_score].flops - short_context[OperatorKind::attention_value].flops;
     CHECK(extra_flops == doctest::Approx(8000.0 * 4 * 4.0 * 32 * 128 * 32));
 }
@@ -71,19 +72,19 @@ TEST_CASE("KV cache grows with context and is read once per sequence") {
 TEST_CASE("GQA shares KV heads: Llama-2-70B caches 8x less per token than an MHA model of its width") {
     const auto gqa = testing::setup("h100-sxm", "llama-2-70b").ideal().predict(engine::Workload::step(1.0, 1.0));
     // 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; with 64 KV heads it would be 2,621,440.
-    CHECK(gqa.memory.kv_bytes_per_token == 327680.0);
+    CHECK(gqa.memory.kv_per_token == 327680.0);
     const auto mha = testing::setup("h100-sxm", "llama-2-13b").ideal().predict(engine::Workload::step(1.0, 1.0));
     // Llama-2-13B is MHA: 2 x 40 x 40 x 128 x 2 = 819,200 B.
-    CHECK(mha.memory.kv_bytes_per_token == 819200.0);
+    CHECK(mha.memory.kv_per_token == 819200.0);
 }
 
 TEST_CASE("DeepSeek-V3 MLA caches the latent: 61 x 576 x 2 = 70,272 bytes per token") {
     const auto s = testing::setup("h200-sxm", "deepseek-v3", "fp8");
     const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 1.0));
-    CHECK(prediction.memory.kv_bytes_per_token == 70272.0);
+    CHECK(prediction.memory.kv_per_token == 70272.0);
     // In fp8 the cache halves: 35,136.
     const auto fp8 = testing::setup("h200-sxm", "deepseek-v3", "fp8", "fp8").ideal().predict(engine::Workload::step(1.0, 1.0));
-    CHECK(fp8.memory.kv_bytes_per_token == 35136.0);
+    CHECK(fp8.memory.kv_per_token == 35136.0);
     // Decode reads the latent once per step: at 10,000 tokens, 10,000 x 70,272 B per sequence.
     const auto costs = engine::decode_step_costs(s.ideal().cost_model(), 1.0, 10000.0);
     CHECK(costs[OperatorKind::attention_score].bytes + costs[OperatorKind::attention_value].bytes ==
@@ -140,17 +141,17 @@ TEST_CASE("tensor parallelism splits weights and KV heads, replicates KV heads b
     const auto split = testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 8).ideal().predict(engine::Workload::step(1.0, 1.0));
     // Everything but the norms (2 x 80 + 1 vectors of 8192, replicated) divides by 8.
     const double norms = (2.0 * 80 + 1) * 8192 * 2.0;
-    CHECK(split.memory.weights_bytes == doctest::Approx((single.memory.weights_bytes - norms) / 8.0 + norms).epsilon(1e-9));
+    CHECK(split.memory.weights == doctest::Approx((single.memory.weights.value - norms) / 8.0 + norms).epsilon(1e-9));
     // 8 KV heads over 8 devices: one each, 2 x 80 x 1 x 128 x 2 = 40,960 B per token per device.
-    CHECK(split.memory.kv_bytes_per_token == 40960.0);
+    CHECK(split.memory.kv_per_token == 40960.0);
     // 16 devices cannot split 8 KV heads further: each still holds one (replicated).
     const auto wide = testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 16).ideal().predict(engine::Workload::step(1.0, 1.0));
-    CHECK(wide.memory.kv_bytes_per_token == 40960.0);
+    CHECK(wide.memory.kv_per_token == 40960.0);
     // Two all-reduces of 8192 x 2 B per layer; a ring moves 2(T-1)/T of it over 450 GB/s, and each
     // pays 2 log2(8) = 6 hops of 2 us: 160 x (6 x 2e-6 + 1.75 x 16384 / 450e9) = 1.93 ms at the bound.
     const auto& all_reduce = split.decode.operators.back();
     CHECK(engine::operator_name(all_reduce.kind) == "all_reduce");
-    CHECK(all_reduce.time_s == doctest::Approx(160.0 * (6.0 * 2e-6 + 1.75 * 16384.0 / 450e9)).epsilon(1e-6));
+    CHECK(all_reduce.time == doctest::Approx(160.0 * (6.0 * 2e-6 + 1.75 * 16384.0 / 450e9)).epsilon(1e-6));
     CHECK_THROWS_WITH(testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 3).ideal(),
                       "error: tp: tensor parallelism 3 does not divide the 64 attention heads of Llama-3.1-70B");
 }
@@ -169,7 +170,7 @@ TEST_CASE("prefill FLOPs include the causal attention term") {
     // On H100 (989.4 TFLOPS bf16) a 2048-token prefill is compute-bound: about 32.5 TFLOP / 989.4e12 = 33 ms.
     const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 2048.0));
     CHECK(prediction.prefill.bound == engine::Bound::compute);
-    CHECK(prediction.prefill.roofline_time_s == doctest::Approx((linear + attention + norms) / 989.4e12).epsilon(0.02));
+    CHECK(prediction.prefill.roofline_time == doctest::Approx((linear + attention + norms) / 989.4e12).epsilon(0.02));
 }
 
 TEST_CASE("memory: the largest batch fills what the reserve leaves") {
@@ -190,7 +191,7 @@ TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {
     CHECK(engine::effective_peak(catalog.hardware("a100-sxm-80gb"), core::Datatype::fp8) == doctest::Approx(312e12));
     // P40 lists no 16-bit tensor rate: bf16 work runs at its fp32 rate (12 TFLOPS, datasheet).
     CHECK(engine::effective_peak(catalog.hardware("p40"), core::Datatype::bf16) ==
-          doctest::Approx(catalog.hardware("p40").listed_peak(core::Datatype::fp32)));
+          doctest::Approx(catalog.hardware("p40").listed_peak(core::Datatype::fp32).value));
     // A listed rate is used as is, even when a wider type is faster: H100 fp8 = 1978.9 TFLOPS.
     CHECK(engine::effective_peak(catalog.hardware("h100-sxm"), core::Datatype::fp8) == doctest::Approx(1978.9e12));
 }

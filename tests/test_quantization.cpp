@@ -13,18 +13,18 @@ using namespace decodesim;
 
 TEST_CASE("block formats carry their scales in bits per weight") {
     // Q4_0: 32 weights in 18 bytes (fp16 scale + 16 bytes of nibbles) = 4.5 bits.
-    CHECK(core::find_weight_format("q4_0")->bits_per_weight == doctest::Approx(4.5));
+    CHECK(core::find_named(core::weight_formats(), "q4_0")->bits_per_weight == doctest::Approx(4.5));
     // Q8_0: 32 weights in 34 bytes = 8.5 bits.
-    CHECK(core::find_weight_format("q8_0")->bits_per_weight == doctest::Approx(8.5));
+    CHECK(core::find_named(core::weight_formats(), "q8_0")->bits_per_weight == doctest::Approx(8.5));
     // Q6_K: 256 weights in 210 bytes = 6.5625 bits.
-    CHECK(core::find_weight_format("q6_k")->bits_per_weight == doctest::Approx(6.5625));
+    CHECK(core::find_named(core::weight_formats(), "q6_k")->bits_per_weight == doctest::Approx(6.5625));
     // AWQ/GPTQ group 128: 4 bits + fp16 scale and 4-bit zero per 128 weights = 4.15625.
-    CHECK(core::find_weight_format("int4")->bits_per_weight == doctest::Approx(4.15625));
+    CHECK(core::find_named(core::weight_formats(), "int4")->bits_per_weight == doctest::Approx(4.15625));
     // MXFP4: 32 E2M1 values + one E8M0 byte = 4.25; NVFP4: 16 values + one E4M3 byte = 4.5.
-    CHECK(core::find_weight_format("mxfp4")->bits_per_weight == doctest::Approx(4.25));
-    CHECK(core::find_weight_format("nvfp4")->bits_per_weight == doctest::Approx(4.5));
-    CHECK(core::find_kv_format("q8_0")->bytes_per_element == doctest::Approx(34.0 / 32.0));
-    CHECK(core::find_kv_format("q4_0")->bytes_per_element == doctest::Approx(18.0 / 32.0));
+    CHECK(core::find_named(core::weight_formats(), "mxfp4")->bits_per_weight == doctest::Approx(4.25));
+    CHECK(core::find_named(core::weight_formats(), "nvfp4")->bits_per_weight == doctest::Approx(4.5));
+    CHECK(core::find_named(core::kv_formats(), "q8_0")->bytes_per_element == doctest::Approx(34.0 / 32.0));
+    CHECK(core::find_named(core::kv_formats(), "q4_0")->bytes_per_element == doctest::Approx(18.0 / 32.0));
 }
 
 TEST_CASE("GGUF mixtures reproduce llama.cpp's measured bits per weight for Llama-3.1-8B") {
@@ -38,9 +38,9 @@ TEST_CASE("GGUF mixtures reproduce llama.cpp's measured bits per weight for Llam
                           Row{"q2_k", 3.1593}}) {
         CAPTURE(row.format);
         engine::Deployment deployment;
-        deployment.weights = core::find_weight_format(row.format);
-        deployment.kv = core::find_kv_format("fp16");
-        const double bytes = engine::build_cost_model(model, deployment).weight_bytes();
+        deployment.weights = core::find_named(core::weight_formats(), row.format);
+        deployment.kv = core::find_named(core::kv_formats(), "fp16");
+        const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
         // Norms are fp32 in a GGUF file and 16-bit here: a difference below 0.001 bpw.
         CHECK(bytes * 8.0 / parameters == doctest::Approx(row.measured_bpw).epsilon(0.002));
     }
@@ -51,8 +51,8 @@ TEST_CASE("fp8 and int4 keep the embedding and lm_head in 16-bit") {
     // 6,979,588,096 (layers + final norm; norms stay 16-bit too) at 1 byte for fp8.
     const auto model = testing::shipped_catalog().model("llama-3.1-8b");
     engine::Deployment deployment;
-    deployment.weights = core::find_weight_format("fp8");
-    deployment.kv = core::find_kv_format("bf16");
+    deployment.weights = core::find_named(core::weight_formats(), "fp8");
+    deployment.kv = core::find_named(core::kv_formats(), "bf16");
     const double embeddings = 2.0 * 128256.0 * 4096.0 * 2.0;
     const double norms = (32.0 * 2.0 + 1.0) * 4096.0 * 2.0;
     const double linear = 32.0 * (2.0 * 4096.0 * 4096.0 + 2.0 * 4096.0 * 1024.0 + 3.0 * 4096.0 * 14336.0);
@@ -64,9 +64,9 @@ TEST_CASE("mxfp4 applies to the experts only, as GPT-OSS ships") {
     // gpt-oss-20b: published checkpoint is about 12.8 GiB (13.8 GB); most of it is MXFP4 experts.
     const auto model = testing::shipped_catalog().model("gpt-oss-20b");
     engine::Deployment deployment;
-    deployment.weights = core::find_weight_format("mxfp4");
-    deployment.kv = core::find_kv_format("bf16");
-    const double bytes = engine::build_cost_model(model, deployment).weight_bytes();
+    deployment.weights = core::find_named(core::weight_formats(), "mxfp4");
+    deployment.kv = core::find_named(core::kv_formats(), "bf16");
+    const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
     // Experts: 24 layers x 32 experts x 3 x 2880 x 2880 = 19.11e9 params at 4.25 bits = 10.15 GB;
     // the remaining 1.80e9 params (attention, router, embeddings) at 2 bytes = 3.61 GB.
     CHECK(bytes == doctest::Approx(10.15e9 + 3.61e9).epsilon(0.01));

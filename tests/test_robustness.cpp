@@ -142,14 +142,13 @@ TEST_CASE("more FLOPS is never slower") {
     for (const auto& model_id : catalog.model_ids()) {
         const auto s = testing::setup("h100-sxm", model_id, "fp8");
         profiles::HardwareProfile faster = s.hardware;
-        for (double& peak : faster.peak_ops_per_s) peak *= 2.0;
+        for (core::FlopRate& peak : faster.peak_ops_per_s) peak = peak * 2.0;
         const engine::Evaluator today(s.model, s.hardware, s.deployment);
         const engine::Evaluator doubled(s.model, faster, s.deployment);
         for (int sample = 0; sample < 20; ++sample) {
             const double batch = 1 + random() % 1024, context = 1 + random() % 65536;
-            CHECK(doubled.decode_step(batch, context).time_s <= today.decode_step(batch, context).time_s);
-            CHECK(doubled.predict(engine::Workload::step(batch, context)).prefill.time_s <=
-                  today.predict(engine::Workload::step(batch, context)).prefill.time_s);
+            CHECK(doubled.decode_step_time(batch, context) <= today.decode_step_time(batch, context));
+            CHECK(doubled.prefill(batch, context).time <= today.prefill(batch, context).time);
         }
     }
 }

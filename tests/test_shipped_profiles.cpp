@@ -21,7 +21,7 @@ TEST_CASE("every shipped hardware profile loads and lists a 16-bit or fp32 rate"
         CAPTURE(id);
         const auto hardware = catalog.hardware(id);
         CHECK_FALSE(hardware.source.empty());
-        CHECK(engine::effective_peak(hardware, core::Datatype::bf16) > 0.0);
+        CHECK(engine::effective_peak(hardware, core::Datatype::bf16).value > 0.0);
     }
 }
 

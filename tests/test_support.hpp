@@ -7,12 +7,27 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "cli/app.hpp"
+#include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
 #include <nlohmann/json.hpp>
+
+// Typed quantities compare with doctest::Approx on their SI value, and print with their unit.
+namespace decodesim::core {
+template <typename Tag>
+bool operator==(Quantity<Tag> quantity, const doctest::Approx& approx) {
+    return quantity.value == approx;
+}
+template <typename Tag>
+std::ostream& operator<<(std::ostream& stream, Quantity<Tag> quantity) {
+    return stream << quantity.value << " (SI)";
+}
+}  // namespace decodesim::core
 
 namespace decodesim::testing {
 
@@ -56,14 +71,22 @@ struct Setup {
     }
     engine::Evaluator ideal() const { return evaluator(engine::ideal_efficiency()); }
     engine::Evaluator realistic() const { return evaluator(engine::default_efficiency(hardware)); }
+    engine::OperatingPoint point(const engine::Workload& workload = engine::Workload::step(1, 1024)) const {
+        return {hardware, model, deployment, workload};
+    }
 };
+
+// Resolved by the one resolver every command uses.
 
 inline Setup setup(const std::string& hardware, const std::string& model, const std::string& weights = "bf16",
                    const std::string& kv = "", int tp = 1) {
     const auto catalog = shipped_catalog();
     Setup result{catalog.hardware(hardware), catalog.model(model), {}};
-    result.deployment = engine::resolve_deployment(result.hardware, *core::find_weight_format(weights),
-                                                   kv.empty() ? nullptr : core::find_kv_format(kv), tp);
+    engine::DeploymentChoice choice;
+    choice.weights = core::find_named(core::weight_formats(), weights);
+    choice.kv = kv.empty() ? nullptr : core::find_named(core::kv_formats(), kv);
+    choice.parallelism.tensor = tp;
+    result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
     return result;
 }
 

@@ -44,7 +44,8 @@ TEST_CASE("sweep streams the cross product with the predict fields") {
     std::istringstream lines(result.out);
     std::string header, line;
     std::getline(lines, header);
-    CHECK(header.starts_with("hardware,model,weights,kv,tensor_parallel,batch,context_tokens"));
+    // Every condition, runtime and activation included, leads each row.
+    CHECK(header.starts_with("hardware,model,weights,kv,activation,runtime,tensor_parallel,"));
     CHECK(header.find("decode.tokens_per_s_total") != std::string::npos);
     CHECK(header.find("memory.max_batch") != std::string::npos);
     int rows = 0;

@@ -1,4 +1,4 @@
-#include "cli/accuracy_command.hpp"
+// `decodesim accuracy`: predicts every public measurement and states the error per subset.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
-#include "cli/shared_options.hpp"
+#include "cli/command.hpp"
+#include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "engine/efficiency.hpp"
 #include "report/text_table.hpp"
@@ -20,11 +22,19 @@ namespace decodesim::cli {
 
 namespace {
 
+struct AccuracyOptions {
+    std::string file;     // default: validation/measurements.csv under the profile root
+    std::string runtime;  // empty: by each row's engine
+    bool fit = false;     // fit the runtime presets on the training split and print the factors
+    bool json = false;
+    int worst = 10;
+};
+
 // The runtime preset a row's engine corresponds to.
-const engine::RuntimePreset& runtime_for_engine(const std::string& engine_name) {
-    if (engine_name == "llama.cpp") return *engine::find_runtime("llama.cpp");
-    if (engine_name == "tensorrt-llm" || engine_name.starts_with("mlperf")) return *engine::find_runtime("tensorrt-llm");
-    return engine::default_runtime();
+engine::Runtime runtime_for_engine(const std::string& engine_name) {
+    if (engine_name == "llama.cpp") return engine::Runtime::llama_cpp;
+    if (engine_name == "tensorrt-llm" || engine_name.starts_with("mlperf")) return engine::Runtime::tensorrt_llm;
+    return engine::kDefaultRuntime;
 }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
@@ -82,24 +92,13 @@ std::string classify_beating_row(const profiles::Measurement& m) {
     return "data error or a condition the source does not state (check the source)";
 }
 
-}  // namespace
-
-CLI::App* add_accuracy_command(CLI::App& app, AccuracyOptions& options) {
-    CLI::App* command = app.add_subcommand("accuracy", "Predict every public measurement in validation/ and report the error");
-    command->add_option("file", options.file, "Measurements CSV (default: validation/measurements.csv)");
-    command->add_option("--runtime", options.runtime, "Use this runtime preset for every row (default: by the row's engine)");
-    command->add_flag("--fit", options.fit, "Fit the llama.cpp and tensorrt-llm presets on the training split and print them");
-    command->add_option("--worst", options.worst, "How many worst rows to list")->check(CLI::Range(0, 1000));
-    command->add_flag("--json", options.json, "Print JSON");
-    return command;
-}
-
 int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalog, Io io) {
     const std::string path = options.file.empty()
                                  ? (std::filesystem::path(catalog.root()) / "validation" / "measurements.csv").string()
                                  : options.file;
     const auto measurements = profiles::load_measurements(path);
-    const engine::RuntimePreset* forced = options.runtime.empty() ? nullptr : &runtime_named(options.runtime);
+    const std::optional<engine::Runtime> forced =
+        options.runtime.empty() ? std::nullopt : std::optional(runtime_named(options.runtime));
     ProfileCache cache(catalog);
 
     std::vector<scenarios::AccuracyRow> rows;
@@ -119,10 +118,12 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
             continue;
         }
         try {
-            const core::WeightFormat& weights = weight_format_named(m.weights);
-            const core::KvFormat* kv = m.kv.empty() ? nullptr : kv_format_named(m.kv);
-            const engine::RuntimePreset& runtime = forced ? *forced : runtime_for_engine(m.engine);
-            const engine::Deployment deployment = engine::resolve_deployment(*hardware, weights, kv, m.devices, runtime);
+            engine::DeploymentChoice choice;
+            choice.weights = &weight_format_named(m.weights);
+            if (!m.kv.empty()) choice.kv = &kv_format_named(m.kv);
+            choice.runtime = forced.value_or(runtime_for_engine(m.engine));
+            choice.parallelism.tensor = m.devices;
+            const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
             rows.push_back(scenarios::evaluate_measurement(m, *model, *hardware, deployment));
             cases.push_back({&m, model, hardware, deployment});
         } catch (const std::exception& error) {
@@ -134,20 +135,20 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     if (options.fit) {
         report::TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                                  "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
-        const std::vector<std::vector<engine::MemoryFamily>> groups{
-            {engine::MemoryFamily::hbm, engine::MemoryFamily::gddr}, {engine::MemoryFamily::unified}};
-        for (const char* runtime : {"llama.cpp", "tensorrt-llm"}) {
+        const std::vector<std::vector<core::MemoryFamily>> groups{
+            {core::MemoryFamily::hbm, core::MemoryFamily::gddr}, {core::MemoryFamily::unified}};
+        for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
             for (const auto& families : groups) {
                 std::vector<scenarios::CalibrationCase> selected;
                 for (const auto& c : cases) {
-                    if (c.deployment.runtime->name == runtime) selected.push_back(c);
+                    if (c.deployment.runtime == runtime) selected.push_back(c);
                 }
-                const auto fit = scenarios::fit_runtime(selected, *engine::find_runtime(runtime), families);
+                const auto fit = scenarios::fit_runtime(selected, engine::runtime_preset(runtime), families);
                 if (fit.decode_rows + fit.prefill_rows == 0) continue;
                 std::vector<std::string> names;
-                for (auto family : families) names.emplace_back(engine::memory_family_name(family));
-                table.add_row({runtime, fmt::format("{}", fmt::join(names, "+")), std::to_string(fit.decode_rows),
-                               std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", fit.factors.kernel_overhead_s * 1e6),
+                for (auto family : families) names.emplace_back(core::memory_family_name(family));
+                table.add_row({std::string(engine::runtime_name(runtime)), fmt::format("{}", fmt::join(names, "+")), std::to_string(fit.decode_rows),
+                               std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", fit.factors.kernel_overhead.value * 1e6),
                                fmt::format("{:.2f}", fit.factors.quantized_weight_bandwidth),
                                fmt::format("{:.2f}", fit.factors.attention_bandwidth),
                                fmt::format("{:.2f}", fit.factors.compute), fmt::format("{:.2f}", fit.factors.quantized_compute),
@@ -161,14 +162,14 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
 
     auto family_of = [&](const scenarios::AccuracyRow& row) {
         std::string ignored;
-        return engine::memory_family_name(engine::memory_family(*cache.hardware(row.measurement->hardware, ignored)));
+        return std::string(core::memory_family_name(cache.hardware(row.measurement->hardware, ignored)->memory_family));
     };
     const auto by_split_metric = scenarios::summarize(rows, [](const scenarios::AccuracyRow& row) {
-        return fmt::format("{} {}", scenarios::split_name(row.split), row.measurement->metric);
+        return fmt::format("{} {}", scenarios::split_name(row.split), profiles::metric_info(row.measurement->metric).name);
     });
     const auto by_subset = scenarios::summarize(rows, [&](const scenarios::AccuracyRow& row) {
         return fmt::format("{} | {} | {} | {}", scenarios::split_name(row.split), row.measurement->engine, family_of(row),
-                           row.measurement->metric);
+                           profiles::metric_info(row.measurement->metric).name);
     });
     std::vector<const scenarios::AccuracyRow*> evaluated;
     std::map<std::string, int> skip_reasons;
@@ -234,7 +235,7 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     report::TextTable worst({"worst rows", "split", "metric", "measured", "predicted", "error"});
     for (int i = 0; i < options.worst && i < static_cast<int>(evaluated.size()); ++i) {
         const auto& row = *evaluated[static_cast<std::size_t>(i)];
-        worst.add_row({row.measurement->id, scenarios::split_name(row.split), row.measurement->metric,
+        worst.add_row({row.measurement->id, scenarios::split_name(row.split), std::string(profiles::metric_info(row.measurement->metric).name),
                        fmt::format("{:.4g}", row.measurement->value), fmt::format("{:.4g}", row.predicted),
                        fmt::format("{:+.1f}%", row.error * 100.0)});
     }
@@ -250,6 +251,19 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     io.out << fmt::format("{} of {} evaluated rows beat the roofline bound.\n\nSkipped rows:\n", beating, evaluated.size());
     for (const auto& [reason, count] : skip_reasons) io.out << fmt::format("  {:4} {}\n", count, reason);
     return 0;
+}
+
+}  // namespace
+
+void add_accuracy_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<AccuracyOptions>();
+    CLI::App* command = app.add_subcommand("accuracy", "Predict every public measurement in validation/ and report the error");
+    command->add_option("file", options->file, "Measurements CSV (default: validation/measurements.csv)");
+    command->add_option("--runtime", options->runtime, "Use this runtime preset for every row (default: by the row's engine)");
+    command->add_flag("--fit", options->fit, "Fit the llama.cpp and tensorrt-llm presets on the training split and print them");
+    command->add_option("--worst", options->worst, "How many worst rows to list")->check(CLI::Range(0, 1000));
+    command->add_flag("--json", options->json, "Print JSON");
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_accuracy(*options, c, io); }; });
 }
 
 }  // namespace decodesim::cli

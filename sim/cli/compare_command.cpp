@@ -1,10 +1,14 @@
-#include "cli/compare_command.hpp"
+// `decodesim compare`: several devices side by side for one workload.
 
 #include <fmt/format.h>
 
 #include <map>
+#include <memory>
+#include <optional>
+#include <string>
 
-#include "cli/shared_options.hpp"
+#include "cli/command.hpp"
+#include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/value_range.hpp"
@@ -15,10 +19,20 @@ namespace decodesim::cli {
 
 namespace {
 
+struct CompareOptions {
+    PointOptions point;                 // point.deployment.hardware: "id[:devices],..."
+    std::optional<double> target_tokens_per_s;
+    std::string prices;                 // "id=usd,..."
+    std::string by = "total";
+    bool json = false;
+    bool csv = false;
+};
+
+
 // "h100-sxm:8" -> ("h100-sxm", 8).
-std::pair<std::string, int> split_devices(const std::string& item) {
+std::pair<std::string, std::optional<int>> split_devices(const std::string& item) {
     const auto colon = item.rfind(':');
-    if (colon == std::string::npos) return {item, 1};
+    if (colon == std::string::npos) return {item, std::nullopt};
     double devices = 0.0;
     if (!core::parse_number(item.substr(colon + 1), devices) || devices < 1 || devices > kMaxTensorParallel ||
         devices != static_cast<int>(devices)) {
@@ -41,32 +55,16 @@ std::map<std::string, double> parse_prices(const std::string& text) {
     return prices;
 }
 
-}  // namespace
-
-CLI::App* add_compare_command(CLI::App& app, CompareOptions& options) {
-    CLI::App* command = app.add_subcommand("compare", "What to buy: several devices side by side for one workload");
-    add_workload_options(*command, options.point);
-    command->get_option("--hardware")->description("Comma-separated hardware ids, each optionally :DEVICES (tensor parallel), e.g. h100-sxm,mi300x,rtx-4090:2");
-    command->add_option("--target-tokens-per-s", options.target_tokens_per_s,
-                        "Quote throughput at the largest batch that keeps each stream at this speed")
-        ->check(CLI::Range(1e-6, 1e9));
-    command->add_option("--price", options.prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
-    command->add_option("--by", options.by, "Sort by")->capture_default_str()->check(CLI::IsMember({"total", "stream", "ttft", "cost"}));
-    auto* json = command->add_flag("--json", options.json, "Print JSON");
-    auto* csv = command->add_flag("--csv", options.csv, "Print CSV");
-    json->excludes(csv);
-    return command;
-}
-
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
-    const core::WeightFormat& weights = weight_format_named(options.point.weights);
-    const core::KvFormat* kv = kv_format_named(options.point.kv);
+    // The same resolver as every command: the choice from the shared flags, each device resolved with it.
+    const engine::DeploymentChoice choice = deployment_choice(options.point.deployment);
+    const engine::Workload workload = options.point.workload.workload();
     const auto prices = parse_prices(options.prices);
-    const profiles::ModelProfile model = catalog.model(options.point.model);
+    const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     std::vector<scenarios::Candidate> candidates;
-    for (const auto& item : core::parse_name_list(options.point.hardware, "--hardware")) {
+    for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
         const auto [id, devices] = split_devices(item);
-        scenarios::Candidate candidate{catalog.hardware(id), devices > 1 ? devices : options.point.tensor_parallel, {}};
+        scenarios::Candidate candidate{catalog.hardware(id), devices, {}};
         if (const auto price = prices.find(candidate.hardware.id); price != prices.end()) {
             candidate.price_per_hour = price->second;
         }
@@ -78,13 +76,13 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         if (!used) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
     }
     scenarios::CompareOptions compare_options;
-    compare_options.workload = options.point.workload();
+    compare_options.workload = workload;
     compare_options.target_tokens_per_s_per_stream = options.target_tokens_per_s;
     const auto order = options.by == "stream" ? scenarios::CompareOrder::stream
                        : options.by == "ttft" ? scenarios::CompareOrder::ttft
                        : options.by == "cost" ? scenarios::CompareOrder::cost
                                               : scenarios::CompareOrder::total;
-    const auto rows = scenarios::compare(model, weights, kv, candidates, compare_options, order);
+    const auto rows = scenarios::compare(model, choice, candidates, compare_options, order);
     if (order == scenarios::CompareOrder::cost) {
         for (const auto& row : rows) {
             if (row.error.empty() && !row.usd_per_million_tokens) {
@@ -93,13 +91,33 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         }
     }
     if (options.json) {
-        io.out << report::compare_to_json(model.id, rows).dump(2) << "\n";
+        io.out << report::compare_to_json(model.id, workload, rows).dump(2) << "\n";
     } else if (options.csv) {
-        io.out << report::compare_to_csv(rows);
+        io.out << report::compare_to_csv(model.id, workload, rows);
     } else {
-        io.out << report::compare_to_text(model.id, rows);
+        io.out << report::compare_to_text(model.id, workload, rows);
     }
     return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<CompareOptions>();
+    CLI::App* command = app.add_subcommand("compare", "What to buy: several devices side by side for one workload");
+    add_point_options(*command, options->point);
+    command->get_option("--hardware")
+        ->description("Comma-separated hardware ids, each optionally :DEVICES (tensor parallel; default --tp), "
+                      "e.g. h100-sxm,mi300x,rtx-4090:2");
+    command->add_option("--target-tokens-per-s", options->target_tokens_per_s,
+                        "Quote throughput at the largest batch that keeps each stream at this speed")
+        ->check(CLI::Range(1e-6, 1e9));
+    command->add_option("--price", options->prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
+    command->add_option("--by", options->by, "Sort by")->capture_default_str()->check(CLI::IsMember({"total", "stream", "ttft", "cost"}));
+    auto* json = command->add_flag("--json", options->json, "Print JSON");
+    auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
+    json->excludes(csv);
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_compare(*options, c, io); }; });
 }
 
 }  // namespace decodesim::cli

@@ -1,45 +1,62 @@
-#include "cli/curve_command.hpp"
+// `decodesim curve`: throughput against concurrency, with the knee and the memory wall.
 
+#include <memory>
+#include <string>
+
+#include "cli/command.hpp"
 #include "cli/output_file.hpp"
-#include "cli/shared_options.hpp"
+#include "cli/point_options.hpp"
 #include "report/curve_output.hpp"
 #include "report/svg_chart.hpp"
 #include "scenarios/concurrency_curve.hpp"
 
 namespace decodesim::cli {
 
-CLI::App* add_curve_command(CLI::App& app, CurveOptions& options) {
-    CLI::App* command = app.add_subcommand("curve", "Throughput against concurrency, from batch 1 to the memory wall");
-    add_workload_options(*command, options.point);
-    command->add_option("--max-batch", options.max_batch,
-                        "Last batch to evaluate (default: the memory wall; larger values go past it, marked not fitting)")
-        ->check(CLI::Range(1LL, 1'000'000LL));
-    auto* csv = command->add_flag("--csv", options.csv, "Every point as CSV");
-    auto* json = command->add_flag("--json", options.json, "Every point as JSON");
-    csv->excludes(json);
-    command->add_option("--svg", options.svg_path, "Also draw the curve into this SVG file");
-    return command;
-}
+namespace {
+
+struct CurveOptions {
+    PointOptions point;
+    long long max_batch = 0;  // 0: up to the memory wall
+    bool csv = false;
+    bool json = false;
+    std::string svg_path;
+};
 
 int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
-    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
+    const engine::OperatingPoint point = resolve_point(catalog, options.point, io);
+    const engine::Evaluator evaluator(point);
     scenarios::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;
-    const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, options.point.workload(), curve_options);
+    const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, point.workload, curve_options);
     if (curve.max_batch == 0) warn(io, "the weights alone do not fit in memory: every point is marked as not fitting");
-    const report::Conditions conditions = conditions_of(point);
+    const report::Conditions conditions = report::conditions_of(point);
     if (!options.svg_path.empty()) {
         write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(conditions, curve)));
     }
     if (options.csv) {
-        io.out << report::curve_to_csv(curve);
+        io.out << report::curve_to_csv(conditions, curve);
     } else if (options.json) {
         io.out << report::curve_to_json(conditions, curve).dump(2) << "\n";
     } else {
         io.out << report::curve_to_text(conditions, curve);
     }
     return 0;
+}
+
+}  // namespace
+
+void add_curve_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<CurveOptions>();
+    CLI::App* command = app.add_subcommand("curve", "Throughput against concurrency, from batch 1 to the memory wall");
+    add_point_options(*command, options->point);
+    command->add_option("--max-batch", options->max_batch,
+                        "Last batch to evaluate (default: the memory wall; larger values go past it, marked not fitting)")
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    auto* csv = command->add_flag("--csv", options->csv, "Every point as CSV");
+    auto* json = command->add_flag("--json", options->json, "Every point as JSON");
+    csv->excludes(json);
+    command->add_option("--svg", options->svg_path, "Also draw the curve into this SVG file");
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_curve(*options, c, io); }; });
 }
 
 }  // namespace decodesim::cli

@@ -1,39 +1,41 @@
-#include "cli/predict_command.hpp"
+// `decodesim predict`: one operating point, as a table or JSON.
 
-#include "cli/shared_options.hpp"
-
+#include <memory>
 #include <optional>
 #include <utility>
 
+#include "cli/command.hpp"
+#include "cli/point_options.hpp"
 #include "engine/prediction.hpp"
 #include "report/predict_json.hpp"
 #include "report/predict_text.hpp"
 
 namespace decodesim::cli {
 
-CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
-    CLI::App* command = app.add_subcommand("predict", "Predict decode speed, TTFT and memory for one operating point");
-    add_workload_options(*command, options.point);
-    command->add_flag("--json", options.json, "Print one JSON object instead of the table");
-    command->add_flag("--band", options.band, "Also give low and high estimates from the measured range of each efficiency");
-    return command;
-}
+namespace {
+
+struct PredictOptions {
+    PointOptions point;
+    bool json = false;
+    bool band = false;
+};
 
 int run_predict(const PredictOptions& options, const profiles::Catalog& catalog, Io io) {
-    const OperatingPoint point = resolve_operating_point(catalog, options.point, io);
-    const engine::Evaluator evaluator(point.model, point.hardware, point.deployment);
-    const engine::Prediction prediction = evaluator.predict(options.point.workload());
+    const engine::OperatingPoint point = resolve_point(catalog, options.point, io);
+    const engine::Evaluator evaluator(point);
+    const engine::Prediction prediction = evaluator.predict(point.workload);
 
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
     for (const auto& warning : prediction.warnings) warn(io, warning);
-    const report::Conditions conditions = conditions_of(point);
+    const report::Conditions conditions = report::conditions_of(point);
     std::optional<std::pair<engine::Prediction, engine::Prediction>> band;
     if (options.band) {
         const auto efficiencies = engine::efficiency_band(
-            point.hardware, engine::default_efficiency(point.hardware, *point.deployment.runtime));
+            point.hardware, engine::default_efficiency(point.hardware, point.deployment.runtime));
         const engine::Evaluator low(point.model, point.hardware, point.deployment, efficiencies.low);
         const engine::Evaluator high(point.model, point.hardware, point.deployment, efficiencies.high);
-        band.emplace(low.predict(options.point.workload(), false), high.predict(options.point.workload(), false));
+        band.emplace(low.predict(point.workload, engine::Detail::figures),
+                     high.predict(point.workload, engine::Detail::figures));
     }
     if (options.json) {
         auto document = report::prediction_to_json(conditions, prediction);
@@ -44,6 +46,17 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
         if (band) io.out << report::band_to_text(band->first, band->second);
     }
     return 0;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<PredictOptions>();
+    CLI::App* command = app.add_subcommand("predict", "Predict decode speed, TTFT and memory for one operating point");
+    add_point_options(*command, options->point);
+    command->add_flag("--json", options->json, "Print one JSON object instead of the table");
+    command->add_flag("--band", options->band, "Also give low and high estimates from the measured range of each efficiency");
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_predict(*options, c, io); }; });
 }
 
 }  // namespace decodesim::cli

@@ -1,10 +1,12 @@
-#include "cli/profiles_command.hpp"
+// `decodesim profiles list|show|validate`.
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "cli/shared_options.hpp"
+#include "cli/command.hpp"
+#include "cli/point_options.hpp"
+#include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "core/suggest.hpp"
@@ -24,9 +26,15 @@ using core::format_throughput;
 
 namespace {
 
+struct ProfilesOptions {
+    std::string list_kind;  // "hardware" or "models"
+    std::string show_id;
+    std::vector<std::string> validate_files;
+};
+
 std::string peak_or_dash(const profiles::HardwareProfile& hardware, core::Datatype datatype) {
-    const double peak = hardware.listed_peak(datatype);
-    return peak > 0.0 ? format_throughput(peak) : "-";
+    const core::FlopRate peak = hardware.listed_peak(datatype);
+    return peak.value > 0.0 ? core::format(peak) : "-";
 }
 
 std::string attention_kind(const profiles::ModelProfile& model) {
@@ -51,10 +59,10 @@ std::string attention_kind(const profiles::ModelProfile& model) {
 // KV bytes per token at 16-bit, on one device: a shape fact independent of any hardware.
 double kv_bytes_per_token_bf16(const profiles::ModelProfile& model) {
     engine::Deployment deployment;
-    deployment.weights = core::find_weight_format("bf16");
-    deployment.kv = core::find_kv_format("bf16");
+    deployment.weights = core::find_named(core::weight_formats(), "bf16");
+    deployment.kv = core::find_named(core::kv_formats(), "bf16");
     const engine::CostModel cost = engine::build_cost_model(model, deployment);
-    return cost.layers * cost.kv_bytes_per_token_per_layer;
+    return (cost.kv_bytes_per_token_per_layer * cost.layers).value;
 }
 
 std::string moe_summary(const profiles::ModelProfile& model) {
@@ -70,8 +78,8 @@ void show_hardware(const profiles::HardwareProfile& hardware, const std::string&
                           format_bandwidth(hardware.memory_bandwidth.value));
     io.out << "  compute   dense peaks:";
     for (core::Datatype datatype : core::kAllDatatypes) {
-        if (hardware.listed_peak(datatype) > 0.0) {
-            io.out << fmt::format(" {} {}", core::datatype_name(datatype), format_throughput(hardware.listed_peak(datatype)));
+        if (hardware.listed_peak(datatype).value > 0.0) {
+            io.out << fmt::format(" {} {}", core::datatype_name(datatype), hardware.listed_peak(datatype));
         }
     }
     io.out << "\n";
@@ -82,11 +90,12 @@ void show_hardware(const profiles::HardwareProfile& hardware, const std::string&
     }
     if (hardware.power) io.out << fmt::format("  power     {:g} W\n", hardware.power->value);
     if (hardware.price_per_hour) io.out << fmt::format("  price     {:g} USD per hour\n", *hardware.price_per_hour);
-    const double balance = engine::effective_peak(hardware, core::Datatype::bf16) / hardware.memory_bandwidth.value;
+    const double balance = engine::machine_balance(
+        engine::device_rates(hardware, core::Datatype::bf16, core::Datatype::bf16, 1, engine::ideal_efficiency()));
     io.out << fmt::format("  balance   {:.4g} FLOP/byte at bf16\n", balance);
     io.out << fmt::format("  efficiency (defaults, docs/model.md): bandwidth {:.2f}, compute {:.2f}, kernel overhead {}\n",
                           efficiency.memory_bandwidth, efficiency.compute,
-                          core::format_seconds(efficiency.kernel_overhead_s));
+                          efficiency.kernel_overhead);
 }
 
 void show_model(const profiles::ModelProfile& model, const std::string& path, Io io) {
@@ -106,31 +115,14 @@ void show_model(const profiles::ModelProfile& model, const std::string& path, Io
     io.out << fmt::format("  weights     {} at bf16\n", format_bytes(count.total * 2.0));
 }
 
-}  // namespace
-
-ProfilesCommands add_profiles_command(CLI::App& app, ProfilesOptions& options) {
-    CLI::App* profiles = app.add_subcommand("profiles", "List, show and validate hardware and model profiles");
-    profiles->require_subcommand(1);
-    ProfilesCommands commands;
-    commands.list = profiles->add_subcommand("list", "List the shipped profiles with their key figures");
-    commands.list->add_option("kind", options.list_kind, "hardware or models")
-        ->required()
-        ->check(CLI::IsMember({"hardware", "models"}));
-    commands.show = profiles->add_subcommand("show", "Show one profile resolved, with derived figures");
-    commands.show->add_option("id", options.show_id, "Hardware or model id, or a path")->required();
-    commands.validate = profiles->add_subcommand("validate", "Load profile files and report every problem");
-    commands.validate->add_option("files", options.validate_files, "Profile YAML or config.json files")->required();
-    return commands;
-}
-
 int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& catalog, Io io) {
     if (options.list_kind == "hardware") {
         report::TextTable table({"id", "name", "memory", "bandwidth", "bf16/fp16", "fp8", "fp4"});
         for (const auto& id : catalog.hardware_ids()) {
             const auto hardware = catalog.hardware(id);
-            const double half = engine::effective_peak(hardware, core::Datatype::bf16);
+            const core::FlopRate half = engine::effective_peak(hardware, core::Datatype::bf16);
             table.add_row({id, hardware.name, format_bytes(hardware.memory_capacity.value) + " " + hardware.memory_type,
-                           format_bandwidth(hardware.memory_bandwidth.value), half > 0 ? format_throughput(half) : "-",
+                           format_bandwidth(hardware.memory_bandwidth.value), half.value > 0 ? core::format(half) : "-",
                            peak_or_dash(hardware, core::Datatype::fp8), peak_or_dash(hardware, core::Datatype::fp4)});
         }
         io.out << table.render();
@@ -203,6 +195,25 @@ int run_profiles_validate(const ProfilesOptions& options, Io io) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+void add_profiles_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<ProfilesOptions>();
+    CLI::App* profiles = app.add_subcommand("profiles", "List, show and validate hardware and model profiles");
+    profiles->require_subcommand(1);
+    CLI::App* list = profiles->add_subcommand("list", "List the shipped profiles with their key figures");
+    list->add_option("kind", options->list_kind, "hardware or models")
+        ->required()
+        ->check(CLI::IsMember({"hardware", "models"}));
+    list->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_profiles_list(*options, c, io); }; });
+    CLI::App* show = profiles->add_subcommand("show", "Show one profile resolved, with derived figures");
+    show->add_option("id", options->show_id, "Hardware or model id, or a path")->required();
+    show->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_profiles_show(*options, c, io); }; });
+    CLI::App* validate = profiles->add_subcommand("validate", "Load profile files and report every problem");
+    validate->add_option("files", options->validate_files, "Profile YAML or config.json files")->required();
+    validate->callback([options, &run] { run = [options](const profiles::Catalog&, Io io) { return run_profiles_validate(*options, io); }; });
 }
 
 }  // namespace decodesim::cli

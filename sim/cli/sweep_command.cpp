@@ -1,12 +1,16 @@
-#include "cli/sweep_command.hpp"
+// `decodesim sweep`: the cross product of lists and ranges, streamed as CSV or JSON lines.
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <memory>
+#include <optional>
 
-#include "cli/shared_options.hpp"
+#include "cli/command.hpp"
+#include "cli/output_file.hpp"
+#include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "core/value_range.hpp"
 #include "report/sweep_writer.hpp"
@@ -15,6 +19,26 @@
 namespace decodesim::cli {
 
 namespace {
+
+// The point flags of every command, each taking a list (a,b,c) or, for numbers, a range.
+struct SweepOptions {
+    std::string hardware;
+    std::string model;
+    std::string weights = "bf16";
+    std::string kv;          // empty: the activation datatype
+    std::string activation;  // empty: the resolver's default
+    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::string tensor_parallel = "1";
+    std::string batch = "1";
+    std::string context;
+    std::string prompt;
+    std::string output;
+    std::string format = "csv";
+    std::string output_path;
+    double max_points = 1e8;
+    bool force = false;
+    bool quiet = false;
+};
 
 constexpr std::size_t kMaxValuesPerAxis = 10'000'000;
 
@@ -51,38 +75,11 @@ private:
     std::chrono::steady_clock::time_point last_draw_{};
 };
 
-}  // namespace
-
-CLI::App* add_sweep_command(CLI::App& app, SweepOptions& options) {
-    CLI::App* command = app.add_subcommand(
-        "sweep", "Evaluate the cross product of lists (a,b,c) and ranges (1:256:x2, 0:131072:+4096)");
-    command->add_option("--hardware", options.hardware, "Hardware ids or paths, comma-separated")->required();
-    command->add_option("--model", options.model, "Model ids or paths, comma-separated")->required();
-    command->add_option("--weights", options.weights, "Weight formats")->capture_default_str();
-    command->add_option("--kv", options.kv, "KV formats (default: the activation type)");
-    command->add_option("--batch", options.batch, "Batches: list or range")->capture_default_str();
-    auto* context = command->add_option("--context", options.context, "Contexts: list or range (default 1024)");
-    auto* prompt = command->add_option("--prompt", options.prompt, "Prompt lengths: list or range");
-    auto* output = command->add_option("--output", options.output, "Output lengths: list or range");
-    prompt->needs(output);
-    output->needs(prompt);
-    context->excludes(prompt)->excludes(output);
-    command->add_option("--tp", options.tensor_parallel, "Tensor-parallel degrees")->capture_default_str();
-    command->add_option("--format", options.format, "csv or jsonl")->capture_default_str()->check(CLI::IsMember({"csv", "jsonl"}));
-    command->add_option("-o,--output-file", options.output_path, "Write here (atomically) instead of stdout");
-    command->add_option("--max-points", options.max_points, "Refuse larger sweeps unless --force")
-        ->capture_default_str()
-        ->check(CLI::Range(1.0, 1e15));
-    command->add_flag("--force", options.force, "Run a sweep larger than --max-points");
-    command->add_flag("--quiet", options.quiet, "No progress bar");
-    return command;
-}
-
 int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io io) {
     scenarios::SweepGrid grid;
     // Axes first (cheap, and the count must be refused before any profile is loaded).
     grid.batch = core::parse_integer_list(options.batch, "--batch", 1, kMaxValuesPerAxis);
-    grid.tensor_parallel = core::parse_integer_list(options.tensor_parallel, "--tp", 1, 4096);
+    grid.tensor_parallel = core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel);
     if (!options.prompt.empty()) {
         grid.prompt = core::parse_integer_list(options.prompt, "--prompt", 1, kMaxValuesPerAxis);
         grid.output = core::parse_integer_list(options.output, "--output", 1, kMaxValuesPerAxis);
@@ -92,13 +89,24 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     }
     const auto hardware_ids = core::parse_name_list(options.hardware, "--hardware");
     const auto model_ids = core::parse_name_list(options.model, "--model");
-    const auto weight_names = core::parse_name_list(options.weights, "--weights");
-    const auto kv_names = options.kv.empty() ? std::vector<std::string>{""} : core::parse_name_list(options.kv, "--kv");
-    for (const auto& name : weight_names) grid.weights.push_back(&weight_format_named(name));
-    for (const auto& name : kv_names) grid.kv.push_back(kv_format_named(name));
+    for (const auto& name : core::parse_name_list(options.weights, "--weights")) grid.weights.push_back(&weight_format_named(name));
+    if (options.kv.empty()) {
+        grid.kv = {nullptr};
+    } else {
+        for (const auto& name : core::parse_name_list(options.kv, "--kv")) grid.kv.push_back(&kv_format_named(name));
+    }
+    if (!options.activation.empty()) {
+        grid.activations.clear();
+        for (const auto& name : core::parse_name_list(options.activation, "--activation")) {
+            grid.activations.push_back(activation_named(name));
+        }
+    }
+    grid.runtimes.clear();
+    for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) grid.runtimes.push_back(runtime_named(name));
 
     const double points = static_cast<double>(hardware_ids.size()) * static_cast<double>(model_ids.size()) *
                           static_cast<double>(grid.weights.size()) * static_cast<double>(grid.kv.size()) *
+                          static_cast<double>(grid.activations.size()) * static_cast<double>(grid.runtimes.size()) *
                           static_cast<double>(grid.tensor_parallel.size()) * grid.points_per_deployment();
     if (points > options.max_points && !options.force) {
         throw core::UsageError(fmt::format("the sweep has {:.4g} points, more than --max-points {:.4g}; narrow it or pass --force",
@@ -107,19 +115,15 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     for (const auto& id : hardware_ids) grid.hardware.push_back(catalog.hardware(id));
     for (const auto& id : model_ids) grid.models.push_back(catalog.model(id));
 
-    std::ostream* destination = &io.out;
-    const std::string temporary = options.output_path + ".tmp";
-    std::ofstream file;
-    if (!options.output_path.empty()) {
-        file.open(temporary, std::ios::binary | std::ios::trunc);
-        if (!file) throw core::InputError(core::Diagnostic{{options.output_path, 0, 0}, "", "cannot write here"});
-        destination = &file;
-    }
+    std::optional<AtomicFile> file;
+    if (!options.output_path.empty()) file.emplace(options.output_path);
+    std::ostream& destination = file ? file->stream() : io.out;
     double done = 0.0;
-    ProgressBar progress(io, points, !options.quiet);
+    // Progress only where a person watches: never into a redirected log.
+    ProgressBar progress(io, points, !options.quiet && ::isatty(STDERR_FILENO) == 1);
     {
-        report::SweepWriter writer(*destination, options.format == "jsonl" ? report::SweepFormat::jsonl
-                                                                           : report::SweepFormat::csv);
+        report::SweepWriter writer(destination, options.format == "jsonl" ? report::SweepFormat::jsonl
+                                                                          : report::SweepFormat::csv);
         writer.header();
         scenarios::run_sweep(
             grid,
@@ -128,25 +132,50 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
                 progress.advance(++done);
             },
             [&](const scenarios::SweepSkip& skip) {
-                warn(io, fmt::format("skipped {:.0f} points of {} on {} at tp {}: {}", skip.points, skip.model,
-                                     skip.hardware, skip.tensor_parallel, skip.reason));
+                warn(io, fmt::format("skipped {:.0f} points of {} on {} at tp {} with {}: {}", skip.points, skip.model,
+                                     skip.hardware, skip.tensor_parallel, skip.runtime, skip.reason));
                 done += skip.points;
             });
     }
     progress.finish();
-    if (!options.output_path.empty()) {
-        file.close();
-        std::error_code error;
-        if (!file) {
-            std::filesystem::remove(temporary, error);
-            throw core::InputError(core::Diagnostic{{options.output_path, 0, 0}, "", "writing failed (disk full?)"});
-        }
-        std::filesystem::rename(temporary, options.output_path, error);
-        if (error) throw core::InputError(core::Diagnostic{{options.output_path, 0, 0}, "", error.message()});
+    if (file) {
+        file->commit();
     } else {
         io.out.flush();
     }
     return 0;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<SweepOptions>();
+    CLI::App* command = app.add_subcommand(
+        "sweep", "Evaluate the cross product of lists (a,b,c) and ranges (1:256:x2, 0:131072:+4096)");
+    const std::string lists = " (a list: a,b,c)";
+    const std::string ranges = " (a list or a range: 1:256:x2, 0:131072:+4096)";
+    command->add_option("--hardware", options->hardware, help::kHardware + lists)->required();
+    command->add_option("--model", options->model, help::kModel + lists)->required();
+    command->add_option("--weights", options->weights, help::kWeights + lists)->capture_default_str();
+    command->add_option("--kv", options->kv, help::kKv + lists);
+    command->add_option("--activation", options->activation, help::kActivation + lists);
+    command->add_option("--runtime", options->runtime, help::kRuntime + lists)->capture_default_str();
+    command->add_option("--tp", options->tensor_parallel, help::kTensorParallel + ranges)->capture_default_str();
+    command->add_option("--batch", options->batch, help::kBatch + ranges)->capture_default_str();
+    auto* context = command->add_option("--context", options->context, help::kContext + ranges);
+    auto* prompt = command->add_option("--prompt", options->prompt, help::kPrompt + ranges);
+    auto* output = command->add_option("--output", options->output, help::kOutput + ranges);
+    prompt->needs(output);
+    output->needs(prompt);
+    context->excludes(prompt)->excludes(output);
+    command->add_option("--format", options->format, "csv or jsonl")->capture_default_str()->check(CLI::IsMember({"csv", "jsonl"}));
+    command->add_option("-o,--output-file", options->output_path, "Write here (atomically) instead of stdout");
+    command->add_option("--max-points", options->max_points, "Refuse larger sweeps unless --force")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 1e15));
+    command->add_flag("--force", options->force, "Run a sweep larger than --max-points");
+    command->add_flag("--quiet", options->quiet, "No progress bar (there is none when stderr is not a terminal)");
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_sweep(*options, c, io); }; });
 }
 
 }  // namespace decodesim::cli

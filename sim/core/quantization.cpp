@@ -91,32 +91,6 @@ const std::vector<KvFormat>& kv_formats() {
     return formats;
 }
 
-const WeightFormat* find_weight_format(std::string_view name) {
-    for (const auto& format : weight_formats()) {
-        if (format.name == name) return &format;
-    }
-    return nullptr;
-}
-
-const KvFormat* find_kv_format(std::string_view name) {
-    for (const auto& format : kv_formats()) {
-        if (format.name == name) return &format;
-    }
-    return nullptr;
-}
-
-std::vector<std::string> weight_format_names() {
-    std::vector<std::string> names;
-    for (const auto& format : weight_formats()) names.emplace_back(format.name);
-    return names;
-}
-
-std::vector<std::string> kv_format_names() {
-    std::vector<std::string> names;
-    for (const auto& format : kv_formats()) names.emplace_back(format.name);
-    return names;
-}
-
 double tensor_bits(const WeightFormat& format, TensorRole role, const LayerContext& context) {
     if (role == TensorRole::router) return kHalf;
     switch (format.coverage) {

@@ -54,11 +54,7 @@ struct KvFormat {
 const std::vector<WeightFormat>& weight_formats();
 const std::vector<KvFormat>& kv_formats();
 
-// nullptr when unknown; callers build the "did you mean" from the names.
-const WeightFormat* find_weight_format(std::string_view name);
-const KvFormat* find_kv_format(std::string_view name);
-std::vector<std::string> weight_format_names();
-std::vector<std::string> kv_format_names();
+// Look a format up by name with core/registry.hpp (find_named, named_or_throw).
 
 // The shape facts that llama.cpp's mixture rules look at.
 struct LayerContext {

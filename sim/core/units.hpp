@@ -8,9 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace decodesim::core {
 
-// A value of one dimension; Tag keeps Bytes and Seconds from mixing.
+// A value of one dimension; Tag keeps Bytes and Seconds from mixing. Plain double inside, so
+// arithmetic costs what it would on doubles; `.value` is the SI figure, read only at the edges.
 template <typename Tag>
 struct Quantity {
     double value = 0.0;  // SI base unit
@@ -27,22 +30,54 @@ struct Quantity {
         value += other.value;
         return *this;
     }
+    constexpr Quantity& operator-=(Quantity other) {
+        value -= other.value;
+        return *this;
+    }
     constexpr auto operator<=>(const Quantity&) const = default;
 };
 
+template <typename Tag>
+constexpr Quantity<Tag> operator*(double factor, Quantity<Tag> quantity) {
+    return quantity * factor;
+}
+template <typename Tag>
+constexpr Quantity<Tag> max(Quantity<Tag> a, Quantity<Tag> b) {
+    return a.value < b.value ? b : a;
+}
+
 struct BytesTag {};
+struct FlopsTag {};
 struct SecondsTag {};
 struct BandwidthTag {};
-struct ThroughputTag {};
+struct FlopRateTag {};
 struct PowerTag {};
+struct SecondsPerByteTag {};
+struct SecondsPerFlopTag {};
 
-using Bytes = Quantity<BytesTag>;             // B
-using Seconds = Quantity<SecondsTag>;         // s
-using Bandwidth = Quantity<BandwidthTag>;     // B/s
-using Throughput = Quantity<ThroughputTag>;   // FLOP/s or OP/s
-using Watts = Quantity<PowerTag>;             // W
+using Bytes = Quantity<BytesTag>;                    // B
+using Flops = Quantity<FlopsTag>;                    // FLOP (or integer OP)
+using Seconds = Quantity<SecondsTag>;                // s
+using Bandwidth = Quantity<BandwidthTag>;            // B/s
+using FlopRate = Quantity<FlopRateTag>;              // FLOP/s or OP/s
+using Watts = Quantity<PowerTag>;                    // W
+using SecondsPerByte = Quantity<SecondsPerByteTag>;  // s/B: a bandwidth's reciprocal, precomputed once
+using SecondsPerFlop = Quantity<SecondsPerFlopTag>;  // s/FLOP
 
 constexpr Seconds operator/(Bytes bytes, Bandwidth bandwidth) { return Seconds(bytes.value / bandwidth.value); }
+constexpr Seconds operator/(Flops flops, FlopRate rate) { return Seconds(flops.value / rate.value); }
+constexpr Seconds operator*(Bytes bytes, SecondsPerByte cost) { return Seconds(bytes.value * cost.value); }
+constexpr Seconds operator*(Flops flops, SecondsPerFlop cost) { return Seconds(flops.value * cost.value); }
+constexpr Bytes operator*(Bandwidth bandwidth, Seconds time) { return Bytes(bandwidth.value * time.value); }
+// FLOP per byte: arithmetic intensity, and machine balance (a FLOP rate over a bandwidth).
+constexpr double operator/(Flops flops, Bytes bytes) { return flops.value / bytes.value; }
+constexpr double operator/(FlopRate rate, Bandwidth bandwidth) { return rate.value / bandwidth.value; }
+// The reciprocal of a rate, for per-call multiplication instead of division; 0 for a zero rate
+// (nothing can run at it, and an operator with no work costs nothing).
+constexpr SecondsPerByte reciprocal(Bandwidth bandwidth) {
+    return SecondsPerByte(bandwidth.value > 0.0 ? 1.0 / bandwidth.value : 0.0);
+}
+constexpr SecondsPerFlop reciprocal(FlopRate rate) { return SecondsPerFlop(rate.value > 0.0 ? 1.0 / rate.value : 0.0); }
 
 enum class Dimension { bytes, bandwidth, throughput, time, power };
 
@@ -73,4 +108,18 @@ std::string format_seconds(double seconds);
 std::string format_count(double count);  // 8.03e9 -> "8.03 B"
 std::string format_flops(double flops);  // 1.6e10 -> "16 GFLOP"
 
+inline std::string format(Bytes bytes) { return format_bytes(bytes.value); }
+inline std::string format(Flops flops) { return format_flops(flops.value); }
+inline std::string format(Seconds seconds) { return format_seconds(seconds.value); }
+inline std::string format(Bandwidth bandwidth) { return format_bandwidth(bandwidth.value); }
+inline std::string format(FlopRate rate) { return format_throughput(rate.value); }
+
 }  // namespace decodesim::core
+
+// fmt prints a quantity with its unit, auto-scaled: fmt::format("{}", Bytes(16e9)) == "16 GB".
+template <typename Tag>
+struct fmt::formatter<decodesim::core::Quantity<Tag>> : fmt::formatter<std::string> {
+    auto format(decodesim::core::Quantity<Tag> quantity, format_context& context) const {
+        return fmt::formatter<std::string>::format(decodesim::core::format(quantity), context);
+    }
+};

@@ -14,26 +14,10 @@ namespace {
 
 using core::TensorRole;
 
-void check_tensor_parallel(const profiles::ModelProfile& model, int tp) {
-    auto refuse = [&](const std::string& message) {
-        throw core::InputError(core::unlocated("tp", message));
-    };
-    if (tp < 1) refuse("tensor parallelism must be at least 1");
-    if (model.num_attention_heads % tp != 0) {
-        refuse(fmt::format("tensor parallelism {} does not divide the {} attention heads of {}", tp,
-                           model.num_attention_heads, model.name));
-    }
-    const int kv_heads = model.num_key_value_heads;
-    if (!model.mla && kv_heads % tp != 0 && tp % kv_heads != 0) {
-        refuse(fmt::format("tensor parallelism {} can neither split nor replicate the {} KV heads of {}", tp, kv_heads,
-                           model.name));
-    }
-}
-
 // Adds a matrix of `params` parameters (on this device) stored at `bits` per weight.
 void add_matrix(WeightGroup& group, double params, double bits) {
     group.params += params;
-    group.bytes += params * bits / 8.0;
+    group.bytes += core::Bytes(params * bits / 8.0);
 }
 
 // Sum over layers of the tokens each layer attends to, for a causal prompt of `prompt` tokens:
@@ -57,25 +41,24 @@ double CostModel::attended_tokens(double context) const {
     return full_attention_layers * context + sliding_layers * sliding_context;
 }
 
-double CostModel::kv_bytes_per_sequence(double context) const {
+core::Bytes CostModel::kv_bytes_per_sequence(double context) const {
     return attended_tokens(context) * kv_bytes_per_token_per_layer;
 }
 
-double CostModel::weight_bytes() const {
+core::Bytes CostModel::weight_bytes() const {
     return qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes +
            expert.bytes * routed_experts + norms_weight_bytes + embedding_table_bytes;
 }
 
 CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment) {
-    const int tp = deployment.tensor_parallel;
-    check_tensor_parallel(model, tp);
+    const int tp = deployment.parallelism.tensor;
     const core::WeightFormat& format = *deployment.weights;
 
     CostModel cost;
     cost.tensor_parallel = tp;
     cost.layers = model.num_hidden_layers;
     cost.hidden_size = static_cast<double>(model.hidden_size);
-    cost.activation_bytes = core::datatype_bytes(deployment.activation);
+    cost.activation_bytes = core::Bytes(core::datatype_bytes(deployment.activation));
 
     const double hidden = cost.hidden_size;
     const double heads = static_cast<double>(model.num_attention_heads) / tp;
@@ -92,7 +75,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         // Decode absorbs the up-projections, so attention runs over the latent cache, which every
         // device holds whole (it is shared by all heads).
         cost.latent_cache = true;
-        cost.kv_bytes_per_token_per_layer = latent * kv_element_bytes;
+        cost.kv_bytes_per_token_per_layer = core::Bytes(latent * kv_element_bytes);
         cost.score_width = latent;
         cost.value_width = static_cast<double>(mla.kv_lora_rank);
         cost.prefill_score_width = static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
@@ -100,7 +83,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         cost.query_key_value_width =
             heads * static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) * 2.0 + latent;
     } else {
-        cost.kv_bytes_per_token_per_layer = 2.0 * kv_heads * head_dim * kv_element_bytes;
+        cost.kv_bytes_per_token_per_layer = core::Bytes(2.0 * kv_heads * head_dim * kv_element_bytes);
         cost.score_width = head_dim;
         cost.value_width = head_dim;
         cost.prefill_score_width = head_dim;
@@ -170,9 +153,9 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         } else {
             add_mlp(cost.mlp, static_cast<double>(model.intermediate_size));
         }
-        cost.norms_weight_bytes += 2.0 * hidden * norm_bits / 8.0;
+        cost.norms_weight_bytes += core::Bytes(2.0 * hidden * norm_bits / 8.0);
     }
-    cost.norms_weight_bytes += hidden * norm_bits / 8.0;  // final norm
+    cost.norms_weight_bytes += core::Bytes(hidden * norm_bits / 8.0);  // final norm
     if (model.moe) {
         cost.routed_experts = experts;
         cost.experts_per_token = model.moe->num_experts_per_tok;
@@ -185,54 +168,71 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     const double lm_head_bits = core::tensor_bits(format, TensorRole::lm_head, last);
     const double embedding_bits =
         model.tie_word_embeddings ? lm_head_bits : core::tensor_bits(format, TensorRole::embedding, last);
-    cost.embedding_row_bytes = hidden * embedding_bits / 8.0;
-    cost.embedding_table_bytes = model.tie_word_embeddings ? 0.0 : vocabulary * hidden * embedding_bits / 8.0;
+    cost.embedding_row_bytes = core::Bytes(hidden * embedding_bits / 8.0);
+    cost.embedding_table_bytes = core::Bytes(model.tie_word_embeddings ? 0.0 : vocabulary * hidden * embedding_bits / 8.0);
     add_matrix(cost.lm_head, vocabulary * hidden, lm_head_bits);
     cost.lm_head.activation_width = hidden + vocabulary;
     cost.lm_head.layers = 1;
     return cost;
 }
 
-namespace {
-
-// A weight group read once for the whole batch of `tokens` tokens.
-OperatorCost linear_cost(const WeightGroup& group, double tokens, double activation_bytes) {
-    return {2.0 * tokens * group.params, group.bytes + tokens * group.activation_width * activation_bytes, group.layers,
-            0.0};
+bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
+    switch (info.shown) {
+        case ShownWhen::always: return true;
+        case ShownWhen::dense_mlp: return cost.mlp.params > 0.0;
+        case ShownWhen::moe: return cost.moe_layers > 0;
+        case ShownWhen::shared_experts: return cost.shared_experts.params > 0.0;
+        case ShownWhen::tensor_parallel: return cost.tensor_parallel > 1;
+    }
+    return true;
 }
 
+namespace {
+
+using core::Bytes;
+using core::Flops;
+
+// A weight group read once for the whole batch of `tokens` tokens.
+OperatorCost linear_cost(const WeightGroup& group, double tokens, Bytes activation_bytes) {
+    return {Flops(2.0 * tokens * group.params), group.bytes + activation_bytes * (tokens * group.activation_width),
+            group.layers, 0.0};
+}
+
+// Every operator but attention: the same for decode and prefill, given the tokens in the pass
+// and the sequences whose newest position needs logits.
 void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences) {
-    const double act = cost.activation_bytes;
-    step[OperatorKind::embedding] = {0.0, tokens * (cost.embedding_row_bytes / cost.tensor_parallel), 1.0, 0.0};
+    const Bytes act = cost.activation_bytes;
+    step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0};
     step[OperatorKind::qkv_projection] = linear_cost(cost.qkv, tokens, act);
     step[OperatorKind::output_projection] = linear_cost(cost.output, tokens, act);
     step[OperatorKind::mlp] = linear_cost(cost.mlp, tokens, act);
     step[OperatorKind::shared_experts] = linear_cost(cost.shared_experts, tokens, act);
     step[OperatorKind::router] = linear_cost(cost.router, tokens, act);
-    step[OperatorKind::kv_write] = {0.0, tokens * cost.layers * cost.kv_bytes_per_token_per_layer, cost.layers, 0.0};
+    step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token_per_layer * (tokens * cost.layers), cost.layers,
+                                    0.0};
 
     if (cost.moe_layers > 0) {
         const double distinct = expected_distinct_experts(cost.routed_experts, cost.experts_per_token, tokens);
         const double routed_tokens = tokens * cost.experts_per_token;
-        step[OperatorKind::experts] = {2.0 * routed_tokens * cost.expert.params,
-                                       distinct * cost.expert.bytes + routed_tokens * cost.expert.activation_width * act,
+        step[OperatorKind::experts] = {Flops(2.0 * routed_tokens * cost.expert.params),
+                                       cost.expert.bytes * distinct + act * (routed_tokens * cost.expert.activation_width),
                                        cost.expert.layers, 0.0};
+    } else {
+        step[OperatorKind::experts] = {};
     }
 
     // Each norm reads and writes the hidden state; about 4 FLOPs per element (square, sum, scale, weight).
     const double norm_count = 2.0 * cost.layers + 1.0;
-    step[OperatorKind::norms] = {4.0 * tokens * cost.hidden_size * norm_count,
-                                 cost.norms_weight_bytes + 2.0 * tokens * cost.hidden_size * norm_count * act,
+    step[OperatorKind::norms] = {Flops(4.0 * tokens * cost.hidden_size * norm_count),
+                                 cost.norms_weight_bytes + act * (2.0 * tokens * cost.hidden_size * norm_count),
                                  norm_count, 0.0};
 
     // Logits are needed for one position per sequence: the newest.
     step[OperatorKind::lm_head] = linear_cost(cost.lm_head, sequences, act);
 
-    if (cost.tensor_parallel > 1) {
-        // Two all-reduces of the hidden state per layer (after attention and after the MLP).
-        const double messages = 2.0 * cost.layers;
-        step[OperatorKind::all_reduce] = {0.0, messages * tokens * cost.hidden_size * act, 0.0, messages};
-    }
+    // Two all-reduces of the hidden state per layer (after attention and after the MLP).
+    const double messages = cost.tensor_parallel > 1 ? 2.0 * cost.layers : 0.0;
+    step[OperatorKind::all_reduce] = {Flops(), act * (messages * tokens * cost.hidden_size), 0.0, messages};
 }
 
 }  // namespace
@@ -241,13 +241,13 @@ StepCosts decode_step_costs(const CostModel& cost, double batch, double context)
     StepCosts step;
     add_common_costs(step, cost, batch, batch);
     const double attended = cost.attended_tokens(context);
-    const double cache_bytes = batch * attended * cost.kv_bytes_per_token_per_layer;
+    const Bytes cache_bytes = cost.kv_bytes_per_token_per_layer * (batch * attended);
     const double query_heads = batch * cost.query_heads;
     // Score reads the keys (MLA: the whole latent, which the value product then reuses on chip).
-    step[OperatorKind::attention_score] = {2.0 * query_heads * cost.score_width * attended,
-                                           cost.latent_cache ? cache_bytes : cache_bytes / 2.0, cost.layers, 0.0};
-    step[OperatorKind::attention_value] = {2.0 * query_heads * cost.value_width * attended,
-                                           cost.latent_cache ? 0.0 : cache_bytes / 2.0, 0.0, 0.0};
+    step[OperatorKind::attention_score] = {Flops(2.0 * query_heads * cost.score_width * attended),
+                                           cost.latent_cache ? cache_bytes : cache_bytes * 0.5, cost.layers, 0.0};
+    step[OperatorKind::attention_value] = {Flops(2.0 * query_heads * cost.value_width * attended),
+                                           cost.latent_cache ? Bytes() : cache_bytes * 0.5, 0.0, 0.0};
     return step;
 }
 
@@ -259,10 +259,11 @@ StepCosts prefill_costs(const CostModel& cost, double batch, double prompt) {
                          cost.sliding_layers * causal_pairs(prompt, cost.window);
     const double query_heads = batch * cost.query_heads;
     // Fused (flash) attention reads Q, K, V and writes O once per layer.
-    step[OperatorKind::attention_score] = {2.0 * query_heads * cost.prefill_score_width * pairs,
-                                           tokens * cost.layers * cost.query_key_value_width * cost.activation_bytes,
+    step[OperatorKind::attention_score] = {Flops(2.0 * query_heads * cost.prefill_score_width * pairs),
+                                           cost.activation_bytes * (tokens * cost.layers * cost.query_key_value_width),
                                            cost.layers, 0.0};
-    step[OperatorKind::attention_value] = {2.0 * query_heads * cost.prefill_value_width * pairs, 0.0, 0.0, 0.0};
+    step[OperatorKind::attention_value] = {Flops(2.0 * query_heads * cost.prefill_value_width * pairs), Bytes(), 0.0,
+                                           0.0};
     return step;
 }
 

@@ -10,7 +10,7 @@ namespace decodesim::engine {
 
 // A weight matrix group read once per forward pass.
 struct WeightGroup {
-    double bytes = 0.0;             // on one device, summed over layers
+    core::Bytes bytes;              // on one device, summed over layers
     double params = 0.0;            // multiply-adds per token on one device, summed over layers
     double activation_width = 0.0;  // input + output elements per token (for activation traffic)
     double layers = 0.0;            // kernel launches per step for the group (one or two per layer)
@@ -24,14 +24,14 @@ struct CostModel {
     int routed_experts = 0;
     int experts_per_token = 0;
 
-    double embedding_row_bytes = 0.0;   // one token's embedding row (the whole row, before vocab split)
-    double embedding_table_bytes = 0.0; // the input table on one device (0 when tied to lm_head)
+    core::Bytes embedding_row_bytes;    // one token's embedding row (the whole row, before vocab split)
+    core::Bytes embedding_table_bytes;  // the input table on one device (0 when tied to lm_head)
     double hidden_size = 0.0;
-    double activation_bytes = 2.0;      // bytes per activation element
+    core::Bytes activation_bytes{2.0};  // per activation element
     double layers = 0.0;
 
     // KV cache on one device.
-    double kv_bytes_per_token_per_layer = 0.0;
+    core::Bytes kv_bytes_per_token_per_layer;
     int full_attention_layers = 0;
     int sliding_layers = 0;
     double window = 0.0;                // tokens; 0 when no layer slides
@@ -44,22 +44,26 @@ struct CostModel {
     bool latent_cache = false;          // MLA: one cache read serves both score and value
 
     int tensor_parallel = 1;
-    double norms_weight_bytes = 0.0;
+    core::Bytes norms_weight_bytes;
 
     // Tokens of context a sequence of `context` tokens actually reads, summed over layers.
     double attended_tokens(double context) const;
     // KV bytes on one device for one sequence at `context`.
-    double kv_bytes_per_sequence(double context) const;
-    double weight_bytes() const;  // every weight on one device (all experts)
+    core::Bytes kv_bytes_per_sequence(double context) const;
+    core::Bytes weight_bytes() const;  // every weight on one device (all experts)
 };
 
-// Throws core::InputError when the deployment cannot split the model (heads not divisible by tp).
+// Expects a deployment that validate_deployment (prediction.hpp) accepted.
 CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment);
+
+// Operators whose cost is structurally zero for this model and deployment (no MoE, no dense MLP,
+// no tensor parallelism) are left out of per-operator reports.
+bool operator_shown(const OperatorInfo& info, const CostModel& cost);
 
 // One decode step: `batch` sequences, each with `context` tokens in its cache (this step's token included).
 StepCosts decode_step_costs(const CostModel& cost, double batch, double context);
 
-// Prefill of `batch` prompts of `prompt` tokens each, in one forward pass.
+// Prefill of `batch` prompts of `prompt` tokens each, in one forward pass (attention is causal).
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
 
 // Expected distinct experts a layer reads when `tokens` tokens each pick k of E uniformly:

@@ -1,5 +1,6 @@
 #pragma once
-// How a model is deployed: storage formats, the activation datatype, and tensor parallelism.
+// How a model is deployed: storage formats, the activation datatype, the software stack and the
+// parallelism. Resolved once (operating_point.hpp); the engine never sees a name.
 
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
@@ -7,12 +8,25 @@
 
 namespace decodesim::engine {
 
+struct Parallelism {
+    int tensor = 1;  // devices one model instance spans, splitting every layer
+};
+
 struct Deployment {
     const core::WeightFormat* weights = nullptr;  // never null once resolved
     const core::KvFormat* kv = nullptr;           // never null once resolved
     core::Datatype activation = core::Datatype::bf16;
-    int tensor_parallel = 1;                      // devices one model instance spans
-    const RuntimePreset* runtime = &default_runtime();  // the software stack (never null)
+    Runtime runtime = kDefaultRuntime;
+    Parallelism parallelism;
+};
+
+// What a user chose; unset members take the documented defaults when resolved.
+struct DeploymentChoice {
+    const core::WeightFormat* weights = nullptr;  // null: bf16
+    const core::KvFormat* kv = nullptr;           // null: the activation datatype
+    std::optional<core::Datatype> activation;     // unset: bf16, or fp16 where the device or the weights need it
+    Runtime runtime = kDefaultRuntime;
+    Parallelism parallelism;
 };
 
 }  // namespace decodesim::engine

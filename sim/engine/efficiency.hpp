@@ -8,34 +8,49 @@
 namespace decodesim::engine {
 
 struct Efficiency {
-    double memory_bandwidth = 1.0;   // achieved / peak memory bandwidth, (0, 1]
-    double compute = 1.0;            // achieved / peak matrix rate, (0, 1]
-    double kernel_overhead_s = 0.0;  // fixed time per kernel launch
-    double link_bandwidth = 1.0;     // achieved / peak interconnect bandwidth, (0, 1]
+    double memory_bandwidth = 1.0;  // achieved / peak memory bandwidth, (0, 1]
+    double compute = 1.0;           // achieved / peak matrix rate, (0, 1]
+    core::Seconds kernel_overhead;  // fixed time per kernel launch
+    double link_bandwidth = 1.0;    // achieved / peak interconnect bandwidth, (0, 1]
     // Runtime factors, multiplying the above for some operators (1 = no change):
     double quantized_weight_bandwidth = 1.0;  // weight-only quantized matmuls (dequantization in the kernel)
     double quantized_compute = 1.0;
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
 };
 
+// A measured efficiency: the median the defaults use, and the ends of the measured range
+// (docs/model.md, "Efficiency defaults" and "Uncertainty band").
+struct MeasuredRange {
+    double low;
+    double median;
+    double high;
+};
+
+// Copy-benchmark bandwidth over peak, per memory family (validation/bandwidth.csv).
+MeasuredRange measured_bandwidth_fraction(core::MemoryFamily family);
+// Large-GEMM throughput over the dense peak (docs/evidence/efficiency-sources.md, section 1).
+inline constexpr MeasuredRange kMeasuredComputeFraction{0.50, 0.80, 0.97};
+// NCCL all-reduce bus bandwidth over the link's peak (section 3).
+inline constexpr MeasuredRange kMeasuredLinkFraction{0.65, 0.77, 0.84};
+// Kernel launch overhead, relative to the runtime's nominal figure: 3 to 6 us around 4 us.
+inline constexpr MeasuredRange kMeasuredOverheadScale{0.75, 1.0, 1.5};
+
 // Datasheet peaks, no overheads: the physical ceiling.
 Efficiency ideal_efficiency();
 
-// The engine's defaults for this device (by memory technology), with the profile's overrides
-// applied, under a runtime preset (default: vllm, which leaves them unchanged).
-Efficiency default_efficiency(const profiles::HardwareProfile& hardware,
-                              const RuntimePreset& runtime = default_runtime());
+// The engine's defaults for this device (by memory family), with the profile's overrides
+// applied, under a runtime preset (vllm leaves them unchanged; ideal is the datasheet).
+Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime = kDefaultRuntime);
+// The same for a preset that is not in the table (a candidate while fitting one).
+Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset);
 
 // The plausible range of an efficiency: the low and high ends of the measurements the defaults
-// were taken from (docs/model.md, "Uncertainty band"), applied to `nominal`.
+// were taken from, applied to `nominal`.
 struct EfficiencyBand {
     Efficiency low;   // everything at the slow end of its measured range
     Efficiency high;  // everything at the fast end (never above the datasheet)
 };
 EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal);
-
-// Which family of memory a profile's memory.type belongs to.
-MemoryFamily memory_family(const profiles::HardwareProfile& hardware);
 
 // Fraction of capacity a runtime can fill with weights and KV cache (the rest is the reserve for
 // activations, the runtime and, on unified memory, the operating system).

@@ -7,14 +7,16 @@
 namespace decodesim::engine {
 
 struct MemoryFootprint {
-    double weights_bytes = 0.0;           // on one device
-    double kv_bytes_per_token = 0.0;      // one token of one sequence, all layers, one device (no window cap)
-    double kv_bytes = 0.0;                // the batch at its context, windows applied
-    double capacity_bytes = 0.0;
-    double reserve_bytes = 0.0;           // activations, runtime, OS (docs/model.md)
-    double usable_bytes = 0.0;            // capacity - reserve
+    core::Bytes weights;             // on one device
+    core::Bytes kv_per_token;        // one token of one sequence, all layers, one device (no window cap)
+    core::Bytes kv;                  // the batch at its context, windows applied
+    core::Bytes capacity;
+    core::Bytes reserve;             // activations, runtime, OS (docs/model.md)
+    core::Bytes usable;              // capacity - reserve
     bool fits = false;
-    long long max_batch = 0;              // sequences of this context that fit; 0 when the weights alone do not
+    long long max_batch = 0;         // sequences of this context that fit; 0 when the weights alone do not
+
+    core::Bytes headroom() const { return usable - weights - kv; }  // negative: short by that much
 };
 
 // `context` is the most tokens a sequence holds during the workload.

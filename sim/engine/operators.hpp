@@ -1,62 +1,119 @@
 #pragma once
-// The operators of one forward pass, and what each costs in FLOPs and bytes on one device.
+// The operators of one forward pass: one row each in kOperators, from which every per-operator
+// loop takes its count, its names and how each operator is timed. Adding an operator means a
+// row here, an enumerator in OperatorKind, and its cost in cost_model.cpp; nothing else.
 
 #include <array>
 #include <cstddef>
 #include <string_view>
 
+#include "core/units.hpp"
+
 namespace decodesim::engine {
 
 enum class OperatorKind {
-    embedding,        // token-embedding row lookup
-    qkv_projection,   // Q, K, V projections (MLA: q and kv LoRA matrices)
-    attention_score,  // Q·K over the KV cache (MLA: over the latent cache)
-    attention_value,  // softmax(QK)·V over the KV cache
-    kv_write,         // appending this step's keys and values to the cache
+    embedding,
+    qkv_projection,
+    attention_score,
+    attention_value,
+    kv_write,
     output_projection,
-    mlp,              // dense MLP layers
-    router,           // MoE gate
-    experts,          // routed experts the batch's tokens use
-    shared_experts,   // experts every token uses
+    mlp,
+    router,
+    experts,
+    shared_experts,
     norms,
     lm_head,
-    all_reduce,       // tensor-parallel reductions over the interconnect
+    all_reduce,
 };
-
-inline constexpr std::size_t kOperatorCount = 13;
-
-std::string_view operator_name(OperatorKind kind);
 
 // Which peak an operator's arithmetic runs at.
-enum class ArithmeticClass { matmul, activation };
+enum class ArithmeticClass {
+    matmul,      // weight matrix products, in the weights' matmul datatype
+    activation,  // attention, element-wise work and 16-bit products, in the activation datatype
+};
+
+// Which bandwidth an operator's bytes move at.
+enum class StreamClass {
+    device,        // device memory at the achievable bandwidth
+    weights,       // weight matrices: a runtime that dequantizes in its kernels may stream them slower
+    kv_cache,      // KV-cache reads and writes, at the runtime's attention bandwidth
+    interconnect,  // bytes each device sends over the scale-up link, with per-message latency
+};
+
+// When the per-operator report lists an operator (it is always costed; absent ones cost zero).
+enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel };
+
+struct OperatorInfo {
+    OperatorKind kind;
+    std::string_view name;
+    ArithmeticClass arithmetic;
+    StreamClass stream;
+    ShownWhen shown;
+    std::string_view description;
+};
+
+inline constexpr std::array kOperators{
+    OperatorInfo{OperatorKind::embedding, "embedding", ArithmeticClass::activation, StreamClass::device,
+                 ShownWhen::always, "token-embedding row lookup"},
+    OperatorInfo{OperatorKind::qkv_projection, "qkv_projection", ArithmeticClass::matmul, StreamClass::weights,
+                 ShownWhen::always, "Q, K, V projections (MLA: the q and kv LoRA matrices)"},
+    OperatorInfo{OperatorKind::attention_score, "attention_score", ArithmeticClass::activation, StreamClass::kv_cache,
+                 ShownWhen::always, "Q.K over the KV cache (MLA: over the latent cache)"},
+    OperatorInfo{OperatorKind::attention_value, "attention_value", ArithmeticClass::activation, StreamClass::kv_cache,
+                 ShownWhen::always, "softmax(QK).V over the KV cache"},
+    OperatorInfo{OperatorKind::kv_write, "kv_write", ArithmeticClass::activation, StreamClass::kv_cache,
+                 ShownWhen::always, "appending this step's keys and values to the cache"},
+    OperatorInfo{OperatorKind::output_projection, "output_projection", ArithmeticClass::matmul, StreamClass::weights,
+                 ShownWhen::always, "attention output projection"},
+    OperatorInfo{OperatorKind::mlp, "mlp", ArithmeticClass::matmul, StreamClass::weights, ShownWhen::dense_mlp,
+                 "dense MLP layers"},
+    OperatorInfo{OperatorKind::router, "router", ArithmeticClass::activation, StreamClass::device, ShownWhen::moe,
+                 "MoE gate (kept in 16-bit)"},
+    OperatorInfo{OperatorKind::experts, "experts", ArithmeticClass::matmul, StreamClass::weights, ShownWhen::moe,
+                 "routed experts the batch's tokens use"},
+    OperatorInfo{OperatorKind::shared_experts, "shared_experts", ArithmeticClass::matmul, StreamClass::weights,
+                 ShownWhen::shared_experts, "experts every token uses"},
+    OperatorInfo{OperatorKind::norms, "norms", ArithmeticClass::activation, StreamClass::device, ShownWhen::always,
+                 "RMS/layer norms"},
+    // lm_head stays in 16-bit in every non-GGUF format, so it runs at the activation rate.
+    OperatorInfo{OperatorKind::lm_head, "lm_head", ArithmeticClass::activation, StreamClass::device,
+                 ShownWhen::always, "projection to the vocabulary, for the newest position of each sequence"},
+    OperatorInfo{OperatorKind::all_reduce, "all_reduce", ArithmeticClass::activation, StreamClass::interconnect,
+                 ShownWhen::tensor_parallel, "tensor-parallel reductions over the interconnect"},
+};
+
+inline constexpr std::size_t kOperatorCount = kOperators.size();
+
+constexpr std::size_t index_of(OperatorKind kind) { return static_cast<std::size_t>(kind); }
+constexpr const OperatorInfo& operator_info(OperatorKind kind) { return kOperators[index_of(kind)]; }
+constexpr std::string_view operator_name(OperatorKind kind) { return operator_info(kind).name; }
+constexpr ArithmeticClass arithmetic_class(OperatorKind kind) { return operator_info(kind).arithmetic; }
+
+// Row i describes OperatorKind i: the enum and the table cannot drift apart.
+consteval bool rows_in_enum_order() {
+    for (std::size_t i = 0; i < kOperators.size(); ++i) {
+        if (index_of(kOperators[i].kind) != i) return false;
+    }
+    return true;
+}
+static_assert(rows_in_enum_order(), "kOperators must list OperatorKind in declaration order");
 
 struct OperatorCost {
-    double flops = 0.0;
-    double bytes = 0.0;         // device-memory traffic (for all_reduce: bytes each device sends)
-    double kernels = 0.0;       // kernel launches, for the fixed per-kernel overhead
-    double messages = 0.0;      // for all_reduce: reductions in the step
+    core::Flops flops;
+    core::Bytes bytes;     // device-memory traffic (interconnect operators: bytes each device sends)
+    double kernels = 0.0;  // kernel launches, for the fixed per-kernel overhead
+    double messages = 0.0; // interconnect operators: collective operations in the step
 };
 
-// Costs of one forward pass, indexed by OperatorKind.
+// Costs of one forward pass, one entry per row of kOperators.
 struct StepCosts {
-    std::array<OperatorCost, kOperatorCount> operators{};
+    std::array<OperatorCost, kOperatorCount> operators;
 
-    OperatorCost& operator[](OperatorKind kind) { return operators[static_cast<std::size_t>(kind)]; }
-    const OperatorCost& operator[](OperatorKind kind) const { return operators[static_cast<std::size_t>(kind)]; }
-    double total_flops() const;
-    double total_bytes() const;  // device memory only (all_reduce excluded)
+    OperatorCost& operator[](OperatorKind kind) { return operators[index_of(kind)]; }
+    const OperatorCost& operator[](OperatorKind kind) const { return operators[index_of(kind)]; }
+    core::Flops total_flops() const;
+    core::Bytes total_bytes() const;  // device memory only (interconnect traffic excluded)
 };
-
-constexpr ArithmeticClass arithmetic_class(OperatorKind kind) {
-    switch (kind) {
-        case OperatorKind::qkv_projection:
-        case OperatorKind::output_projection:
-        case OperatorKind::mlp:
-        case OperatorKind::experts:
-        case OperatorKind::shared_experts: return ArithmeticClass::matmul;
-        // lm_head stays in 16-bit in every non-GGUF format, so it runs at the activation rate.
-        default: return ArithmeticClass::activation;
-    }
-}
 
 }  // namespace decodesim::engine

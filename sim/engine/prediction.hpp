@@ -3,110 +3,115 @@
 // Every figure comes twice: the roofline bound (datasheet peaks, no overheads: what physics
 // allows) and the prediction (the efficiency model applied: what a user will measure).
 
-#include <array>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/cost_model.hpp"
-#include "engine/deployment.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/memory.hpp"
+#include "engine/operating_point.hpp"
 #include "engine/roofline.hpp"
-#include "engine/workload.hpp"
-#include "profiles/hardware_profile.hpp"
-#include "profiles/model_profile.hpp"
 
 namespace decodesim::engine {
 
 struct OperatorReport {
     OperatorKind kind;
-    double flops = 0.0;
-    double bytes = 0.0;
-    double time_s = 0.0;
+    core::Flops flops;
+    core::Bytes bytes;
+    core::Seconds time;
     Bound bound = Bound::memory;
 };
 
 struct DecodeResult {
     double context = 0.0;                  // tokens per sequence (a request: the mean over its decode steps)
-    double step_time_s = 0.0;
+    core::Seconds step_time;
     double tokens_per_s_per_stream = 0.0;
     double tokens_per_s_total = 0.0;
-    double bytes_per_step = 0.0;
-    double flops_per_step = 0.0;
+    core::Bytes bytes_per_step;
+    core::Flops flops_per_step;
     double arithmetic_intensity = 0.0;     // FLOP per byte of device memory traffic
     Bound bound = Bound::memory;
     // Share of predicted step time by limiter; they add to 1.
     double memory_fraction = 0.0, compute_fraction = 0.0, overhead_fraction = 0.0, communication_fraction = 0.0;
-    double roofline_step_time_s = 0.0;
+    core::Seconds roofline_step_time;
     double roofline_tokens_per_s_per_stream = 0.0;
     double roofline_tokens_per_s_total = 0.0;
     std::vector<OperatorReport> operators;  // predicted, at `context` (a request: its mean context)
 };
 
 struct PrefillResult {
+    double sequences = 1.0;      // prompts processed together in one forward pass
     double prompt_tokens = 0.0;  // per sequence
-    double time_s = 0.0;
-    double flops = 0.0;
-    double bytes = 0.0;
+    core::Seconds time;
+    core::Flops flops;
+    core::Bytes bytes;
     Bound bound = Bound::compute;
-    double roofline_time_s = 0.0;
+    core::Seconds roofline_time;
 };
 
 struct RequestResult {
     double prompt = 0.0;
     double output = 0.0;
-    double ttft_s = 0.0;
-    double time_per_output_token_s = 0.0;  // mean decode step over the request
-    double decode_time_s = 0.0;            // output - 1 decode steps after the first token
-    double end_to_end_s = 0.0;
-    double roofline_end_to_end_s = 0.0;
+    core::Seconds ttft;
+    core::Seconds time_per_output_token;   // mean decode step over the request
+    core::Seconds decode_time;             // output - 1 decode steps after the first token
+    core::Seconds end_to_end;
+    core::Seconds roofline_end_to_end;
 };
 
 struct Prediction {
     double batch = 1.0;
     DecodeResult decode;
+    // Time to first token of one request arriving at an idle server: its own prefill. A serving
+    // system admits requests as they come (docs/model.md, "Time to first token").
     PrefillResult prefill;
-    double ttft_s = 0.0;
+    core::Seconds ttft;
+    // The whole batch's prompts prefilled in one pass, as when `batch` requests arrive at once.
+    PrefillResult batch_prefill;
     std::optional<RequestResult> request;
     MemoryFootprint memory;
     double machine_balance = 0.0;  // peak matmul FLOP/s per peak byte/s
     std::vector<std::string> warnings;
 };
 
-// Picks the activation datatype (bf16, or fp16 on devices without bf16 or for fp16 weights) and
-// the KV format (the activation type when `kv` is null). Throws InputError when tp > 1 needs an
-// interconnect the device lacks.
-Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
-                              const core::KvFormat* kv, int tensor_parallel,
-                              const RuntimePreset& runtime = default_runtime());
+enum class Detail {
+    figures,  // the numbers only (sweeps, searches)
+    full,     // plus the per-operator report and the warnings
+};
 
 // Precomputes everything that does not depend on batch and context, so each evaluation is cheap.
-// Holds references: `model` and `hardware` must outlive the evaluator.
+// Holds pointers: the profiles it is given must outlive the evaluator.
 class Evaluator {
 public:
+    // Throws core::InputError when the deployment cannot run on this device (validate_deployment).
     Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment,
-              Efficiency efficiency);
-    // With the efficiency of the deployment's runtime preset on this hardware.
+              const Efficiency& efficiency);
+    // With the efficiency of the deployment's runtime on this hardware.
     Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment);
+    explicit Evaluator(const OperatingPoint& point);
 
-    // One decode step: predicted and roofline times.
+    // One decode step: every operator's time, predicted and at the roofline.
     StepTime decode_step(double batch, double context) const;
     StepTime roofline_decode_step(double batch, double context) const;
+    // The predicted step time alone: the fast path for loops over many points.
+    core::Seconds decode_step_time(double batch, double context) const;
 
-    // `detailed` false skips the per-operator report and the warnings (sweeps).
-    Prediction predict(const Workload& workload, bool detailed = true) const;
+    // Prefill of `sequences` prompts of `prompt` tokens each in one forward pass.
+    PrefillResult prefill(double sequences, double prompt) const;
+
+    Prediction predict(const Workload& workload, Detail detail = Detail::full) const;
 
     const CostModel& cost_model() const { return cost_; }
     const DeviceRates& rates() const { return rates_; }
     const DeviceRates& roofline_rates() const { return peak_rates_; }
     const Deployment& deployment() const { return deployment_; }
+    const profiles::HardwareProfile& hardware() const { return *hardware_; }
+    const profiles::ModelProfile& model() const { return *model_; }
 
 private:
-    double mean_decode(double batch, double first, double last, const DeviceRates& rates,
-                       const std::function<double(const StepCosts&, const StepTime&)>& figure) const;
-    PrefillResult prefill(double batch, double prompt) const;
+    template <typename Figure>
+    double mean_decode(double batch, double first, double last, const DeviceRates& rates, Figure figure) const;
 
     const profiles::ModelProfile* model_;
     const profiles::HardwareProfile* hardware_;
@@ -115,6 +120,11 @@ private:
     DeviceRates rates_;
     DeviceRates peak_rates_;
 };
+
+// Throws core::InputError when `deployment` cannot run `model` on `hardware`: tensor parallelism
+// without an interconnect or that does not divide the heads, or no compute rate for its datatypes.
+void validate_deployment(const profiles::HardwareProfile& hardware, const profiles::ModelProfile& model,
+                         const Deployment& deployment);
 
 // Problems worth a warning in a model profile (stated parameter count off by more than 2%).
 std::vector<std::string> model_warnings(const profiles::ModelProfile& model);

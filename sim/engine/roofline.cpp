@@ -6,6 +6,7 @@
 namespace decodesim::engine {
 
 using core::Datatype;
+using core::FlopRate;
 
 const char* bound_name(Bound bound) {
     switch (bound) {
@@ -17,13 +18,29 @@ const char* bound_name(Bound bound) {
     return "?";
 }
 
-double effective_peak(const profiles::HardwareProfile& hardware, Datatype datatype) {
+core::Bandwidth DeviceRates::bandwidth(StreamClass stream) const {
+    switch (stream) {
+        case StreamClass::device: return memory_bandwidth;
+        case StreamClass::weights: return weight_bandwidth;
+        case StreamClass::kv_cache: return kv_bandwidth;
+        case StreamClass::interconnect: return link_bandwidth;
+    }
+    return memory_bandwidth;
+}
+
+FlopRate DeviceRates::rate(ArithmeticClass arithmetic) const {
+    return arithmetic == ArithmeticClass::matmul ? matmul_rate : activation_rate;
+}
+
+double machine_balance(const DeviceRates& rates) { return rates.matmul_rate / rates.memory_bandwidth; }
+
+FlopRate effective_peak(const profiles::HardwareProfile& hardware, Datatype datatype) {
     // A listed rate is used as is; a missing one falls back to the best of the wider types a
     // runtime would substitute.
-    if (hardware.listed_peak(datatype) > 0.0) return hardware.listed_peak(datatype);
+    if (hardware.listed_peak(datatype).value > 0.0) return hardware.listed_peak(datatype);
     auto best_of = [&](std::initializer_list<Datatype> candidates) {
-        double best = 0.0;
-        for (Datatype candidate : candidates) best = std::max(best, hardware.listed_peak(candidate));
+        FlopRate best;
+        for (Datatype candidate : candidates) best = core::max(best, hardware.listed_peak(candidate));
         return best;
     };
     switch (datatype) {
@@ -32,78 +49,71 @@ double effective_peak(const profiles::HardwareProfile& hardware, Datatype dataty
         case Datatype::int8: return best_of({Datatype::fp16, Datatype::bf16, Datatype::fp32});
         case Datatype::bf16: return best_of({Datatype::fp16, Datatype::fp32});
         case Datatype::fp16: return best_of({Datatype::bf16, Datatype::fp32});
-        case Datatype::fp32: return 0.0;
+        case Datatype::fp32: return FlopRate();
     }
-    return 0.0;
+    return FlopRate();
 }
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
                          Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
                          bool weight_only_quantized) {
     DeviceRates rates;
-    rates.memory_bandwidth = hardware.memory_bandwidth.value * efficiency.memory_bandwidth;
-    rates.matmul_memory_bandwidth =
+    rates.memory_bandwidth = hardware.memory_bandwidth * efficiency.memory_bandwidth;
+    rates.weight_bandwidth =
         rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0);
-    rates.attention_memory_bandwidth = rates.memory_bandwidth * efficiency.attention_bandwidth;
-    rates.matmul_ops_per_s = effective_peak(hardware, matmul_datatype) * efficiency.compute *
-                             (weight_only_quantized ? efficiency.quantized_compute : 1.0);
-    rates.activation_ops_per_s = effective_peak(hardware, activation_datatype) * efficiency.compute;
+    rates.kv_bandwidth = rates.memory_bandwidth * efficiency.attention_bandwidth;
+    rates.matmul_rate = effective_peak(hardware, matmul_datatype) * efficiency.compute *
+                        (weight_only_quantized ? efficiency.quantized_compute : 1.0);
+    rates.activation_rate = effective_peak(hardware, activation_datatype) * efficiency.compute;
     if (hardware.interconnect) {
-        rates.link_bandwidth = hardware.interconnect->bandwidth.value * efficiency.link_bandwidth;
-        rates.link_latency_s = hardware.interconnect->latency.value;
+        rates.link_bandwidth = hardware.interconnect->bandwidth * efficiency.link_bandwidth;
+        rates.link_latency = hardware.interconnect->latency;
     }
-    rates.kernel_overhead_s = efficiency.kernel_overhead_s;
+    rates.kernel_overhead = efficiency.kernel_overhead;
     rates.tensor_parallel = tensor_parallel;
+
+    for (std::size_t i = 0; i < kOperatorCount; ++i) {
+        const OperatorInfo& info = kOperators[i];
+        rates.seconds_per_flop[i] = core::reciprocal(rates.rate(info.arithmetic));
+        rates.seconds_per_byte[i] = core::reciprocal(rates.bandwidth(info.stream));
+        if (info.stream == StreamClass::interconnect) {
+            // A ring all-reduce moves 2(T-1)/T of the data over each link; small messages use tree
+            // or recursive-doubling algorithms, 2 * ceil(log2 T) hops of latency (docs/model.md).
+            const double tp = tensor_parallel;
+            rates.seconds_per_byte[i] = rates.seconds_per_byte[i] * (tensor_parallel > 1 ? 2.0 * (tp - 1.0) / tp : 0.0);
+        }
+    }
+    rates.seconds_per_message =
+        tensor_parallel > 1 ? rates.link_latency * (2.0 * std::ceil(std::log2(static_cast<double>(tensor_parallel))))
+                            : core::Seconds();
     return rates;
+}
+
+void StepTotals::settle_bound() {
+    const std::array<std::pair<core::Seconds, Bound>, 4> shares{{{memory_bound, Bound::memory},
+                                                                 {compute_bound, Bound::compute},
+                                                                 {communication, Bound::communication},
+                                                                 {overhead, Bound::overhead}}};
+    bound = std::max_element(shares.begin(), shares.end(), [](const auto& a, const auto& b) {
+                return a.first < b.first;
+            })->second;
 }
 
 StepTime time_step(const StepCosts& costs, const DeviceRates& rates) {
     StepTime step;
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
-        const auto kind = static_cast<OperatorKind>(i);
-        const OperatorCost& cost = costs.operators[i];
-        OperatorTime& time = step.operators[i];
-        if (kind == OperatorKind::all_reduce) {
-            if (cost.messages > 0.0 && rates.tensor_parallel > 1) {
-                // Bandwidth: a ring moves 2(T-1)/T of the data over each link. Latency: small messages
-                // use tree or recursive-doubling algorithms, 2 * ceil(log2 T) hops (docs/model.md).
-                const double tp = rates.tensor_parallel;
-                const double hops = 2.0 * std::ceil(std::log2(tp));
-                time.communication_s = cost.messages * hops * rates.link_latency_s +
-                                       2.0 * (tp - 1.0) / tp * cost.bytes / rates.link_bandwidth;
-            }
-            time.time_s = time.communication_s;
-            time.bound = Bound::communication;
-            step.communication_s += time.communication_s;
-            step.time_s += time.time_s;
-            continue;
-        }
-        const double peak =
-            arithmetic_class(kind) == ArithmeticClass::matmul ? rates.matmul_ops_per_s : rates.activation_ops_per_s;
-        time.compute_s = cost.flops > 0.0 ? cost.flops / peak : 0.0;
-        const bool matmul = arithmetic_class(kind) == ArithmeticClass::matmul;
-        const bool attention = kind == OperatorKind::attention_score || kind == OperatorKind::attention_value ||
-                               kind == OperatorKind::kv_write;
-        time.memory_s = cost.bytes / (matmul      ? rates.matmul_memory_bandwidth
-                                      : attention ? rates.attention_memory_bandwidth
-                                                  : rates.memory_bandwidth);
-        time.overhead_s = cost.kernels * rates.kernel_overhead_s;
-        const bool compute_bound = time.compute_s > time.memory_s;
-        time.bound = compute_bound ? Bound::compute : Bound::memory;
-        const double roof = std::max(time.compute_s, time.memory_s);
-        time.time_s = roof + time.overhead_s;
-        (compute_bound ? step.compute_bound_s : step.memory_bound_s) += roof;
-        step.overhead_s += time.overhead_s;
-        step.time_s += time.time_s;
+        step.operators[i] = time_operator(i, costs.operators[i], rates);
+        step.totals.add(step.operators[i]);
     }
-    const std::array<std::pair<double, Bound>, 4> shares{{{step.memory_bound_s, Bound::memory},
-                                                         {step.compute_bound_s, Bound::compute},
-                                                         {step.communication_s, Bound::communication},
-                                                         {step.overhead_s, Bound::overhead}}};
-    step.bound = std::max_element(shares.begin(), shares.end(), [](const auto& a, const auto& b) {
-                     return a.first < b.first;
-                 })->second;
+    step.totals.settle_bound();
     return step;
+}
+
+StepTotals step_totals(const StepCosts& costs, const DeviceRates& rates) {
+    StepTotals totals;
+    for (std::size_t i = 0; i < kOperatorCount; ++i) totals.add(time_operator(i, costs.operators[i], rates));
+    totals.settle_bound();
+    return totals;
 }
 
 }  // namespace decodesim::engine

@@ -14,23 +14,36 @@ namespace decodesim::engine {
 enum class Bound { memory, compute, communication, overhead };
 const char* bound_name(Bound bound);
 
-// The rates a step runs at, resolved once per (hardware, deployment, efficiency).
+// The rates a step runs at, resolved once per (hardware, deployment, efficiency). The per-operator
+// reciprocals are what a step evaluation multiplies by: rates are constants of a deployment.
 struct DeviceRates {
-    double memory_bandwidth = 0.0;   // B/s, efficiency applied
-    double matmul_memory_bandwidth = 0.0;     // for weight matrices (dequantization may slow it)
-    double attention_memory_bandwidth = 0.0;  // for KV-cache reads and writes
-    double matmul_ops_per_s = 0.0;   // weight matrix products, efficiency applied
-    double activation_ops_per_s = 0.0;  // attention and element-wise work, efficiency applied
-    double link_bandwidth = 0.0;     // B/s per direction, 0 without a link
-    double link_latency_s = 0.0;
-    double kernel_overhead_s = 0.0;
+    core::Bandwidth memory_bandwidth;     // efficiency applied
+    core::Bandwidth weight_bandwidth;     // weight matrices (dequantization may slow it)
+    core::Bandwidth kv_bandwidth;         // KV-cache reads and writes
+    core::FlopRate matmul_rate;           // weight matrix products, efficiency applied
+    core::FlopRate activation_rate;       // attention and element-wise work, efficiency applied
+    core::Bandwidth link_bandwidth;       // per direction, 0 without a link
+    core::Seconds link_latency;           // per hop
+    core::Seconds kernel_overhead;
     int tensor_parallel = 1;
+
+    // Derived, per row of kOperators.
+    std::array<core::SecondsPerByte, kOperatorCount> seconds_per_byte{};
+    std::array<core::SecondsPerFlop, kOperatorCount> seconds_per_flop{};
+    core::Seconds seconds_per_message;    // latency of one collective (interconnect operators)
+
+    core::Bandwidth bandwidth(StreamClass stream) const;
+    core::FlopRate rate(ArithmeticClass arithmetic) const;
 };
+
+// Peak matmul FLOP/s over peak bandwidth: the arithmetic intensity above which a step is
+// compute-bound on this device. The one definition (evaluate it on roofline rates).
+double machine_balance(const DeviceRates& rates);
 
 // The rate a computation in `datatype` runs at: the device's own peak for it when listed, else the
 // best of the wider types a runtime would substitute (fp4 -> fp8 -> bf16/fp16 -> fp32;
 // int8 -> fp16/bf16 -> fp32). 0 when the device lists none of them.
-double effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
+core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
 
 // `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
 // quantized_* factors apply to them.
@@ -39,25 +52,65 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Dataty
                          bool weight_only_quantized = false);
 
 struct OperatorTime {
-    double compute_s = 0.0;
-    double memory_s = 0.0;
-    double overhead_s = 0.0;
-    double communication_s = 0.0;
-    double time_s = 0.0;  // max(compute, memory) + overhead + communication
+    core::Seconds compute;
+    core::Seconds memory;
+    core::Seconds overhead;
+    core::Seconds communication;
+    core::Seconds time;  // max(compute, memory) + overhead + communication
     Bound bound = Bound::memory;
 };
 
-struct StepTime {
-    std::array<OperatorTime, kOperatorCount> operators{};
-    double time_s = 0.0;
-    // Time attributed to each limiter: an operator's max(compute, memory) goes to whichever is larger.
-    double memory_bound_s = 0.0;
-    double compute_bound_s = 0.0;
-    double overhead_s = 0.0;
-    double communication_s = 0.0;
+// One operator of kOperators, timed: the single definition every step evaluation uses.
+inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, const DeviceRates& rates) {
+    OperatorTime time;
+    if (kOperators[index].stream == StreamClass::interconnect) {
+        // Latency per collective plus the bytes over the link (the ring factor is in the reciprocal).
+        time.communication = cost.messages * rates.seconds_per_message + cost.bytes * rates.seconds_per_byte[index];
+        time.time = time.communication;
+        time.bound = Bound::communication;
+        return time;
+    }
+    time.compute = cost.flops * rates.seconds_per_flop[index];
+    time.memory = cost.bytes * rates.seconds_per_byte[index];
+    time.overhead = cost.kernels * rates.kernel_overhead;
+    time.bound = time.compute > time.memory ? Bound::compute : Bound::memory;
+    time.time = core::max(time.compute, time.memory) + time.overhead;
+    return time;
+}
+
+// A step's time, attributed to its limiters: an operator's max(compute, memory) goes to whichever
+// is larger.
+struct StepTotals {
+    core::Seconds time;
+    core::Seconds memory_bound;
+    core::Seconds compute_bound;
+    core::Seconds overhead;
+    core::Seconds communication;
     Bound bound = Bound::memory;  // the largest of the four
+
+    void add(const OperatorTime& time);
+    void settle_bound();
 };
 
+struct StepTime {
+    std::array<OperatorTime, kOperatorCount> operators;
+    StepTotals totals;
+};
+
+// Every operator's time and the totals.
 StepTime time_step(const StepCosts& costs, const DeviceRates& rates);
+// The totals alone, for loops over many points (the same arithmetic as time_step).
+StepTotals step_totals(const StepCosts& costs, const DeviceRates& rates);
+
+inline void StepTotals::add(const OperatorTime& op) {
+    time += op.time;
+    overhead += op.overhead;
+    communication += op.communication;
+    if (op.bound == Bound::compute) {
+        compute_bound += op.compute;
+    } else if (op.bound == Bound::memory) {
+        memory_bound += op.memory;
+    }
+}
 
 }  // namespace decodesim::engine

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/memory_family.hpp"
 #include "core/suggest.hpp"
 #include "profiles/profile_id.hpp"
 #include "profiles/strict_map.hpp"
@@ -13,8 +14,11 @@ namespace {
 
 using core::Dimension;
 
-const std::vector<std::string> kMemoryTypes{"HBM2",   "HBM2e", "HBM3",    "HBM3e",  "GDDR5",   "GDDR5X", "GDDR6",
-                                            "GDDR6X", "GDDR7", "LPDDR4X", "LPDDR5", "LPDDR5X", "DDR5"};
+std::vector<std::string> memory_type_names() {
+    std::vector<std::string> names;
+    for (const auto& type : core::kMemoryTypes) names.emplace_back(type.name);
+    return names;
+}
 
 // Default per-hop latency of a scale-up link when a profile gives none (docs/model.md).
 constexpr double kDefaultLinkLatencySeconds = 2e-6;
@@ -35,12 +39,12 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
 
     if (auto memory = root.map("memory", Presence::required)) {
         if (auto type = memory->string("type", Presence::required)) {
-            bool known = false;
-            for (const auto& candidate : kMemoryTypes) known = known || candidate == *type;
-            if (!known) {
+            if (const auto family = core::memory_family_of(*type)) {
+                profile.memory_family = *family;
+            } else {
+                const auto names = memory_type_names();
                 memory->error("type", fmt::format("unknown memory type '{}'{}; expected one of {}", *type,
-                                                  core::suggestion_note(*type, kMemoryTypes),
-                                                  fmt::join(kMemoryTypes, " ")));
+                                                  core::suggestion_note(*type, names), fmt::join(names, " ")));
             }
             profile.memory_type = *type;
         }
@@ -57,7 +61,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
             const std::string key(core::datatype_name(datatype));
             datatype_names.push_back(key);
             if (auto peak = compute->quantity(key, Dimension::throughput, Presence::optional)) {
-                profile.peak_ops_per_s[static_cast<std::size_t>(datatype)] = *peak;
+                profile.peak_ops_per_s[static_cast<std::size_t>(datatype)] = core::FlopRate(*peak);
                 any = true;
             }
         }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/datatype.hpp"
+#include "core/memory_family.hpp"
 #include "core/units.hpp"
 
 namespace decodesim::profiles {
@@ -27,17 +28,18 @@ struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
     std::string name;
     std::string source;
-    std::string memory_type;     // "HBM3", "GDDR6X", "LPDDR5", ...
+    std::string memory_type;     // "HBM3", "GDDR6X", "LPDDR5", ... (for display)
+    core::MemoryFamily memory_family = core::MemoryFamily::hbm;  // resolved from memory_type by the loader
     core::Bytes memory_capacity;
     core::Bandwidth memory_bandwidth;
     // Dense peak per datatype, indexed by core::Datatype; 0 where the device lists none.
-    std::array<double, core::kAllDatatypes.size()> peak_ops_per_s{};
+    std::array<core::FlopRate, core::kAllDatatypes.size()> peak_ops_per_s{};
     std::optional<Interconnect> interconnect;
     std::optional<core::Watts> power;
     std::optional<double> price_per_hour;  // USD per device-hour
     EfficiencyOverrides efficiency;
 
-    double listed_peak(core::Datatype datatype) const {
+    core::FlopRate listed_peak(core::Datatype datatype) const {
         return peak_ops_per_s[static_cast<std::size_t>(datatype)];
     }
 };

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/registry.hpp"
 #include "core/suggest.hpp"
 #include "core/units.hpp"
 
@@ -59,12 +60,6 @@ int devices_from_notes(const std::string& notes) {
 
 }  // namespace
 
-const std::vector<std::string>& measurement_metrics() {
-    static const std::vector<std::string> metrics{"decode_tokens_per_s_per_stream", "decode_tokens_per_s_total",
-                                                  "prefill_tokens_per_s", "ttft_s", "tpot_s", "e2e_latency_s"};
-    return metrics;
-}
-
 std::vector<Measurement> load_measurements(const std::string& path) {
     std::ifstream stream(path);
     if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
@@ -114,11 +109,12 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.prompt = number_field(7, false);
         row.output = number_field(8, false);
         row.context = number_field(9, false);
-        row.metric = fields[10];
-        const auto& metrics = measurement_metrics();
-        if (std::find(metrics.begin(), metrics.end(), row.metric) == metrics.end()) {
+        if (const auto* metric = core::find_named(kMetrics, fields[10])) {
+            row.metric = metric->metric;
+        } else {
+            const auto metrics = core::names_of(kMetrics);
             problems.push_back({{path, number, 11}, "metric",
-                                fmt::format("unknown metric '{}'{}", row.metric, core::suggestion_note(row.metric, metrics))});
+                                fmt::format("unknown metric '{}'{}", fields[10], core::suggestion_note(fields[10], metrics))});
         }
         row.value = number_field(11, true).value_or(0.0);
         if (row.value <= 0.0 && problems.empty()) problems.push_back({{path, number, 12}, "value", "must be greater than zero"});

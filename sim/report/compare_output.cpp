@@ -20,8 +20,20 @@ std::string optional_number(const std::optional<double>& value, const char* form
 
 }  // namespace
 
-std::string compare_to_text(const std::string& model, const std::vector<scenarios::CompareRow>& rows) {
-    std::string text = fmt::format("{}: best first\n\n", model);
+std::string compare_to_text(const std::string& model, const engine::Workload& workload,
+                            const std::vector<scenarios::CompareRow>& rows) {
+    std::string text = fmt::format("{}: best first\n", model);
+    text += workload.is_request() ? fmt::format("  workload      {:.0f} streams, prompt {:.0f}, output {:.0f} tokens\n",
+                                                workload.batch, *workload.prompt, workload.output.value_or(1.0))
+                                  : fmt::format("  workload      {:.0f} streams at {:.0f} tokens of context\n",
+                                                workload.batch, workload.context);
+    for (const auto& row : rows) {
+        if (!row.deployment) continue;
+        const Conditions c = conditions_of(row.hardware, model, *row.deployment);
+        text += fmt::format("  {:<13} weights {}, KV cache {}, activations {}, runtime {}\n", device_name(row),
+                            c.weights, c.kv, c.activation, c.runtime);
+    }
+    text += "\n";
     TextTable table({"hardware", "tok/s/stream", "TTFT", "headroom", "max batch", "tok/s total", "at batch", "tok/J",
                      "$/M tokens"});
     for (const auto& row : rows) {
@@ -29,8 +41,8 @@ std::string compare_to_text(const std::string& model, const std::vector<scenario
             table.add_row({device_name(row), fmt::format("cannot run: {}", row.error), "", "", "", "", "", "", ""});
             continue;
         }
-        table.add_row({device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream), core::format_seconds(row.ttft_s),
-                       fmt::format("{}{}", row.headroom_bytes < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom_bytes))),
+        table.add_row({device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream), core::format(row.ttft),
+                       fmt::format("{}{}", row.headroom.value < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom.value))),
                        std::to_string(row.max_batch), fmt::format("{:.4g}", row.tokens_per_s_total),
                        std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule, "{:.3g}"),
                        optional_number(row.usd_per_million_tokens, "{:.3g}")});
@@ -41,13 +53,22 @@ std::string compare_to_text(const std::string& model, const std::vector<scenario
     return text;
 }
 
-std::string compare_to_csv(const std::vector<scenarios::CompareRow>& rows) {
+std::string compare_to_csv(const std::string& model, const engine::Workload& workload,
+                           const std::vector<scenarios::CompareRow>& rows) {
     std::string csv =
-        "hardware,devices,fits,tokens_per_s_per_stream,ttft_s,headroom_bytes,max_batch,throughput_batch,"
-        "tokens_per_s_total,tokens_per_joule,usd_per_million_tokens,error\n";
+        "hardware,model,weights,kv,activation,runtime,devices,batch,context_tokens,prompt_tokens,output_tokens,fits,"
+        "tokens_per_s_per_stream,ttft_s,headroom_bytes,max_batch,throughput_batch,tokens_per_s_total,tokens_per_joule,"
+        "usd_per_million_tokens,error\n";
+    const std::string shape = workload.is_request()
+                                  ? fmt::format("{},,{},{}", workload.batch, *workload.prompt, workload.output.value_or(1.0))
+                                  : fmt::format("{},{},,", workload.batch, workload.context);
     for (const auto& row : rows) {
-        csv += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n", row.hardware, row.devices,
-                           row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft_s, row.headroom_bytes,
+        const Conditions conditions =
+            row.deployment ? conditions_of(row.hardware, model, *row.deployment) : Conditions{row.hardware, model};
+        csv += fmt::format("{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
+                           conditions.activation, conditions.runtime, row.devices, shape);
+        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",
+                           row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft.value, row.headroom.value,
                            row.max_batch, row.throughput_batch, row.tokens_per_s_total,
                            row.tokens_per_joule ? fmt::format("{:.9g}", *row.tokens_per_joule) : "",
                            row.usd_per_million_tokens ? fmt::format("{:.9g}", *row.usd_per_million_tokens) : "",
@@ -56,24 +77,33 @@ std::string compare_to_csv(const std::vector<scenarios::CompareRow>& rows) {
     return csv;
 }
 
-nlohmann::json compare_to_json(const std::string& model, const std::vector<scenarios::CompareRow>& rows) {
+nlohmann::json compare_to_json(const std::string& model, const engine::Workload& workload,
+                               const std::vector<scenarios::CompareRow>& rows) {
     nlohmann::json document;
     document["schema_version"] = kSchemaVersion;
     document["model"] = model;
+    // The workload every row shares; each row's own conditions follow it (the activation
+    // datatype, for one, is resolved per device).
+    Conditions shared;
+    shared.workload = workload;
+    nlohmann::json shared_block = conditions_to_json(shared);
+    for (const char* per_device : {"weights", "kv", "activation", "tensor_parallel", "runtime"}) shared_block.erase(per_device);
+    document["conditions"] = std::move(shared_block);
     nlohmann::json list = nlohmann::json::array();
     for (const auto& row : rows) {
         nlohmann::json entry = {{"hardware", row.hardware},
                                 {"devices", row.devices},
                                 {"fits", row.fits},
                                 {"tokens_per_s_per_stream", row.tokens_per_s_per_stream},
-                                {"ttft_s", row.ttft_s},
-                                {"headroom_bytes", row.headroom_bytes},
+                                {"ttft_s", row.ttft},
+                                {"headroom_bytes", row.headroom},
                                 {"max_batch", row.max_batch},
                                 {"throughput_batch", row.throughput_batch},
                                 {"tokens_per_s_total", row.tokens_per_s_total}};
         entry["tokens_per_joule"] = row.tokens_per_joule ? nlohmann::json(*row.tokens_per_joule) : nlohmann::json(nullptr);
         entry["usd_per_million_tokens"] =
             row.usd_per_million_tokens ? nlohmann::json(*row.usd_per_million_tokens) : nlohmann::json(nullptr);
+        if (row.deployment) entry["conditions"] = conditions_to_json(conditions_of(row.hardware, model, *row.deployment, workload));
         if (!row.error.empty()) entry["error"] = row.error;
         list.push_back(std::move(entry));
     }

@@ -9,8 +9,12 @@
 
 namespace decodesim::report {
 
-std::string compare_to_text(const std::string& model, const std::vector<scenarios::CompareRow>& rows);
-std::string compare_to_csv(const std::vector<scenarios::CompareRow>& rows);
-nlohmann::json compare_to_json(const std::string& model, const std::vector<scenarios::CompareRow>& rows);
+// Every output names the model, the workload and each row's resolved conditions (runtime included).
+std::string compare_to_text(const std::string& model, const engine::Workload& workload,
+                            const std::vector<scenarios::CompareRow>& rows);
+std::string compare_to_csv(const std::string& model, const engine::Workload& workload,
+                           const std::vector<scenarios::CompareRow>& rows);
+nlohmann::json compare_to_json(const std::string& model, const engine::Workload& workload,
+                               const std::vector<scenarios::CompareRow>& rows);
 
 }  // namespace decodesim::report

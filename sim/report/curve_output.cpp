@@ -21,7 +21,7 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
                 ? fmt::format("  knee: decode turns compute-bound at about {} streams\n", *curve.knee_batch)
                 : std::string("  knee: decode stays bandwidth-bound at every batch (KV reads grow with the batch)\n");
     text += "\n";
-    TextTable table({"batch", "tok/s per stream", "tok/s total", "step", "TTFT", "bound", "fits", "note"});
+    TextTable table({"batch", "tok/s per stream", "tok/s total", "step", "TTFT", "batch prefill", "bound", "fits", "note"});
     for (const auto& point : curve.points) {
         const bool knee = curve.knee_batch && point.batch == *curve.knee_batch;
         const bool wall = point.batch == curve.max_batch;
@@ -30,21 +30,27 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
         std::string note = knee ? "knee" : "";
         if (wall) note += note.empty() ? "memory wall" : ", memory wall";
         table.add_row({std::to_string(point.batch), fmt::format("{:.4g}", point.tokens_per_s_per_stream),
-                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format_seconds(point.step_time_s),
-                       core::format_seconds(point.ttft_s), engine::bound_name(point.bound), point.fits ? "yes" : "no",
-                       note});
+                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format(point.step_time),
+                       core::format(point.ttft), core::format(point.batch_prefill), engine::bound_name(point.bound),
+                       point.fits ? "yes" : "no", note});
     }
     text += table.render();
     text += "(every batch is in --csv and --json; the table shows powers of two, the knee and the wall)\n";
     return text;
 }
 
-std::string curve_to_csv(const scenarios::Curve& curve) {
-    std::string csv = "batch,tokens_per_s_per_stream,tokens_per_s_total,step_time_s,ttft_s,bound,fits\n";
+std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& curve) {
+    std::string csv =
+        "hardware,model,weights,kv,activation,tensor_parallel,runtime,context_tokens,batch,tokens_per_s_per_stream,"
+        "tokens_per_s_total,step_time_s,ttft_s,batch_prefill_s,bound,fits\n";
+    const std::string prefix =
+        fmt::format("{},{},{},{},{},{},{},{},", conditions.hardware, conditions.model, conditions.weights, conditions.kv,
+                    conditions.activation, conditions.tensor_parallel, conditions.runtime, curve.context);
     for (const auto& point : curve.points) {
-        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", point.batch, point.tokens_per_s_per_stream,
-                           point.tokens_per_s_total, point.step_time_s, point.ttft_s, engine::bound_name(point.bound),
-                           point.fits ? "true" : "false");
+        csv += prefix;
+        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", point.batch, point.tokens_per_s_per_stream,
+                           point.tokens_per_s_total, point.step_time.value, point.ttft.value, point.batch_prefill.value,
+                           engine::bound_name(point.bound), point.fits ? "true" : "false");
     }
     return csv;
 }
@@ -59,8 +65,9 @@ nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curv
         points.push_back({{"batch", point.batch},
                           {"tokens_per_s_per_stream", point.tokens_per_s_per_stream},
                           {"tokens_per_s_total", point.tokens_per_s_total},
-                          {"step_time_s", point.step_time_s},
-                          {"ttft_s", point.ttft_s},
+                          {"step_time_s", point.step_time},
+                          {"ttft_s", point.ttft},
+                          {"batch_prefill_s", point.batch_prefill},
                           {"bound", engine::bound_name(point.bound)},
                           {"fits", point.fits}});
     }

@@ -12,7 +12,7 @@ namespace decodesim::report {
 
 // The table shows powers of two, the knee and the memory wall; CSV and JSON carry every point.
 std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& curve);
-std::string curve_to_csv(const scenarios::Curve& curve);
+std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& curve);
 nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curve& curve);
 Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve);
 

@@ -44,26 +44,28 @@ std::string roofline_chart(const ReportInputs& inputs) {
     chart.title = "Roofline: the decode step's operators against the machine";
     chart.x = {"arithmetic intensity (FLOP/byte)", true, 0.01, 1e5};
     chart.y = {"attainable FLOP/s", true, std::nullopt, std::nullopt};
+    const double peak_rate = inputs.roofline_rates.matmul_rate.value;
+    const double peak_bandwidth = inputs.roofline_rates.memory_bandwidth.value;
     Series roof = line_series("roof (peak bandwidth x intensity, capped by peak FLOP/s)", {}, {}, "#333333");
     for (double exponent = -2.0; exponent <= 5.0; exponent += 0.05) {
         const double intensity = std::pow(10.0, exponent);
         roof.x.push_back(intensity);
-        roof.y.push_back(std::min(inputs.peak_matmul_ops_per_s, intensity * inputs.peak_bandwidth));
+        roof.y.push_back(std::min(peak_rate, intensity * peak_bandwidth));
     }
     Series operators = line_series("operators (achieved in the prediction)", {}, {}, "#d62728");
     operators.line = false;
     operators.points = true;
     operators.label_points = true;
     for (const auto& op : inputs.explanation.prediction.decode.operators) {
-        if (op.flops <= 0.0 || op.bytes <= 0.0 || op.time_s <= 0.0) continue;
+        if (op.flops.value <= 0.0 || op.bytes.value <= 0.0 || op.time.value <= 0.0) continue;
         operators.x.push_back(op.flops / op.bytes);
-        operators.y.push_back(op.flops / op.time_s);
+        operators.y.push_back(op.flops.value / op.time.value);
         operators.point_labels.emplace_back(engine::operator_name(op.kind));
     }
     chart.series = {roof, operators};
-    const double balance = inputs.peak_matmul_ops_per_s / inputs.peak_bandwidth;
+    const double balance = inputs.explanation.prediction.machine_balance;
     chart.markers.push_back({balance, fmt::format("machine balance {:.0f}", balance), "#2ca02c"});
-    chart.y.minimum = std::pow(10.0, std::floor(std::log10(inputs.peak_matmul_ops_per_s)) - 6.0);
+    chart.y.minimum = std::pow(10.0, std::floor(std::log10(peak_rate)) - 6.0);
     return render_chart(chart);
 }
 
@@ -81,16 +83,15 @@ std::string context_chart(const ReportInputs& inputs) {
 
 std::string memory_chart(const ReportInputs& inputs) {
     const auto& memory = inputs.explanation.prediction.memory;
-    const double free_bytes = std::max(0.0, memory.usable_bytes - memory.weights_bytes - memory.kv_bytes);
+    const core::Bytes free = core::max(core::Bytes(), memory.headroom());
     return render_stacked_bar(
         fmt::format("Memory at batch {:.0f}: {} of {} used", inputs.explanation.effective_batch,
-                    core::format_bytes(memory.weights_bytes + memory.kv_bytes + memory.reserve_bytes),
-                    core::format_bytes(memory.capacity_bytes)),
-        {{"weights " + core::format_bytes(memory.weights_bytes), memory.weights_bytes, "#1f77b4"},
-         {"KV cache " + core::format_bytes(memory.kv_bytes), memory.kv_bytes, "#ff7f0e"},
-         {"reserve " + core::format_bytes(memory.reserve_bytes), memory.reserve_bytes, "#999999"},
-         {"free " + core::format_bytes(free_bytes), free_bytes, "#d9ead3"}},
-        memory.capacity_bytes, "capacity " + core::format_bytes(memory.capacity_bytes));
+                    memory.weights + memory.kv + memory.reserve, memory.capacity),
+        {{"weights " + core::format(memory.weights), memory.weights.value, "#1f77b4"},
+         {"KV cache " + core::format(memory.kv), memory.kv.value, "#ff7f0e"},
+         {"reserve " + core::format(memory.reserve), memory.reserve.value, "#999999"},
+         {"free " + core::format(free), free.value, "#d9ead3"}},
+        memory.capacity.value, "capacity " + core::format(memory.capacity));
 }
 
 std::string html_table(const std::vector<std::pair<std::string, std::string>>& rows) {
@@ -115,10 +116,11 @@ std::string render_html_report(const ReportInputs& inputs) {
     html += fmt::format("<h1>{} on {}</h1>\n", xml_escape(inputs.model_name), xml_escape(inputs.hardware_name));
     html += fmt::format(
         "<p class=\"conditions\">Context {:.0f} tokens per stream, {:.0f} concurrent stream(s), weights {}, KV cache {}, "
-        "activations {}{}.</p>\n",
+        "activations {}{}, runtime {}.</p>\n",
         decode.context, explanation.effective_batch, xml_escape(conditions.weights), xml_escape(conditions.kv),
         xml_escape(conditions.activation),
-        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel) : "");
+        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel) : "",
+        xml_escape(conditions.runtime));
     html += "<h2>Will more FLOPS help?</h2>\n";
     html += fmt::format("<p class=\"verdict\">{}</p>\n", xml_escape(why_verdict(explanation)));
     html += html_table({
@@ -126,7 +128,9 @@ std::string render_html_report(const ReportInputs& inputs) {
          fmt::format("{:.4g} / {:.4g}", decode.tokens_per_s_per_stream, decode.roofline_tokens_per_s_per_stream)},
         {"tokens/s total (predicted / roofline bound)",
          fmt::format("{:.4g} / {:.4g}", decode.tokens_per_s_total, decode.roofline_tokens_per_s_total)},
-        {"time to first token", core::format_seconds(explanation.prediction.ttft_s)},
+        {"time to first token (one request at an idle server)", core::format(explanation.prediction.ttft)},
+        {fmt::format("prefill of all {:.0f} streams at once", explanation.effective_batch),
+         core::format(explanation.prediction.batch_prefill.time)},
         {"step time bound by memory / compute / overhead / communication",
          fmt::format("{:.0f}% / {:.0f}% / {:.0f}% / {:.0f}%", decode.memory_fraction * 100, decode.compute_fraction * 100,
                      decode.overhead_fraction * 100, decode.communication_fraction * 100)},

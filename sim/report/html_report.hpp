@@ -6,15 +6,10 @@
 
 #include "report/predict_json.hpp"
 #include "scenarios/concurrency_curve.hpp"
+#include "scenarios/context_series.hpp"
 #include "scenarios/what_if.hpp"
 
 namespace decodesim::report {
-
-struct ContextSeries {
-    std::vector<double> contexts;
-    std::vector<double> tokens_per_s_per_stream;
-    std::vector<double> tokens_per_s_total;
-};
 
 struct ReportInputs {
     Conditions conditions;
@@ -22,9 +17,8 @@ struct ReportInputs {
     std::string model_name;
     scenarios::Explanation explanation;  // includes the prediction at the evaluated batch
     scenarios::Curve curve;
-    ContextSeries context_series;
-    double peak_matmul_ops_per_s = 0.0;
-    double peak_bandwidth = 0.0;
+    scenarios::ContextSeries context_series;
+    engine::DeviceRates roofline_rates;  // datasheet peaks, for the roofline chart
 };
 
 std::string render_html_report(const ReportInputs& inputs);

@@ -4,16 +4,47 @@ namespace decodesim::report {
 
 using nlohmann::json;
 
+Conditions conditions_of(const std::string& hardware_id, const std::string& model_id,
+                         const engine::Deployment& deployment, std::optional<engine::Workload> workload) {
+    return {hardware_id,
+            model_id,
+            std::string(deployment.weights->name),
+            std::string(deployment.kv->name),
+            std::string(core::datatype_name(deployment.activation)),
+            deployment.parallelism.tensor,
+            std::string(engine::runtime_name(deployment.runtime)),
+            workload};
+}
+
+Conditions conditions_of(const engine::OperatingPoint& point) {
+    return conditions_of(point.hardware.id, point.model.id, point.deployment, point.workload);
+}
+
+nlohmann::json conditions_to_json(const Conditions& conditions) {
+    json block = {{"weights", conditions.weights},
+                  {"kv", conditions.kv},
+                  {"activation", conditions.activation},
+                  {"tensor_parallel", conditions.tensor_parallel},
+                  {"runtime", conditions.runtime}};
+    if (conditions.workload) {
+        const engine::Workload& workload = *conditions.workload;
+        block["batch"] = workload.batch;
+        if (workload.is_request()) {
+            block["prompt_tokens"] = *workload.prompt;
+            block["output_tokens"] = workload.output.value_or(1.0);
+        } else {
+            block["context_tokens"] = workload.context;
+        }
+    }
+    return block;
+}
+
 nlohmann::json document_for(const Conditions& conditions) {
     json document;
     document["schema_version"] = kSchemaVersion;
     document["hardware"] = conditions.hardware;
     document["model"] = conditions.model;
-    document["conditions"] = {{"weights", conditions.weights},
-                              {"kv", conditions.kv},
-                              {"activation", conditions.activation},
-                              {"tensor_parallel", conditions.tensor_parallel},
-                              {"runtime", conditions.runtime}};
+    document["conditions"] = conditions_to_json(conditions);
     return document;
 }
 
@@ -23,18 +54,10 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
     const auto& prefill = prediction.prefill;
     const auto& memory = prediction.memory;
     json document = document_for(conditions);
-    json& given = document["conditions"];
-    given["batch"] = prediction.batch;
-    if (prediction.request) {
-        given["prompt_tokens"] = prediction.request->prompt;
-        given["output_tokens"] = prediction.request->output;
-    } else {
-        given["context_tokens"] = decode.context;
-    }
 
     document["decode"] = {
         {"context_tokens", decode.context},
-        {"step_time_s", decode.step_time_s},
+        {"step_time_s", decode.step_time},
         {"tokens_per_s_per_stream", decode.tokens_per_s_per_stream},
         {"tokens_per_s_total", decode.tokens_per_s_total},
         {"bytes_per_step", decode.bytes_per_step},
@@ -46,30 +69,39 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
           {"compute", decode.compute_fraction},
           {"overhead", decode.overhead_fraction},
           {"communication", decode.communication_fraction}}},
-        {"roofline_step_time_s", decode.roofline_step_time_s},
+        {"roofline_step_time_s", decode.roofline_step_time},
         {"roofline_tokens_per_s_per_stream", decode.roofline_tokens_per_s_per_stream},
         {"roofline_tokens_per_s_total", decode.roofline_tokens_per_s_total},
     };
-    document["prefill"] = {
-        {"prompt_tokens", prefill.prompt_tokens}, {"time_s", prefill.time_s},
-        {"flops", prefill.flops},                 {"bytes", prefill.bytes},
-        {"bound", engine::bound_name(prefill.bound)}, {"roofline_time_s", prefill.roofline_time_s},
+    auto prefill_json = [](const engine::PrefillResult& pass) {
+        return json{
+            {"sequences", pass.sequences},
+            {"prompt_tokens", pass.prompt_tokens},
+            {"time_s", pass.time},
+            {"flops", pass.flops},
+            {"bytes", pass.bytes},
+            {"bound", engine::bound_name(pass.bound)},
+            {"roofline_time_s", pass.roofline_time},
+        };
     };
-    document["ttft_s"] = prediction.ttft_s;
+    // One request's own prefill (the TTFT at an idle server), and the whole batch's at once.
+    document["prefill"] = prefill_json(prefill);
+    document["ttft_s"] = prediction.ttft;
+    document["batch_prefill"] = prefill_json(prediction.batch_prefill);
     if (prediction.request) {
         const auto& request = *prediction.request;
         document["request"] = {
-            {"ttft_s", request.ttft_s},
-            {"time_per_output_token_s", request.time_per_output_token_s},
-            {"decode_time_s", request.decode_time_s},
-            {"end_to_end_s", request.end_to_end_s},
-            {"roofline_end_to_end_s", request.roofline_end_to_end_s},
+            {"ttft_s", request.ttft},
+            {"time_per_output_token_s", request.time_per_output_token},
+            {"decode_time_s", request.decode_time},
+            {"end_to_end_s", request.end_to_end},
+            {"roofline_end_to_end_s", request.roofline_end_to_end},
         };
     }
     document["memory"] = {
-        {"weights_bytes", memory.weights_bytes}, {"kv_bytes_per_token", memory.kv_bytes_per_token},
-        {"kv_bytes", memory.kv_bytes},           {"capacity_bytes", memory.capacity_bytes},
-        {"reserve_bytes", memory.reserve_bytes}, {"usable_bytes", memory.usable_bytes},
+        {"weights_bytes", memory.weights}, {"kv_bytes_per_token", memory.kv_per_token},
+        {"kv_bytes", memory.kv},           {"capacity_bytes", memory.capacity},
+        {"reserve_bytes", memory.reserve}, {"usable_bytes", memory.usable},
         {"fits", memory.fits},                   {"max_batch", memory.max_batch},
     };
     document["machine_balance_flop_per_byte"] = prediction.machine_balance;
@@ -79,7 +111,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
             operators.push_back({{"name", std::string(engine::operator_name(op.kind))},
                                  {"flops", op.flops},
                                  {"bytes", op.bytes},
-                                 {"time_s", op.time_s},
+                                 {"time_s", op.time},
                                  {"bound", engine::bound_name(op.bound)}});
         }
         document["operators"] = std::move(operators);
@@ -90,11 +122,11 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
 
 nlohmann::json band_to_json(const engine::Prediction& low, const engine::Prediction& high) {
     auto side = [](const engine::Prediction& p) {
-        json figures = {{"step_time_s", p.decode.step_time_s},
+        json figures = {{"step_time_s", p.decode.step_time},
                         {"tokens_per_s_per_stream", p.decode.tokens_per_s_per_stream},
                         {"tokens_per_s_total", p.decode.tokens_per_s_total},
-                        {"ttft_s", p.ttft_s}};
-        if (p.request) figures["end_to_end_s"] = p.request->end_to_end_s;
+                        {"ttft_s", p.ttft}};
+        if (p.request) figures["end_to_end_s"] = p.request->end_to_end;
         return figures;
     };
     return {{"low", side(low)}, {"high", side(high)}};

@@ -2,9 +2,11 @@
 // predict's JSON document (schema in docs/cli.md): SI units only, snake_case keys with unit suffixes.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/prediction.hpp"
+#include "report/json_units.hpp"
 
 namespace decodesim::report {
 
@@ -16,13 +18,23 @@ struct Conditions {
     std::string kv;
     std::string activation;
     int tensor_parallel = 1;
-    std::string runtime = "vllm";
+    std::string runtime;
+    std::optional<engine::Workload> workload;  // batch and context, or batch, prompt and output
 };
+
+// The conditions of an operating point, as every output (text, JSON, CSV, JSONL) records them.
+Conditions conditions_of(const std::string& hardware_id, const std::string& model_id,
+                         const engine::Deployment& deployment, std::optional<engine::Workload> workload = {});
+Conditions conditions_of(const engine::OperatingPoint& point);
 
 inline constexpr int kSchemaVersion = 1;
 
-// The start every JSON document shares: schema_version, hardware, model, and `conditions` with
-// the formats, tensor parallelism and runtime; each command adds its own fields.
+// The `conditions` block: formats, activation, tensor parallelism, runtime, and the workload
+// when there is one (batch, and context_tokens or prompt_tokens and output_tokens).
+nlohmann::json conditions_to_json(const Conditions& conditions);
+
+// The start every JSON document shares: schema_version, hardware, model, and `conditions`; each
+// command adds its own fields.
 nlohmann::json document_for(const Conditions& conditions);
 
 nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,

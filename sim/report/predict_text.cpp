@@ -38,11 +38,15 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     TextTable speed({"", "predicted", "roofline bound"});
     speed.add_row({"tokens/s per stream", rate(decode.tokens_per_s_per_stream), rate(decode.roofline_tokens_per_s_per_stream)});
     speed.add_row({"tokens/s total", rate(decode.tokens_per_s_total), rate(decode.roofline_tokens_per_s_total)});
-    speed.add_row({"decode step", format_seconds(decode.step_time_s), format_seconds(decode.roofline_step_time_s)});
-    speed.add_row({"TTFT (prefill)", format_seconds(prediction.ttft_s), format_seconds(prediction.prefill.roofline_time_s)});
+    speed.add_row({"decode step", core::format(decode.step_time), core::format(decode.roofline_step_time)});
+    speed.add_row({"TTFT (one request, idle)", core::format(prediction.ttft), core::format(prediction.prefill.roofline_time)});
+    if (prediction.batch > 1.0) {
+        speed.add_row({fmt::format("prefill of all {:.0f} at once", prediction.batch),
+                       core::format(prediction.batch_prefill.time), core::format(prediction.batch_prefill.roofline_time)});
+    }
     if (prediction.request) {
-        speed.add_row({"end-to-end latency", format_seconds(prediction.request->end_to_end_s),
-                       format_seconds(prediction.request->roofline_end_to_end_s)});
+        speed.add_row({"end-to-end latency", core::format(prediction.request->end_to_end),
+                       core::format(prediction.request->roofline_end_to_end)});
     }
     text += speed.render();
 
@@ -50,22 +54,20 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
         "\ndecode is {}-bound: memory {}, compute {}, fixed overhead {}, communication {} of the step\n"
         "  {} and {} per step: {:.3g} FLOP/byte against a machine balance of {:.3g} FLOP/byte\n",
         engine::bound_name(decode.bound), share(decode.memory_fraction), share(decode.compute_fraction),
-        share(decode.overhead_fraction), share(decode.communication_fraction), format_bytes(decode.bytes_per_step),
-        core::format_flops(decode.flops_per_step),
+        share(decode.overhead_fraction), share(decode.communication_fraction), core::format(decode.bytes_per_step),
+        core::format(decode.flops_per_step),
         decode.arithmetic_intensity, prediction.machine_balance);
 
-    text += fmt::format("\nmemory ({} usable of {}, {} reserved)\n", format_bytes(memory.usable_bytes),
-                        format_bytes(memory.capacity_bytes), format_bytes(memory.reserve_bytes));
-    text += fmt::format("  weights            {}\n", format_bytes(memory.weights_bytes));
-    text += fmt::format("  KV cache           {} ({} per token)\n", format_bytes(memory.kv_bytes),
-                        format_bytes(memory.kv_bytes_per_token));
+    text += fmt::format("\nmemory ({} usable of {}, {} reserved)\n", memory.usable, memory.capacity, memory.reserve);
+    text += fmt::format("  weights            {}\n", memory.weights);
+    text += fmt::format("  KV cache           {} ({} per token)\n", memory.kv, memory.kv_per_token);
     text += fmt::format("  fits               {}\n", memory.fits ? "yes" : "NO");
     text += fmt::format("  largest batch      {} streams at this context\n", memory.max_batch);
 
     TextTable operators({"operator", "FLOPs", "bytes", "time", "bound"});
     for (const auto& op : decode.operators) {
-        operators.add_row({std::string(engine::operator_name(op.kind)), core::format_flops(op.flops),
-                           format_bytes(op.bytes), format_seconds(op.time_s), engine::bound_name(op.bound)});
+        operators.add_row({std::string(engine::operator_name(op.kind)), core::format(op.flops), core::format(op.bytes),
+                           core::format(op.time), engine::bound_name(op.bound)});
     }
     text += "\n";
     text += operators.render();
@@ -77,7 +79,7 @@ std::string band_to_text(const engine::Prediction& low, const engine::Prediction
         "\nband (each efficiency at the ends of its measured range):\n"
         "  tokens/s per stream  {:.4g} to {:.4g}\n  tokens/s total       {:.4g} to {:.4g}\n  TTFT                 {} to {}\n",
         low.decode.tokens_per_s_per_stream, high.decode.tokens_per_s_per_stream, low.decode.tokens_per_s_total,
-        high.decode.tokens_per_s_total, format_seconds(high.ttft_s), format_seconds(low.ttft_s));
+        high.decode.tokens_per_s_total, high.ttft, low.ttft);
 }
 
 }  // namespace decodesim::report

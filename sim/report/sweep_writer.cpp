@@ -1,10 +1,8 @@
 #include "report/sweep_writer.hpp"
 
-#include <fmt/compile.h>
-#include <fmt/format.h>
-
-#include <iterator>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include "engine/roofline.hpp"
 
@@ -12,14 +10,17 @@ namespace decodesim::report {
 
 namespace {
 
-// The flattened predict fields, in output order (docs/cli.md).
+// The columns, in output order (docs/cli.md): first those constant over a deployment, then the
+// operating point, then its figures.
 constexpr std::string_view kColumns[] = {
-    "hardware", "model", "weights", "kv", "tensor_parallel", "batch", "context_tokens", "prompt_tokens",
-    "output_tokens", "decode.step_time_s", "decode.tokens_per_s_per_stream", "decode.tokens_per_s_total",
-    "decode.bytes_per_step", "decode.flops_per_step", "decode.arithmetic_intensity_flop_per_byte", "decode.bound",
-    "decode.roofline_tokens_per_s_per_stream", "decode.roofline_tokens_per_s_total", "prefill.time_s",
-    "prefill.flops", "ttft_s", "request.time_per_output_token_s", "request.end_to_end_s", "memory.weights_bytes",
-    "memory.kv_bytes_per_token", "memory.kv_bytes", "memory.capacity_bytes", "memory.fits", "memory.max_batch"};
+    "hardware", "model", "weights", "kv", "activation", "runtime", "tensor_parallel", "memory.weights_bytes",
+    "memory.kv_bytes_per_token", "memory.capacity_bytes", "batch", "context_tokens", "prompt_tokens", "output_tokens",
+    "decode.step_time_s", "decode.tokens_per_s_per_stream", "decode.tokens_per_s_total", "decode.bytes_per_step",
+    "decode.flops_per_step", "decode.arithmetic_intensity_flop_per_byte", "decode.bound",
+    "decode.roofline_tokens_per_s_per_stream", "decode.roofline_tokens_per_s_total", "ttft_s", "prefill.flops",
+    "batch_prefill.time_s", "request.time_per_output_token_s", "request.end_to_end_s", "memory.kv_bytes",
+    "memory.fits", "memory.max_batch"};
+constexpr std::size_t kDeploymentColumns = 10;
 
 constexpr std::size_t kFlushBytes = 1 << 16;
 
@@ -45,28 +46,30 @@ void SweepWriter::header() {
     buffer_ += '\n';
 }
 
-void SweepWriter::key(std::string_view name) {
-    if (!first_field_) buffer_ += ',';
-    first_field_ = false;
+void SweepWriter::key(std::size_t column) {
+    if (column > 0) buffer_ += ',';
     if (format_ == SweepFormat::jsonl) {
         buffer_ += '"';
-        buffer_ += name;
+        buffer_ += kColumns[column];
         buffer_ += "\":";
     }
 }
 
 void SweepWriter::number(double value) {
     if (!std::isfinite(value)) {  // never expected; JSON has no NaN, so write null
-        buffer_ += format_ == SweepFormat::jsonl ? "null" : "";
+        if (format_ == SweepFormat::jsonl) buffer_ += "null";
         return;
     }
-    // Whole numbers (bytes, counts) take the integer path; the rest get the shortest round-trip
-    // digits (Dragonbox in fmt): exact, and several times faster than printf-style precision.
+    char digits[32];
+    std::to_chars_result result;
+    // Whole numbers (bytes, counts) take the integer path; the rest get the shortest digits that
+    // round-trip, exact and without printf's cost.
     if (value == std::floor(value) && std::fabs(value) < 9e15) {
-        fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("{}"), static_cast<long long>(value));
+        result = std::to_chars(digits, digits + sizeof digits, static_cast<long long>(value));
     } else {
-        fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("{}"), value);
+        result = std::to_chars(digits, digits + sizeof digits, value);
     }
+    buffer_.append(digits, result.ptr);
 }
 
 void SweepWriter::text(std::string_view value) {
@@ -75,56 +78,78 @@ void SweepWriter::text(std::string_view value) {
     if (format_ == SweepFormat::jsonl) buffer_ += '"';
 }
 
-void SweepWriter::write(const scenarios::SweepPoint& point) {
-    const engine::Prediction& prediction = *point.prediction;
-    const bool request = prediction.request.has_value();
-    first_field_ = true;
-    if (format_ == SweepFormat::jsonl) buffer_ += '{';
-    std::size_t column = 0;
+void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
+    const engine::Deployment& deployment = *point.deployment;
+    const engine::MemoryFootprint& memory = point.prediction->memory;
+    std::string row;
+    std::swap(row, buffer_);
+    column_ = 0;
     auto field_text = [&](std::string_view value) {
-        key(kColumns[column++]);
+        key(column_++);
         text(value);
     };
     auto field_number = [&](double value) {
-        key(kColumns[column++]);
+        key(column_++);
+        number(value);
+    };
+    field_text(point.hardware->id);
+    field_text(point.model->id);
+    field_text(deployment.weights->name);
+    field_text(deployment.kv->name);
+    field_text(core::datatype_name(deployment.activation));
+    field_text(engine::runtime_name(deployment.runtime));
+    field_number(deployment.parallelism.tensor);
+    field_number(memory.weights.value);
+    field_number(memory.kv_per_token.value);
+    field_number(memory.capacity.value);
+    std::swap(row, buffer_);
+    deployment_prefix_ = std::move(row);
+    deployment_index_ = point.deployment_index;
+}
+
+void SweepWriter::write(const scenarios::SweepPoint& point) {
+    if (point.deployment_index != deployment_index_) start_deployment(point);
+    const engine::Prediction& prediction = *point.prediction;
+    const bool request = prediction.request.has_value();
+    if (format_ == SweepFormat::jsonl) buffer_ += '{';
+    buffer_ += deployment_prefix_;
+    column_ = kDeploymentColumns;
+    auto field_text = [&](std::string_view value) {
+        key(column_++);
+        text(value);
+    };
+    auto field_number = [&](double value) {
+        key(column_++);
         number(value);
     };
     auto field_optional = [&](bool present, double value) {
-        key(kColumns[column++]);
+        key(column_++);
         if (present) {
             number(value);
         } else if (format_ == SweepFormat::jsonl) {
             buffer_ += "null";
         }
     };
-    field_text(point.hardware->id);
-    field_text(point.model->id);
-    field_text(point.deployment->weights->name);
-    field_text(point.deployment->kv->name);
-    field_number(point.deployment->tensor_parallel);
     field_number(point.batch);
     field_number(prediction.decode.context);
     field_optional(request, point.prompt);
     field_optional(request, point.output);
-    field_number(prediction.decode.step_time_s);
+    field_number(prediction.decode.step_time.value);
     field_number(prediction.decode.tokens_per_s_per_stream);
     field_number(prediction.decode.tokens_per_s_total);
-    field_number(prediction.decode.bytes_per_step);
-    field_number(prediction.decode.flops_per_step);
+    field_number(prediction.decode.bytes_per_step.value);
+    field_number(prediction.decode.flops_per_step.value);
     field_number(prediction.decode.arithmetic_intensity);
     field_text(engine::bound_name(prediction.decode.bound));
     field_number(prediction.decode.roofline_tokens_per_s_per_stream);
     field_number(prediction.decode.roofline_tokens_per_s_total);
-    field_number(prediction.prefill.time_s);
-    field_number(prediction.prefill.flops);
-    field_number(prediction.ttft_s);
-    field_optional(request, request ? prediction.request->time_per_output_token_s : 0.0);
-    field_optional(request, request ? prediction.request->end_to_end_s : 0.0);
-    field_number(prediction.memory.weights_bytes);
-    field_number(prediction.memory.kv_bytes_per_token);
-    field_number(prediction.memory.kv_bytes);
-    field_number(prediction.memory.capacity_bytes);
-    key(kColumns[column++]);
+    field_number(prediction.ttft.value);
+    field_number(prediction.prefill.flops.value);
+    field_number(prediction.batch_prefill.time.value);
+    field_optional(request, request ? prediction.request->time_per_output_token.value : 0.0);
+    field_optional(request, request ? prediction.request->end_to_end.value : 0.0);
+    field_number(prediction.memory.kv.value);
+    key(column_++);
     buffer_ += prediction.memory.fits ? "true" : "false";
     field_number(static_cast<double>(prediction.memory.max_batch));
     buffer_ += format_ == SweepFormat::jsonl ? "}\n" : "\n";

@@ -1,6 +1,8 @@
 #pragma once
-// Streams sweep points as CSV rows or JSON lines, formatting numbers with std::to_chars so the
-// writer keeps up with the engine (docs/performance.md).
+// Streams sweep points as CSV rows or JSON lines. Numbers are written with std::to_chars (the
+// shortest digits that round-trip) into one buffer, and the columns that are constant over a
+// deployment are formatted once per deployment, so the writer keeps up with the engine
+// (docs/performance.md).
 
 #include <ostream>
 #include <string>
@@ -23,14 +25,17 @@ public:
     void flush();
 
 private:
+    void start_deployment(const scenarios::SweepPoint& point);
     void number(double value);
     void text(std::string_view value);
-    void key(std::string_view name);
+    void key(std::size_t column);
 
     std::ostream* sink_;
     SweepFormat format_;
     std::string buffer_;
-    bool first_field_ = true;
+    std::string deployment_prefix_;  // the constant columns of the current deployment, formatted
+    std::size_t deployment_index_ = static_cast<std::size_t>(-1);
+    std::size_t column_ = 0;
 };
 
 }  // namespace decodesim::report

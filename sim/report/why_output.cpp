@@ -81,11 +81,13 @@ std::string why_to_text(const Conditions& conditions, const scenarios::Explanati
 nlohmann::json why_to_json(const Conditions& conditions, const scenarios::Explanation& explanation) {
     const auto& decode = explanation.prediction.decode;
     nlohmann::json document = document_for(conditions);
-    document["conditions"]["batch_requested"] = explanation.requested_batch;
-    document["conditions"]["batch"] = explanation.effective_batch;
-    document["conditions"]["context_tokens"] = decode.context;
+    // The conditions are the point asked about; memory may cap the batch it is evaluated at.
+    document["evaluated_batch"] = explanation.effective_batch;
+    document["decode_context_tokens"] = decode.context;
     document["verdict"] = why_verdict(explanation);
+    document["tokens_per_s_per_stream"] = decode.tokens_per_s_per_stream;
     document["tokens_per_s_total"] = decode.tokens_per_s_total;
+    document["ttft_s"] = explanation.prediction.ttft;
     document["what_if"] = {{"bandwidth_x2", explanation.what_if.bandwidth_x2},
                            {"flops_x2", explanation.what_if.flops_x2},
                            {"capacity_x2", explanation.what_if.capacity_x2},

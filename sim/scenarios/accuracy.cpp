@@ -9,6 +9,8 @@ namespace decodesim::scenarios {
 
 namespace {
 
+using profiles::Metric;
+
 double median(std::vector<double> values) {
     if (values.empty()) return 0.0;
     std::sort(values.begin(), values.end());
@@ -16,7 +18,6 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
 }
 
-bool lower_is_better(const std::string& metric) { return metric == "ttft_s" || metric == "tpot_s" || metric == "e2e_latency_s"; }
 
 }  // namespace
 
@@ -37,33 +38,39 @@ std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.notes.find("QPS=") != std::string::npos || m.notes.find("request rate") != std::string::npos) {
         return "load given as a request rate, not a concurrency";
     }
-    if ((m.metric == "ttft_s" || m.metric == "tpot_s" || m.metric == "e2e_latency_s") && !m.batch) {
+    if (profiles::metric_info(m.metric).lower_is_better && !m.batch) {
         return "latency without a stated concurrency";
     }
-    if (m.metric == "prefill_tokens_per_s" && !m.prompt) return "prefill without a prompt length";
-    if (!m.output && !m.context && m.metric != "prefill_tokens_per_s") return "no output length or context stated";
+    if (m.metric == Metric::prefill_tokens_per_s && !m.prompt) return "prefill without a prompt length";
+    if (!m.output && !m.context && m.metric != Metric::prefill_tokens_per_s) return "no output length or context stated";
     return {};
 }
 
 AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
+    return evaluate_measurement(m, model, hardware, deployment, engine::runtime_preset(deployment.runtime));
+}
+
+AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                                 const engine::RuntimePreset& preset) {
     AccuracyRow row;
     row.measurement = &m;
     row.split = split_of(m.hardware);
     row.skipped = unsupported_reason(m);
     if (!row.skipped.empty()) return row;
 
-    const engine::Evaluator predicted(model, hardware, deployment);
+    const engine::Evaluator predicted(model, hardware, deployment, engine::preset_efficiency(hardware, preset));
     const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
     const double prompt = std::max(1.0, m.prompt.value_or(1.0));
     const double output = m.output.value_or(1.0);
 
     // The figure of one evaluator for this row's metric.
     auto figure = [&](const engine::Evaluator& evaluator) -> double {
-        if (m.metric == "prefill_tokens_per_s") {
+        if (m.metric == Metric::prefill_tokens_per_s) {
             const double batch = m.batch.value_or(1.0);
             const auto prefill_time = [&](double tokens) {
-                return evaluator.predict(engine::Workload::request(batch, tokens, 2.0), false).prefill.time_s;
+                return evaluator.prefill(batch, tokens).time.value;
             };
             // A prompt processed after `context` tokens already in the cache (llama-bench -d): the
             // difference of the two prefills carries its attention over the earlier tokens.
@@ -72,31 +79,35 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
         }
         if (m.context) {  // one decode step at a stated context
             const double batch = m.batch.value_or(1.0);
-            const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), false);
-            return m.metric == "decode_tokens_per_s_total" ? prediction.decode.tokens_per_s_total
+            const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), engine::Detail::figures);
+            return m.metric == Metric::decode_tokens_per_s_total ? prediction.decode.tokens_per_s_total
                                                            : prediction.decode.tokens_per_s_per_stream;
         }
         // A run of `output` decode steps after the prompt (llama-bench tg, batched-bench, serving).
         double batch = m.batch.value_or(0.0);
         if (batch <= 0.0) {
             // Offline throughput with every request queued: the batch memory allows.
-            const auto probe = evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), false);
+            const auto probe = evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), engine::Detail::figures);
             batch = static_cast<double>(std::max<long long>(1, probe.memory.max_batch));
         }
-        const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), false);
-        const double step = prediction.request->time_per_output_token_s;
-        if (m.metric == "decode_tokens_per_s_per_stream") return 1.0 / step;
-        if (m.metric == "tpot_s") return step;
-        if (m.metric == "ttft_s") return prediction.ttft_s;
-        if (m.metric == "e2e_latency_s") return prediction.ttft_s + output * step;
+        const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), engine::Detail::figures);
+        const double step = prediction.request->time_per_output_token.value;
+        if (m.metric == Metric::decode_tokens_per_s_per_stream) return 1.0 / step;
+        if (m.metric == Metric::tpot_s) return step;
+        // A measured latency at a stated concurrency: every request of the batch arrived together
+        // (the benchmark clients these rows come from start them at once), so the first token waits
+        // for the whole batch's prefill.
+        const double batch_prefill = prediction.batch_prefill.time.value;
+        if (m.metric == Metric::ttft_s) return batch_prefill;
+        if (m.metric == Metric::e2e_latency_s) return batch_prefill + output * step;
         if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
         // Offline: output tokens over the time to prefill and decode the whole batch.
-        return batch * output / (prediction.ttft_s + output * step);
+        return batch * output / (batch_prefill + output * step);
     };
     row.predicted = figure(predicted);
     row.bound = figure(ideal);
     row.error = row.predicted / m.value - 1.0;
-    row.beats_bound = lower_is_better(m.metric) ? m.value < row.bound * (1.0 - 1e-9) : m.value > row.bound * (1.0 + 1e-9);
+    row.beats_bound = profiles::metric_info(m.metric).lower_is_better ? m.value < row.bound * (1.0 - 1e-9) : m.value > row.bound * (1.0 + 1e-9);
     return row;
 }
 

@@ -33,9 +33,12 @@ struct AccuracyRow {
 std::string unsupported_reason(const profiles::Measurement& measurement);
 
 // Predicts one row for a model on a device under a deployment (tensor parallelism = the row's
-// device count). The runtime is the deployment's.
+// device count), with the efficiency of `preset` (by default the deployment's runtime).
 AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
+AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
+                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                                 const engine::RuntimePreset& preset);
 
 struct SubsetSummary {
     std::string name;

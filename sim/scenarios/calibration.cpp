@@ -12,16 +12,14 @@ namespace {
 
 constexpr std::size_t kMinimumRows = 10;
 
-bool is_prefill(const profiles::Measurement& m) { return m.metric == "prefill_tokens_per_s"; }
+bool is_prefill(const profiles::Measurement& m) { return m.metric == profiles::Metric::prefill_tokens_per_s; }
 
 // Median absolute error of `cases` under `preset`.
 double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimePreset& preset) {
     std::vector<AccuracyRow> rows;
     rows.reserve(cases.size());
     for (const CalibrationCase* c : cases) {
-        engine::Deployment deployment = c->deployment;
-        deployment.runtime = &preset;
-        rows.push_back(evaluate_measurement(*c->measurement, *c->model, *c->hardware, deployment));
+        rows.push_back(evaluate_measurement(*c->measurement, *c->model, *c->hardware, c->deployment, preset));
     }
     return median_absolute_error(rows, [](const AccuracyRow&) { return true; });
 }
@@ -35,12 +33,12 @@ std::vector<double> steps(double first, double last, double step) {
 }  // namespace
 
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<engine::MemoryFamily>& families) {
-    const bool throughput_runtime = preset.name == "tensorrt-llm";
+                      const std::vector<core::MemoryFamily>& families) {
+    const bool throughput_runtime = preset.runtime == engine::Runtime::tensorrt_llm;
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
         if (split_of(c.measurement->hardware) != Split::train) continue;
-        if (std::find(families.begin(), families.end(), engine::memory_family(*c.hardware)) == families.end()) continue;
+        if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
@@ -54,7 +52,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     // families share one set of factors, written back to each after every change.
     engine::RuntimeFactors factors{};
     auto apply = [&] {
-        for (engine::MemoryFamily family : families) candidate.by_family[static_cast<std::size_t>(family)] = factors;
+        for (core::MemoryFamily family : families) candidate.by_family[static_cast<std::size_t>(family)] = factors;
     };
     apply();
     result.decode_error_before = error_of(decode, candidate);
@@ -86,13 +84,13 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     if (decode.size() >= kMinimumRows) {
         if (throughput_runtime) {
             // Batched throughput: the step is compute-bound at the batches these runs use.
-            search(decode, factors.compute, steps(0.3, 1.25, 0.025), factors.kernel_overhead_s, steps(0.0, 30e-6, 2e-6));
+            search(decode, factors.compute, steps(0.3, 1.25, 0.025), factors.kernel_overhead.value, steps(0.0, 30e-6, 2e-6));
         } else {
-            search(decode, factors.kernel_overhead_s, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
+            search(decode, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
                    steps(0.4, 1.0, 0.02));
             // Then how well the attention kernels stream the KV cache (long-context rows), with the
             // overhead refitted beside it.
-            search(decode, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead_s,
+            search(decode, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead.value,
                    steps(0.0, 30e-6, 1e-6));
         }
     }

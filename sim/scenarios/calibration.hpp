@@ -1,6 +1,6 @@
 #pragma once
 // Fits a runtime preset's factors for one memory family on the training split, by grid search
-// minimizing the median absolute error. Fitted values are copied into engine/runtime.cpp with the
+// minimizing the median absolute error. Fitted values are copied into engine/runtime.hpp with the
 // command that reproduces them (docs/validation.md); nothing is tuned per row.
 
 #include <string>
@@ -16,12 +16,12 @@ struct CalibrationCase {
     const profiles::Measurement* measurement;
     const profiles::ModelProfile* model;
     const profiles::HardwareProfile* hardware;
-    engine::Deployment deployment;  // its runtime is replaced by the candidate while fitting
+    engine::Deployment deployment;  // evaluated with the candidate preset's factors while fitting
 };
 
 struct FitResult {
     std::string runtime;
-    std::vector<engine::MemoryFamily> families;
+    std::vector<core::MemoryFamily> families;
     engine::RuntimeFactors factors;
     int decode_rows = 0;
     int prefill_rows = 0;
@@ -36,6 +36,6 @@ struct FitResult {
 // `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
 // unified memory).
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<engine::MemoryFamily>& families);
+                      const std::vector<core::MemoryFamily>& families);
 
 }  // namespace decodesim::scenarios

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "core/quantization.hpp"
+#include "core/registry.hpp"
 #include "scenarios/search.hpp"
 
 namespace decodesim::scenarios {
@@ -27,6 +28,8 @@ double bound_of(const engine::Prediction& prediction, bool per_stream) {
 
 }  // namespace
 
+engine::Workload stated_workload(const Claim& claim) { return workload_of(claim, claim.batch.value_or(1.0), std::nullopt); }
+
 const char* verdict_name(Verdict verdict) {
     switch (verdict) {
         case Verdict::impossible: return "impossible";
@@ -37,9 +40,11 @@ const char* verdict_name(Verdict verdict) {
     return "?";
 }
 
-ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
-                       const engine::Deployment& deployment, const Claim& claim) {
-    const engine::Evaluator evaluator(model, hardware, deployment);
+ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) {
+    const profiles::ModelProfile& model = point.model;
+    const profiles::HardwareProfile& hardware = point.hardware;
+    const engine::Deployment& deployment = point.deployment;
+    const engine::Evaluator evaluator(point);
     ClaimCheck check;
     check.batch = claim.batch.value_or(1.0);
     const engine::Prediction stated = evaluator.predict(workload_of(claim, check.batch, std::nullopt));
@@ -48,7 +53,7 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
     check.predicted_tokens_per_s =
         claim.per_stream ? stated.decode.tokens_per_s_per_stream : stated.decode.tokens_per_s_total;
     const double steps_per_s = claim.per_stream ? claim.tokens_per_s : claim.tokens_per_s / check.batch;
-    check.implied_bandwidth_utilization = stated.decode.bytes_per_step * steps_per_s / hardware.memory_bandwidth.value;
+    check.implied_bandwidth_utilization = (stated.decode.bytes_per_step.value * steps_per_s) / hardware.memory_bandwidth.value;
     check.speedup_needed = claim.tokens_per_s / check.bound_tokens_per_s;
 
     if (!claim.batch) check.notes.push_back(fmt::format("no concurrency stated: evaluated at batch {:.0f}", check.batch));
@@ -59,7 +64,7 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
     if (claim.tokens_per_s <= check.bound_tokens_per_s) {
         check.verdict = claim.tokens_per_s < kConservativeFraction * check.predicted_tokens_per_s ? Verdict::conservative
                                                                                                  : Verdict::plausible;
-        const double achievable = engine::default_efficiency(hardware).memory_bandwidth;
+        const double achievable = engine::default_efficiency(hardware, deployment.runtime).memory_bandwidth;
         if (check.implied_bandwidth_utilization > achievable) {
             check.notes.push_back(fmt::format(
                 "it implies {:.0f}% of peak memory bandwidth, above the {:.0f}% that copy benchmarks reach on this "
@@ -97,11 +102,12 @@ ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::Hard
     }
     for (const char* name : kPrecisionLadder) {
         if (claim.weights_stated) break;  // a claim that names its precision cannot hide a lower one
-        const core::WeightFormat* format = core::find_weight_format(name);
+        const core::WeightFormat* format = core::find_named(core::weight_formats(), name);
         if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
-        engine::Deployment lower = deployment;
-        lower.weights = format;
-        const engine::Evaluator narrower(model, hardware, lower);
+        // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
+        const engine::DeploymentChoice choice{format, deployment.kv, std::nullopt, deployment.runtime,
+                                              deployment.parallelism};
+        const engine::Evaluator narrower(model, hardware, engine::resolve_deployment(hardware, model, choice));
         if (bound_of(narrower.predict(workload_of(claim, check.batch, std::nullopt)), claim.per_stream) >=
             claim.tokens_per_s) {
             check.precision_needed = std::string(name);

@@ -51,7 +51,10 @@ inline constexpr double kConservativeFraction = 0.8;
 // Evaluates `claim` for a model on a device. Unstated conditions are searched: the smallest batch
 // (total claims), the largest context, the widest weight format (when the claim named none) and
 // speculative decoding (per-stream claims). Default context when none is stated: 1024 tokens.
-ClaimCheck check_claim(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
-                       const engine::Deployment& deployment, const Claim& claim);
+// The workload a claim states, with the defaults for what it leaves out (batch 1, 1024 tokens).
+engine::Workload stated_workload(const Claim& claim);
+
+// The point's workload is ignored: the claim states its own conditions.
+ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim);
 
 }  // namespace decodesim::scenarios

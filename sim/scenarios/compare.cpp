@@ -11,19 +11,24 @@ namespace decodesim::scenarios {
 
 namespace {
 
-CompareRow evaluate_candidate(const profiles::ModelProfile& model, const core::WeightFormat& weights,
-                              const core::KvFormat* kv, const Candidate& candidate, const CompareOptions& options) {
+engine::DeploymentChoice choice_for(engine::DeploymentChoice choice, const Candidate& candidate) {
+    if (candidate.devices) choice.parallelism.tensor = *candidate.devices;
+    return choice;
+}
+
+CompareRow evaluate_candidate(const profiles::ModelProfile& model, const engine::DeploymentChoice& choice,
+                              const Candidate& candidate, const CompareOptions& options) {
     CompareRow row;
     row.hardware = candidate.hardware.id;
-    row.devices = candidate.devices;
-    const engine::Deployment deployment =
-        engine::resolve_deployment(candidate.hardware, weights, kv, candidate.devices);
+    row.devices = choice.parallelism.tensor;
+    const engine::Deployment deployment = engine::resolve_deployment(candidate.hardware, model, choice);
+    row.deployment = deployment;
     const engine::Evaluator evaluator(model, candidate.hardware, deployment);
-    const engine::Prediction requested = evaluator.predict(options.workload);
+    const engine::Prediction requested = evaluator.predict(options.workload, engine::Detail::figures);
     row.fits = requested.memory.fits;
     row.tokens_per_s_per_stream = requested.decode.tokens_per_s_per_stream;
-    row.ttft_s = requested.ttft_s;
-    row.headroom_bytes = requested.memory.usable_bytes - requested.memory.weights_bytes - requested.memory.kv_bytes;
+    row.ttft = requested.ttft;
+    row.headroom = requested.memory.headroom();
     row.max_batch = requested.memory.max_batch;
 
     // Throughput at the largest batch that fits, or the largest that still meets the target speed.
@@ -32,7 +37,8 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const core::W
         engine::Workload workload = options.workload;
         auto meets = [&](long long b) {
             workload.batch = static_cast<double>(b);
-            return evaluator.predict(workload).decode.tokens_per_s_per_stream >= *options.target_tokens_per_s_per_stream;
+            return evaluator.predict(workload, engine::Detail::figures).decode.tokens_per_s_per_stream >=
+                   *options.target_tokens_per_s_per_stream;
         };
         // Per-stream speed falls with batch: the last batch that still meets the target.
         batch = last_true(1, batch, meets).value_or(0);
@@ -41,31 +47,32 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const core::W
     if (batch > 0) {
         engine::Workload workload = options.workload;
         workload.batch = static_cast<double>(batch);
-        row.tokens_per_s_total = evaluator.predict(workload).decode.tokens_per_s_total;
+        row.tokens_per_s_total = evaluator.predict(workload, engine::Detail::figures).decode.tokens_per_s_total;
     }
     if (candidate.hardware.power && row.tokens_per_s_total > 0.0) {
-        row.tokens_per_joule = row.tokens_per_s_total / (candidate.hardware.power->value * candidate.devices);
+        row.tokens_per_joule = row.tokens_per_s_total / (candidate.hardware.power->value * row.devices);
     }
     const auto price = candidate.price_per_hour ? candidate.price_per_hour : candidate.hardware.price_per_hour;
     if (price && row.tokens_per_s_total > 0.0) {
-        row.usd_per_million_tokens = *price * candidate.devices / (row.tokens_per_s_total * 3600.0) * 1e6;
+        row.usd_per_million_tokens = *price * row.devices / (row.tokens_per_s_total * 3600.0) * 1e6;
     }
     return row;
 }
 
 }  // namespace
 
-std::vector<CompareRow> compare(const profiles::ModelProfile& model, const core::WeightFormat& weights,
-                                const core::KvFormat* kv, const std::vector<Candidate>& candidates,
-                                const CompareOptions& options, CompareOrder order) {
+std::vector<CompareRow> compare(const profiles::ModelProfile& model, const engine::DeploymentChoice& choice,
+                                const std::vector<Candidate>& candidates, const CompareOptions& options,
+                                CompareOrder order) {
     std::vector<CompareRow> rows;
     for (const auto& candidate : candidates) {
+        const engine::DeploymentChoice candidate_choice = choice_for(choice, candidate);
         try {
-            rows.push_back(evaluate_candidate(model, weights, kv, candidate, options));
+            rows.push_back(evaluate_candidate(model, candidate_choice, candidate, options));
         } catch (const core::InputError& error) {
             CompareRow row;
             row.hardware = candidate.hardware.id;
-            row.devices = candidate.devices;
+            row.devices = candidate_choice.parallelism.tensor;
             row.error = error.diagnostics().front().message;
             rows.push_back(row);
         }
@@ -76,7 +83,7 @@ std::vector<CompareRow> compare(const profiles::ModelProfile& model, const core:
         switch (order) {
             case CompareOrder::total: return -row.tokens_per_s_total;
             case CompareOrder::stream: return -row.tokens_per_s_per_stream;
-            case CompareOrder::ttft: return row.ttft_s;
+            case CompareOrder::ttft: return row.ttft.value;
             case CompareOrder::cost:
                 return row.usd_per_million_tokens.value_or(std::numeric_limits<double>::max());
         }

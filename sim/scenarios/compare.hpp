@@ -11,7 +11,7 @@ namespace decodesim::scenarios {
 
 struct Candidate {
     profiles::HardwareProfile hardware;
-    int devices = 1;                        // tensor-parallel degree
+    std::optional<int> devices;             // tensor-parallel degree; unset: the choice's
     std::optional<double> price_per_hour;   // per device; overrides the profile's
 };
 
@@ -23,10 +23,11 @@ struct CompareOptions {
 struct CompareRow {
     std::string hardware;
     int devices = 1;
+    std::optional<engine::Deployment> deployment;  // as resolved for this device; unset when it cannot run
     bool fits = false;                      // at the requested concurrency
     double tokens_per_s_per_stream = 0.0;   // at the requested concurrency
-    double ttft_s = 0.0;                    // at the requested concurrency
-    double headroom_bytes = 0.0;            // usable memory left at the requested concurrency (negative: short)
+    core::Seconds ttft;                     // one request at an idle server
+    core::Bytes headroom;                   // usable memory left at the requested concurrency (negative: short)
     long long max_batch = 0;
     long long throughput_batch = 0;         // batch the total is quoted at
     double tokens_per_s_total = 0.0;        // at throughput_batch
@@ -37,8 +38,10 @@ struct CompareRow {
 
 enum class CompareOrder { total, stream, ttft, cost };
 
-std::vector<CompareRow> compare(const profiles::ModelProfile& model, const core::WeightFormat& weights,
-                                const core::KvFormat* kv, const std::vector<Candidate>& candidates,
-                                const CompareOptions& options, CompareOrder order);
+// Each candidate is resolved with `choice` (its device count replacing the tensor parallelism),
+// by the same resolver as every other command.
+std::vector<CompareRow> compare(const profiles::ModelProfile& model, const engine::DeploymentChoice& choice,
+                                const std::vector<Candidate>& candidates, const CompareOptions& options,
+                                CompareOrder order);
 
 }  // namespace decodesim::scenarios

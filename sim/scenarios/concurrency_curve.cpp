@@ -27,9 +27,11 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
     curve.points.reserve(static_cast<std::size_t>(last));
     for (long long batch = 1; batch <= last; ++batch) {
         workload.batch = static_cast<double>(batch);
-        const engine::Prediction prediction = batch == 1 ? first : evaluator.predict(workload);
+        const engine::Prediction prediction =
+            batch == 1 ? first : evaluator.predict(workload, engine::Detail::figures);
         curve.points.push_back({batch, prediction.decode.tokens_per_s_per_stream, prediction.decode.tokens_per_s_total,
-                                prediction.decode.step_time_s, prediction.ttft_s, prediction.decode.bound,
+                                prediction.decode.step_time, prediction.ttft, prediction.batch_prefill.time,
+                                prediction.decode.bound,
                                 prediction.memory.fits});
     }
     return curve;

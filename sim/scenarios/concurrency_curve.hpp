@@ -12,8 +12,9 @@ struct CurvePoint {
     long long batch = 1;
     double tokens_per_s_per_stream = 0.0;
     double tokens_per_s_total = 0.0;
-    double step_time_s = 0.0;
-    double ttft_s = 0.0;
+    core::Seconds step_time;
+    core::Seconds ttft;        // one request arriving at an idle server
+    core::Seconds batch_prefill;  // the whole batch's prompts at once
     engine::Bound bound = engine::Bound::memory;
     bool fits = true;
 };

@@ -13,24 +13,25 @@ double arithmetic_intensity(const engine::Evaluator& evaluator, double batch, do
     return costs.total_flops() / costs.total_bytes();
 }
 
+double machine_balance(const engine::Evaluator& evaluator) { return engine::machine_balance(evaluator.roofline_rates()); }
+
 }  // namespace
 
 std::optional<long long> compute_bound_batch(const engine::Evaluator& evaluator, double context) {
-    const auto& peak = evaluator.roofline_rates();
-    const double balance = peak.matmul_ops_per_s / peak.memory_bandwidth;
+    const double balance = machine_balance(evaluator);
     return first_true(1, 1LL << 30, [&](long long batch) {
         return arithmetic_intensity(evaluator, static_cast<double>(batch), context) >= balance;
     });
 }
 
 std::optional<long long> matmul_compute_bound_batch(const engine::Evaluator& evaluator) {
-    const auto& peak = evaluator.roofline_rates();
-    const double balance = peak.matmul_ops_per_s / peak.memory_bandwidth;
+    const double balance = machine_balance(evaluator);
     return first_true(1, 1LL << 30, [&](long long batch) {
         const engine::StepCosts costs = engine::decode_step_costs(evaluator.cost_model(), static_cast<double>(batch), 1.0);
-        double flops = 0.0, bytes = 0.0;
+        core::Flops flops;
+        core::Bytes bytes;
         for (std::size_t i = 0; i < engine::kOperatorCount; ++i) {
-            if (engine::arithmetic_class(static_cast<engine::OperatorKind>(i)) != engine::ArithmeticClass::matmul) continue;
+            if (engine::kOperators[i].arithmetic != engine::ArithmeticClass::matmul) continue;
             flops += costs.operators[i].flops;
             bytes += costs.operators[i].bytes;
         }
@@ -42,11 +43,10 @@ std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& eval
     const engine::CostModel& cost = evaluator.cost_model();
     // Weight bytes streamed per step do not depend on the context; the KV reads do.
     const engine::StepCosts costs = engine::decode_step_costs(cost, batch, 1.0);
-    const double kv_at_one = batch * cost.kv_bytes_per_sequence(1.0);
-    const double weights = costs.total_bytes() - kv_at_one -
-                           costs[engine::OperatorKind::kv_write].bytes;
+    const core::Bytes kv_at_one = cost.kv_bytes_per_sequence(1.0) * batch;
+    const core::Bytes weights = costs.total_bytes() - kv_at_one - costs[engine::OperatorKind::kv_write].bytes;
     const auto found = first_true(1, 1LL << 40, [&](long long context) {
-        return batch * cost.kv_bytes_per_sequence(static_cast<double>(context)) > weights;
+        return cost.kv_bytes_per_sequence(static_cast<double>(context)) * batch > weights;
     });
     if (!found) return std::nullopt;
     return static_cast<double>(*found);

@@ -10,47 +10,74 @@ double SweepGrid::points_per_deployment() const {
                            : static_cast<double>(context.size()));
 }
 
+double SweepGrid::deployments() const {
+    double count = 1.0;
+    for (std::size_t size : {hardware.size(), models.size(), weights.size(), kv.size(), activations.size(),
+                             runtimes.size(), tensor_parallel.size()}) {
+        count *= static_cast<double>(size);
+    }
+    return count;
+}
+
+namespace {
+
+// Every operating point of one deployment, in batch-major order.
+void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator, SweepPoint point,
+                      const std::function<void(const SweepPoint&)>& on_point) {
+    for (long long batch : grid.batch) {
+        point.batch = static_cast<double>(batch);
+        if (grid.request_mode()) {
+            for (long long prompt : grid.prompt) {
+                for (long long output : grid.output) {
+                    point.prompt = static_cast<double>(prompt);
+                    point.output = static_cast<double>(output);
+                    const engine::Prediction prediction = evaluator.predict(
+                        engine::Workload::request(point.batch, point.prompt, point.output), engine::Detail::figures);
+                    point.prediction = &prediction;
+                    on_point(point);
+                }
+            }
+        } else {
+            for (long long context : grid.context) {
+                point.context = static_cast<double>(context);
+                const engine::Prediction prediction =
+                    evaluator.predict(engine::Workload::step(point.batch, point.context), engine::Detail::figures);
+                point.prediction = &prediction;
+                on_point(point);
+            }
+        }
+    }
+}
+
+}  // namespace
+
 void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&)>& on_point,
                const std::function<void(const SweepSkip&)>& on_skip) {
     const double points_per_deployment = grid.points_per_deployment();
+    std::size_t deployment_index = 0;
     for (const auto& hardware : grid.hardware) {
         for (const auto& model : grid.models) {
             for (const core::WeightFormat* weights : grid.weights) {
                 for (const core::KvFormat* kv : grid.kv) {
-                    for (long long tp : grid.tensor_parallel) {
-                        // Deployment-level work happens once here; the inner loops are arithmetic.
-                        engine::Deployment deployment;
-                        std::optional<engine::Evaluator> evaluator;
-                        try {
-                            deployment = engine::resolve_deployment(hardware, *weights, kv, static_cast<int>(tp));
-                            evaluator.emplace(model, hardware, deployment);
-                        } catch (const core::InputError& error) {
-                            on_skip({hardware.id, model.id, tp, error.diagnostics().front().message,
-                                     points_per_deployment});
-                            continue;
-                        }
-                        SweepPoint point{&hardware, &model, &deployment, 0.0, 0.0, 0.0, 0.0, nullptr};
-                        for (long long batch : grid.batch) {
-                            point.batch = static_cast<double>(batch);
-                            if (grid.request_mode()) {
-                                for (long long prompt : grid.prompt) {
-                                    for (long long output : grid.output) {
-                                        point.prompt = static_cast<double>(prompt);
-                                        point.output = static_cast<double>(output);
-                                        const engine::Prediction prediction = evaluator->predict(
-                                            engine::Workload::request(point.batch, point.prompt, point.output), false);
-                                        point.prediction = &prediction;
-                                        on_point(point);
-                                    }
+                    for (const auto& activation : grid.activations) {
+                        for (engine::Runtime runtime : grid.runtimes) {
+                            for (long long tp : grid.tensor_parallel) {
+                                // Deployment-level work happens once here; the inner loops are arithmetic.
+                                const engine::DeploymentChoice choice{weights, kv, activation, runtime,
+                                                                      engine::Parallelism{static_cast<int>(tp)}};
+                                engine::Deployment deployment;
+                                std::optional<engine::Evaluator> evaluator;
+                                try {
+                                    deployment = engine::resolve_deployment(hardware, model, choice);
+                                    evaluator.emplace(model, hardware, deployment);
+                                } catch (const core::InputError& error) {
+                                    on_skip({hardware.id, model.id, engine::runtime_name(runtime), tp,
+                                             error.diagnostics().front().message, points_per_deployment});
+                                    continue;
                                 }
-                            } else {
-                                for (long long context : grid.context) {
-                                    point.context = static_cast<double>(context);
-                                    const engine::Prediction prediction =
-                                        evaluator->predict(engine::Workload::step(point.batch, point.context), false);
-                                    point.prediction = &prediction;
-                                    on_point(point);
-                                }
+                                const SweepPoint first{deployment_index++, &hardware, &model, &deployment,
+                                                       0.0, 0.0, 0.0, 0.0, nullptr};
+                                sweep_deployment(grid, *evaluator, first, on_point);
                             }
                         }
                     }

@@ -15,6 +15,8 @@ struct SweepGrid {
     std::vector<profiles::ModelProfile> models;
     std::vector<const core::WeightFormat*> weights;
     std::vector<const core::KvFormat*> kv;   // nullptr: the activation type
+    std::vector<std::optional<core::Datatype>> activations{std::nullopt};  // unset: the resolver's default
+    std::vector<engine::Runtime> runtimes{engine::kDefaultRuntime};
     std::vector<long long> tensor_parallel;
     std::vector<long long> batch;
     std::vector<long long> context;          // step mode
@@ -25,9 +27,12 @@ struct SweepGrid {
     // Operating points per deployment (batch x context, or batch x prompt x output), as a double so
     // that absurd grids are counted, not overflowed.
     double points_per_deployment() const;
+    // Deployments: hardware x models x weights x kv x activations x runtimes x tensor parallelism.
+    double deployments() const;
 };
 
 struct SweepPoint {
+    std::size_t deployment_index;  // counts the deployments swept so far: what changes the constant columns
     const profiles::HardwareProfile* hardware;
     const profiles::ModelProfile* model;
     const engine::Deployment* deployment;
@@ -43,6 +48,7 @@ struct SweepPoint {
 struct SweepSkip {
     std::string hardware;
     std::string model;
+    std::string_view runtime;
     long long tensor_parallel;
     std::string reason;
     double points;

@@ -24,8 +24,11 @@ double runnable_batch(double requested, long long max_batch) {
 
 }  // namespace
 
-Explanation explain(const profiles::ModelProfile& model, const HardwareProfile& hardware,
-                    const engine::Deployment& deployment, const engine::Workload& workload) {
+Explanation explain(const engine::OperatingPoint& point) {
+    const profiles::ModelProfile& model = point.model;
+    const HardwareProfile& hardware = point.hardware;
+    const engine::Deployment& deployment = point.deployment;
+    const engine::Workload& workload = point.workload;
     Explanation result;
     result.requested_batch = workload.batch;
     const engine::Prediction requested = evaluate(model, hardware, deployment, workload, workload.batch);
@@ -42,7 +45,7 @@ Explanation explain(const profiles::ModelProfile& model, const HardwareProfile& 
         evaluate(model, more_bandwidth, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
 
     HardwareProfile more_flops = hardware;
-    for (double& peak : more_flops.peak_ops_per_s) peak *= 2.0;
+    for (core::FlopRate& peak : more_flops.peak_ops_per_s) peak = peak * 2.0;
     result.what_if.flops_x2 =
         evaluate(model, more_flops, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
 
@@ -57,7 +60,7 @@ Explanation explain(const profiles::ModelProfile& model, const HardwareProfile& 
             evaluate(model, more_capacity, deployment, workload, batch).decode.tokens_per_s_total / today;
     }
 
-    if (hardware.interconnect && deployment.tensor_parallel > 1) {
+    if (hardware.interconnect && deployment.parallelism.tensor > 1) {
         HardwareProfile faster_link = hardware;
         faster_link.interconnect->bandwidth = hardware.interconnect->bandwidth * 2.0;
         result.what_if.interconnect_x2 =

@@ -27,8 +27,7 @@ struct Explanation {
     std::optional<long long> max_batch_with_capacity_x2;
 };
 
-// `model` and `hardware` are copied where a resource is doubled; the rest is pure evaluation.
-Explanation explain(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
-                    const engine::Deployment& deployment, const engine::Workload& workload);
+// The point's hardware is copied where a resource is doubled; the rest is pure evaluation.
+Explanation explain(const engine::OperatingPoint& point);
 
 }  // namespace decodesim::scenarios

@@ -23,13 +23,13 @@ inline void evaluate(const profiles::ModelProfile& model) {
     hardware.memory_bandwidth = core::Bandwidth(3.35e12);
     hardware.peak_ops_per_s[static_cast<std::size_t>(core::Datatype::bf16)] = 989.4e12;
     try {
-        const auto deployment = engine::resolve_deployment(hardware, *core::find_weight_format("bf16"), nullptr, 1);
+        const auto deployment = engine::resolve_deployment(hardware, *core::find_named(core::weight_formats(), "bf16"), nullptr, 1);
         const engine::Evaluator evaluator(model, hardware, deployment);
         const auto prediction = evaluator.predict(engine::Workload::request(4.0, 100.0, 20.0));
-        require_finite(prediction.decode.step_time_s);
-        require_finite(prediction.ttft_s);
-        require_finite(prediction.memory.kv_bytes);
-        require_finite(prediction.memory.weights_bytes);
+        require_finite(prediction.decode.step_time);
+        require_finite(prediction.ttft);
+        require_finite(prediction.memory.kv);
+        require_finite(prediction.memory.weights);
         for (const auto& op : prediction.decode.operators) require_finite(op.time_s);
     } catch (const core::InputError&) {
         // A shape the deployment refuses (e.g. heads tensor parallelism cannot split) is fine.

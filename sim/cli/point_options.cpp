@@ -1,0 +1,111 @@
+#include "cli/point_options.hpp"
+
+#include <fmt/format.h>
+
+#include "core/registry.hpp"
+#include "engine/efficiency.hpp"
+
+namespace decodesim::cli {
+
+engine::Workload WorkloadOptions::workload() const {
+    if (prompt) {
+        return engine::Workload::request(static_cast<double>(batch), static_cast<double>(*prompt),
+                                         static_cast<double>(output.value_or(1)));
+    }
+    return engine::Workload::step(static_cast<double>(batch), static_cast<double>(context.value_or(kDefaultContext)));
+}
+
+void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
+    command.add_option("--hardware", options.hardware, help::kHardware)->required();
+    command.add_option("--model", options.model, help::kModel)->required();
+    command.add_option("--weights", options.weights, help::kWeights);
+    command.add_option("--kv", options.kv, help::kKv);
+    command.add_option("--activation", options.activation, help::kActivation);
+    command.add_option("--runtime", options.runtime, help::kRuntime)->capture_default_str();
+    command.add_option("--tp", options.tensor_parallel, help::kTensorParallel)
+        ->capture_default_str()
+        ->check(CLI::Range(1, kMaxTensorParallel));
+}
+
+void add_workload_options(CLI::App& command, WorkloadOptions& options) {
+    command.add_option("--batch", options.batch, help::kBatch)->capture_default_str()->check(CLI::Range(1LL, kMaxBatch));
+    auto* context = command.add_option("--context", options.context, help::kContext)->check(CLI::Range(1LL, kMaxTokens));
+    auto* prompt = command.add_option("--prompt", options.prompt, help::kPrompt)->check(CLI::Range(1LL, kMaxTokens));
+    auto* output = command.add_option("--output", options.output, help::kOutput)->check(CLI::Range(1LL, kMaxTokens));
+    prompt->needs(output);
+    output->needs(prompt);
+    context->excludes(prompt)->excludes(output);
+}
+
+void add_point_options(CLI::App& command, PointOptions& options) {
+    add_deployment_options(command, options.deployment);
+    add_workload_options(command, options.workload);
+}
+
+const core::WeightFormat& weight_format_named(const std::string& name) {
+    return core::named_or_throw(core::weight_formats(), name, "--weights", "format");
+}
+
+const core::KvFormat& kv_format_named(const std::string& name) {
+    return core::named_or_throw(core::kv_formats(), name, "--kv", "format");
+}
+
+engine::Runtime runtime_named(const std::string& name) {
+    return core::named_or_throw(engine::kRuntimePresets, name, "--runtime", "runtime").runtime;
+}
+
+core::Datatype activation_named(const std::string& name) {
+    // Activations are computed in a floating-point type a matrix unit accepts as input.
+    struct Row {
+        std::string_view name;
+        core::Datatype datatype;
+    };
+    static constexpr std::array kActivations{Row{"bf16", core::Datatype::bf16}, Row{"fp16", core::Datatype::fp16},
+                                             Row{"fp32", core::Datatype::fp32}};
+    return core::named_or_throw(kActivations, name, "--activation", "activation datatype").datatype;
+}
+
+engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
+    engine::DeploymentChoice choice;
+    if (options.weights) choice.weights = &weight_format_named(*options.weights);
+    if (options.kv) choice.kv = &kv_format_named(*options.kv);
+    if (options.activation) choice.activation = activation_named(*options.activation);
+    choice.runtime = runtime_named(options.runtime);
+    choice.parallelism.tensor = options.tensor_parallel;
+    return choice;
+}
+
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                     const engine::Workload& workload, Io io) {
+    const engine::DeploymentChoice choice = deployment_choice(options);  // names first: cheap, and usage errors
+    engine::OperatingPoint point =
+        engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload);
+    if (io.log != nullptr) {
+        const engine::Deployment& deployment = point.deployment;
+        const engine::Efficiency efficiency = engine::default_efficiency(point.hardware, deployment.runtime);
+        io.log->info("hardware {} from {}", point.hardware.id, catalog.hardware_path(options.hardware));
+        io.log->info("model {} from {}", point.model.id, catalog.model_path(options.model));
+        io.log->info("weights {} ({:.4g} bits base), KV {}, activations {}, tp {}, runtime {}", deployment.weights->name,
+                     deployment.weights->bits_per_weight, deployment.kv->name,
+                     core::datatype_name(deployment.activation), deployment.parallelism.tensor,
+                     engine::runtime_name(deployment.runtime));
+        io.log->info("efficiency: bandwidth {:.3f}, compute {:.3f}, kernel overhead {}, usable memory {:.2f}",
+                     efficiency.memory_bandwidth, efficiency.compute, efficiency.kernel_overhead,
+                     engine::usable_memory_fraction(point.hardware));
+    }
+    return point;
+}
+
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io) {
+    return resolve_point(catalog, options.deployment, options.workload.workload(), io);
+}
+
+void warn(Io io, const std::string& message) {
+    if (io.log != nullptr) {
+        io.log->warn("{}", message);
+    } else {
+        io.err << "decodesim: warning: " << message << "\n";
+    }
+}
+
+}  // namespace decodesim::cli

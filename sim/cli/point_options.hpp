@@ -1,0 +1,82 @@
+#pragma once
+// The flags that name an operating point, shared by every command that evaluates one: the same
+// names, help and defaults everywhere, and one resolver from them to an engine::OperatingPoint.
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "cli/io.hpp"
+#include "engine/operating_point.hpp"
+#include "profiles/catalog.hpp"
+
+namespace decodesim::cli {
+
+inline constexpr long long kMaxBatch = 1'000'000'000LL;
+inline constexpr long long kMaxTokens = 1'000'000'000LL;
+inline constexpr int kMaxTensorParallel = 4096;
+inline constexpr long long kDefaultContext = 1024;
+
+// What to run and how: --hardware --model --weights --kv --activation --runtime --tp.
+// Unset formats take the resolver's defaults (engine/operating_point.hpp).
+struct DeploymentOptions {
+    std::string hardware;
+    std::string model;
+    std::optional<std::string> weights;  // unset: bf16
+    std::optional<std::string> kv;       // unset: the activation datatype
+    std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
+    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    int tensor_parallel = 1;
+};
+
+// At which load: --batch and --context, or --batch --prompt --output.
+struct WorkloadOptions {
+    long long batch = 1;
+    std::optional<long long> context;  // unset: kDefaultContext
+    std::optional<long long> prompt;
+    std::optional<long long> output;
+
+    engine::Workload workload() const;
+};
+
+struct PointOptions {
+    DeploymentOptions deployment;
+    WorkloadOptions workload;
+};
+
+void add_deployment_options(CLI::App& command, DeploymentOptions& options);
+void add_workload_options(CLI::App& command, WorkloadOptions& options);
+void add_point_options(CLI::App& command, PointOptions& options);
+
+// Help texts, shared with the list-valued flags of `sweep`.
+namespace help {
+inline constexpr const char* kHardware = "Hardware id or path to a profile YAML";
+inline constexpr const char* kModel = "Model id, profile YAML, Hugging Face config.json, or a folder holding one";
+inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
+inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
+inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
+inline constexpr const char* kRuntime = "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md)";
+inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
+inline constexpr const char* kBatch = "Concurrent sequences";
+inline constexpr const char* kContext = "Tokens in each sequence's cache (default 1024)";
+inline constexpr const char* kPrompt = "Prompt tokens of a request";
+inline constexpr const char* kOutput = "Output tokens of a request";
+}  // namespace help
+
+// Names to the engine's values; UsageError with a suggestion for an unknown name.
+const core::WeightFormat& weight_format_named(const std::string& name);
+const core::KvFormat& kv_format_named(const std::string& name);
+engine::Runtime runtime_named(const std::string& name);
+core::Datatype activation_named(const std::string& name);
+engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);
+
+// The one resolver every command uses: loads the profiles and resolves the deployment and the
+// workload. Throws InputError for bad profiles or a deployment the device cannot run, UsageError
+// for unknown names. With --verbose, logs the files loaded and the deployment resolved.
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& deployment,
+                                     const engine::Workload& workload, Io io);
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io);
+
+void warn(Io io, const std::string& message);
+
+}  // namespace decodesim::cli

@@ -1,0 +1,21 @@
+#include "core/memory_family.hpp"
+
+namespace decodesim::core {
+
+std::string_view memory_family_name(MemoryFamily family) {
+    switch (family) {
+        case MemoryFamily::hbm: return "hbm";
+        case MemoryFamily::gddr: return "gddr";
+        case MemoryFamily::unified: return "unified";
+    }
+    return "?";
+}
+
+std::optional<MemoryFamily> memory_family_of(std::string_view memory_type) {
+    for (const MemoryType& type : kMemoryTypes) {
+        if (type.name == memory_type) return type.family;
+    }
+    return std::nullopt;
+}
+
+}  // namespace decodesim::core

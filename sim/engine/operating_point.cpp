@@ -1,0 +1,40 @@
+#include "engine/operating_point.hpp"
+
+#include "core/registry.hpp"
+#include "engine/prediction.hpp"
+
+namespace decodesim::engine {
+
+using core::Datatype;
+
+Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const profiles::ModelProfile& model,
+                              const DeploymentChoice& choice) {
+    Deployment deployment;
+    deployment.runtime = choice.runtime;
+    deployment.parallelism = choice.parallelism;
+    deployment.weights = choice.weights != nullptr ? choice.weights : core::find_named(core::weight_formats(), "bf16");
+    const core::WeightFormat& weights = *deployment.weights;
+    if (choice.activation) {
+        deployment.activation = *choice.activation;
+    } else if (weights.native_matmul == Datatype::fp32) {
+        deployment.activation = Datatype::fp32;
+    } else if (weights.native_matmul == Datatype::fp16 || weights.coverage == core::FormatCoverage::gguf_mixture ||
+               (hardware.listed_peak(Datatype::bf16).value <= 0.0 && hardware.listed_peak(Datatype::fp16).value > 0.0)) {
+        // llama.cpp computes in fp16, and so does a device without bf16.
+        deployment.activation = Datatype::fp16;
+    } else {
+        deployment.activation = Datatype::bf16;
+    }
+    deployment.kv = choice.kv != nullptr ? choice.kv
+                                         : core::find_named(core::kv_formats(), core::datatype_name(deployment.activation));
+    validate_deployment(hardware, model, deployment);
+    return deployment;
+}
+
+OperatingPoint resolve_operating_point(profiles::HardwareProfile hardware, profiles::ModelProfile model,
+                                       const DeploymentChoice& choice, const Workload& workload) {
+    const Deployment deployment = resolve_deployment(hardware, model, choice);
+    return {std::move(hardware), std::move(model), deployment, workload};
+}
+
+}  // namespace decodesim::engine
