@@ -1,11 +1,14 @@
-// Engine speed: one decode-step evaluation is what sweeps call millions of times.
-// Results are quoted in docs/performance.md.
+// Engine speed: one decode-step evaluation is what sweeps call millions of times. Each engine
+// figure sits beside a minimal formula written here, so docs/performance.md can quote ratios.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <array>
 #include <ostream>
 #include <streambuf>
 
+#include "core/registry.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
 #include "report/sweep_writer.hpp"
@@ -15,45 +18,96 @@ namespace {
 
 using namespace decodesim;
 
-struct Fixture {
-    profiles::HardwareProfile hardware;
-    profiles::ModelProfile model;
-    engine::Deployment deployment;
-};
-
-Fixture load(const char* hardware, const char* model, const char* weights) {
+// Built by the one resolver every command uses.
+engine::OperatingPoint load(const char* hardware, const char* model, const char* weights) {
     const profiles::Catalog catalog(DECODESIM_ROOT);
-    Fixture fixture{catalog.hardware(hardware), catalog.model(model), {}};
-    fixture.deployment =
-        engine::resolve_deployment(fixture.hardware, *core::find_named(core::weight_formats(), weights), nullptr, 1);
-    return fixture;
+    engine::DeploymentChoice choice;
+    choice.weights = core::find_named(core::weight_formats(), weights);
+    return engine::resolve_operating_point(catalog.hardware(hardware), catalog.model(model), choice,
+                                           engine::Workload::step(1.0, 4096.0));
 }
 
-void decode_step(benchmark::State& state, const char* hardware, const char* model, const char* weights) {
-    const Fixture fixture = load(hardware, model, weights);
-    const engine::Evaluator evaluator(fixture.model, fixture.hardware, fixture.deployment,
-                                      engine::default_efficiency(fixture.hardware));
+// The floor to compare against: a per-operator roofline in its barest form. Each of 13 operators
+// has bytes = a + b * batch + c * batch * context and flops = d * batch + e * batch * context,
+// with precomputed reciprocal rates; time = sum of max(bytes / BW, flops / F) + kernels * overhead.
+struct MinimalOperator {
+    double bytes_fixed, bytes_per_token, bytes_per_cached, flops_per_token, flops_per_cached;
+    double seconds_per_byte, seconds_per_flop, kernels;
+};
+
+std::array<MinimalOperator, engine::kOperatorCount> minimal_operators(const engine::Evaluator& evaluator) {
+    // Coefficients from the engine's own costs at two batches and two contexts, so both do the same work.
+    const auto& cost = evaluator.cost_model();
+    const auto at = [&](double batch, double context) { return engine::decode_step_costs(cost, batch, context); };
+    const auto base = at(1, 1), batch2 = at(2, 1), context2 = at(2, 2);
+    std::array<MinimalOperator, engine::kOperatorCount> ops{};
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const double per_cached_bytes = (context2.operators[i].bytes - batch2.operators[i].bytes).value / 2.0;
+        const double per_token_bytes = (batch2.operators[i].bytes - base.operators[i].bytes).value - per_cached_bytes;
+        const double per_cached_flops = (context2.operators[i].flops - batch2.operators[i].flops).value / 2.0;
+        ops[i] = {base.operators[i].bytes.value - per_token_bytes - per_cached_bytes, per_token_bytes, per_cached_bytes,
+                  (batch2.operators[i].flops - base.operators[i].flops).value - per_cached_flops, per_cached_flops,
+                  evaluator.rates().seconds_per_byte[i].value, evaluator.rates().seconds_per_flop[i].value,
+                  base.operators[i].kernels};
+    }
+    return ops;
+}
+
+void minimal_formula(benchmark::State& state) {
+    const auto point = load("h100-sxm", "llama-3.1-8b", "bf16");
+    const engine::Evaluator evaluator(point);
+    const auto ops = minimal_operators(evaluator);
+    const double overhead = evaluator.rates().kernel_overhead.value;
     double batch = 1.0;
     for (auto _ : state) {
-        benchmark::DoNotOptimize(evaluator.decode_step(batch, 4096.0).time_s);
+        double time = 0.0;
+        for (const auto& op : ops) {
+            const double cached = batch * 4096.0;
+            const double bytes = op.bytes_fixed + op.bytes_per_token * batch + op.bytes_per_cached * cached;
+            const double flops = op.flops_per_token * batch + op.flops_per_cached * cached;
+            time += std::max(bytes * op.seconds_per_byte, flops * op.seconds_per_flop) + op.kernels * overhead;
+        }
+        benchmark::DoNotOptimize(time);
         batch = batch >= 256.0 ? 1.0 : batch + 1.0;
     }
     state.SetItemsProcessed(state.iterations());
 }
 
-void full_prediction(benchmark::State& state, const engine::Workload& workload) {
-    const Fixture fixture = load("h100-sxm", "llama-3.1-8b", "bf16");
-    const engine::Evaluator evaluator(fixture.model, fixture.hardware, fixture.deployment,
-                                      engine::default_efficiency(fixture.hardware));
-    for (auto _ : state) benchmark::DoNotOptimize(evaluator.predict(workload).decode.step_time);
+// The engine's fast path: the step time, every operator costed and timed, no per-operator report.
+void decode_step_time(benchmark::State& state, const char* hardware, const char* model, const char* weights) {
+    const auto point = load(hardware, model, weights);
+    const engine::Evaluator evaluator(point);
+    double batch = 1.0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(evaluator.decode_step_time(batch, 4096.0));
+        batch = batch >= 256.0 ? 1.0 : batch + 1.0;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+// Every operator's time kept (what `predict` shows).
+void decode_step(benchmark::State& state) {
+    const auto point = load("h100-sxm", "llama-3.1-8b", "bf16");
+    const engine::Evaluator evaluator(point);
+    double batch = 1.0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(evaluator.decode_step(batch, 4096.0).totals.time);
+        batch = batch >= 256.0 ? 1.0 : batch + 1.0;
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void full_prediction(benchmark::State& state, const engine::Workload& workload, engine::Detail detail) {
+    const auto point = load("h100-sxm", "llama-3.1-8b", "bf16");
+    const engine::Evaluator evaluator(point);
+    for (auto _ : state) benchmark::DoNotOptimize(evaluator.predict(workload, detail).decode.step_time);
     state.SetItemsProcessed(state.iterations());
 }
 
 void evaluator_construction(benchmark::State& state) {
-    const Fixture fixture = load("h100-sxm", "deepseek-v3", "fp8");
+    const auto point = load("h100-sxm", "deepseek-v3", "fp8");
     for (auto _ : state) {
-        const engine::Evaluator evaluator(fixture.model, fixture.hardware, fixture.deployment,
-                                          engine::default_efficiency(fixture.hardware));
+        const engine::Evaluator evaluator(point);
         benchmark::DoNotOptimize(evaluator.cost_model().qkv.bytes);
     }
 }
@@ -65,17 +119,18 @@ protected:
     int overflow(int character) override { return character; }
 };
 
-// A sweep of 2 devices x 2 models x 64 batches x 64 contexts = 16,384 points, written as CSV.
-void sweep_points(benchmark::State& state, bool write) {
+// The sweep of docs/performance.md: 1 device x 1 model x 256 batches x 4,096 contexts =
+// 1,048,576 points, evaluated and (optionally) written as CSV, one core.
+void sweep_million(benchmark::State& state, bool write) {
     const profiles::Catalog catalog(DECODESIM_ROOT);
     scenarios::SweepGrid grid;
-    grid.hardware = {catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
-    grid.models = {catalog.model("llama-3.1-8b"), catalog.model("qwen3-30b-a3b")};
-    grid.weights = {core::find_named(core::weight_formats(), "fp8")};
+    grid.hardware = {catalog.hardware("h100-sxm")};
+    grid.models = {catalog.model("llama-3.1-8b")};
+    grid.weights = {core::find_named(core::weight_formats(), "bf16")};
     grid.kv = {nullptr};
     grid.tensor_parallel = {1};
-    for (long long i = 1; i <= 64; ++i) grid.batch.push_back(i * 4);
-    for (long long i = 0; i < 64; ++i) grid.context.push_back(1 + i * 2048);
+    for (long long i = 1; i <= 256; ++i) grid.batch.push_back(i);
+    for (long long i = 0; i < 4096; ++i) grid.context.push_back(1 + i * 32);
     NullBuffer null_buffer;
     std::ostream null_stream(&null_buffer);
     double points = 0.0;
@@ -95,13 +150,19 @@ void sweep_points(benchmark::State& state, bool write) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(sweep_points, evaluate_only, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(sweep_points, evaluate_and_write_csv, true)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(decode_step, llama_3_1_8b_h100, "h100-sxm", "llama-3.1-8b", "bf16");
-BENCHMARK_CAPTURE(decode_step, deepseek_v3_h200_fp8, "h200-sxm", "deepseek-v3", "fp8");
-BENCHMARK_CAPTURE(decode_step, gemma_3_27b_rtx4090_q4km, "rtx-4090", "gemma-3-27b", "q4_k_m");
-BENCHMARK_CAPTURE(full_prediction, step_context_4096, decodesim::engine::Workload::step(1.0, 4096.0));
-BENCHMARK_CAPTURE(full_prediction, request_1000_in_500_out, decodesim::engine::Workload::request(8.0, 1000.0, 500.0));
+BENCHMARK(minimal_formula);
+BENCHMARK_CAPTURE(decode_step_time, llama_3_1_8b_h100, "h100-sxm", "llama-3.1-8b", "bf16");
+BENCHMARK_CAPTURE(decode_step_time, deepseek_v3_h200_fp8, "h200-sxm", "deepseek-v3", "fp8");
+BENCHMARK_CAPTURE(decode_step_time, gemma_3_27b_rtx4090_q4km, "rtx-4090", "gemma-3-27b", "q4_k_m");
+BENCHMARK(decode_step);
+BENCHMARK_CAPTURE(full_prediction, step_figures, decodesim::engine::Workload::step(1.0, 4096.0),
+                  decodesim::engine::Detail::figures);
+BENCHMARK_CAPTURE(full_prediction, step_full, decodesim::engine::Workload::step(1.0, 4096.0),
+                  decodesim::engine::Detail::full);
+BENCHMARK_CAPTURE(full_prediction, request_1000_in_500_out, decodesim::engine::Workload::request(8.0, 1000.0, 500.0),
+                  decodesim::engine::Detail::figures);
 BENCHMARK(evaluator_construction);
+BENCHMARK_CAPTURE(sweep_million, evaluate_only, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(sweep_million, evaluate_and_write_csv, true)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

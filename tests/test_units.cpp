@@ -2,6 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "core/fast_number.hpp"
 #include "core/units.hpp"
 
 using decodesim::core::Dimension;
@@ -64,4 +70,35 @@ TEST_CASE("human formatting scales units and does not depend on the locale") {
     CHECK(decodesim::core::format_bandwidth(3.35e12) == "3.35 TB/s");
     CHECK(decodesim::core::format_throughput(989.4e12) == "989.4 TFLOPS");
     CHECK(decodesim::core::format_seconds(0.0062) == "6.2 ms");
+}
+
+TEST_CASE("bulk number output: nine significant digits, whole numbers exact, JSON-compatible forms") {
+    auto text = [](double value) {
+        char buffer[decodesim::core::kMaxNumberChars];
+        return std::string(buffer, decodesim::core::write_number(buffer, value));
+    };
+    CHECK(text(0.0) == "0");
+    CHECK(text(-0.0) == "0");
+    CHECK(text(16060522496.0) == "16060522496");          // bytes: exact
+    CHECK(text(9007199254740991.0) == "9007199254740991");  // 2^53 - 1, the largest exact whole number
+    CHECK(text(152.64601236674935) == "152.646012");      // 9 significant digits, rounded
+    CHECK(text(0.006551104640698944) == "0.00655110464");
+    CHECK(text(1.5) == "1.5");                            // trailing zeros dropped
+    CHECK(text(-2.25) == "-2.25");
+    CHECK(text(0.1) == "0.1");
+    CHECK(text(9.9999999999) == "10");                     // rounding carries into a new digit
+    CHECK(text(1.23456789e-7) == "1.23456789e-07");
+    CHECK(text(6.02214076e23) == "6.02214076e+23");
+    CHECK(text(1e300) == "1e+300");
+    CHECK(text(4.9406564584124654e-324) == "4.94065646e-324");  // the smallest subnormal
+    CHECK(text(1.7976931348623157e308) == "1.79769313e+308");
+    CHECK(text(std::numeric_limits<double>::infinity()) == "inf");
+    // Every output parses back to the value within half a unit of the ninth digit.
+    std::mt19937_64 random(7);
+    std::uniform_real_distribution<double> exponent(-300.0, 300.0);
+    for (int i = 0; i < 100000; ++i) {
+        const double value = std::pow(10.0, exponent(random)) * 1.2345;
+        const double parsed = std::stod(text(value));
+        CHECK(std::fabs(parsed - value) <= 5.0000001e-9 * value);
+    }
 }

@@ -20,15 +20,16 @@ void add_matrix(WeightGroup& group, double params, double bits) {
     group.bytes += core::Bytes(params * bits / 8.0);
 }
 
-// Sum over layers of the tokens each layer attends to, for a causal prompt of `prompt` tokens:
-// a full layer sees i tokens at position i; a sliding one at most the window.
-double causal_pairs(double prompt, double window) {
-    const double full = prompt * (prompt + 1.0) / 2.0;
-    if (window <= 0.0 || prompt <= window) return full;
-    return window * (window + 1.0) / 2.0 + (prompt - window) * window;
-}
-
 }  // namespace
+
+double causal_pairs(double start, double tokens, double window) {
+    // Token at position q (1-based) attends to q keys, or min(q, window) on a sliding layer.
+    const double end = start + tokens;
+    auto full_upto = [](double n) { return n * (n + 1.0) / 2.0; };
+    if (window <= 0.0 || end <= window) return full_upto(end) - full_upto(start);
+    if (start >= window) return tokens * window;
+    return full_upto(window) - full_upto(start) + (end - window) * window;
+}
 
 double expected_distinct_experts(double experts, double per_token, double tokens) {
     if (experts <= 0.0) return 0.0;
@@ -237,34 +238,63 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
 
 }  // namespace
 
-StepCosts decode_step_costs(const CostModel& cost, double batch, double context) {
+StepShape& StepShape::operator+=(const StepShape& other) {
+    tokens += other.tokens;
+    logits += other.logits;
+    decode_attended += other.decode_attended;
+    prefill_tokens += other.prefill_tokens;
+    prefill_pairs += other.prefill_pairs;
+    prefill_cached += other.prefill_cached;
+    return *this;
+}
+
+StepShape decode_shape(const CostModel& cost, double batch, double context) {
+    StepShape shape;
+    shape.tokens = batch;
+    shape.logits = batch;
+    shape.decode_attended = batch * cost.attended_tokens(context);
+    return shape;
+}
+
+StepShape prefill_shape(const CostModel& cost, double sequences, double start, double tokens, bool completes) {
+    StepShape shape;
+    shape.tokens = sequences * tokens;
+    shape.logits = completes ? sequences : 0.0;
+    shape.prefill_tokens = sequences * tokens;
+    shape.prefill_pairs = sequences * (cost.full_attention_layers * causal_pairs(start, tokens, 0.0) +
+                                       cost.sliding_layers * causal_pairs(start, tokens, cost.window));
+    shape.prefill_cached = start > 0.0 ? sequences * cost.attended_tokens(start) : 0.0;
+    return shape;
+}
+
+StepCosts step_costs(const CostModel& cost, const StepShape& shape) {
     StepCosts step;
-    add_common_costs(step, cost, batch, batch);
-    const double attended = cost.attended_tokens(context);
-    const Bytes cache_bytes = cost.kv_bytes_per_token_per_layer * (batch * attended);
-    const double query_heads = batch * cost.query_heads;
-    // Score reads the keys (MLA: the whole latent, which the value product then reuses on chip).
-    step[OperatorKind::attention_score] = {Flops(2.0 * query_heads * cost.score_width * attended),
-                                           cost.latent_cache ? cache_bytes : cache_bytes * 0.5, cost.layers, 0.0};
-    step[OperatorKind::attention_value] = {Flops(2.0 * query_heads * cost.value_width * attended),
-                                           cost.latent_cache ? Bytes() : cache_bytes * 0.5, 0.0, 0.0};
+    add_common_costs(step, cost, shape.tokens, shape.logits);
+    // Decode attention reads each sequence's cache: the keys for the score, the values for the
+    // product (MLA: the whole latent for the score, which the value product reuses on chip), with
+    // the absorbed MLA widths. Prefill attention is fused (flash): it reads Q, K, V and writes O
+    // once per layer, reads any earlier cache once, and runs MLA un-absorbed (per-head widths).
+    const Bytes decode_cache = cost.kv_bytes_per_token_per_layer * shape.decode_attended;
+    const Bytes prefill_traffic = cost.activation_bytes * (shape.prefill_tokens * cost.layers * cost.query_key_value_width) +
+                                  cost.kv_bytes_per_token_per_layer * shape.prefill_cached;
+    const double score_flops = 2.0 * cost.query_heads *
+                               (cost.score_width * shape.decode_attended + cost.prefill_score_width * shape.prefill_pairs);
+    const double value_flops = 2.0 * cost.query_heads *
+                               (cost.value_width * shape.decode_attended + cost.prefill_value_width * shape.prefill_pairs);
+    step[OperatorKind::attention_score] = {Flops(score_flops),
+                                           (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic,
+                                           cost.layers, 0.0};
+    step[OperatorKind::attention_value] = {Flops(value_flops), cost.latent_cache ? Bytes() : decode_cache * 0.5, 0.0,
+                                           0.0};
     return step;
 }
 
+StepCosts decode_step_costs(const CostModel& cost, double batch, double context) {
+    return step_costs(cost, decode_shape(cost, batch, context));
+}
+
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt) {
-    StepCosts step;
-    const double tokens = batch * prompt;
-    add_common_costs(step, cost, tokens, batch);
-    const double pairs = cost.full_attention_layers * causal_pairs(prompt, 0.0) +
-                         cost.sliding_layers * causal_pairs(prompt, cost.window);
-    const double query_heads = batch * cost.query_heads;
-    // Fused (flash) attention reads Q, K, V and writes O once per layer.
-    step[OperatorKind::attention_score] = {Flops(2.0 * query_heads * cost.prefill_score_width * pairs),
-                                           cost.activation_bytes * (tokens * cost.layers * cost.query_key_value_width),
-                                           cost.layers, 0.0};
-    step[OperatorKind::attention_value] = {Flops(2.0 * query_heads * cost.prefill_value_width * pairs), Bytes(), 0.0,
-                                           0.0};
-    return step;
+    return step_costs(cost, prefill_shape(cost, batch, 0.0, prompt));
 }
 
 }  // namespace decodesim::engine

@@ -60,11 +60,38 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
 // no tensor parallelism) are left out of per-operator reports.
 bool operator_shown(const OperatorInfo& info, const CostModel& cost);
 
+// What one forward pass processes, summed over its sequences, so that any mix of decode tokens
+// and prefill chunks (continuous batching with chunked prefill) costs one call. Token counts
+// marked "layer-tokens" are summed over layers (attended_tokens applies the sliding windows).
+struct StepShape {
+    double tokens = 0.0;             // new tokens through the weights: one per decode sequence, a chunk per prefill
+    double logits = 0.0;             // positions that need logits: each decode sequence, each prompt that completes
+    double decode_attended = 0.0;    // layer-tokens of cache the decode sequences read: sum of attended_tokens(context)
+    double prefill_tokens = 0.0;     // prompt tokens in prefill chunks
+    double prefill_pairs = 0.0;      // layer-summed (query, key) pairs of the chunks' causal attention
+    double prefill_cached = 0.0;     // layer-tokens of earlier cache the chunks read: sum of attended_tokens(start)
+
+    StepShape& operator+=(const StepShape& other);
+};
+
+// The shape of `batch` decode sequences at `context` tokens each (this step's token included).
+StepShape decode_shape(const CostModel& cost, double batch, double context);
+// The shape of a prefill chunk of `tokens` prompt tokens after `start` tokens already in the
+// cache, for `sequences` sequences; `completes`: the chunk ends the prompt, so it needs logits.
+StepShape prefill_shape(const CostModel& cost, double sequences, double start, double tokens, bool completes = true);
+
+// The cost of one forward pass of any shape: the engine's one cost function.
+StepCosts step_costs(const CostModel& cost, const StepShape& shape);
+
 // One decode step: `batch` sequences, each with `context` tokens in its cache (this step's token included).
 StepCosts decode_step_costs(const CostModel& cost, double batch, double context);
 
 // Prefill of `batch` prompts of `prompt` tokens each, in one forward pass (attention is causal).
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
+
+// (query, key) pairs of causal attention for prompt tokens start+1 .. start+tokens, at one layer
+// with a sliding `window` (0: none).
+double causal_pairs(double start, double tokens, double window);
 
 // Expected distinct experts a layer reads when `tokens` tokens each pick k of E uniformly:
 // E * (1 - (1 - k/E)^tokens).

@@ -109,7 +109,7 @@ double Evaluator::mean_decode(double batch, double first, double last, const Dev
 
 PrefillResult Evaluator::prefill(double sequences, double prompt) const {
     const StepCosts costs = prefill_costs(cost_, sequences, prompt);
-    const StepTotals predicted = step_totals(costs, rates_);
+    const auto [predicted, roofline] = step_totals(costs, rates_, peak_rates_);
     PrefillResult result;
     result.sequences = sequences;
     result.prompt_tokens = prompt;
@@ -117,7 +117,7 @@ PrefillResult Evaluator::prefill(double sequences, double prompt) const {
     result.flops = costs.total_flops();
     result.bytes = costs.total_bytes();
     result.bound = predicted.bound;
-    result.roofline_time = step_totals(costs, peak_rates_).time;
+    result.roofline_time = roofline.time;
     return result;
 }
 
@@ -150,10 +150,10 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail) const {
         decode.context = workload.context;
     }
     const StepCosts detail_costs = decode_step_costs(cost_, batch, decode.context);
-    const StepTotals at_context = step_totals(detail_costs, rates_);
+    const auto [at_context, roofline_at_context] = step_totals(detail_costs, rates_, peak_rates_);
     if (!workload.is_request()) {
         decode.step_time = at_context.time;
-        decode.roofline_step_time = step_totals(detail_costs, peak_rates_).time;
+        decode.roofline_step_time = roofline_at_context.time;
         decode.bytes_per_step = detail_costs.total_bytes();
         decode.flops_per_step = detail_costs.total_flops();
     }

@@ -116,4 +116,15 @@ StepTotals step_totals(const StepCosts& costs, const DeviceRates& rates) {
     return totals;
 }
 
+PairedTotals step_totals(const StepCosts& costs, const DeviceRates& first, const DeviceRates& second) {
+    PairedTotals totals;
+    for (std::size_t i = 0; i < kOperatorCount; ++i) {
+        totals.first.add(time_operator(i, costs.operators[i], first));
+        totals.second.add(time_operator(i, costs.operators[i], second));
+    }
+    totals.first.settle_bound();
+    totals.second.settle_bound();
+    return totals;
+}
+
 }  // namespace decodesim::engine

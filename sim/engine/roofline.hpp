@@ -102,6 +102,13 @@ StepTime time_step(const StepCosts& costs, const DeviceRates& rates);
 // The totals alone, for loops over many points (the same arithmetic as time_step).
 StepTotals step_totals(const StepCosts& costs, const DeviceRates& rates);
 
+// The totals at two sets of rates (predicted and roofline) in one pass over the costs.
+struct PairedTotals {
+    StepTotals first;
+    StepTotals second;
+};
+PairedTotals step_totals(const StepCosts& costs, const DeviceRates& first, const DeviceRates& second);
+
 inline void StepTotals::add(const OperatorTime& op) {
     time += op.time;
     overhead += op.overhead;

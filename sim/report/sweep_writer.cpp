@@ -1,9 +1,10 @@
 #include "report/sweep_writer.hpp"
 
-#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 
+#include "core/fast_number.hpp"
 #include "engine/roofline.hpp"
 
 namespace decodesim::report {
@@ -23,66 +24,64 @@ constexpr std::string_view kColumns[] = {
 constexpr std::size_t kDeploymentColumns = 10;
 
 constexpr std::size_t kFlushBytes = 1 << 16;
+// The longest row: 31 columns of at most 24 characters, their keys and quotes, and the ids.
+constexpr std::size_t kRowSlack = 1 << 14;
 
 }  // namespace
 
-SweepWriter::SweepWriter(std::ostream& sink, SweepFormat format) : sink_(&sink), format_(format) {
-    buffer_.reserve(kFlushBytes * 2);
-}
+SweepWriter::SweepWriter(std::ostream& sink, SweepFormat format)
+    : sink_(&sink), format_(format), buffer_(new char[kFlushBytes + kRowSlack]), end_(buffer_.get()) {}
 
 SweepWriter::~SweepWriter() { flush(); }
 
 void SweepWriter::flush() {
-    if (!buffer_.empty()) sink_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
+    if (end_ != buffer_.get()) sink_->write(buffer_.get(), end_ - buffer_.get());
+    end_ = buffer_.get();
+}
+
+void SweepWriter::append(std::string_view text) {
+    std::memcpy(end_, text.data(), text.size());
+    end_ += text.size();
 }
 
 void SweepWriter::header() {
     if (format_ != SweepFormat::csv) return;
     for (std::size_t i = 0; i < std::size(kColumns); ++i) {
-        if (i > 0) buffer_ += ',';
-        buffer_ += kColumns[i];
+        if (i > 0) append(',');
+        append(kColumns[i]);
     }
-    buffer_ += '\n';
+    append('\n');
 }
 
 void SweepWriter::key(std::size_t column) {
-    if (column > 0) buffer_ += ',';
+    if (column > 0) append(',');
     if (format_ == SweepFormat::jsonl) {
-        buffer_ += '"';
-        buffer_ += kColumns[column];
-        buffer_ += "\":";
+        append('"');
+        append(kColumns[column]);
+        append("\":");
     }
 }
 
 void SweepWriter::number(double value) {
     if (!std::isfinite(value)) {  // never expected; JSON has no NaN, so write null
-        if (format_ == SweepFormat::jsonl) buffer_ += "null";
+        if (format_ == SweepFormat::jsonl) append("null");
         return;
     }
-    char digits[32];
-    std::to_chars_result result;
-    // Whole numbers (bytes, counts) take the integer path; the rest get the shortest digits that
-    // round-trip, exact and without printf's cost.
-    if (value == std::floor(value) && std::fabs(value) < 9e15) {
-        result = std::to_chars(digits, digits + sizeof digits, static_cast<long long>(value));
-    } else {
-        result = std::to_chars(digits, digits + sizeof digits, value);
-    }
-    buffer_.append(digits, result.ptr);
+    // Nine significant digits (whole numbers exactly): see core/fast_number.hpp.
+    end_ = core::write_number(end_, value);
 }
 
 void SweepWriter::text(std::string_view value) {
-    if (format_ == SweepFormat::jsonl) buffer_ += '"';
-    buffer_ += value;  // ids and format names: no quotes or commas by construction
-    if (format_ == SweepFormat::jsonl) buffer_ += '"';
+    if (format_ == SweepFormat::jsonl) append('"');
+    append(value);  // ids and format names: no quotes or commas by construction
+    if (format_ == SweepFormat::jsonl) append('"');
 }
 
 void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
     const engine::Deployment& deployment = *point.deployment;
     const engine::MemoryFootprint& memory = point.prediction->memory;
-    std::string row;
-    std::swap(row, buffer_);
+    // Formatted at the buffer's end, then moved aside: the constant columns of every row to come.
+    char* const start = end_;
     column_ = 0;
     auto field_text = [&](std::string_view value) {
         key(column_++);
@@ -102,8 +101,8 @@ void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
     field_number(memory.weights.value);
     field_number(memory.kv_per_token.value);
     field_number(memory.capacity.value);
-    std::swap(row, buffer_);
-    deployment_prefix_ = std::move(row);
+    deployment_prefix_.assign(start, end_);
+    end_ = start;
     deployment_index_ = point.deployment_index;
 }
 
@@ -111,8 +110,8 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
     if (point.deployment_index != deployment_index_) start_deployment(point);
     const engine::Prediction& prediction = *point.prediction;
     const bool request = prediction.request.has_value();
-    if (format_ == SweepFormat::jsonl) buffer_ += '{';
-    buffer_ += deployment_prefix_;
+    if (format_ == SweepFormat::jsonl) append('{');
+    append(deployment_prefix_);
     column_ = kDeploymentColumns;
     auto field_text = [&](std::string_view value) {
         key(column_++);
@@ -127,7 +126,7 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
         if (present) {
             number(value);
         } else if (format_ == SweepFormat::jsonl) {
-            buffer_ += "null";
+            append("null");
         }
     };
     field_number(point.batch);
@@ -150,10 +149,10 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
     field_optional(request, request ? prediction.request->end_to_end.value : 0.0);
     field_number(prediction.memory.kv.value);
     key(column_++);
-    buffer_ += prediction.memory.fits ? "true" : "false";
+    append(prediction.memory.fits ? "true" : "false");
     field_number(static_cast<double>(prediction.memory.max_batch));
-    buffer_ += format_ == SweepFormat::jsonl ? "}\n" : "\n";
-    if (buffer_.size() >= kFlushBytes) flush();
+    append(format_ == SweepFormat::jsonl ? "}\n" : "\n");
+    if (static_cast<std::size_t>(end_ - buffer_.get()) >= kFlushBytes) flush();
 }
 
 }  // namespace decodesim::report

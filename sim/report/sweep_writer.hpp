@@ -1,9 +1,10 @@
 #pragma once
-// Streams sweep points as CSV rows or JSON lines. Numbers are written with std::to_chars (the
-// shortest digits that round-trip) into one buffer, and the columns that are constant over a
+// Streams sweep points as CSV rows or JSON lines. Numbers are written with nine significant
+// digits by core::write_number into one buffer, and the columns that are constant over a
 // deployment are formatted once per deployment, so the writer keeps up with the engine
 // (docs/performance.md).
 
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -29,10 +30,15 @@ private:
     void number(double value);
     void text(std::string_view value);
     void key(std::size_t column);
+    void append(std::string_view text);
+    void append(char character) { *end_++ = character; }
 
     std::ostream* sink_;
     SweepFormat format_;
-    std::string buffer_;
+    // Rows are written straight into this array (a row is far shorter than the slack above the
+    // flush threshold), so no append checks its capacity.
+    std::unique_ptr<char[]> buffer_;
+    char* end_ = nullptr;
     std::string deployment_prefix_;  // the constant columns of the current deployment, formatted
     std::size_t deployment_index_ = static_cast<std::size_t>(-1);
     std::size_t column_ = 0;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/prediction.hpp"
-#include "profiles/measurements.hpp"
+#include "profiles/measurement.hpp"
 
 namespace decodesim::scenarios {
 

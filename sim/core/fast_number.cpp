@@ -1,0 +1,140 @@
+#include "core/fast_number.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace decodesim::core {
+
+namespace {
+
+constexpr int kDigits = 9;
+
+// Powers of ten for every decimal exponent a double can have; scales below 1e-308 are subnormal
+// or 0, and those above 1e308 are infinite (power_of_ten), only ever compared against.
+constexpr int kLowestPower = -340;
+constexpr int kHighestPower = 308;  // the largest power of ten a double holds
+
+constexpr std::array<double, kHighestPower - kLowestPower + 1> make_powers() {
+    std::array<double, kHighestPower - kLowestPower + 1> powers{};
+    powers[-kLowestPower] = 1.0;
+    for (int k = 1; k <= kHighestPower; ++k) powers[static_cast<std::size_t>(k - kLowestPower)] = powers[static_cast<std::size_t>(k - 1 - kLowestPower)] * 10.0;
+    for (int k = -1; k >= kLowestPower; --k) powers[static_cast<std::size_t>(k - kLowestPower)] = powers[static_cast<std::size_t>(k + 1 - kLowestPower)] / 10.0;
+    return powers;
+}
+constexpr auto kPowers = make_powers();
+
+double power_of_ten(int exponent) {
+    if (exponent > kHighestPower) return std::numeric_limits<double>::infinity();
+    return kPowers[static_cast<std::size_t>(exponent - kLowestPower)];
+}
+
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int digit_count(std::uint64_t value) {
+    int count = 1;
+    for (std::uint64_t limit = 10; count < 20 && value >= limit; limit *= 10) ++count;
+    return count;
+}
+
+// Writes exactly `count` decimal digits of `value` (zero-padded) at `out`, two at a time from the right.
+void write_digits(char* out, std::uint64_t value, int count) {
+    char* position = out + count;
+    while (position - out >= 2) {
+        const auto pair = static_cast<std::size_t>(value % 100) * 2;
+        value /= 100;
+        *--position = kPairs[pair + 1];
+        *--position = kPairs[pair];
+    }
+    if (position != out) *--position = static_cast<char>('0' + value % 10);
+}
+
+char* write_unsigned(char* out, std::uint64_t value) {
+    const int count = digit_count(value);
+    write_digits(out, value, count);
+    return out + count;
+}
+
+}  // namespace
+
+char* write_number(char* out, double value) {
+    if (std::isnan(value)) return static_cast<char*>(std::memcpy(out, "nan", 3)) + 3;
+    if (value < 0.0 || (value == 0.0 && std::signbit(value))) {
+        if (value == 0.0) {
+            *out = '0';
+            return out + 1;
+        }
+        *out++ = '-';
+        value = -value;
+    }
+    if (std::isinf(value)) return static_cast<char*>(std::memcpy(out, "inf", 3)) + 3;
+    if (value == 0.0) {
+        *out = '0';
+        return out + 1;
+    }
+    // Whole numbers that fit exactly: all their digits.
+    if (value < 9007199254740992.0 && value == std::floor(value)) {
+        return write_unsigned(out, static_cast<std::uint64_t>(value));
+    }
+    // The decimal exponent, estimated from the binary one and corrected by one comparison each way.
+    int binary_exponent = 0;
+    std::frexp(value, &binary_exponent);
+    int exponent = static_cast<int>(std::floor((binary_exponent - 1) * 0.30102999566398120));
+    if (value >= power_of_ten(exponent + 1)) ++exponent;
+    if (value < power_of_ten(exponent)) --exponent;
+    // Nine significant digits as an integer in [1e8, 1e9).
+    const int scale = kDigits - 1 - exponent;
+    // Subnormal values need a scale beyond the largest double: apply it in two steps.
+    const double scaled = scale > 300 ? value * 1e300 * power_of_ten(scale - 300) : value * power_of_ten(scale);
+    auto mantissa = static_cast<std::uint64_t>(scaled + 0.5);  // positive: rounds half up
+    if (mantissa >= 1'000'000'000ULL) {  // rounding carried into a tenth digit
+        mantissa /= 10;
+        ++exponent;
+    }
+    char digits[kDigits];
+    write_digits(digits, mantissa, kDigits);
+    int kept = kDigits;  // trailing zeros are dropped
+    while (kept > 1 && digits[kept - 1] == '0') --kept;
+    if (exponent >= 0 && exponent < 15) {
+        // 123.456: the integer part, then the fraction if any digits are left.
+        const int integer_digits = exponent + 1;
+        if (kept <= integer_digits) {
+            std::memcpy(out, digits, static_cast<std::size_t>(kept));
+            out += kept;
+            for (int i = kept; i < integer_digits; ++i) *out++ = '0';
+            return out;
+        }
+        std::memcpy(out, digits, static_cast<std::size_t>(integer_digits));
+        out += integer_digits;
+        *out++ = '.';
+        std::memcpy(out, digits + integer_digits, static_cast<std::size_t>(kept - integer_digits));
+        return out + (kept - integer_digits);
+    }
+    if (exponent < 0 && exponent >= -5) {
+        // 0.00123: leading zeros, then the digits.
+        *out++ = '0';
+        *out++ = '.';
+        for (int i = -1; i > exponent; --i) *out++ = '0';
+        std::memcpy(out, digits, static_cast<std::size_t>(kept));
+        return out + kept;
+    }
+    // 1.2345e-07, 6.02e+23
+    *out++ = digits[0];
+    if (kept > 1) {
+        *out++ = '.';
+        std::memcpy(out, digits + 1, static_cast<std::size_t>(kept - 1));
+        out += kept - 1;
+    }
+    *out++ = 'e';
+    *out++ = exponent < 0 ? '-' : '+';
+    const int magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude < 10) *out++ = '0';
+    return write_unsigned(out, static_cast<std::uint64_t>(magnitude));
+}
+
+}  // namespace decodesim::core

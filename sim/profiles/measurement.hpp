@@ -1,0 +1,58 @@
+#pragma once
+// One public measurement (validation/measurements.csv) as plain data: what was measured, under
+// which stated conditions, from which source.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace decodesim::profiles {
+
+// What a row measured.
+enum class Metric {
+    decode_tokens_per_s_per_stream,
+    decode_tokens_per_s_total,
+    prefill_tokens_per_s,
+    ttft_s,
+    tpot_s,
+    e2e_latency_s,
+};
+
+struct MetricInfo {
+    Metric metric;
+    std::string_view name;  // as written in the CSV
+    bool lower_is_better;   // a time, not a rate
+};
+
+inline constexpr std::array kMetrics{
+    MetricInfo{Metric::decode_tokens_per_s_per_stream, "decode_tokens_per_s_per_stream", false},
+    MetricInfo{Metric::decode_tokens_per_s_total, "decode_tokens_per_s_total", false},
+    MetricInfo{Metric::prefill_tokens_per_s, "prefill_tokens_per_s", false},
+    MetricInfo{Metric::ttft_s, "ttft_s", true},
+    MetricInfo{Metric::tpot_s, "tpot_s", true},
+    MetricInfo{Metric::e2e_latency_s, "e2e_latency_s", true},
+};
+
+constexpr const MetricInfo& metric_info(Metric metric) { return kMetrics[static_cast<std::size_t>(metric)]; }
+
+struct Measurement {
+    int line = 0;  // in the CSV file, for messages
+    std::string id;
+    std::string hardware;
+    std::string model;
+    std::string weights;  // empty: not stated
+    std::string kv;       // empty: not stated
+    std::string engine;
+    std::optional<double> batch;
+    std::optional<double> prompt;
+    std::optional<double> output;
+    std::optional<double> context;
+    Metric metric = Metric::decode_tokens_per_s_per_stream;
+    double value = 0.0;
+    std::string source;
+    std::string notes;
+    int devices = 1;      // "n_gpus=N" in the notes
+};
+
+}  // namespace decodesim::profiles
