@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "engine/efficiency.hpp"
 #include "report/text_table.hpp"
+#include "profiles/measurements.hpp"
 #include "scenarios/accuracy.hpp"
 #include "scenarios/calibration.hpp"
 
