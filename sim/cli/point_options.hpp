@@ -51,7 +51,7 @@ void add_point_options(CLI::App& command, PointOptions& options);
 // Help texts, shared with the list-valued flags of `sweep`.
 namespace help {
 inline constexpr const char* kHardware = "Hardware id or path to a profile YAML";
-inline constexpr const char* kModel = "Model id, profile YAML, Hugging Face config.json, or a folder holding one";
+inline constexpr const char* kModel = "Model id, profile YAML, or Hugging Face config.json";
 inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
 inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";

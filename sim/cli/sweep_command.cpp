@@ -151,9 +151,9 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
 void add_sweep_command(CLI::App& app, CommandRun& run) {
     auto options = std::make_shared<SweepOptions>();
     CLI::App* command = app.add_subcommand(
-        "sweep", "Evaluate the cross product of lists (a,b,c) and ranges (1:256:x2, 0:131072:+4096)");
+        "sweep", "Evaluate the cross product of lists (a,b,c) and ranges (1:256:x2, 1:131072:+4096)");
     const std::string lists = " (a list: a,b,c)";
-    const std::string ranges = " (a list or a range: 1:256:x2, 0:131072:+4096)";
+    const std::string ranges = " (a list or a range: 1:256:x2, 1:131072:+4096)";
     command->add_option("--hardware", options->hardware, help::kHardware + lists)->required();
     command->add_option("--model", options->model, help::kModel + lists)->required();
     command->add_option("--weights", options->weights, help::kWeights + lists)->capture_default_str();

@@ -55,7 +55,7 @@ std::vector<long long> parse_integer_list(std::string_view text, std::string_vie
             continue;
         }
         if (fields.size() != 3) {
-            throw UsageError(fmt::format("{}: '{}' is not a range start:stop:step (e.g. 1:256:x2 or 0:131072:+4096)",
+            throw UsageError(fmt::format("{}: '{}' is not a range start:stop:step (e.g. 1:256:x2 or 1:131072:+4096)",
                                          flag, item));
         }
         const long long start = parse_whole(fields[0], flag, item);

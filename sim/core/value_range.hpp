@@ -1,5 +1,5 @@
 #pragma once
-// Lists and ranges on the command line: "a,b,c", "1:256:x2" (multiply), "0:131072:+4096" (add).
+// Lists and ranges on the command line: "a,b,c", "1:256:x2" (multiply), "1:131072:+4096" (add).
 
 #include <string>
 #include <string_view>

@@ -74,6 +74,10 @@ core::Seconds Evaluator::decode_step_time(double batch, double context) const {
     return step_totals(decode_step_costs(cost_, batch, context), rates_).time;
 }
 
+core::Seconds Evaluator::step_time(const StepShape& shape) const {
+    return step_totals(step_costs(cost_, shape), rates_).time;
+}
+
 template <typename Figure>
 double Evaluator::mean_decode(double batch, double first, double last, const DeviceRates& rates,
                               Figure figure) const {

@@ -100,6 +100,10 @@ public:
     // Prefill of `sequences` prompts of `prompt` tokens each in one forward pass.
     PrefillResult prefill(double sequences, double prompt) const;
 
+    // The predicted time of one forward pass of any shape (a serving step mixing decode tokens
+    // and prefill chunks).
+    core::Seconds step_time(const StepShape& shape) const;
+
     Prediction predict(const Workload& workload, Detail detail = Detail::full) const;
 
     const CostModel& cost_model() const { return cost_; }

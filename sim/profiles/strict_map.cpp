@@ -15,16 +15,16 @@ core::SourceLocation location_of_node(const std::string& file, const YAML::Node&
     return {file, mark.line + 1, mark.column + 1};
 }
 
-std::string read_input_file(const std::string& path) {
+std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view expected) {
     std::ifstream stream(path, std::ios::binary);
     if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
     std::string text;
     char chunk[65536];
     while (stream.read(chunk, sizeof chunk) || stream.gcount() > 0) {
         text.append(chunk, static_cast<std::size_t>(stream.gcount()));
-        if (text.size() > kMaxInputBytes) {
+        if (text.size() > max_bytes) {
             throw core::InputError(core::Diagnostic{
-                {path, 0, 0}, "", "the file is larger than 16 MiB; a profile or config.json is a few kB"});
+                {path, 0, 0}, "", fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected)});
         }
     }
     return text;

@@ -63,8 +63,8 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
                                   ? fmt::format("{},,{},{}", workload.batch, *workload.prompt, workload.output.value_or(1.0))
                                   : fmt::format("{},{},,", workload.batch, workload.context);
     for (const auto& row : rows) {
-        const Conditions conditions =
-            row.deployment ? conditions_of(row.hardware, model, *row.deployment) : Conditions{row.hardware, model};
+        Conditions conditions;
+        if (row.deployment) conditions = conditions_of(row.hardware, model, *row.deployment);
         csv += fmt::format("{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
                            conditions.activation, conditions.runtime, row.devices, shape);
         csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",

@@ -1,0 +1,173 @@
+// `decodesim serve`: a request-level simulation of replicas under a request stream.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "cli/output_file.hpp"
+#include "cli/point_options.hpp"
+#include "cli/stream_options.hpp"
+#include "core/error.hpp"
+#include "profiles/trace.hpp"
+#include "report/serve_output.hpp"
+#include "scenarios/serving.hpp"
+#include "scenarios/steady_state.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+struct ServeOptions {
+    DeploymentOptions deployment;
+    int replicas = 1;
+    double rate = 1.0;
+    std::string arrivals = "poisson";
+    double burstiness = 1.0;
+    std::string prompt = "1000";
+    std::string output = "200";
+    long long requests = 1000;
+    unsigned long long seed = 1;
+    std::string trace;
+    double prefix_fraction = 0.0;
+    long long prefix_tokens = 0;
+    long long prefix_groups = 1;
+    SchedulerOptions scheduler;
+    std::optional<double> ttft_slo;
+    std::optional<double> tpot_slo;
+    bool json = false;
+    std::string requests_csv;
+    std::string svg_path;
+};
+
+int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io io) {
+    // Flags first (cheap), then the profiles.
+    std::vector<scenarios::Request> requests;
+    report::ServeConditions conditions;
+    scenarios::LoadShape load;
+    if (!options.trace.empty()) {
+        for (const auto& row : profiles::load_trace(options.trace)) {
+            requests.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
+        }
+        std::stable_sort(requests.begin(), requests.end(),
+                         [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
+        const double origin = requests.front().arrival_s;
+        double prompt_sum = 0.0, output_sum = 0.0;
+        for (auto& request : requests) {
+            request.arrival_s -= origin;
+            prompt_sum += static_cast<double>(request.prompt_tokens);
+            output_sum += static_cast<double>(request.output_tokens);
+        }
+        const double count = static_cast<double>(requests.size());
+        const double span = requests.back().arrival_s;
+        load.rate_per_s = span > 0.0 ? (count - 1.0) / span : count;
+        load.prompt_tokens = prompt_sum / count;
+        load.output_tokens = output_sum / count;
+        conditions.arrivals = fmt::format("trace {} ({:.3g}/s)", options.trace, load.rate_per_s);
+        conditions.prompt = fmt::format("trace (mean {:.0f})", load.prompt_tokens);
+        conditions.output = fmt::format("trace (mean {:.0f})", load.output_tokens);
+    } else {
+        scenarios::StreamSpec spec;
+        spec.arrivals.rate_per_s = options.rate;
+        spec.arrivals.kind = options.arrivals == "gamma" ? scenarios::Arrivals::Kind::gamma : scenarios::Arrivals::Kind::poisson;
+        spec.arrivals.burstiness = options.burstiness;
+        spec.prompt = parse_length(options.prompt, "--prompt");
+        spec.output = parse_length(options.output, "--output");
+        spec.requests = options.requests;
+        spec.seed = options.seed;
+        spec.prefix_fraction = options.prefix_fraction;
+        spec.prefix_tokens = options.prefix_tokens;
+        spec.prefix_groups = options.prefix_groups;
+        requests = scenarios::generate_requests(spec);
+        load.rate_per_s = options.rate;
+        load.prompt_tokens = spec.prompt.mean();
+        load.output_tokens = spec.output.mean();
+        load.arrival_cv2 = spec.arrivals.kind == scenarios::Arrivals::Kind::gamma ? 1.0 / options.burstiness : 1.0;
+        conditions.arrivals = spec.arrivals.kind == scenarios::Arrivals::Kind::gamma
+                                  ? fmt::format("gamma (burstiness {:g}) at {:g}/s", options.burstiness, options.rate)
+                                  : fmt::format("poisson at {:g}/s", options.rate);
+        conditions.prompt = describe(spec.prompt);
+        conditions.output = describe(spec.output);
+    }
+    const engine::OperatingPoint point =
+        resolve_point(catalog, options.deployment, engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io);
+    const engine::Evaluator evaluator(point);
+
+    scenarios::ServeConfig config;
+    config.replicas = options.replicas;
+    config.limits = options.scheduler.resolved();
+    const scenarios::ServiceTargets targets{options.ttft_slo, options.tpot_slo};
+    const scenarios::ServeResult result = scenarios::simulate_serving(evaluator, requests, config, targets);
+    // The analytic steady state at the same load per replica, for comparison.
+    scenarios::LoadShape per_replica = load;
+    per_replica.rate_per_s = load.rate_per_s / options.replicas;
+    const scenarios::SteadyState analytic = scenarios::steady_state(evaluator, per_replica, config.limits);
+
+    conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
+    conditions.replicas = options.replicas;
+    conditions.requests = static_cast<long long>(requests.size());
+    conditions.seed = options.trace.empty() ? options.seed : 0;
+    conditions.limits = config.limits;
+    conditions.targets = targets;
+    if (result.saturated) {
+        warn(io, fmt::format("saturated: {} requests were queued at the last arrival", result.waiting_at_last_arrival));
+    }
+    if (!options.requests_csv.empty()) write_file_atomically(options.requests_csv, report::requests_to_csv(result));
+    if (!options.svg_path.empty()) write_file_atomically(options.svg_path, report::serve_chart(conditions, result));
+    if (options.json) {
+        io.out << report::serve_to_json(conditions, result, analytic).dump(2) << "\n";
+    } else {
+        io.out << report::serve_to_text(conditions, result, analytic);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<ServeOptions>();
+    CLI::App* command = app.add_subcommand("serve", "Simulate serving a request stream: latency percentiles, throughput, saturation");
+    add_deployment_options(*command, options->deployment);
+    command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 4096));
+    auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
+                     ->capture_default_str()
+                     ->check(CLI::Range(1e-6, 1e7));
+    command->add_option("--arrivals", options->arrivals, "poisson, or gamma (bursty: see --burstiness)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"poisson", "gamma"}));
+    command->add_option("--burstiness", options->burstiness,
+                        "Gamma shape k: the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
+        ->capture_default_str()
+        ->check(CLI::Range(1e-3, 1e3));
+    command->add_option("--prompt", options->prompt, "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD")
+        ->capture_default_str();
+    command->add_option("--output", options->output, "Output tokens, as for --prompt")->capture_default_str();
+    command->add_option("--requests", options->requests, "Requests to simulate")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 100'000'000LL));
+    command->add_option("--seed", options->seed, "Random seed (the same seed gives the same run)")->capture_default_str();
+    auto* trace = command->add_option("--trace", options->trace,
+                                      "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
+    trace->excludes(rate);
+    command->add_option("--prefix-fraction", options->prefix_fraction, "Share of requests that start with a shared prefix")
+        ->check(CLI::Range(0.0, 1.0));
+    command->add_option("--prefix-tokens", options->prefix_tokens, "Length of each shared prefix")
+        ->check(CLI::Range(0LL, 1'000'000'000LL));
+    command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    add_scheduler_options(*command, options->scheduler);
+    command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--tpot-slo", options->tpot_slo, "Time-per-output-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_flag("--json", options->json, "Print one JSON object");
+    command->add_option("--requests-csv", options->requests_csv, "Also write one CSV row per request here");
+    command->add_option("--svg", options->svg_path, "Also draw latency and server state over time into this SVG file");
+    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_serve(*options, c, io); }; });
+}
+
+}  // namespace decodesim::cli

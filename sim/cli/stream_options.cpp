@@ -1,0 +1,91 @@
+#include "cli/stream_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace decodesim::cli {
+
+using scenarios::LengthDistribution;
+
+LengthDistribution parse_length(const std::string& text, const std::string& flag) {
+    auto refuse = [&](const std::string& why) {
+        throw core::UsageError(fmt::format("{}: '{}' {}; expected N, uniform:LOW:HIGH, normal:MEAN:SD or "
+                                           "lognormal:MEAN:SD (tokens)",
+                                           flag, text, why));
+    };
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto colon = text.find(':', start);
+        parts.push_back(text.substr(start, colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    std::vector<double> numbers;
+    for (std::size_t i = parts.size() == 1 ? 0 : 1; i < parts.size(); ++i) {
+        double value = 0.0;
+        if (!core::parse_number(parts[i], value) || value < 0.0 || value > 1e9) refuse("has a bad number");
+        numbers.push_back(value);
+    }
+    LengthDistribution length;
+    if (parts.size() == 1) {
+        if (numbers[0] < 1.0 || numbers[0] != std::floor(numbers[0])) refuse("must be a whole number of tokens, at least 1");
+        length.first = numbers[0];
+        return length;
+    }
+    if (parts.size() != 3) refuse("has the wrong number of fields");
+    const std::string& kind = parts[0];
+    length.first = numbers[0];
+    length.second = numbers[1];
+    if (kind == "uniform") {
+        length.kind = LengthDistribution::Kind::uniform;
+        if (length.first < 1.0 || length.second < length.first) refuse("needs 1 <= LOW <= HIGH");
+    } else if (kind == "normal" || kind == "lognormal") {
+        length.kind = kind == "normal" ? LengthDistribution::Kind::normal : LengthDistribution::Kind::lognormal;
+        if (length.first < 1.0) refuse("needs a mean of at least 1 token");
+    } else {
+        refuse("names an unknown distribution");
+    }
+    return length;
+}
+
+std::string describe(const LengthDistribution& length) {
+    switch (length.kind) {
+        case LengthDistribution::Kind::fixed: return fmt::format("{:.0f}", length.first);
+        case LengthDistribution::Kind::uniform: return fmt::format("uniform {:.0f}-{:.0f}", length.first, length.second);
+        case LengthDistribution::Kind::normal: return fmt::format("normal {:.0f} sd {:.0f}", length.first, length.second);
+        case LengthDistribution::Kind::lognormal:
+            return fmt::format("lognormal {:.0f} sd {:.0f}", length.first, length.second);
+    }
+    return "?";
+}
+
+scenarios::SchedulerLimits SchedulerOptions::resolved() const {
+    scenarios::SchedulerLimits result = limits;
+    result.chunked_prefill = !no_chunked_prefill;
+    result.prefix_caching = !no_prefix_caching;
+    return result;
+}
+
+void add_scheduler_options(CLI::App& command, SchedulerOptions& options) {
+    command.add_option("--max-seqs", options.limits.max_sequences, "Running sequences per replica (vLLM max_num_seqs)")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    command.add_option("--max-batched-tokens", options.limits.max_batched_tokens,
+                       "Tokens per forward pass (vLLM max_num_batched_tokens)")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 100'000'000LL));
+    command.add_option("--block-size", options.limits.block_tokens, "Tokens per KV-cache block")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    command.add_flag("--no-chunked-prefill", options.no_chunked_prefill,
+                     "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)");
+    command.add_flag("--no-prefix-caching", options.no_prefix_caching, "Do not reuse the KV cache of shared prefixes");
+}
+
+}  // namespace decodesim::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Flags that describe a request stream, shared by `serve` and `plan`: prompt and output lengths
+// as a number or a distribution, and the scheduler's limits.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "scenarios/request_stream.hpp"
+#include "scenarios/serving.hpp"
+
+namespace decodesim::cli {
+
+// Parses "1000", "uniform:500:1500", "normal:1000:200" or "lognormal:1000:500" (the mean and
+// standard deviation of the length itself). Throws core::UsageError naming `flag`.
+scenarios::LengthDistribution parse_length(const std::string& text, const std::string& flag);
+// "1000", "lognormal 1000 sd 500".
+std::string describe(const scenarios::LengthDistribution& length);
+
+struct SchedulerOptions {
+    scenarios::SchedulerLimits limits;
+    bool no_chunked_prefill = false;
+    bool no_prefix_caching = false;
+
+    scenarios::SchedulerLimits resolved() const;
+};
+
+// --max-seqs --max-batched-tokens --block-size --no-chunked-prefill --no-prefix-caching
+void add_scheduler_options(CLI::App& command, SchedulerOptions& options);
+
+}  // namespace decodesim::cli

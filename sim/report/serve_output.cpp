@@ -1,0 +1,193 @@
+#include "report/serve_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/svg_chart.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+nlohmann::json percentiles_json(const scenarios::Percentiles& p) {
+    return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}, {"max", p.max}};
+}
+
+std::string seconds(double value) { return core::format_seconds(value); }
+
+}  // namespace
+
+std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult& r, const scenarios::SteadyState& a) {
+    const Conditions& p = c.point;
+    std::string text = fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s",
+                                   p.tensor_parallel > 1 ? fmt::format(" (tensor parallel {} each)", p.tensor_parallel) : "");
+    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}\n", p.weights, p.kv,
+                        p.activation, p.runtime);
+    text += fmt::format("  stream        {} requests, {} arrivals, prompt {}, output {}, seed {}\n", c.requests,
+                        c.arrivals, c.prompt, c.output, c.seed);
+    text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}\n\n",
+                        c.limits.max_sequences, c.limits.max_batched_tokens, c.limits.block_tokens,
+                        c.limits.chunked_prefill ? ", chunked prefill" : "",
+                        c.limits.prefix_caching ? ", prefix caching" : "");
+    if (r.saturated) {
+        text += fmt::format("SATURATED: {} requests were still queued at the last arrival; arrivals outrun service "
+                            "(the steady state saturates at {:.3g} requests/s per replica)\n\n",
+                            r.waiting_at_last_arrival, a.saturation_rate_per_s);
+    }
+    TextTable latency({"latency", "p50", "p90", "p99", "mean"});
+    auto row = [&](const char* name, const scenarios::Percentiles& q) {
+        latency.add_row({name, seconds(q.p50), seconds(q.p90), seconds(q.p99), seconds(q.mean)});
+    };
+    row("time to first token", r.ttft_s);
+    row("time per output token", r.tpot_s);
+    row("inter-token latency", r.itl_s);
+    row("end to end", r.e2e_s);
+    text += latency.render();
+    text += fmt::format("\nthroughput    {:.4g} output tokens/s, {:.4g} tokens/s in all, {:.4g} requests/s (offered {:.4g})\n",
+                        r.output_tokens_per_s, r.total_tokens_per_s, r.requests_per_s, r.offered_rate_per_s);
+    if (c.targets.ttft_s || c.targets.tpot_s) {
+        text += fmt::format("goodput       {:.4g} requests/s met the targets ({:.1f}% of requests)\n",
+                            r.goodput_requests_per_s, 100.0 * r.goodput_fraction);
+    }
+    text += fmt::format("load          mean running batch {:.1f} per replica, mean queue {:.1f}, peak KV use {:.0f}% "
+                        "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes\n",
+                        r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
+                        r.preemptions, r.prefix_hits, r.steps);
+    if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
+    if (a.stable) {
+        text += fmt::format("steady state  batch {:.1f}, TTFT p99 {}, TPOT p99 {}; saturates at {:.3g} requests/s "
+                            "per replica ({} bound)\n",
+                            a.batch, seconds(a.ttft_s.p99), seconds(a.tpot_s.p99), a.saturation_rate_per_s, a.binding);
+    } else {
+        text += fmt::format("steady state  none: the load is above the saturation rate of {:.3g} requests/s per "
+                            "replica ({} bound)\n",
+                            a.saturation_rate_per_s, a.binding);
+    }
+    return text;
+}
+
+nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeResult& r, const scenarios::SteadyState& a) {
+    nlohmann::json document = document_for(c.point);
+    auto& given = document["conditions"];
+    given["replicas"] = c.replicas;
+    given["arrivals"] = c.arrivals;
+    given["prompt_tokens"] = c.prompt;
+    given["output_tokens"] = c.output;
+    given["requests"] = c.requests;
+    given["seed"] = c.seed;
+    given["scheduler"] = {{"max_sequences", c.limits.max_sequences},
+                          {"max_batched_tokens", c.limits.max_batched_tokens},
+                          {"block_tokens", c.limits.block_tokens},
+                          {"chunked_prefill", c.limits.chunked_prefill},
+                          {"prefix_caching", c.limits.prefix_caching}};
+    if (c.targets.ttft_s) given["ttft_slo_s"] = *c.targets.ttft_s;
+    if (c.targets.tpot_s) given["tpot_slo_s"] = *c.targets.tpot_s;
+    document["ttft_s"] = percentiles_json(r.ttft_s);
+    document["tpot_s"] = percentiles_json(r.tpot_s);
+    document["itl_s"] = percentiles_json(r.itl_s);
+    document["e2e_s"] = percentiles_json(r.e2e_s);
+    document["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
+                              {"total_tokens_per_s", r.total_tokens_per_s},
+                              {"requests_per_s", r.requests_per_s},
+                              {"offered_requests_per_s", r.offered_rate_per_s}};
+    document["goodput"] = {{"requests_per_s", r.goodput_requests_per_s}, {"fraction", r.goodput_fraction}};
+    document["saturated"] = r.saturated;
+    document["waiting_at_last_arrival"] = r.waiting_at_last_arrival;
+    document["mean_running_batch"] = r.mean_running_batch;
+    document["mean_waiting"] = r.mean_waiting;
+    document["peak_kv_fraction"] = r.peak_kv_fraction;
+    document["kv_capacity_tokens"] = r.kv_capacity_tokens;
+    document["preemptions"] = r.preemptions;
+    document["prefix_hits"] = r.prefix_hits;
+    document["rejected"] = r.rejected;
+    document["passes"] = r.steps;
+    document["duration_s"] = r.duration_s;
+    document["steady_state"] = {{"stable", a.stable},
+                                {"batch", a.batch},
+                                {"step_s", a.step_s},
+                                {"ttft_s", percentiles_json(a.ttft_s)},
+                                {"tpot_s", percentiles_json(a.tpot_s)},
+                                {"saturation_requests_per_s", a.saturation_rate_per_s},
+                                {"binding", a.binding}};
+    nlohmann::json timeline = {{"time_s", nlohmann::json::array()},
+                               {"waiting", nlohmann::json::array()},
+                               {"running", nlohmann::json::array()},
+                               {"kv_fraction", nlohmann::json::array()}};
+    for (const auto& sample : r.timeline) {
+        timeline["time_s"].push_back(sample.time_s);
+        timeline["waiting"].push_back(sample.waiting);
+        timeline["running"].push_back(sample.running);
+        timeline["kv_fraction"].push_back(sample.kv_fraction);
+    }
+    document["timeline"] = std::move(timeline);
+    return document;
+}
+
+std::string requests_to_csv(const scenarios::ServeResult& result) {
+    std::string csv =
+        "id,replica,arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_hit,ttft_s,tpot_s,e2e_s,preemptions,"
+        "rejected\n";
+    for (std::size_t i = 0; i < result.requests.size(); ++i) {
+        const auto& record = result.requests[i];
+        const auto& request = record.request;
+        if (record.rejected) {
+            csv += fmt::format("{},{},{:.9g},{},{},{},false,,,,0,true\n", i, record.replica, request.arrival_s,
+                               request.prompt_tokens, request.output_tokens, request.prefix_id);
+            continue;
+        }
+        csv += fmt::format("{},{},{:.9g},{},{},{},{},{:.9g},{:.9g},{:.9g},{},false\n", i, record.replica,
+                           request.arrival_s, request.prompt_tokens, request.output_tokens, request.prefix_id,
+                           record.prefix_hit ? "true" : "false", record.ttft(), record.tpot(), record.e2e(),
+                           record.preemptions);
+    }
+    return csv;
+}
+
+std::string serve_chart(const ServeConditions& c, const scenarios::ServeResult& r) {
+    // Two panels in one file: latency of each request against its arrival, and the server's state.
+    Chart latency;
+    latency.title = fmt::format("{} on {} x{}: latency of each request", c.point.model, c.point.hardware, c.replicas);
+    latency.x = {"arrival time (s)", false, std::nullopt, std::nullopt};
+    latency.y = {"seconds", true, std::nullopt, std::nullopt};
+    Series ttft = line_series("time to first token", {}, {}, "#1f77b4");
+    Series tpot = line_series("time per output token", {}, {}, "#ff7f0e");
+    ttft.line = tpot.line = false;
+    ttft.points = tpot.points = true;
+    const std::size_t stride = std::max<std::size_t>(1, r.requests.size() / 2000);
+    for (std::size_t i = 0; i < r.requests.size(); i += stride) {
+        const auto& record = r.requests[i];
+        if (record.rejected) continue;
+        ttft.x.push_back(record.request.arrival_s);
+        ttft.y.push_back(record.ttft());
+        if (record.request.output_tokens > 1) {
+            tpot.x.push_back(record.request.arrival_s);
+            tpot.y.push_back(record.tpot());
+        }
+    }
+    latency.series = {ttft, tpot};
+    Chart state;
+    state.title = "Server state over time (all replicas)";
+    state.x = {"time (s)", false, std::nullopt, std::nullopt};
+    state.y = {"sequences, or % of KV capacity", false, 0.0, std::nullopt};
+    Series waiting = line_series("waiting", {}, {}, "#d62728");
+    Series running = line_series("running", {}, {}, "#2ca02c");
+    Series kv = line_series("KV cache use (%)", {}, {}, "#9467bd");
+    for (const auto& sample : r.timeline) {
+        waiting.x.push_back(sample.time_s);
+        waiting.y.push_back(static_cast<double>(sample.waiting));
+        running.x.push_back(sample.time_s);
+        running.y.push_back(static_cast<double>(sample.running));
+        kv.x.push_back(sample.time_s);
+        kv.y.push_back(100.0 * sample.kv_fraction);
+    }
+    state.series = {waiting, running, kv};
+    const std::string top = render_chart(latency);
+    const std::string bottom = render_chart(state);
+    // Stack the two charts in one SVG document.
+    return fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n<g>{}</g>\n<g transform=\"translate(0,{})\">{}</g>\n</svg>\n",
+        latency.width, latency.height + state.height, top, latency.height, bottom);
+}
+
+}  // namespace decodesim::report

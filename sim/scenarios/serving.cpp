@@ -1,0 +1,507 @@
+#include "scenarios/serving.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace decodesim::scenarios {
+
+namespace {
+
+constexpr std::size_t kTimelineLimit = 4096;
+
+// Percentiles of a stream too long to keep (inter-token gaps): log-spaced bins 0.2% wide from
+// 1 ns to 1e6 s, so a percentile is within 0.1% of the exact one.
+class LogHistogram {
+public:
+    void add(double value, double weight = 1.0) {
+        total_ += weight;
+        sum_ += value * weight;
+        max_ = std::max(max_, value);
+        bins_[bin_of(value)] += weight;
+    }
+    Percentiles summary() const {
+        Percentiles result;
+        if (total_ <= 0.0) return result;
+        result.mean = sum_ / total_;
+        result.max = max_;
+        result.p50 = quantile(0.50);
+        result.p90 = quantile(0.90);
+        result.p99 = quantile(0.99);
+        return result;
+    }
+
+private:
+    static constexpr double kLowest = 1e-9;
+    static constexpr double kGrowth = 1.002;
+    static constexpr std::size_t kBins = 13'900;  // log(1e15) / log(1.002)
+
+    static std::size_t bin_of(double value) {
+        if (value <= kLowest) return 0;
+        const auto bin = static_cast<std::size_t>(std::log(value / kLowest) / std::log(kGrowth)) + 1;
+        return std::min(bin, kBins - 1);
+    }
+    double quantile(double fraction) const {
+        const double target = fraction * total_;
+        double seen = 0.0;
+        for (std::size_t bin = 0; bin < kBins; ++bin) {
+            seen += bins_[bin];
+            if (seen >= target) return bin == 0 ? kLowest : kLowest * std::pow(kGrowth, static_cast<double>(bin) - 0.5);
+        }
+        return max_;
+    }
+
+    std::vector<double> bins_ = std::vector<double>(kBins, 0.0);
+    double total_ = 0.0, sum_ = 0.0, max_ = 0.0;
+};
+
+struct Sequence {
+    std::size_t request = 0;
+    long long target = 0;     // tokens to have in the cache before the next token: the prompt, or after a
+                              // preemption the prompt and every token generated so far (recompute)
+    long long cached = 0;     // tokens whose KV is in the cache (shared prefix included)
+    long long generated = 0;  // output tokens produced
+    long long shared = 0;     // leading tokens held by the prefix cache, not by this sequence
+    long long allocated = 0;  // tokens of cache space held, in whole blocks (shared prefix included)
+    double bytes = 0.0;       // KV bytes this sequence holds
+    double last_token_s = 0.0;
+
+    bool prefilling() const { return cached < target; }
+};
+
+struct CachedPrefix {
+    long long tokens = 0;
+    double bytes = 0.0;
+    int references = 0;
+    double last_used_s = 0.0;
+};
+
+// One scheduled piece of a forward pass.
+struct Work {
+    std::size_t sequence;  // index into Replica::running at scheduling time
+    long long tokens;
+};
+
+struct Replica {
+    std::deque<Sequence> waiting;
+    std::vector<Sequence> running;
+    std::unordered_map<long long, CachedPrefix> prefixes;
+    std::vector<Work> step;  // the pass in flight
+    double used_bytes = 0.0;
+    double busy_until = -1.0;  // < 0: idle
+    double running_time = 0.0;  // integral of running sequences over time
+    double peak_bytes = 0.0;
+
+    bool busy() const { return busy_until >= 0.0; }
+    std::size_t outstanding() const { return waiting.size() + running.size(); }
+};
+
+class Simulation {
+public:
+    Simulation(const engine::Evaluator& evaluator, const std::vector<Request>& requests, const ServeConfig& config)
+        : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
+          replicas_(static_cast<std::size_t>(std::max(1, config.replicas))) {
+        const engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
+        capacity_bytes_ = (memory.usable - memory.weights).value;
+        if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
+            throw core::InputError(core::unlocated(
+                "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
+                                      memory.weights, memory.usable, evaluator.hardware().name)));
+        }
+        records_.resize(requests.size());
+        for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
+    }
+
+    ServeResult run(const ServiceTargets& targets);
+
+private:
+    double kv_bytes(long long tokens) const { return cost_.kv_bytes_per_sequence(static_cast<double>(tokens)).value; }
+    long long round_up_to_block(long long tokens) const {
+        const long long block = config_.limits.block_tokens;
+        return (tokens + block - 1) / block * block;
+    }
+
+    void arrive(std::size_t index, double now);
+    void start_step(Replica& replica, double now);
+    void finish_step(Replica& replica, double now);
+    bool reserve(Replica& replica, Sequence& sequence, long long tokens_needed);
+    bool evict_prefix(Replica& replica);
+    void release(Replica& replica, Sequence& sequence);
+    void preempt(Replica& replica, std::size_t index);
+    Sequence admit(Replica& replica, std::size_t request, double now);
+    void sample(double now);
+    void reject(Replica& replica);
+    void account_time(double now);
+
+    const engine::Evaluator& evaluator_;
+    const engine::CostModel& cost_;
+    const std::vector<Request>& requests_;
+    ServeConfig config_;
+    std::vector<Replica> replicas_;
+    std::vector<RequestRecord> records_;
+    std::vector<TimelineSample> timeline_;
+    std::size_t sample_stride_ = 1, steps_since_sample_ = 0;
+    LogHistogram gaps_;
+    double capacity_bytes_ = 0.0;
+    double last_accounted_s_ = 0.0;
+    double waiting_time_ = 0.0;
+    long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0;
+};
+
+// Whole blocks for `tokens_needed` tokens, evicting unused prefixes if memory is short.
+bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_needed) {
+    if (tokens_needed <= sequence.allocated) return true;
+    const long long allocated = round_up_to_block(tokens_needed);
+    const double bytes = kv_bytes(allocated) - kv_bytes(sequence.shared);
+    while (replica.used_bytes - sequence.bytes + bytes > capacity_bytes_) {
+        if (!evict_prefix(replica)) return false;
+    }
+    replica.used_bytes += bytes - sequence.bytes;
+    replica.peak_bytes = std::max(replica.peak_bytes, replica.used_bytes);
+    sequence.bytes = bytes;
+    sequence.allocated = allocated;
+    return true;
+}
+
+// Drops the least recently used prefix no running sequence reads; false when there is none.
+bool Simulation::evict_prefix(Replica& replica) {
+    auto victim = replica.prefixes.end();
+    for (auto it = replica.prefixes.begin(); it != replica.prefixes.end(); ++it) {
+        if (it->second.references == 0 && (victim == replica.prefixes.end() || it->second.last_used_s < victim->second.last_used_s)) {
+            victim = it;
+        }
+    }
+    if (victim == replica.prefixes.end()) return false;
+    replica.used_bytes -= victim->second.bytes;
+    replica.prefixes.erase(victim);
+    return true;
+}
+
+void Simulation::release(Replica& replica, Sequence& sequence) {
+    replica.used_bytes -= sequence.bytes;
+    sequence.bytes = 0.0;
+    sequence.allocated = 0;
+    const Request& request = requests_[sequence.request];
+    if (sequence.shared > 0) {
+        if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) --it->second.references;
+    }
+    sequence.shared = 0;
+}
+
+// Recompute preemption (vLLM's default): the sequence gives back its cache and waits at the head
+// of the queue; it will prefill its prompt and every token generated so far in one go.
+void Simulation::preempt(Replica& replica, std::size_t index) {
+    Sequence sequence = replica.running[index];
+    release(replica, sequence);
+    sequence.target = requests_[sequence.request].prompt_tokens + sequence.generated;
+    sequence.cached = 0;
+    replica.running.erase(replica.running.begin() + static_cast<std::ptrdiff_t>(index));
+    replica.waiting.push_front(sequence);
+    ++records_[sequence.request].preemptions;
+    ++preemptions_;
+}
+
+// The request at the head of the queue can never be served here: it is dropped and counted.
+void Simulation::reject(Replica& replica) {
+    ++rejected_;
+    records_[replica.waiting.front().request].rejected = true;
+    replica.waiting.pop_front();
+}
+
+void Simulation::arrive(std::size_t index, double now) {
+    // Least outstanding requests; ties go to the lowest index.
+    std::size_t chosen = 0;
+    for (std::size_t r = 1; r < replicas_.size(); ++r) {
+        if (replicas_[r].outstanding() < replicas_[chosen].outstanding()) chosen = r;
+    }
+    Sequence sequence;
+    sequence.request = index;
+    sequence.target = requests_[index].prompt_tokens;
+    records_[index].replica = static_cast<int>(chosen);
+    replicas_[chosen].waiting.push_back(sequence);
+    if (!replicas_[chosen].busy()) start_step(replicas_[chosen], now);
+}
+
+void Simulation::start_step(Replica& replica, double now) {
+    const SchedulerLimits& limits = config_.limits;
+    long long budget = limits.max_batched_tokens;
+    replica.step.clear();
+    engine::StepShape shape;
+    // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
+    // of each prompt being prefilled. Memory short: the youngest running sequence is preempted.
+    for (std::size_t i = 0; i < replica.running.size();) {
+        Sequence& sequence = replica.running[i];
+        const long long remaining = sequence.target - sequence.cached;
+        const long long tokens = sequence.prefilling() ? (limits.chunked_prefill ? std::min(remaining, budget)
+                                                                                 : (remaining <= budget ? remaining : 0))
+                                                       : (budget >= 1 ? 1 : 0);
+        if (tokens == 0) {
+            ++i;
+            continue;
+        }
+        bool preempted_self = false;
+        while (!reserve(replica, sequence, sequence.cached + tokens)) {
+            const std::size_t youngest = replica.running.size() - 1;
+            preempt(replica, youngest);
+            if (youngest == i) {
+                preempted_self = true;
+                break;
+            }
+        }
+        if (preempted_self) break;
+        Sequence& scheduled = replica.running[i];
+        if (scheduled.prefilling()) {
+            shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
+                                           scheduled.cached + tokens == scheduled.target);
+        } else {
+            shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
+        }
+        replica.step.push_back({i, tokens});
+        budget -= tokens;
+        ++i;
+    }
+    // Then waiting requests, first come first served, while the pass has room.
+    while (!replica.waiting.empty() && budget > 0 &&
+           static_cast<long long>(replica.running.size()) < limits.max_sequences) {
+        Sequence sequence = replica.waiting.front();
+        const Request& request = requests_[sequence.request];
+        bool hit = false;
+        if (limits.prefix_caching && request.prefix_id >= 0 && sequence.cached == 0) {
+            if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
+                // The last prompt token is always computed: its logits give the first output token.
+                hit = true;
+                sequence.shared = it->second.tokens;
+                sequence.cached = std::min(it->second.tokens, sequence.target - 1);
+                sequence.allocated = round_up_to_block(it->second.tokens);
+            }
+        }
+        const long long remaining = sequence.target - sequence.cached;
+        const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
+        const bool alone = replica.running.empty() && replica.step.empty();
+        if (tokens > budget) {
+            if (!alone) break;
+            reject(replica);  // a whole prompt longer than a pass allows, without chunking
+            continue;
+        }
+        if (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (!alone || !replica.prefixes.empty()) {
+                if (alone) {
+                    while (evict_prefix(replica)) {
+                    }
+                    continue;
+                }
+                break;
+            }
+            reject(replica);  // not even an empty replica holds this prompt
+            continue;
+        }
+        if (hit) {
+            auto& prefix = replica.prefixes[request.prefix_id];
+            ++prefix.references;
+            prefix.last_used_s = now;
+            if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
+            records_[sequence.request].prefix_hit = true;
+        }
+        replica.waiting.pop_front();
+        shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
+                                       sequence.cached + tokens == sequence.target);
+        replica.running.push_back(sequence);
+        replica.step.push_back({replica.running.size() - 1, tokens});
+        budget -= tokens;
+    }
+    if (replica.step.empty()) {
+        replica.busy_until = -1.0;
+        return;
+    }
+    replica.busy_until = now + evaluator_.step_time(shape).value;
+    ++steps_;
+}
+
+void Simulation::finish_step(Replica& replica, double now) {
+    for (const Work& work : replica.step) {
+        Sequence& sequence = replica.running[work.sequence];
+        RequestRecord& record = records_[sequence.request];
+        const bool was_prefilling = sequence.prefilling();
+        sequence.cached += work.tokens;
+        // A decode token, or the token that ends a prefill (the first, or the next after a recompute).
+        if (was_prefilling && sequence.prefilling()) continue;
+        ++sequence.generated;
+        if (sequence.generated == 1) {
+            record.first_token_s = now;
+        } else {
+            gaps_.add(now - sequence.last_token_s);
+        }
+        sequence.last_token_s = now;
+        const Request& request = requests_[sequence.request];
+        if (was_prefilling && config_.limits.prefix_caching && request.prefix_id >= 0 && sequence.shared == 0 &&
+            request.prefix_tokens > 0 && !replica.prefixes.count(request.prefix_id)) {
+            // The first prefill of a shared prefix leaves it in the cache for later requests.
+            CachedPrefix prefix{request.prefix_tokens, kv_bytes(request.prefix_tokens), 1, now};
+            sequence.shared = request.prefix_tokens;
+            sequence.bytes -= prefix.bytes;
+            replica.prefixes.emplace(request.prefix_id, prefix);
+        }
+    }
+    // Finished sequences leave, in order.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < replica.running.size(); ++i) {
+        Sequence& sequence = replica.running[i];
+        if (sequence.generated >= requests_[sequence.request].output_tokens) {
+            records_[sequence.request].finish_s = now;
+            release(replica, sequence);
+            continue;
+        }
+        if (kept != i) replica.running[kept] = sequence;
+        ++kept;
+    }
+    replica.running.resize(kept);
+    replica.busy_until = -1.0;
+}
+
+void Simulation::account_time(double now) {
+    const double elapsed = now - last_accounted_s_;
+    if (elapsed <= 0.0) return;
+    for (Replica& replica : replicas_) {
+        replica.running_time += elapsed * static_cast<double>(replica.running.size());
+        waiting_time_ += elapsed * static_cast<double>(replica.waiting.size());
+    }
+    last_accounted_s_ = now;
+}
+
+void Simulation::sample(double now) {
+    if (++steps_since_sample_ < sample_stride_) return;
+    steps_since_sample_ = 0;
+    TimelineSample point;
+    point.time_s = now;
+    for (const Replica& replica : replicas_) {
+        point.waiting += static_cast<long long>(replica.waiting.size());
+        point.running += static_cast<long long>(replica.running.size());
+        point.kv_fraction += replica.used_bytes / capacity_bytes_ / static_cast<double>(replicas_.size());
+    }
+    timeline_.push_back(point);
+    if (timeline_.size() >= kTimelineLimit) {
+        // Keep every other sample and sample half as often from now on: bounded memory, even spacing.
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < timeline_.size(); i += 2) timeline_[kept++] = timeline_[i];
+        timeline_.resize(kept);
+        sample_stride_ *= 2;
+    }
+}
+
+ServeResult Simulation::run(const ServiceTargets& targets) {
+    ServeResult result;
+    std::size_t next = 0;
+    double now = 0.0;
+    const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
+    bool counted_last_arrival = false;
+    while (true) {
+        Replica* soonest = nullptr;
+        for (Replica& replica : replicas_) {
+            if (replica.busy() && (soonest == nullptr || replica.busy_until < soonest->busy_until)) soonest = &replica;
+        }
+        const bool arrival_first =
+            next < requests_.size() && (soonest == nullptr || requests_[next].arrival_s <= soonest->busy_until);
+        if (!arrival_first && soonest == nullptr) break;
+        now = arrival_first ? requests_[next].arrival_s : soonest->busy_until;
+        account_time(now);
+        if (arrival_first) {
+            arrive(next++, now);
+            if (next == requests_.size() && !counted_last_arrival) {
+                counted_last_arrival = true;
+                for (const Replica& replica : replicas_) {
+                    result.waiting_at_last_arrival += static_cast<long long>(replica.waiting.size());
+                }
+            }
+        } else {
+            finish_step(*soonest, now);
+            start_step(*soonest, now);
+            sample(now);
+        }
+    }
+
+    // Latencies of the requests that were served.
+    std::vector<double> ttft, tpot, e2e;
+    double output_tokens = 0.0, total_tokens = 0.0, met = 0.0, last_finish = 0.0;
+    for (const RequestRecord& record : records_) {
+        if (record.rejected) continue;
+        ttft.push_back(record.ttft());
+        e2e.push_back(record.e2e());
+        if (record.request.output_tokens > 1) tpot.push_back(record.tpot());
+        output_tokens += static_cast<double>(record.request.output_tokens);
+        total_tokens += static_cast<double>(record.request.output_tokens + record.request.prompt_tokens);
+        last_finish = std::max(last_finish, record.finish_s);
+        const bool fast_first = !targets.ttft_s || record.ttft() <= *targets.ttft_s;
+        const bool fast_rest = !targets.tpot_s || record.tpot() <= *targets.tpot_s;
+        met += fast_first && fast_rest ? 1.0 : 0.0;
+    }
+    const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
+    result.duration_s = last_finish - first_arrival;
+    result.ttft_s = percentiles(ttft);
+    result.tpot_s = percentiles(tpot);
+    result.e2e_s = percentiles(e2e);
+    result.itl_s = gaps_.summary();
+    if (result.duration_s > 0.0) {
+        result.output_tokens_per_s = output_tokens / result.duration_s;
+        result.total_tokens_per_s = total_tokens / result.duration_s;
+        result.requests_per_s = static_cast<double>(ttft.size()) / result.duration_s;
+        result.goodput_requests_per_s = met / result.duration_s;
+        double running_time = 0.0;
+        for (const Replica& replica : replicas_) running_time += replica.running_time;
+        result.mean_running_batch = running_time / result.duration_s / static_cast<double>(replicas_.size());
+        result.mean_waiting = waiting_time_ / result.duration_s;
+    }
+    result.goodput_fraction = ttft.empty() ? 0.0 : met / static_cast<double>(records_.size());
+    result.offered_rate_per_s =
+        last_arrival > first_arrival ? static_cast<double>(requests_.size() - 1) / (last_arrival - first_arrival) : 0.0;
+    for (const Replica& replica : replicas_) {
+        result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_bytes_);
+    }
+    result.kv_capacity_tokens = capacity_bytes_ / kv_bytes(1);
+    result.preemptions = preemptions_;
+    result.prefix_hits = prefix_hits_;
+    result.steps = steps_;
+    result.rejected = rejected_;
+    // Arrivals outran service when a backlog stands at the last arrival (docs/serving.md).
+    const long long backlog_limit =
+        std::max<long long>(20, static_cast<long long>(0.05 * static_cast<double>(requests_.size())));
+    result.saturated = result.waiting_at_last_arrival > backlog_limit || rejected_ > 0;
+    result.requests = std::move(records_);
+    result.timeline = std::move(timeline_);
+    return result;
+}
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double> values) {
+    Percentiles result;
+    if (values.empty()) return result;
+    std::sort(values.begin(), values.end());
+    // Nearest rank: the smallest value with at least the fraction of values at or below it.
+    auto rank = [&](double fraction) {
+        const auto index = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size()))) - 1;
+        return values[std::min(index, values.size() - 1)];
+    };
+    result.p50 = rank(0.50);
+    result.p90 = rank(0.90);
+    result.p99 = rank(0.99);
+    double sum = 0.0;
+    for (double value : values) sum += value;
+    result.mean = sum / static_cast<double>(values.size());
+    result.max = values.back();
+    return result;
+}
+
+ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<Request>& requests,
+                             const ServeConfig& config, const ServiceTargets& targets) {
+    Simulation simulation(evaluator, requests, config);
+    return simulation.run(targets);
+}
+
+}  // namespace decodesim::scenarios

@@ -1,0 +1,96 @@
+#pragma once
+// A request-level simulation of serving: continuous batching with chunked prefill, paged KV
+// blocks within the memory the engine leaves, preemption by recompute, prefix caching, and
+// replicas behind a least-loaded router. One event per forward pass, priced by the engine's one
+// cost function (engine::step_costs), so a million requests simulate in seconds.
+
+#include <optional>
+#include <vector>
+
+#include "engine/prediction.hpp"
+#include "scenarios/request_stream.hpp"
+
+namespace decodesim::scenarios {
+
+// The scheduler's limits, with vLLM's defaults (docs/serving.md).
+struct SchedulerLimits {
+    long long max_sequences = 256;          // running sequences per replica (vLLM max_num_seqs)
+    long long max_batched_tokens = 8192;    // tokens per forward pass (max_num_batched_tokens)
+    long long block_tokens = 16;            // tokens per KV-cache block
+    bool chunked_prefill = true;            // false: a prompt is prefilled whole, in one pass
+    bool prefix_caching = true;
+};
+
+struct ServeConfig {
+    int replicas = 1;
+    SchedulerLimits limits;
+};
+
+// Latency targets for goodput; unset: not checked.
+struct ServiceTargets {
+    std::optional<double> ttft_s;
+    std::optional<double> tpot_s;
+};
+
+struct Percentiles {
+    double p50 = 0.0, p90 = 0.0, p99 = 0.0, mean = 0.0, max = 0.0;
+};
+
+struct RequestRecord {
+    Request request;
+    int replica = 0;
+    double first_token_s = 0.0;  // absolute times
+    double finish_s = 0.0;
+    int preemptions = 0;
+    bool prefix_hit = false;
+    bool rejected = false;  // longer than a replica can ever hold or schedule: never served
+
+    double ttft() const { return first_token_s - request.arrival_s; }
+    double e2e() const { return finish_s - request.arrival_s; }
+    // Mean time per output token after the first; 0 for one-token outputs.
+    double tpot() const {
+        return request.output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(request.output_tokens - 1)
+                                         : 0.0;
+    }
+};
+
+// The state of the server at one moment (replicas summed).
+struct TimelineSample {
+    double time_s = 0.0;
+    long long waiting = 0;
+    long long running = 0;
+    double kv_fraction = 0.0;  // of the KV capacity, mean over replicas
+};
+
+struct ServeResult {
+    std::vector<RequestRecord> requests;   // in arrival order
+    std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
+    Percentiles ttft_s, tpot_s, itl_s, e2e_s;
+    double duration_s = 0.0;               // first arrival to last finish
+    double output_tokens_per_s = 0.0;
+    double total_tokens_per_s = 0.0;       // prompt and output tokens
+    double requests_per_s = 0.0;
+    double offered_rate_per_s = 0.0;       // arrivals over the arrival window
+    double goodput_requests_per_s = 0.0;   // requests that met the targets
+    double goodput_fraction = 0.0;
+    double mean_running_batch = 0.0;       // time-weighted, per replica
+    double mean_waiting = 0.0;             // time-weighted, all replicas
+    double peak_kv_fraction = 0.0;
+    double kv_capacity_tokens = 0.0;       // per replica, in tokens of one sequence's cache
+    long long preemptions = 0;
+    long long prefix_hits = 0;
+    long long steps = 0;
+    long long rejected = 0;
+    long long waiting_at_last_arrival = 0;
+    bool saturated = false;                // arrivals outran service (docs/serving.md)
+};
+
+// Simulates `requests` (sorted by arrival) on `config.replicas` copies of the evaluator's
+// deployment. Throws core::InputError when the weights leave no room for one sequence's KV.
+ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<Request>& requests,
+                             const ServeConfig& config, const ServiceTargets& targets);
+
+// Percentiles of `values` (nearest rank on the sorted values); all zero when empty.
+Percentiles percentiles(std::vector<double> values);
+
+}  // namespace decodesim::scenarios

@@ -1,0 +1,285 @@
+#include "scenarios/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace decodesim::scenarios {
+
+namespace {
+
+constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
+constexpr double kZ90 = 1.282;
+constexpr int kIterations = 200;
+
+struct Model {
+    const engine::Evaluator& evaluator;
+    const engine::CostModel& cost;
+    LoadShape load;
+    SchedulerLimits limits;
+    double context;    // mean decode context: the prompt and half the output
+    double max_batch;  // by memory and by the scheduler
+
+    // A pass with `batch` decode tokens and `prompts` whole prompts' worth of prefill.
+    double step(double batch, double prompts) const {
+        engine::StepShape shape = engine::decode_shape(cost, batch, context);
+        if (prompts > 0.0) shape += engine::prefill_shape(cost, prompts, 0.0, load.prompt_tokens);
+        return evaluator.step_time(shape).value;
+    }
+};
+
+Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    const engine::CostModel& cost = evaluator.cost_model();
+    const double context = load.prompt_tokens + load.output_tokens / 2.0;
+    // Memory: the KV cache left beside the weights, over a sequence's mean footprint.
+    const engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
+    const double room = (memory.usable - memory.weights).value;
+    const double per_sequence = cost.kv_bytes_per_sequence(context).value;
+    const double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
+    return {evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
+}
+
+// The pass time when the prompts that arrive during a pass are prefilled in the next one: k new
+// prompts with probability Poisson(k; mean), each pass also carrying the batch's decode tokens.
+// A pass holds at most the token budget; prompt tokens beyond it spill into later passes.
+struct PassMixture {
+    double mean = 0.0;
+    double second_moment = 0.0;  // E[T^2], for the spread of TPOT and the residual pass
+    double decode_only = 0.0;    // k = 0
+    double with_prompt = 0.0;    // the pass carrying a given new prompt: k >= 1, length-weighted
+};
+
+PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) {
+    PassMixture mixture;
+    const double room = std::max(0.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
+    const double most_prompts = room / model.load.prompt_tokens;
+    double probability = std::exp(-mean_prompts), covered = 0.0, weighted_k = 0.0, carried = 0.0;
+    for (int k = 0; k < 256 && covered < 1.0 - 1e-12; ++k) {
+        if (k > 0) probability *= mean_prompts / k;
+        const double time = model.step(batch, std::min(static_cast<double>(k), most_prompts));
+        mixture.mean += probability * time;
+        mixture.second_moment += probability * time * time;
+        if (k == 0) mixture.decode_only = time;
+        // A given prompt sits in a pass with k prompts with probability proportional to k p(k).
+        weighted_k += probability * k;
+        carried += probability * k * time;
+        covered += probability;
+    }
+    mixture.mean /= covered;
+    mixture.second_moment /= covered;
+    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : model.step(batch, 1.0);
+    return mixture;
+}
+
+struct TtftQuantiles {
+    double p50 = 0.0, p90 = 0.0, p99 = 0.0;
+};
+
+// Quantiles of the time from arrival to the end of the pass that completes the prompt, before any
+// wait for a slot: the arrival lands in a pass with k1 prompts with probability p(k1) T(k1) / E[T]
+// and waits a uniform part of it; its own pass carries it and k2 ~ Poisson(mean) others (a prompt
+// longer than the budget takes `chunks` such passes).
+TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_prompts, double chunks) {
+    const double room = std::max(0.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
+    const double most_prompts = room / model.load.prompt_tokens;
+    std::vector<double> probability, time;
+    double p = std::exp(-mean_prompts), covered = 0.0;
+    for (int k = 0; k < 64 && covered < 1.0 - 1e-9; ++k) {
+        if (k > 0) p *= mean_prompts / k;
+        probability.push_back(p);
+        covered += p;
+    }
+    for (std::size_t k = 0; k <= probability.size(); ++k) {
+        time.push_back(model.step(batch, std::min(static_cast<double>(k), most_prompts)));
+    }
+    double mean_pass = 0.0;
+    for (std::size_t k = 0; k < probability.size(); ++k) mean_pass += probability[k] * time[k];
+    auto below = [&](double t) {
+        double fraction = 0.0;
+        for (std::size_t k1 = 0; k1 < probability.size(); ++k1) {
+            const double landing = probability[k1] * time[k1] / mean_pass;
+            for (std::size_t k2 = 0; k2 < probability.size(); ++k2) {
+                const double own = chunks * time[k2 + 1];
+                fraction += landing * probability[k2] * std::clamp((t - own) / time[k1], 0.0, 1.0);
+            }
+        }
+        return fraction / covered / covered;
+    };
+    auto quantile = [&](double q) {
+        double low = 0.0, high = chunks * time.back() + time.back();
+        for (int i = 0; i < 60; ++i) {
+            const double middle = (low + high) / 2.0;
+            (below(middle) >= q ? high : low) = middle;
+        }
+        return high;
+    };
+    return {quantile(0.50), quantile(0.90), quantile(0.99)};
+}
+
+// The fixed point of Little's law: batch = rate x (output - 1) x pass, prompts per pass = rate x
+// pass, pass = the mean of the pass mixture. Fills `state`; false when it diverges or leaves the
+// replica's limits.
+bool solve(const Model& model, double rate, SteadyState& state) {
+    const double decode_tokens = std::max(0.0, model.load.output_tokens - 1.0);
+    double step = model.step(1.0, 0.0);
+    double batch = 0.0, prompts = 0.0;
+    bool settled = false;
+    for (int i = 0; i < kIterations && !settled; ++i) {
+        batch = rate * decode_tokens * step;
+        prompts = rate * step;
+        if (batch > model.max_batch) return false;
+        // Each pass carries a token per decoding sequence and, on average, the prompt tokens that
+        // arrived meanwhile.
+        if (batch + prompts * model.load.prompt_tokens > static_cast<double>(model.limits.max_batched_tokens)) {
+            return false;
+        }
+        const double next = pass_mixture(model, std::max(batch, 1e-9), prompts).mean;
+        if (!std::isfinite(next) || next > 1e6) return false;
+        settled = std::fabs(next - step) <= 1e-9 * step;
+        step = next;
+    }
+    // Near saturation the iteration creeps instead of settling: no steady state.
+    if (!settled) return false;
+    state.batch = batch;
+    state.prompts_per_step = prompts;
+    state.step_s = step;
+    return true;
+}
+
+// The largest rate with a fixed point inside the limits (bisection on a log scale; stability is
+// monotone in the rate).
+double saturation_rate(const Model& model) {
+    double low = 0.0, high = 1.0;
+    SteadyState probe;
+    while (solve(model, high, probe) && high < 1e9) {
+        low = high;
+        high *= 2.0;
+    }
+    for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (solve(model, middle, probe) ? low : high) = middle;
+    }
+    return low;
+}
+
+// The saturation rate and what binds there: the batch cap when lifting it would raise the rate,
+// otherwise the pass's own bound at the saturating batch.
+void find_saturation(const Model& model, SteadyState& state) {
+    state.saturation_rate_per_s = saturation_rate(model);
+    Model uncapped = model;
+    uncapped.max_batch = std::numeric_limits<double>::infinity();
+    uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
+    if (saturation_rate(uncapped) > 1.02 * state.saturation_rate_per_s) {
+        state.binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
+        return;
+    }
+    SteadyState edge;
+    solve(model, state.saturation_rate_per_s, edge);
+    const engine::StepTime detail = model.evaluator.decode_step(std::max(1.0, edge.batch), model.context);
+    state.binding = detail.totals.bound == engine::Bound::compute         ? "compute"
+                    : detail.totals.bound == engine::Bound::communication ? "interconnect"
+                    : detail.totals.bound == engine::Bound::overhead      ? "overhead"
+                                                                          : "bandwidth";
+}
+
+// The state at `load.rate_per_s`, given the saturation already found.
+SteadyState state_at(const Model& model, const SteadyState& saturation) {
+    const LoadShape& load = model.load;
+    const SchedulerLimits& limits = model.limits;
+    SteadyState state = saturation;
+    state.max_batch = model.max_batch;
+    state.utilization = saturation.saturation_rate_per_s > 0.0 ? load.rate_per_s / saturation.saturation_rate_per_s
+                                                               : INFINITY;
+    if (!solve(model, load.rate_per_s, state)) {
+        state.stable = false;
+        return state;
+    }
+    state.stable = true;
+    const PassMixture mixture = pass_mixture(model, std::max(state.batch, 1e-9), state.prompts_per_step);
+    state.decode_step_s = mixture.decode_only;
+    state.prompt_step_s = mixture.with_prompt;
+    // TPOT: a request's mean over its output - 1 passes. Its mean is the mean pass; its spread is
+    // the passes' spread over the square root of their count (central limit).
+    // The batch a request decodes beside varies too: busy slots of an M/G/infinity system are
+    // Poisson with mean `batch`, and a request lives about one holding time, so it sees that
+    // variance almost whole: d(pass)/d(batch)^2 x batch.
+    const double passes = std::max(1.0, load.output_tokens - 1.0);
+    const double variance = std::max(0.0, mixture.second_moment - mixture.mean * mixture.mean);
+    const double batch_now = std::max(state.batch, 1.0);
+    const double slope = (model.step(batch_now + 1.0, state.prompts_per_step) - model.step(batch_now, state.prompts_per_step));
+    const double spread = std::sqrt(variance / passes + slope * slope * batch_now);
+    state.tpot_s.mean = state.step_s;
+    state.tpot_s.p50 = state.step_s;
+    state.tpot_s.p90 = state.step_s + kZ90 * spread;
+    state.tpot_s.p99 = state.step_s + kZ99 * spread;
+    state.tpot_s.max = state.step_s + 4.0 * spread;
+
+    // TTFT: the rest of the pass in flight when the request arrives (length-biased: E[T^2] / 2E[T]
+    // on average), the pass or passes that carry its prompt, and a wait for a free slot. Continuous
+    // batching is c = max_batch parallel slots, each held for the request's decode: Erlang C gives
+    // the chance of finding them all busy and an exponential wait (M/M/c; docs/serving.md).
+    const double residual = mixture.second_moment / (2.0 * mixture.mean);
+    const double chunks = std::ceil(load.prompt_tokens / static_cast<double>(limits.max_batched_tokens));
+    const double own = chunks * state.prompt_step_s;
+    const double slots = std::max(1.0, std::floor(model.max_batch));
+    const double hold = passes * state.step_s + own;  // a slot's occupancy per request
+    const double offered = load.rate_per_s * hold;
+    double wait_probability = 1.0, wait_rate = 0.0;
+    if (offered < slots) {
+        double erlang_b = 1.0;
+        for (double k = 1.0; k <= slots; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
+        wait_probability = slots * erlang_b / (slots - offered * (1.0 - erlang_b));
+        wait_rate = (slots - offered) / hold;  // P(W > t) = C exp(-wait_rate t)
+    }
+    auto wait_quantile = [&](double fraction) {
+        if (wait_rate <= 0.0) return std::numeric_limits<double>::infinity();
+        const double tail = 1.0 - fraction;
+        return wait_probability > tail ? std::log(wait_probability / tail) / wait_rate : 0.0;
+    };
+    const double wait_mean = wait_rate > 0.0 ? wait_probability / wait_rate : std::numeric_limits<double>::infinity();
+    const TtftQuantiles passes_part = ttft_quantiles(model, std::max(state.batch, 1e-9), state.prompts_per_step, chunks);
+    state.ttft_s.mean = residual + own + wait_mean;
+    state.ttft_s.p50 = passes_part.p50 + wait_quantile(0.50);
+    state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
+    state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
+    state.ttft_s.max = state.ttft_s.p99;
+    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+    return state;
+}
+
+}  // namespace
+
+SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    const Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    return state_at(model, saturation);
+}
+
+double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                           const ServiceTargets& targets) {
+    Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    auto meets = [&](double rate) {
+        model.load.rate_per_s = rate;
+        const SteadyState state = state_at(model, saturation);
+        if (!state.stable) return false;
+        if (targets.ttft_s && state.ttft_s.p99 > *targets.ttft_s) return false;
+        if (targets.tpot_s && state.tpot_s.p99 > *targets.tpot_s) return false;
+        return true;
+    };
+    const double top = saturation.saturation_rate_per_s;
+    if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
+    double low = top * 1e-6, high = top;
+    if (meets(high)) return high;
+    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (meets(middle) ? low : high) = middle;
+    }
+    return low;
+}
+
+}  // namespace decodesim::scenarios
+

@@ -1,0 +1,49 @@
+#pragma once
+// Serving in steady state, in closed form on the engine's step model: for an arrival rate and
+// mean lengths, the decode batch a replica sustains (Little's law), the mean step, TTFT and TPOT
+// with their tails, and the saturation rate. Fast enough to search deployments (`plan`); the
+// request-level simulation (serving.hpp) checks it where its assumptions hold (docs/serving.md).
+
+#include <optional>
+
+#include "engine/prediction.hpp"
+#include "scenarios/serving.hpp"
+
+namespace decodesim::scenarios {
+
+struct LoadShape {
+    double rate_per_s = 1.0;      // arrivals at one replica
+    double prompt_tokens = 1.0;   // mean
+    double output_tokens = 1.0;   // mean
+    double arrival_cv2 = 1.0;     // squared coefficient of variation of the gaps: 1 for Poisson, 1/k for gamma(k)
+};
+
+struct SteadyState {
+    bool stable = false;            // a fixed point exists within the replica's limits
+    double batch = 0.0;             // mean decoding sequences
+    double prompts_per_step = 0.0;  // mean new prompts per pass
+    double step_s = 0.0;            // mean pass time
+    double decode_step_s = 0.0;     // a pass of the batch's decode tokens alone
+    double prompt_step_s = 0.0;     // a pass that also carries one new prompt
+    double max_batch = 0.0;         // the batch memory and the scheduler allow
+    double utilization = 0.0;       // rate over the saturation rate
+    double saturation_rate_per_s = 0.0;
+    Percentiles ttft_s;             // mean and tails (p50, p90, p99)
+    Percentiles tpot_s;
+    double output_tokens_per_s = 0.0;
+    // What stops the rate from growing: "memory" (the KV cache caps the batch), "scheduler"
+    // (max sequences or batched tokens), or the step's own bound ("bandwidth", "compute",
+    // "interconnect", "overhead") when the step time itself runs away.
+    const char* binding = "bandwidth";
+};
+
+// The steady state of one replica under `load`. Unstable loads come back with stable = false and
+// the saturation rate filled in.
+SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits);
+
+// The largest arrival rate at one replica whose steady state meets `targets` at p99 (and is
+// stable); 0 when even a trickle misses them.
+double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                           const ServiceTargets& targets);
+
+}  // namespace decodesim::scenarios
