@@ -1,0 +1,138 @@
+// `decodesim plan`: how many of which device serve a workload within its latency targets, at
+// what cost.
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "cli/point_options.hpp"
+#include "cli/stream_options.hpp"
+#include "core/error.hpp"
+#include "core/value_range.hpp"
+#include "report/plan_output.hpp"
+#include "scenarios/plan.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+struct PlanOptions {
+    std::string model;
+    std::string hardware;  // empty: every shipped device
+    std::string formats = "bf16";
+    std::string kv;
+    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::string tensor_parallel = "1,2,4,8";
+    std::optional<double> rate;
+    std::optional<double> users;
+    double think_time = 0.0;
+    std::string prompt = "1000";
+    std::string output = "200";
+    std::optional<double> ttft_p99;
+    std::optional<double> tpot_p99;
+    std::optional<double> min_tokens_per_s_per_user;
+    SchedulerOptions scheduler;
+    std::string by = "cost";
+    bool json = false;
+};
+
+int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
+    scenarios::PlanWorkload workload;
+    workload.rate_per_s = options.rate;
+    workload.users = options.users;
+    workload.think_time_s = options.think_time;
+    workload.prompt_tokens = parse_length(options.prompt, "--prompt").mean();
+    workload.output_tokens = parse_length(options.output, "--output").mean();
+    scenarios::ServiceTargets targets{options.ttft_p99, options.tpot_p99};
+    if (options.min_tokens_per_s_per_user) {
+        // A stream at N tokens/s needs each output token within 1/N s.
+        const double tpot = 1.0 / *options.min_tokens_per_s_per_user;
+        targets.tpot_s = targets.tpot_s ? std::min(*targets.tpot_s, tpot) : tpot;
+    }
+    scenarios::PlanSpace space;
+    for (const auto& name : core::parse_name_list(options.formats, "--formats")) space.weights.push_back(&weight_format_named(name));
+    if (options.kv.empty()) {
+        space.kv = {nullptr};
+    } else {
+        for (const auto& name : core::parse_name_list(options.kv, "--kv")) space.kv.push_back(&kv_format_named(name));
+    }
+    space.tensor_parallel.clear();
+    for (long long tp : core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel)) {
+        space.tensor_parallel.push_back(static_cast<int>(tp));
+    }
+    space.runtime = runtime_named(options.runtime);
+    space.limits = options.scheduler.resolved();
+    const auto order = options.by == "devices" ? scenarios::PlanOrder::devices
+                       : options.by == "power" ? scenarios::PlanOrder::power
+                                               : scenarios::PlanOrder::cost;
+
+    const profiles::ModelProfile model = catalog.model(options.model);
+    std::vector<profiles::HardwareProfile> candidates;
+    const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
+    for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
+    const scenarios::Plan plan = scenarios::plan_deployments(model, candidates, workload, targets, space, order);
+    if (plan.options.empty()) warn(io, "no candidate device can serve this workload within the targets");
+
+    report::PlanConditions conditions;
+    conditions.model = model.id;
+    conditions.rate_per_s = options.rate;
+    conditions.users = options.users;
+    conditions.think_time_s = options.think_time;
+    conditions.prompt_tokens = workload.prompt_tokens;
+    conditions.output_tokens = workload.output_tokens;
+    conditions.targets = targets;
+    conditions.runtime = options.runtime;
+    conditions.order = options.by;
+    conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
+                                       : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
+                                                     options.think_time);
+    conditions.workload += fmt::format(", prompt {}, output {} tokens", options.prompt, options.output);
+    if (options.json) {
+        io.out << report::plan_to_json(conditions, plan).dump(2) << "\n";
+    } else {
+        io.out << report::plan_to_text(conditions, plan);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<PlanOptions>();
+    CLI::App* command =
+        app.add_subcommand("plan", "What to buy: the cheapest deployment on each device that meets latency targets");
+    command->add_option("--model", options->model, help::kModel)->required();
+    command->add_option("--hardware", options->hardware, "Candidate hardware ids, comma-separated (default: every shipped device)");
+    command->add_option("--formats", options->formats, "Weight formats to consider, comma-separated")->capture_default_str();
+    command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
+    command->add_option("--runtime", options->runtime, help::kRuntime)->capture_default_str();
+    command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
+    auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
+    auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
+    command->add_option("--think-time", options->think_time, "Seconds each user waits between a response and the next request")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
+    rate->excludes(users);
+    command->add_option("--prompt", options->prompt, "Prompt tokens: N or a distribution (its mean is planned for)")
+        ->capture_default_str();
+    command->add_option("--output", options->output, "Output tokens: N or a distribution")->capture_default_str();
+    command->add_option("--ttft-p99", options->ttft_p99, "Target 99th-percentile time to first token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--tpot-p99", options->tpot_p99, "Target 99th-percentile time per output token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--min-tokens-per-s-per-user", options->min_tokens_per_s_per_user,
+                        "Each stream at least this fast (a TPOT target of its inverse)")
+        ->check(CLI::Range(1e-6, 1e9));
+    add_scheduler_options(*command, options->scheduler);
+    command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember({"cost", "devices", "power"}));
+    command->add_flag("--json", options->json, "Print one JSON object");
+    command->callback([options, &run] {
+        if (!options->rate && !options->users) throw CLI::RequiredError("--rate or --users");
+        run = [options](const profiles::Catalog& c, Io io) { return run_plan(*options, c, io); };
+    });
+}
+
+}  // namespace decodesim::cli

@@ -1,0 +1,110 @@
+#include "report/plan_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/predict_json.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+std::string money(const std::optional<double>& value, const char* format) {
+    return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+}
+
+std::string device_range(const scenarios::PlanOption& option) {
+    const int low = option.devices_low, high = option.devices_high;
+    if (low == option.devices && high == option.devices) return std::to_string(option.devices);
+    return fmt::format("{} ({}-{})", option.devices, low > 0 ? std::to_string(low) : "?",
+                       high > 0 ? std::to_string(high) : "none");
+}
+
+}  // namespace
+
+std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
+    std::string text = fmt::format("{}: {}\n", c.model, c.workload);
+    std::string targets;
+    if (c.targets.ttft_s) targets += fmt::format("TTFT p99 <= {}", core::format_seconds(*c.targets.ttft_s));
+    if (c.targets.tpot_s) {
+        targets += fmt::format("{}TPOT p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.tpot_s));
+    }
+    text += fmt::format("  targets   {}; runtime {}; ranked by {}\n\n", targets.empty() ? "none" : targets, c.runtime,
+                        c.order);
+    TextTable table({"hardware", "devices (band)", "tp x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
+                     "binding", "max rate", "TTFT p99", "TPOT p99"});
+    for (const auto& option : plan.options) {
+        const auto& d = option.deployment;
+        table.add_row({option.hardware, device_range(option),
+                       fmt::format("{} x {}", d.parallelism.tensor, option.replicas),
+                       fmt::format("{}/{}", d.weights->name, d.kv->name), money(option.cost_per_hour, "{:.2f}"),
+                       money(option.cost_per_million_output_tokens, "{:.3g}"), money(option.joules_per_output_token, "{:.3g}"),
+                       option.binding, fmt::format("{:.3g}/s", option.max_rate_at_targets_per_s),
+                       core::format_seconds(option.per_replica.ttft_s.p99),
+                       core::format_seconds(option.per_replica.tpot_s.p99)});
+    }
+    text += table.render();
+    if (!plan.options.empty()) {
+        const auto& best = plan.options.front();
+        text += fmt::format("\nbest: {} x {} ({} replica{} at tp {}, {} weights){}\n", best.devices, best.hardware,
+                            best.replicas, best.replicas == 1 ? "" : "s", best.deployment.parallelism.tensor,
+                            best.deployment.weights->name,
+                            best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+    }
+    text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
+            "sustain within the targets; latency at the requested rate from the steady-state model)\n";
+    if (!plan.rejected.empty()) {
+        text += "\ncannot serve it:\n";
+        for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
+    }
+    return text;
+}
+
+nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan) {
+    nlohmann::json document;
+    document["schema_version"] = kSchemaVersion;
+    document["model"] = c.model;
+    nlohmann::json conditions = {{"prompt_tokens", c.prompt_tokens}, {"output_tokens", c.output_tokens},
+                                 {"runtime", c.runtime}, {"order", c.order}};
+    if (c.rate_per_s) conditions["rate_per_s"] = *c.rate_per_s;
+    if (c.users) {
+        conditions["users"] = *c.users;
+        conditions["think_time_s"] = c.think_time_s;
+    }
+    if (c.targets.ttft_s) conditions["ttft_p99_s"] = *c.targets.ttft_s;
+    if (c.targets.tpot_s) conditions["tpot_p99_s"] = *c.targets.tpot_s;
+    document["conditions"] = conditions;
+    auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+    nlohmann::json options = nlohmann::json::array();
+    for (std::size_t i = 0; i < plan.options.size(); ++i) {
+        const auto& option = plan.options[i];
+        const auto& d = option.deployment;
+        options.push_back({{"hardware", option.hardware},
+                           {"devices", option.devices},
+                           {"devices_band", {{"low", option.devices_low}, {"high", option.devices_high}}},
+                           {"tp", d.parallelism.tensor},
+                           {"replicas", option.replicas},
+                           {"weights", std::string(d.weights->name)},
+                           {"kv", std::string(d.kv->name)},
+                           {"activation", std::string(core::datatype_name(d.activation))},
+                           {"runtime", std::string(engine::runtime_name(d.runtime))},
+                           {"cost_per_hour", optional(option.cost_per_hour)},
+                           {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},
+                           {"joules_per_output_token", optional(option.joules_per_output_token)},
+                           {"binding", option.binding},
+                           {"rate_per_s", option.rate_per_s},
+                           {"max_rate_at_targets", option.max_rate_at_targets_per_s},
+                           {"ttft_p99_s", option.per_replica.ttft_s.p99},
+                           {"tpot_p99_s", option.per_replica.tpot_s.p99},
+                           {"batch_per_replica", option.per_replica.batch},
+                           {"best", i == 0}});
+    }
+    document["options"] = std::move(options);
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const auto& rejection : plan.rejected) rejected.push_back({{"hardware", rejection.hardware}, {"reason", rejection.reason}});
+    document["rejected"] = std::move(rejected);
+    return document;
+}
+
+}  // namespace decodesim::report

@@ -1,0 +1,27 @@
+#pragma once
+// `plan` results: a ranked table of devices and the JSON document.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenarios/plan.hpp"
+
+namespace decodesim::report {
+
+struct PlanConditions {
+    std::string model;
+    std::string workload;  // "10 requests/s, prompt 2000, output 500"
+    std::optional<double> rate_per_s;
+    std::optional<double> users;
+    double think_time_s = 0.0;
+    double prompt_tokens = 0.0;
+    double output_tokens = 0.0;
+    scenarios::ServiceTargets targets;
+    std::string runtime;
+    std::string order;
+};
+
+std::string plan_to_text(const PlanConditions& conditions, const scenarios::Plan& plan);
+nlohmann::json plan_to_json(const PlanConditions& conditions, const scenarios::Plan& plan);
+
+}  // namespace decodesim::report
