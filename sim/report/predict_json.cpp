@@ -39,9 +39,10 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
     return block;
 }
 
+nlohmann::json schema_document() { return json{{"schema_version", kSchemaVersion}}; }
+
 nlohmann::json document_for(const Conditions& conditions) {
-    json document;
-    document["schema_version"] = kSchemaVersion;
+    json document = schema_document();
     document["hardware"] = conditions.hardware;
     document["model"] = conditions.model;
     document["conditions"] = conditions_to_json(conditions);

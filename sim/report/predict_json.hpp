@@ -37,6 +37,10 @@ nlohmann::json conditions_to_json(const Conditions& conditions);
 // command adds its own fields.
 nlohmann::json document_for(const Conditions& conditions);
 
+// schema_version alone: the start of a document about no one operating point (accuracy), and
+// of document_for's.
+nlohmann::json schema_document();
+
 nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Prediction& prediction,
                                   bool include_operators = true);
 

@@ -1,0 +1,114 @@
+#include "report/accuracy_output.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "report/predict_json.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
+std::string summary_table(const std::string& first_column, const std::vector<scenarios::SubsetSummary>& summaries) {
+    TextTable table({first_column, "rows", "median |error|", "mean |error|", "median error", "beat bound"});
+    for (const auto& s : summaries) {
+        table.add_row({s.name, std::to_string(s.rows), percent(s.median_absolute_error), percent(s.mean_absolute_error),
+                       percent(s.median_signed_error), std::to_string(s.beats_bound)});
+    }
+    return table.render();
+}
+
+json summaries_to_json(const std::vector<scenarios::SubsetSummary>& summaries) {
+    json array = json::array();
+    for (const auto& s : summaries) {
+        array.push_back({{"subset", s.name}, {"rows", s.rows}, {"median_absolute_error", s.median_absolute_error},
+                         {"mean_absolute_error", s.mean_absolute_error}, {"median_signed_error", s.median_signed_error},
+                         {"rows_beating_bound", s.beats_bound}});
+    }
+    return array;
+}
+
+std::string metric_name(const scenarios::AccuracyRow& row) {
+    return std::string(profiles::metric_info(row.measurement->metric).name);
+}
+
+}  // namespace
+
+std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std::string& file, int worst) {
+    const std::size_t evaluated = result.evaluated();
+    std::string text = fmt::format("{}: {} rows, {} evaluated, {} skipped\n\n", file, result.rows.size(), evaluated,
+                                   result.rows.size() - evaluated);
+    text += summary_table("split and metric", result.by_split_and_metric) + "\n";
+    text += summary_table("split | engine | memory | metric", result.by_subset) + "\n";
+
+    TextTable worst_rows({"worst rows", "split", "metric", "measured", "predicted", "error"});
+    const std::size_t shown = std::min(evaluated, static_cast<std::size_t>(std::max(worst, 0)));
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto& row = result.rows[result.worst_first[i]];
+        worst_rows.add_row({row.measurement->id, scenarios::split_name(row.split), metric_name(row),
+                            fmt::format("{:.4g}", row.measurement->value), fmt::format("{:.4g}", row.predicted),
+                            fmt::format("{:+.1f}%", row.error * 100.0)});
+    }
+    text += worst_rows.render() + "\n";
+
+    if (!result.beating_bound.empty()) text += "Measurements better than the roofline bound:\n";
+    for (const auto& beating : result.beating_bound) {
+        const auto& row = result.rows[beating.row];
+        text += fmt::format("  {} (line {}): measured {:.4g}, bound {:.4g}: {}\n", row.measurement->id,
+                            row.measurement->line, row.measurement->value, row.bound, beating.explanation);
+    }
+    text += fmt::format("{} of {} evaluated rows beat the roofline bound.\n\nSkipped rows:\n",
+                        result.beating_bound.size(), evaluated);
+    for (const auto& [reason, count] : result.skip_reasons) text += fmt::format("  {:4} {}\n", count, reason);
+    return text;
+}
+
+std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
+    TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
+                     "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
+    for (const auto& fit : result.fits) {
+        std::vector<std::string_view> families;
+        for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
+        const auto& factors = fit.factors;
+        table.add_row({fit.runtime, fmt::format("{}", fmt::join(families, "+")), std::to_string(fit.decode_rows),
+                       std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
+                       fmt::format("{:.2f}", factors.quantized_weight_bandwidth),
+                       fmt::format("{:.2f}", factors.attention_bandwidth), fmt::format("{:.2f}", factors.compute),
+                       fmt::format("{:.2f}", factors.quantized_compute),
+                       fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
+                       fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
+    }
+    return "Fitted on the training split (median absolute error before -> after):\n" + table.render();
+}
+
+json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string& file) {
+    json document = schema_document();
+    document["file"] = file;
+    document["by_split_and_metric"] = summaries_to_json(result.by_split_and_metric);
+    document["by_subset"] = summaries_to_json(result.by_subset);
+    json rows = json::array();
+    for (const auto& row : result.rows) {
+        json entry = {{"id", row.measurement->id}, {"split", scenarios::split_name(row.split)}};
+        if (row.skipped.empty()) {
+            entry["measured"] = row.measurement->value;
+            entry["predicted"] = row.predicted;
+            entry["bound"] = row.bound;
+            entry["error"] = row.error;
+            entry["beats_bound"] = row.beats_bound;
+        } else {
+            entry["skipped"] = row.skipped;
+        }
+        rows.push_back(std::move(entry));
+    }
+    document["rows"] = std::move(rows);
+    return document;
+}
+
+}  // namespace decodesim::report

@@ -1,0 +1,167 @@
+#include "scenarios/accuracy_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "core/error.hpp"
+#include "core/registry.hpp"
+#include "engine/operating_point.hpp"
+
+namespace decodesim::scenarios {
+
+namespace {
+
+// Profiles by id, each looked up once: a thousand rows name a few dozen profiles. A lookup that
+// throws core::InputError is remembered as the id's problem. Node-based maps keep the pointers
+// handed out valid while the resolver lives.
+template <typename Profile>
+class ResolvedProfiles {
+public:
+    explicit ResolvedProfiles(std::function<Profile(const std::string&)> lookup) : lookup_(std::move(lookup)) {}
+
+    // The profile, or null with `problem` set to why it did not load.
+    const Profile* find(const std::string& id, std::string& problem) {
+        auto found = profiles_.find(id);
+        if (found == profiles_.end()) {
+            std::optional<Profile> loaded;
+            try {
+                loaded = lookup_(id);
+            } catch (const core::InputError& error) {
+                problems_[id] = error.diagnostics().front().message;
+            }
+            found = profiles_.emplace(id, std::move(loaded)).first;
+        }
+        if (!found->second) {
+            problem = problems_[id];
+            return nullptr;
+        }
+        return &*found->second;
+    }
+
+private:
+    std::function<Profile(const std::string&)> lookup_;
+    std::map<std::string, std::optional<Profile>> profiles_;
+    std::map<std::string, std::string> problems_;
+};
+
+// Apple rows measured on a binned GPU (fewer cores than the profile) are not this profile's chip;
+// the profile's name states its core count, "(40-core GPU)".
+std::string binned_gpu_problem(const profiles::Measurement& m, const profiles::HardwareProfile& hardware) {
+    const auto at = m.notes.find("gpu_cores=");
+    if (at == std::string::npos) return {};
+    const std::string cores = m.notes.substr(at + 10, m.notes.find_first_not_of("0123456789", at + 10) - at - 10);
+    if (cores.empty() || hardware.name.find("(" + cores + "-core") != std::string::npos) return {};
+    return fmt::format("measured on a {}-core GPU variant that has no profile", cores);
+}
+
+// A measurement better than physics allows is either missing a condition that would explain it
+// or wrong; name what the row leaves unstated.
+std::string explain_beating_row(const profiles::Measurement& m) {
+    std::vector<std::string> unstated;
+    if (m.kv.empty()) unstated.push_back("KV precision");
+    if (!m.batch) unstated.push_back("concurrency");
+    if (!unstated.empty()) return fmt::format("hidden condition: {} not stated", fmt::join(unstated, ", "));
+    return "data error or a condition the source does not state (check the source)";
+}
+
+// The llama.cpp and tensorrt-llm presets, refitted per backend on the cases run under each.
+std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases) {
+    // One set of factors per backend: CUDA/ROCm on discrete GPUs, Metal and others on unified memory.
+    const std::vector<std::vector<core::MemoryFamily>> backends{
+        {core::MemoryFamily::hbm, core::MemoryFamily::gddr}, {core::MemoryFamily::unified}};
+    std::vector<FitResult> fits;
+    for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
+        for (const auto& families : backends) {
+            std::vector<CalibrationCase> selected;
+            for (const auto& c : cases) {
+                if (c.deployment.runtime == runtime) selected.push_back(c);
+            }
+            FitResult fit = fit_runtime(selected, engine::runtime_preset(runtime), families);
+            if (fit.decode_rows + fit.prefill_rows > 0) fits.push_back(std::move(fit));
+        }
+    }
+    return fits;
+}
+
+}  // namespace
+
+engine::Runtime runtime_for_engine(const std::string& engine_name) {
+    if (engine_name == "llama.cpp") return engine::Runtime::llama_cpp;
+    if (engine_name == "tensorrt-llm" || engine_name.starts_with("mlperf")) return engine::Runtime::tensorrt_llm;
+    return engine::kDefaultRuntime;
+}
+
+AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measurements, const ProfileLookup& lookup,
+                                 const AccuracySettings& settings) {
+    ResolvedProfiles<profiles::HardwareProfile> hardware_profiles(lookup.hardware);
+    ResolvedProfiles<profiles::ModelProfile> model_profiles(lookup.model);
+    AccuracyResult result;
+    std::vector<CalibrationCase> cases;
+    for (const auto& m : measurements) {
+        AccuracyRow skipped;
+        skipped.measurement = &m;
+        skipped.split = split_of(m.hardware);
+        std::string problem;
+        const auto* hardware = hardware_profiles.find(m.hardware, problem);
+        const auto* model = hardware ? model_profiles.find(m.model, problem) : nullptr;
+        if (problem.empty() && hardware) problem = binned_gpu_problem(m, *hardware);
+        if (problem.empty()) problem = unsupported_reason(m);
+        if (!problem.empty()) {
+            skipped.skipped = problem;
+            result.rows.push_back(skipped);
+            continue;
+        }
+        try {
+            engine::DeploymentChoice choice;
+            // The same names, and messages, as the --weights and --kv flags.
+            choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
+            if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
+            choice.runtime = settings.runtime.value_or(runtime_for_engine(m.engine));
+            choice.parallelism.tensor = m.devices;
+            const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
+            result.rows.push_back(evaluate_measurement(m, *model, *hardware, deployment));
+            cases.push_back({&m, model, hardware, deployment});
+        } catch (const std::exception& error) {
+            skipped.skipped = error.what();
+            result.rows.push_back(skipped);
+        }
+    }
+
+    if (settings.fit) result.fits = fit_presets(cases);
+
+    auto family_of = [&](const AccuracyRow& row) {
+        std::string ignored;  // an evaluated row's hardware loaded
+        return core::memory_family_name(hardware_profiles.find(row.measurement->hardware, ignored)->memory_family);
+    };
+    auto metric_of = [](const AccuracyRow& row) { return profiles::metric_info(row.measurement->metric).name; };
+    result.by_split_and_metric = summarize(result.rows, [&](const AccuracyRow& row) {
+        return fmt::format("{} {}", split_name(row.split), metric_of(row));
+    });
+    result.by_subset = summarize(result.rows, [&](const AccuracyRow& row) {
+        return fmt::format("{} | {} | {} | {}", split_name(row.split), row.measurement->engine, family_of(row),
+                           metric_of(row));
+    });
+
+    for (std::size_t i = 0; i < result.rows.size(); ++i) {
+        const AccuracyRow& row = result.rows[i];
+        if (row.skipped.empty()) {
+            result.worst_first.push_back(i);
+        } else {
+            ++result.skip_reasons[row.skipped];
+        }
+    }
+    // Not stable: rows of equal |error| come in an unspecified but repeatable order.
+    std::sort(result.worst_first.begin(), result.worst_first.end(), [&](std::size_t a, std::size_t b) {
+        return std::fabs(result.rows[a].error) > std::fabs(result.rows[b].error);
+    });
+    for (const std::size_t i : result.worst_first) {
+        if (result.rows[i].beats_bound) result.beating_bound.push_back({i, explain_beating_row(*result.rows[i].measurement)});
+    }
+    return result;
+}
+
+}  // namespace decodesim::scenarios
