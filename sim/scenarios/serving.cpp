@@ -248,6 +248,15 @@ void Simulation::start_step(Replica& replica, double now) {
         }
         bool preempted_self = false;
         while (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (replica.running.size() == 1) {
+                // Alone with the whole cache and still short: this request can never be served here.
+                release(replica, sequence);
+                ++rejected_;
+                records_[sequence.request].rejected = true;
+                replica.running.clear();
+                preempted_self = true;
+                break;
+            }
             const std::size_t youngest = replica.running.size() - 1;
             preempt(replica, youngest);
             if (youngest == i) {

@@ -1,0 +1,231 @@
+// Serving under load: the request-level simulation against closed forms (idle latency, Little's
+// law, M/D/1), saturation, reproducibility, preemption and prefix caching; the analytic steady
+// state against the simulation; plan's monotonicity and its JSON contract.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "scenarios/plan.hpp"
+#include "scenarios/serving.hpp"
+#include "scenarios/steady_state.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace decodesim;
+
+std::vector<scenarios::Request> poisson(double rate, long long prompt, long long output, long long count,
+                                        std::uint64_t seed = 1) {
+    scenarios::StreamSpec spec;
+    spec.arrivals.rate_per_s = rate;
+    spec.prompt.first = static_cast<double>(prompt);
+    spec.output.first = static_cast<double>(output);
+    spec.requests = count;
+    spec.seed = seed;
+    return scenarios::generate_requests(spec);
+}
+
+}  // namespace
+
+TEST_CASE("a lone request sees its own prefill as TTFT and the batch-1 decode steps as TPOT") {
+    // Arrivals 1000 s apart on a server that needs about 1.3 s per request: every request is alone,
+    // so its TTFT is exactly one request's prefill and its TPOT the mean batch-1 step over its
+    // contexts: the figures `predict` gives for one stream.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const auto requests = poisson(0.001, 1000, 200, 20);
+    const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
+    const auto alone = evaluator.predict(engine::Workload::request(1.0, 1000.0, 200.0));
+    CHECK(result.ttft_s.p50 == doctest::Approx(alone.ttft.value).epsilon(1e-9));
+    CHECK(result.ttft_s.max == doctest::Approx(alone.ttft.value).epsilon(1e-9));
+    CHECK(result.tpot_s.p50 == doctest::Approx(alone.request->time_per_output_token.value).epsilon(1e-9));
+    CHECK(result.e2e_s.p50 == doctest::Approx(alone.request->end_to_end.value).epsilon(1e-9));
+    CHECK_FALSE(result.saturated);
+    CHECK(result.preemptions == 0);
+}
+
+TEST_CASE("Little's law holds on the simulation's own output") {
+    // L = lambda W: the time-average number of requests in the system (running + waiting) equals
+    // the completion rate times the mean time in the system.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto result = scenarios::simulate_serving(s.realistic(), poisson(15.0, 1000, 200, 4000), {}, {});
+    const double in_system = result.mean_running_batch + result.mean_waiting;
+    CHECK(in_system == doctest::Approx(result.requests_per_s * result.e2e_s.mean).epsilon(0.01));
+}
+
+TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts") {
+    // max_sequences = 1 makes the server a single deterministic server: service S = prefill + 99
+    // decode steps, fixed. Pollaczek-Khinchine: E[W] = rho S / (2 (1 - rho)); at rho = 0.5 that
+    // is S / 2. The wait is TTFT minus the prefill. 20,000 requests: the mean's standard error is
+    // about 1% of S here, so 5% is a generous bound.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const auto alone = evaluator.predict(engine::Workload::request(1.0, 500.0, 100.0));
+    const double service = alone.request->end_to_end.value;
+    const double rho = 0.5;
+    scenarios::ServeConfig config;
+    config.limits.max_sequences = 1;
+    const auto result = scenarios::simulate_serving(evaluator, poisson(rho / service, 500, 100, 20000, 7), config, {});
+    const double wait = result.ttft_s.mean - alone.ttft.value;
+    CHECK(wait == doctest::Approx(rho * service / (2.0 * (1.0 - rho))).epsilon(0.05));
+}
+
+TEST_CASE("arrivals above capacity saturate the server, and below it they do not") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    scenarios::LoadShape load{1.0, 1000.0, 200.0, 1.0};
+    const double capacity = scenarios::steady_state(evaluator, load, {}).saturation_rate_per_s;
+    REQUIRE(capacity > 1.0);
+    const auto over = scenarios::simulate_serving(evaluator, poisson(1.5 * capacity, 1000, 200, 3000), {}, {});
+    CHECK(over.saturated);
+    // A saturated server completes requests at its capacity: the steady state's saturation rate.
+    CHECK(over.requests_per_s == doctest::Approx(capacity).epsilon(0.1));
+    const auto under = scenarios::simulate_serving(evaluator, poisson(0.5 * capacity, 1000, 200, 3000), {}, {});
+    CHECK_FALSE(under.saturated);
+}
+
+TEST_CASE("the same seed gives the same run, another seed another run") {
+    const auto s = testing::setup("l4", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const auto a = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 3), {}, {});
+    const auto b = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 3), {}, {});
+    const auto c = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 4), {}, {});
+    CHECK(a.ttft_s.p99 == b.ttft_s.p99);
+    CHECK(a.steps == b.steps);
+    CHECK(a.ttft_s.p99 != c.ttft_s.p99);
+}
+
+TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomputed, and every request still finishes") {
+    // An L4 (24 GB) holds Llama-3.1-8B's 16 GB of weights and about 40k tokens of KV cache; 256
+    // sequences of 2,000 + 500 tokens need 640k: preemption is forced.
+    const auto s = testing::setup("l4", "llama-3.1-8b");
+    const auto result = scenarios::simulate_serving(s.realistic(), poisson(100.0, 2000, 500, 300), {}, {});
+    CHECK(result.preemptions > 0);
+    CHECK(result.rejected == 0);
+    CHECK(result.peak_kv_fraction <= 1.0);
+    CHECK(result.peak_kv_fraction > 0.9);
+    for (const auto& record : result.requests) {
+        CHECK(record.finish_s >= record.first_token_s);
+        CHECK(record.first_token_s >= record.request.arrival_s);
+    }
+}
+
+TEST_CASE("a prompt no replica can hold is rejected, not served or looped on") {
+    // 24 GB L4: 400k tokens of prompt can never fit beside the weights.
+    const auto s = testing::setup("l4", "llama-3.1-8b");
+    std::vector<scenarios::Request> requests{{0.0, 400000, 10, -1, 0}, {0.1, 100, 10, -1, 0}};
+    const auto result = scenarios::simulate_serving(s.realistic(), requests, {}, {});
+    CHECK(result.rejected == 1);
+    CHECK(result.requests[0].rejected);
+    CHECK_FALSE(result.requests[1].rejected);
+}
+
+TEST_CASE("a shared prefix is prefilled once and then skipped") {
+    // Every request starts with the same 1,500-token prefix of a 2,000-token prompt; arrivals are
+    // far apart so each request is alone. After the first, each prefills only the last 500 tokens
+    // (reading the cached prefix), so its TTFT is at most that of a 500-token-longer context ...
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    std::vector<scenarios::Request> requests;
+    for (int i = 0; i < 10; ++i) requests.push_back({100.0 * i, 2000, 50, 7, 1500});
+    const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
+    CHECK(result.prefix_hits == 9);
+    const double full = evaluator.prefill(1.0, 2000.0).time.value;
+    CHECK(result.requests[0].ttft() == doctest::Approx(full).epsilon(1e-9));
+    // ... and exactly the cost of a 500-token chunk that starts after 1,500 cached tokens.
+    const double chunk = evaluator.step_time(engine::prefill_shape(evaluator.cost_model(), 1.0, 1500.0, 500.0)).value;
+    CHECK(result.requests[5].ttft() == doctest::Approx(chunk).epsilon(1e-9));
+    CHECK(chunk < 0.5 * full);
+    scenarios::ServeConfig no_cache;
+    no_cache.limits.prefix_caching = false;
+    const auto uncached = scenarios::simulate_serving(evaluator, requests, no_cache, {});
+    CHECK(uncached.prefix_hits == 0);
+    CHECK(uncached.requests[5].ttft() == doctest::Approx(full).epsilon(1e-9));
+}
+
+TEST_CASE("the analytic steady state agrees with the simulation where its assumptions hold") {
+    // Poisson arrivals, fixed lengths, no memory pressure, at 25% to 75% of saturation: the mean
+    // batch and the mean TPOT within 8% (measured: at most 6%, at 75% load, where the batch's own
+    // fluctuation lengthens passes), TTFT p99 within 35% (docs/serving.md has the table).
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const double capacity = scenarios::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, {}).saturation_rate_per_s;
+    for (double load : {0.25, 0.5, 0.75}) {
+        CAPTURE(load);
+        const double rate = load * capacity;
+        const auto analytic = scenarios::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, {});
+        const auto simulated = scenarios::simulate_serving(evaluator, poisson(rate, 1000, 200, 6000, 11), {}, {});
+        REQUIRE(analytic.stable);
+        CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08));
+        CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08));
+        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.35));
+    }
+}
+
+TEST_CASE("serve and plan JSON carry the keys users script against") {
+    const auto serve = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "5",
+                                     "--prompt", "1000", "--output", "200", "--requests", "2000", "--seed", "1", "--json"});
+    INFO(serve.err);
+    REQUIRE(serve.exit_code == 0);
+    const auto s = nlohmann::json::parse(serve.out);
+    for (const char* key : {"ttft_s", "tpot_s", "e2e_s"}) {
+        CAPTURE(key);
+        CHECK(s[key]["p50"].get<double>() > 0.0);
+        CHECK(s[key]["p99"].get<double>() >= s[key]["p50"].get<double>());
+    }
+    CHECK(s["throughput"]["output_tokens_per_s"].get<double>() > 0.0);
+    CHECK(s["throughput"]["requests_per_s"].get<double>() == doctest::Approx(5.0).epsilon(0.1));
+    CHECK(s["saturated"] == false);
+    CHECK(s["mean_running_batch"].get<double>() > 1.0);
+    CHECK(s["peak_kv_fraction"].get<double>() > 0.0);
+    CHECK(s["conditions"]["runtime"] == "vllm");
+    CHECK(s["conditions"]["weights"] == "bf16");
+
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output",
+                                    "500", "--ttft-p99", "2", "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm,mi300x",
+                                    "--json"});
+    INFO(plan.err);
+    REQUIRE(plan.exit_code == 0);
+    const auto p = nlohmann::json::parse(plan.out);
+    REQUIRE(p["options"].size() == 3);
+    for (const auto& option : p["options"]) {
+        for (const char* key : {"hardware", "devices", "tp", "replicas", "weights", "kv", "cost_per_hour",
+                                "cost_per_million_output_tokens", "joules_per_output_token", "binding",
+                                "max_rate_at_targets", "best"}) {
+            CAPTURE(key);
+            CHECK(option.contains(key));
+        }
+        CHECK(option["devices"].get<int>() == option["tp"].get<int>() * option["replicas"].get<int>());
+        CHECK(option["max_rate_at_targets"].get<double>() >= 10.0);
+        CHECK(option["tpot_p99_s"].get<double>() <= 0.05);
+        CHECK(option["ttft_p99_s"].get<double>() <= 2.0);
+    }
+    CHECK(p["options"][0]["best"] == true);
+}
+
+TEST_CASE("a higher rate never needs fewer devices") {
+    const auto catalog = testing::shipped_catalog();
+    const auto model = catalog.model("llama-3.1-70b");
+    const std::vector<profiles::HardwareProfile> candidates{catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
+    scenarios::PlanSpace space;
+    space.weights = {core::find_named(core::weight_formats(), "bf16")};
+    space.kv = {nullptr};
+    const scenarios::ServiceTargets targets{2.0, 0.05};
+    std::map<std::string, int> previous;
+    for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0, 40.0}) {
+        scenarios::PlanWorkload workload;
+        workload.rate_per_s = rate;
+        workload.prompt_tokens = 2000;
+        workload.output_tokens = 500;
+        const auto plan = scenarios::plan_deployments(model, candidates, workload, targets, space, scenarios::PlanOrder::cost);
+        REQUIRE(plan.options.size() == 2);
+        for (const auto& option : plan.options) {
+            CAPTURE(option.hardware);
+            CAPTURE(rate);
+            CHECK(option.devices >= previous[option.hardware]);
+            CHECK(option.max_rate_at_targets_per_s >= rate);
+            previous[option.hardware] = option.devices;
+        }
+    }
+}
