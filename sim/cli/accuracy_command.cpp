@@ -54,7 +54,7 @@ void add_accuracy_command(CLI::App& app, CommandRun& run) {
     command->add_flag("--fit", options->fit, "Fit the llama.cpp and tensorrt-llm presets on the training split and print them");
     command->add_option("--worst", options->worst, "How many worst rows to list")->check(CLI::Range(0, 1000));
     command->add_flag("--json", options->json, "Print JSON");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_accuracy(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_accuracy);
 }
 
 }  // namespace decodesim::cli

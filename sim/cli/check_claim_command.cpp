@@ -80,8 +80,7 @@ void add_check_claim_command(CLI::App& app, CommandRun& run) {
     output->needs(prompt);
     context->excludes(prompt)->excludes(output);
     command->add_flag("--json", options->json, "Print one JSON object");
-    command->callback(
-        [options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_check_claim(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_check_claim);
 }
 
 }  // namespace decodesim::cli

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 
 #include "cli/io.hpp"
 #include "profiles/catalog.hpp"
@@ -15,5 +16,14 @@ namespace decodesim::cli {
 
 // The parsed subcommand's work; returns the exit code. Exceptions are turned into messages by run_cli.
 using CommandRun = std::function<int(const profiles::Catalog& catalog, Io io)>;
+
+// When `command` is the one parsed, `run` becomes `work` on its options (which the callback owns).
+template <typename Options>
+void run_when_parsed(CLI::App* command, CommandRun& run, std::shared_ptr<Options> options,
+                     int (*work)(const Options&, const profiles::Catalog&, Io)) {
+    command->callback([options, &run, work] {
+        run = [options, work](const profiles::Catalog& catalog, Io io) { return work(*options, catalog, io); };
+    });
+}
 
 }  // namespace decodesim::cli

@@ -117,7 +117,7 @@ void add_compare_command(CLI::App& app, CommandRun& run) {
     auto* json = command->add_flag("--json", options->json, "Print JSON");
     auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
     json->excludes(csv);
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_compare(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_compare);
 }
 
 }  // namespace decodesim::cli

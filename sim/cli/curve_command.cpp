@@ -56,7 +56,7 @@ void add_curve_command(CLI::App& app, CommandRun& run) {
     auto* json = command->add_flag("--json", options->json, "Every point as JSON");
     csv->excludes(json);
     command->add_option("--svg", options->svg_path, "Also draw the curve into this SVG file");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_curve(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_curve);
 }
 
 }  // namespace decodesim::cli

@@ -40,6 +40,7 @@ struct PlanOptions {
 };
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
+    if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
     scenarios::PlanWorkload workload;
     workload.rate_per_s = options.rate;
     workload.users = options.users;
@@ -129,10 +130,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     add_scheduler_options(*command, options->scheduler);
     command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember({"cost", "devices", "power"}));
     command->add_flag("--json", options->json, "Print one JSON object");
-    command->callback([options, &run] {
-        if (!options->rate && !options->users) throw CLI::RequiredError("--rate or --users");
-        run = [options](const profiles::Catalog& c, Io io) { return run_plan(*options, c, io); };
-    });
+    run_when_parsed(command, run, options, &run_plan);
 }
 
 }  // namespace decodesim::cli

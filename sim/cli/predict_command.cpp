@@ -56,7 +56,7 @@ void add_predict_command(CLI::App& app, CommandRun& run) {
     add_point_options(*command, options->point);
     command->add_flag("--json", options->json, "Print one JSON object instead of the table");
     command->add_flag("--band", options->band, "Also give low and high estimates from the measured range of each efficiency");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_predict(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_predict);
 }
 
 }  // namespace decodesim::cli

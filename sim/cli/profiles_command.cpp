@@ -121,10 +121,10 @@ void add_profiles_command(CLI::App& app, CommandRun& run) {
     list->add_option("kind", options->list_kind, "hardware or models")
         ->required()
         ->check(CLI::IsMember({"hardware", "models"}));
-    list->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_profiles_list(*options, c, io); }; });
+    run_when_parsed(list, run, options, &run_profiles_list);
     CLI::App* show = profiles->add_subcommand("show", "Show one profile resolved, with derived figures");
     show->add_option("id", options->show_id, "Hardware or model id, or a path")->required();
-    show->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_profiles_show(*options, c, io); }; });
+    run_when_parsed(show, run, options, &run_profiles_show);
     CLI::App* validate = profiles->add_subcommand("validate", "Load profile files and report every problem");
     validate->add_option("files", options->validate_files, "Profile YAML or config.json files")->required();
     validate->callback([options, &run] { run = [options](const profiles::Catalog&, Io io) { return run_profiles_validate(*options, io); }; });

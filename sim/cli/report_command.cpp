@@ -51,7 +51,7 @@ void add_report_command(CLI::App& app, CommandRun& run) {
     CLI::App* command = app.add_subcommand("report", "Write one self-contained HTML page with the charts and the verdict");
     add_point_options(*command, options->point);
     command->add_option("-o,--output-file", options->output_path, "The HTML file to write")->required();
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_report(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_report);
 }
 
 }  // namespace decodesim::cli

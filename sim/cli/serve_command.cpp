@@ -167,7 +167,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_flag("--json", options->json, "Print one JSON object");
     command->add_option("--requests-csv", options->requests_csv, "Also write one CSV row per request here");
     command->add_option("--svg", options->svg_path, "Also draw latency and server state over time into this SVG file");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_serve(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_serve);
 }
 
 }  // namespace decodesim::cli

@@ -175,7 +175,7 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::Range(1.0, 1e15));
     command->add_flag("--force", options->force, "Run a sweep larger than --max-points");
     command->add_flag("--quiet", options->quiet, "No progress bar (there is none when stderr is not a terminal)");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_sweep(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_sweep);
 }
 
 }  // namespace decodesim::cli

@@ -41,7 +41,7 @@ void add_why_command(CLI::App& app, CommandRun& run) {
     CLI::App* command = app.add_subcommand("why", "Will more FLOPS help? What bounds this operating point");
     add_point_options(*command, options->point);
     command->add_flag("--json", options->json, "Print one JSON object");
-    command->callback([options, &run] { run = [options](const profiles::Catalog& c, Io io) { return run_why(*options, c, io); }; });
+    run_when_parsed(command, run, options, &run_why);
 }
 
 }  // namespace decodesim::cli

@@ -77,30 +77,32 @@ void SweepWriter::text(std::string_view value) {
     if (format_ == SweepFormat::jsonl) append('"');
 }
 
+void SweepWriter::field(std::string_view value) {
+    key(column_++);
+    text(value);
+}
+
+void SweepWriter::field(double value) {
+    key(column_++);
+    number(value);
+}
+
 void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
     const engine::Deployment& deployment = *point.deployment;
     const engine::MemoryFootprint& memory = point.prediction->memory;
     // Formatted at the buffer's end, then moved aside: the constant columns of every row to come.
     char* const start = end_;
     column_ = 0;
-    auto field_text = [&](std::string_view value) {
-        key(column_++);
-        text(value);
-    };
-    auto field_number = [&](double value) {
-        key(column_++);
-        number(value);
-    };
-    field_text(point.hardware->id);
-    field_text(point.model->id);
-    field_text(deployment.weights->name);
-    field_text(deployment.kv->name);
-    field_text(core::datatype_name(deployment.activation));
-    field_text(engine::runtime_name(deployment.runtime));
-    field_number(deployment.parallelism.tensor);
-    field_number(memory.weights.value);
-    field_number(memory.kv_per_token.value);
-    field_number(memory.capacity.value);
+    field(point.hardware->id);
+    field(point.model->id);
+    field(deployment.weights->name);
+    field(deployment.kv->name);
+    field(core::datatype_name(deployment.activation));
+    field(engine::runtime_name(deployment.runtime));
+    field(deployment.parallelism.tensor);
+    field(memory.weights.value);
+    field(memory.kv_per_token.value);
+    field(memory.capacity.value);
     deployment_prefix_.assign(start, end_);
     end_ = start;
     deployment_index_ = point.deployment_index;
@@ -113,14 +115,6 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
     if (format_ == SweepFormat::jsonl) append('{');
     append(deployment_prefix_);
     column_ = kDeploymentColumns;
-    auto field_text = [&](std::string_view value) {
-        key(column_++);
-        text(value);
-    };
-    auto field_number = [&](double value) {
-        key(column_++);
-        number(value);
-    };
     auto field_optional = [&](bool present, double value) {
         key(column_++);
         if (present) {
@@ -129,28 +123,28 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
             append("null");
         }
     };
-    field_number(point.batch);
-    field_number(prediction.decode.context);
+    field(point.batch);
+    field(prediction.decode.context);
     field_optional(request, point.prompt);
     field_optional(request, point.output);
-    field_number(prediction.decode.step_time.value);
-    field_number(prediction.decode.tokens_per_s_per_stream);
-    field_number(prediction.decode.tokens_per_s_total);
-    field_number(prediction.decode.bytes_per_step.value);
-    field_number(prediction.decode.flops_per_step.value);
-    field_number(prediction.decode.arithmetic_intensity);
-    field_text(engine::bound_name(prediction.decode.bound));
-    field_number(prediction.decode.roofline_tokens_per_s_per_stream);
-    field_number(prediction.decode.roofline_tokens_per_s_total);
-    field_number(prediction.ttft.value);
-    field_number(prediction.prefill.flops.value);
-    field_number(prediction.batch_prefill.time.value);
+    field(prediction.decode.step_time.value);
+    field(prediction.decode.tokens_per_s_per_stream);
+    field(prediction.decode.tokens_per_s_total);
+    field(prediction.decode.bytes_per_step.value);
+    field(prediction.decode.flops_per_step.value);
+    field(prediction.decode.arithmetic_intensity);
+    field(engine::bound_name(prediction.decode.bound));
+    field(prediction.decode.roofline_tokens_per_s_per_stream);
+    field(prediction.decode.roofline_tokens_per_s_total);
+    field(prediction.ttft.value);
+    field(prediction.prefill.flops.value);
+    field(prediction.batch_prefill.time.value);
     field_optional(request, request ? prediction.request->time_per_output_token.value : 0.0);
     field_optional(request, request ? prediction.request->end_to_end.value : 0.0);
-    field_number(prediction.memory.kv.value);
+    field(prediction.memory.kv.value);
     key(column_++);
     append(prediction.memory.fits ? "true" : "false");
-    field_number(static_cast<double>(prediction.memory.max_batch));
+    field(static_cast<double>(prediction.memory.max_batch));
     append(format_ == SweepFormat::jsonl ? "}\n" : "\n");
     if (static_cast<std::size_t>(end_ - buffer_.get()) >= kFlushBytes) flush();
 }

@@ -30,6 +30,9 @@ private:
     void number(double value);
     void text(std::string_view value);
     void key(std::size_t column);
+    // The next column: its key (JSON lines) and its value.
+    void field(std::string_view value);
+    void field(double value);
     void append(std::string_view text);
     void append(char character) { *end_++ = character; }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "scenarios/search.hpp"
 
 namespace decodesim::scenarios {
 
@@ -36,10 +37,12 @@ std::string binding_at(const engine::Evaluator& evaluator, const PlanWorkload& w
     return edge.binding;
 }
 
-// Replicas needed for an open-loop rate, or for a closed loop of users (the rate then falls as
-// latency grows: rate = users / (think time + end-to-end latency)).
+// Replicas needed for an open-loop rate (a ceiling over the per-replica capacity at the targets),
+// or for a closed loop of users: the fewest replicas whose share of the users each replica serves
+// within the targets (the rate then follows from the latency).
 std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const PlanWorkload& workload,
-                                   const SchedulerLimits& limits, double max_rate, double& rate) {
+                                   const SchedulerLimits& limits, const ServiceTargets& targets, double max_rate,
+                                   double& rate) {
     if (max_rate <= 0.0) return std::nullopt;
     if (workload.rate_per_s) {
         rate = *workload.rate_per_s;
@@ -47,39 +50,21 @@ std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const Pla
         if (replicas > kMaxReplicas) return std::nullopt;
         return std::max(1, static_cast<int>(replicas));
     }
-    // Closed loop: the smallest replica count whose solved rate each replica can take.
-    auto rate_with = [&](int replicas) {
-        // Start from the latency of a lone request, which only grows with load.
-        const SteadyState alone = steady_state(evaluator, load_of(workload, 1e-9), limits);
-        double solved = *workload.users /
-                        (workload.think_time_s + alone.ttft_s.mean + (workload.output_tokens - 1.0) * alone.tpot_s.mean);
-        for (int i = 0; i < 50; ++i) {
-            const SteadyState state = steady_state(evaluator, load_of(workload, solved / replicas), limits);
-            const double latency = state.stable ? state.ttft_s.mean + (workload.output_tokens - 1.0) * state.tpot_s.mean
-                                                : std::numeric_limits<double>::infinity();
-            const double next = *workload.users / (workload.think_time_s + latency);
-            if (std::fabs(next - solved) <= 1e-6 * solved) break;
-            solved = next;
-        }
-        return solved;
+    auto state_with = [&](long long replicas) {
+        return closed_loop_state(evaluator, load_of(workload, 1.0), limits, *workload.users / static_cast<double>(replicas),
+                                 workload.think_time_s);
     };
-    for (int replicas = 1; replicas <= kMaxReplicas; replicas = replicas < 16 ? replicas + 1 : replicas * 9 / 8 + 1) {
-        rate = rate_with(replicas);
-        if (rate / replicas <= max_rate) {
-            // Step back down to the smallest count that still works (the growth above skips some).
-            int low = replicas < 16 ? replicas : replicas * 8 / 9;
-            while (low < replicas) {
-                double trial_rate = rate_with(low);
-                if (trial_rate / low <= max_rate) {
-                    rate = trial_rate;
-                    return low;
-                }
-                ++low;
-            }
-            return replicas;
-        }
-    }
-    return std::nullopt;
+    auto meets = [&](long long replicas) {
+        const SteadyState state = state_with(replicas);
+        return state.stable && (!targets.ttft_s || state.ttft_s.p99 <= *targets.ttft_s) &&
+               (!targets.tpot_s || state.tpot_s.p99 <= *targets.tpot_s);
+    };
+    // More replicas share the users more thinly, so meeting the targets is monotone in the count.
+    const long long most = std::min<long long>(kMaxReplicas, static_cast<long long>(std::ceil(*workload.users)));
+    const auto fewest = first_true(1, most, meets);
+    if (!fewest) return std::nullopt;
+    rate = state_with(*fewest).output_tokens_per_s / workload.output_tokens * static_cast<double>(*fewest);
+    return static_cast<int>(*fewest);
 }
 
 }  // namespace
@@ -122,7 +107,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                         continue;
                     }
                     double rate = 0.0;
-                    const auto replicas = replicas_needed(evaluator, workload, space.limits, max_rate, rate);
+                    const auto replicas = replicas_needed(evaluator, workload, space.limits, targets, max_rate, rate);
                     if (!replicas) {
                         if (ran_reason.empty()) ran_reason = "needs more than 100,000 replicas";
                         continue;
@@ -176,7 +161,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
             const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
             const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);
             double rate = 0.0;
-            const auto replicas = replicas_needed(shifted, workload, space.limits, max_rate, rate);
+            const auto replicas = replicas_needed(shifted, workload, space.limits, targets, max_rate, rate);
             return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
         };
         best->devices_low = devices_at(band.high);

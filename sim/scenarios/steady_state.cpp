@@ -257,6 +257,37 @@ SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& lo
     return state_at(model, saturation);
 }
 
+SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                              double users, double think_time_s) {
+    Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    auto state_for = [&](double rate) {
+        model.load.rate_per_s = rate;
+        return state_at(model, saturation);
+    };
+    auto latency = [&](const SteadyState& state) {
+        return state.ttft_s.mean + std::max(0.0, load.output_tokens - 1.0) * state.tpot_s.mean;
+    };
+    // g(rate) = rate - users / (think + latency(rate)) rises with the rate: bisect for its zero.
+    const double top = saturation.saturation_rate_per_s * (1.0 - 1e-6);
+    if (top <= 0.0) return state_for(1.0);
+    const SteadyState at_top = state_for(top);
+    if (!at_top.stable || top < users / (think_time_s + latency(at_top))) {
+        SteadyState beyond = at_top;
+        beyond.stable = false;
+        return beyond;
+    }
+    double low = 0.0, high = top;
+    for (int i = 0; i < 60 && high - low > 1e-7 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        const SteadyState state = state_for(middle);
+        const bool above = !state.stable || middle >= users / (think_time_s + latency(state));
+        (above ? high : low) = middle;
+    }
+    return state_for(high);
+}
+
 double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
                            const ServiceTargets& targets) {
     Model model = make_model(evaluator, load, limits);

@@ -41,6 +41,13 @@ struct SteadyState {
 // the saturation rate filled in.
 SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits);
 
+// A closed loop at one replica: `users`, each waiting `think_time_s` after a response before the
+// next request, generate the rate that solves rate = users / (think time + end-to-end latency at
+// that rate). The state at that rate; unstable when the users would drive the replica past
+// saturation (a real closed loop then queues: its latency grows without a steady state).
+SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                              double users, double think_time_s);
+
 // The largest arrival rate at one replica whose steady state meets `targets` at p99 (and is
 // stable); 0 when even a trickle misses them.
 double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
