@@ -232,6 +232,7 @@ void Simulation::arrive(std::size_t index, double now) {
 void Simulation::start_step(Replica& replica, double now) {
     const SchedulerLimits& limits = config_.limits;
     long long budget = limits.max_batched_tokens;
+    const long long preemptions_at_pass_start = preemptions_;
     replica.step.clear();
     engine::StepShape shape;
     // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
@@ -276,8 +277,10 @@ void Simulation::start_step(Replica& replica, double now) {
         budget -= tokens;
         ++i;
     }
-    // Then waiting requests, first come first served, while the pass has room.
-    while (!replica.waiting.empty() && budget > 0 &&
+    // Then waiting requests, first come first served, while the pass has room; none after a
+    // preemption in this pass (as vLLM's scheduler: admitting then would only evict again).
+    const long long preemptions_before_admission = preemptions_;
+    while (preemptions_before_admission == preemptions_at_pass_start && !replica.waiting.empty() && budget > 0 &&
            static_cast<long long>(replica.running.size()) < limits.max_sequences) {
         Sequence sequence = replica.waiting.front();
         const Request& request = requests_[sequence.request];

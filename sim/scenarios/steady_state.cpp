@@ -51,24 +51,30 @@ struct PassMixture {
 };
 
 PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) {
+    // Prefill work arrives as chunks of at most the pass's free budget: a prompt longer than that
+    // is prefilled over several passes, one chunk each. A pass carries k chunks with probability
+    // Poisson(k; chunks arriving per pass), at most as many as fit.
     PassMixture mixture;
-    const double room = std::max(0.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
-    const double most_prompts = room / model.load.prompt_tokens;
-    double probability = std::exp(-mean_prompts), covered = 0.0, weighted_k = 0.0, carried = 0.0;
-    for (int k = 0; k < 256 && covered < 1.0 - 1e-12; ++k) {
-        if (k > 0) probability *= mean_prompts / k;
-        const double time = model.step(batch, std::min(static_cast<double>(k), most_prompts));
+    const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
+    const double chunk = std::min(model.load.prompt_tokens, room);
+    const double chunk_share = chunk / model.load.prompt_tokens;  // of one prompt
+    const double mean_chunks = mean_prompts / chunk_share;
+    const double most_chunks = std::max(1.0, std::floor(room / chunk));
+    double probability = std::exp(-mean_chunks), covered = 0.0, weighted_k = 0.0, carried = 0.0;
+    for (int k = 0; k < 512 && covered < 1.0 - 1e-12; ++k) {
+        if (k > 0) probability *= mean_chunks / k;
+        const double time = model.step(batch, std::min(static_cast<double>(k), most_chunks) * chunk_share);
         mixture.mean += probability * time;
         mixture.second_moment += probability * time * time;
         if (k == 0) mixture.decode_only = time;
-        // A given prompt sits in a pass with k prompts with probability proportional to k p(k).
+        // A given chunk sits in a pass with k chunks with probability proportional to k p(k).
         weighted_k += probability * k;
         carried += probability * k * time;
         covered += probability;
     }
     mixture.mean /= covered;
     mixture.second_moment /= covered;
-    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : model.step(batch, 1.0);
+    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : model.step(batch, chunk_share);
     return mixture;
 }
 
