@@ -1,6 +1,7 @@
 #include "core/fast_number.hpp"
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -42,8 +43,10 @@ int digit_count(std::uint64_t value) {
     return count;
 }
 
-// Writes exactly `count` decimal digits of `value` (zero-padded) at `out`, two at a time from the right.
-void write_digits(char* out, std::uint64_t value, int count) {
+// Writes exactly `count` decimal digits of `value` (zero-padded) at `out`, two at a time from the
+// right; values below 2^32 take 32-bit arithmetic, whose division by 100 is cheaper.
+template <typename Unsigned>
+void write_digits_as(char* out, Unsigned value, int count) {
     char* position = out + count;
     while (position - out >= 2) {
         const auto pair = static_cast<std::size_t>(value % 100) * 2;
@@ -52,6 +55,14 @@ void write_digits(char* out, std::uint64_t value, int count) {
         *--position = kPairs[pair];
     }
     if (position != out) *--position = static_cast<char>('0' + value % 10);
+}
+
+void write_digits(char* out, std::uint64_t value, int count) {
+    if (value <= 0xFFFFFFFFu) {
+        write_digits_as(out, static_cast<std::uint32_t>(value), count);
+    } else {
+        write_digits_as(out, value, count);
+    }
 }
 
 char* write_unsigned(char* out, std::uint64_t value) {
@@ -82,8 +93,11 @@ char* write_number(char* out, double value) {
         return write_unsigned(out, static_cast<std::uint64_t>(value));
     }
     // The decimal exponent, estimated from the binary one and corrected by one comparison each way.
-    int binary_exponent = 0;
-    std::frexp(value, &binary_exponent);
+    // frexp's exponent, read from the bits for normal numbers (value = f 2^e, f in [0.5, 1)).
+    const auto bits = std::bit_cast<std::uint64_t>(value);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7FF);
+    int binary_exponent = biased - 1022;
+    if (biased == 0) std::frexp(value, &binary_exponent);  // subnormal
     int exponent = static_cast<int>(std::floor((binary_exponent - 1) * 0.30102999566398120));
     if (value >= power_of_ten(exponent + 1)) ++exponent;
     if (value < power_of_ten(exponent)) --exponent;

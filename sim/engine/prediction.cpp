@@ -125,7 +125,7 @@ PrefillResult Evaluator::prefill(double sequences, double prompt) const {
     return result;
 }
 
-Prediction Evaluator::predict(const Workload& workload, Detail detail) const {
+Prediction Evaluator::predict(const Workload& workload, Detail detail, const PrefillResult* own_prefill) const {
     Prediction prediction;
     const double batch = workload.batch;
     prediction.batch = batch;
@@ -162,7 +162,8 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail) const {
         decode.flops_per_step = detail_costs.total_flops();
     }
 
-    prediction.prefill = this->prefill(1.0, prompt);
+    const bool reusable = own_prefill != nullptr && own_prefill->sequences == 1.0 && own_prefill->prompt_tokens == prompt;
+    prediction.prefill = reusable ? *own_prefill : this->prefill(1.0, prompt);
     prediction.ttft = prediction.prefill.time;
     prediction.batch_prefill = batch == 1.0 ? prediction.prefill : this->prefill(batch, prompt);
     if (workload.is_request()) {

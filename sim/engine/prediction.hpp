@@ -104,7 +104,10 @@ public:
     // and prefill chunks).
     core::Seconds step_time(const StepShape& shape) const;
 
-    Prediction predict(const Workload& workload, Detail detail = Detail::full) const;
+    // `own_prefill`, when given, is this evaluator's prefill(1, prompt) for the workload's prompt,
+    // computed earlier: sweeps reuse it across batches instead of recomputing it.
+    Prediction predict(const Workload& workload, Detail detail = Detail::full,
+                       const PrefillResult* own_prefill = nullptr) const;
 
     const CostModel& cost_model() const { return cost_; }
     const DeviceRates& rates() const { return rates_; }

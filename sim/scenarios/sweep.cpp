@@ -24,6 +24,13 @@ namespace {
 // Every operating point of one deployment, in batch-major order.
 void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator, SweepPoint point,
                       const std::function<void(const SweepPoint&)>& on_point) {
+    // One request's prefill at each context does not depend on the batch: computed once per
+    // context, by the same function predict would call, and reused across the batch axis.
+    std::vector<engine::PrefillResult> prefills;
+    if (!grid.request_mode()) {
+        prefills.reserve(grid.context.size());
+        for (long long context : grid.context) prefills.push_back(evaluator.prefill(1.0, static_cast<double>(context)));
+    }
     for (long long batch : grid.batch) {
         point.batch = static_cast<double>(batch);
         if (grid.request_mode()) {
@@ -38,10 +45,10 @@ void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator,
                 }
             }
         } else {
-            for (long long context : grid.context) {
-                point.context = static_cast<double>(context);
-                const engine::Prediction prediction =
-                    evaluator.predict(engine::Workload::step(point.batch, point.context), engine::Detail::figures);
+            for (std::size_t i = 0; i < grid.context.size(); ++i) {
+                point.context = static_cast<double>(grid.context[i]);
+                const engine::Prediction prediction = evaluator.predict(
+                    engine::Workload::step(point.batch, point.context), engine::Detail::figures, &prefills[i]);
                 point.prediction = &prediction;
                 on_point(point);
             }
