@@ -66,6 +66,13 @@ void write_digits(char* out, std::uint64_t value, int count) {
 }
 
 char* write_unsigned(char* out, std::uint64_t value) {
+    // Above 1e8, one 64-bit division splits off the last eight digits; both halves then take the
+    // cheaper 32-bit path (a half above 2^32 only for values over 4e17).
+    if (value >= 100'000'000ULL) {
+        out = write_unsigned(out, value / 100'000'000ULL);
+        write_digits(out, value % 100'000'000ULL, 8);
+        return out + 8;
+    }
     const int count = digit_count(value);
     write_digits(out, value, count);
     return out + count;

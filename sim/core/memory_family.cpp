@@ -1,5 +1,7 @@
 #include "core/memory_family.hpp"
 
+#include "core/registry.hpp"
+
 namespace decodesim::core {
 
 std::string_view memory_family_name(MemoryFamily family) {
@@ -12,9 +14,7 @@ std::string_view memory_family_name(MemoryFamily family) {
 }
 
 std::optional<MemoryFamily> memory_family_of(std::string_view memory_type) {
-    for (const MemoryType& type : kMemoryTypes) {
-        if (type.name == memory_type) return type.family;
-    }
+    if (const MemoryType* type = find_named(kMemoryTypes, memory_type)) return type->family;
     return std::nullopt;
 }
 
