@@ -229,3 +229,24 @@ TEST_CASE("a higher rate never needs fewer devices") {
         }
     }
 }
+
+TEST_CASE("without chunked prefill, a recomputed prompt longer than a pass is counted as rejected, not as served") {
+    // An L4 fills with 1,500 + 500-token sequences and preempts; a preempted sequence's recompute
+    // (prompt and generated tokens) can exceed a 2,000-token pass, which without chunking can never
+    // be scheduled. Whatever the run leaves unfinished must show up as rejected.
+    const auto s = testing::setup("l4", "llama-3.1-8b");
+    scenarios::ServeConfig config;
+    config.limits.chunked_prefill = false;
+    config.limits.max_batched_tokens = 2000;
+    const auto result = scenarios::simulate_serving(s.realistic(), poisson(50.0, 1500, 500, 200), config, {});
+    long long unfinished_or_rejected = 0;
+    for (const auto& record : result.requests) {
+        if (record.rejected) {
+            ++unfinished_or_rejected;
+            continue;
+        }
+        CHECK(record.finish_s > record.request.arrival_s);
+        CHECK(record.first_token_s > record.request.arrival_s);
+    }
+    CHECK(unfinished_or_rejected == result.rejected);
+}

@@ -438,6 +438,19 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         }
     }
 
+    // A request still unfinished when no event is left could not be scheduled (a recomputed
+    // prompt longer than a pass without chunked prefill): counted as rejected, never as served.
+    for (const Replica& replica : replicas_) {
+        for (const Sequence& sequence : replica.running) {
+            records_[sequence.request].rejected = true;
+            ++rejected_;
+        }
+        for (const Sequence& sequence : replica.waiting) {
+            records_[sequence.request].rejected = true;
+            ++rejected_;
+        }
+    }
+
     // Latencies of the requests that were served.
     std::vector<double> ttft, tpot, e2e;
     double output_tokens = 0.0, total_tokens = 0.0, met = 0.0, last_finish = 0.0;
