@@ -67,6 +67,18 @@ std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const Pla
     return static_cast<int>(*fewest);
 }
 
+// What `order` ranks by, smaller first; a device without a price or a power figure ranks last on
+// it (ties, within a device, go to fewer devices).
+double ranking_key(const PlanOption& option, PlanOrder order) {
+    constexpr double kUnknown = std::numeric_limits<double>::infinity();
+    switch (order) {
+        case PlanOrder::devices: return static_cast<double>(option.devices);
+        case PlanOrder::power: return option.joules_per_output_token.value_or(kUnknown);
+        case PlanOrder::cost: break;
+    }
+    return option.cost_per_hour.value_or(kUnknown);
+}
+
 }  // namespace
 
 Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
@@ -127,14 +139,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                     if (hardware.power) {
                         option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
                     }
-                    auto key = [&](const PlanOption& o) {
-                        switch (order) {
-                            case PlanOrder::devices: return static_cast<double>(o.devices);
-                            case PlanOrder::power: return o.joules_per_output_token.value_or(std::numeric_limits<double>::infinity());
-                            case PlanOrder::cost: break;
-                        }
-                        return o.cost_per_hour.value_or(static_cast<double>(o.devices) * 1e9);
-                    };
+                    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                     if (!best || key(option) < key(*best) ||
                         (key(option) == key(*best) && option.devices < best->devices)) {
                         best = option;
@@ -168,14 +173,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         best->devices_high = devices_at(band.low);
         plan.options.push_back(*best);
     }
-    auto key = [order](const PlanOption& o) {
-        switch (order) {
-            case PlanOrder::devices: return static_cast<double>(o.devices);
-            case PlanOrder::power: return o.joules_per_output_token.value_or(std::numeric_limits<double>::infinity());
-            case PlanOrder::cost: break;
-        }
-        return o.cost_per_hour.value_or(std::numeric_limits<double>::infinity());
-    };
+    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     std::stable_sort(plan.options.begin(), plan.options.end(),
                      [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
     return plan;
