@@ -104,10 +104,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     grid.runtimes.clear();
     for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) grid.runtimes.push_back(runtime_named(name));
 
-    const double points = static_cast<double>(hardware_ids.size()) * static_cast<double>(model_ids.size()) *
-                          static_cast<double>(grid.weights.size()) * static_cast<double>(grid.kv.size()) *
-                          static_cast<double>(grid.activations.size()) * static_cast<double>(grid.runtimes.size()) *
-                          static_cast<double>(grid.tensor_parallel.size()) * grid.points_per_deployment();
+    const double points = grid.points(hardware_ids.size(), model_ids.size());
     if (points > options.max_points && !options.force) {
         throw core::UsageError(fmt::format("the sweep has {:.4g} points, more than --max-points {:.4g}; narrow it or pass --force",
                                            points, options.max_points));

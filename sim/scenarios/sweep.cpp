@@ -10,10 +10,10 @@ double SweepGrid::points_per_deployment() const {
                            : static_cast<double>(context.size()));
 }
 
-double SweepGrid::deployments() const {
-    double count = 1.0;
-    for (std::size_t size : {hardware.size(), models.size(), weights.size(), kv.size(), activations.size(),
-                             runtimes.size(), tensor_parallel.size()}) {
+double SweepGrid::points(std::size_t hardware_count, std::size_t model_count) const {
+    double count = points_per_deployment();
+    for (std::size_t size : {hardware_count, model_count, weights.size(), kv.size(), activations.size(), runtimes.size(),
+                             tensor_parallel.size()}) {
         count *= static_cast<double>(size);
     }
     return count;

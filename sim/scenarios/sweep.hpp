@@ -27,8 +27,9 @@ struct SweepGrid {
     // Operating points per deployment (batch x context, or batch x prompt x output), as a double so
     // that absurd grids are counted, not overflowed.
     double points_per_deployment() const;
-    // Deployments: hardware x models x weights x kv x activations x runtimes x tensor parallelism.
-    double deployments() const;
+    // Every operating point of the grid with `hardware` devices and `models` models (given apart,
+    // so that a sweep is counted, and refused, before its profiles are loaded).
+    double points(std::size_t hardware, std::size_t models) const;
 };
 
 struct SweepPoint {
