@@ -50,31 +50,53 @@ struct PassMixture {
     double with_prompt = 0.0;    // the pass carrying a given new prompt: k >= 1, length-weighted
 };
 
-PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) {
-    // Prefill work arrives as chunks of at most the pass's free budget: a prompt longer than that
-    // is prefilled over several passes, one chunk each. A pass carries k chunks with probability
-    // Poisson(k; chunks arriving per pass), at most as many as fit.
-    PassMixture mixture;
+// The passes a batch of `batch` decoding sequences goes through when prompts arrive at
+// `mean_prompts` per pass. Prefill work comes as chunks of at most the pass's free budget (a prompt
+// longer than that is prefilled over several passes, one chunk each); a pass carries k chunks with
+// Poisson probability, at most as many as fit. One table serves the mean pass and the TTFT
+// quantiles, so the two cannot drift apart.
+struct PassTable {
+    double chunk_share = 1.0;          // of one prompt, per chunk
+    std::vector<double> probability;   // of k chunks in a pass, k = 0 .. K (the tail past 1e-12 cut)
+    std::vector<double> time;          // of a pass with k chunks, k = 0 .. K + 1
+    double covered = 0.0;              // the probability the table holds
+};
+
+PassTable pass_table(const Model& model, double batch, double mean_prompts) {
+    PassTable table;
     const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
     const double chunk = std::min(model.load.prompt_tokens, room);
-    const double chunk_share = chunk / model.load.prompt_tokens;  // of one prompt
-    const double mean_chunks = mean_prompts / chunk_share;
+    table.chunk_share = chunk / model.load.prompt_tokens;
+    const double mean_chunks = mean_prompts / table.chunk_share;
     const double most_chunks = std::max(1.0, std::floor(room / chunk));
-    double probability = std::exp(-mean_chunks), covered = 0.0, weighted_k = 0.0, carried = 0.0;
-    for (int k = 0; k < 512 && covered < 1.0 - 1e-12; ++k) {
+    double probability = std::exp(-mean_chunks);
+    for (int k = 0; k < 512 && table.covered < 1.0 - 1e-12; ++k) {
         if (k > 0) probability *= mean_chunks / k;
-        const double time = model.step(batch, std::min(static_cast<double>(k), most_chunks) * chunk_share);
-        mixture.mean += probability * time;
-        mixture.second_moment += probability * time * time;
-        if (k == 0) mixture.decode_only = time;
-        // A given chunk sits in a pass with k chunks with probability proportional to k p(k).
-        weighted_k += probability * k;
-        carried += probability * k * time;
-        covered += probability;
+        table.probability.push_back(probability);
+        table.covered += probability;
     }
-    mixture.mean /= covered;
-    mixture.second_moment /= covered;
-    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : model.step(batch, chunk_share);
+    for (std::size_t k = 0; k <= table.probability.size(); ++k) {
+        table.time.push_back(model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
+    }
+    return table;
+}
+
+PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) {
+    const PassTable table = pass_table(model, batch, mean_prompts);
+    PassMixture mixture;
+    double weighted_k = 0.0, carried = 0.0;
+    for (std::size_t k = 0; k < table.probability.size(); ++k) {
+        const double p = table.probability[k], time = table.time[k];
+        mixture.mean += p * time;
+        mixture.second_moment += p * time * time;
+        // A given chunk sits in a pass with k chunks with probability proportional to k p(k).
+        weighted_k += p * static_cast<double>(k);
+        carried += p * static_cast<double>(k) * time;
+    }
+    mixture.mean /= table.covered;
+    mixture.second_moment /= table.covered;
+    mixture.decode_only = table.time[0];
+    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : table.time[1];
     return mixture;
 }
 
@@ -83,22 +105,13 @@ struct TtftQuantiles {
 };
 
 // Quantiles of the time from arrival to the end of the pass that completes the prompt, before any
-// wait for a slot: the arrival lands in a pass with k1 prompts with probability p(k1) T(k1) / E[T]
-// and waits a uniform part of it; its own pass carries it and k2 ~ Poisson(mean) others (a prompt
-// longer than the budget takes `chunks` such passes).
+// wait for a slot: the arrival lands in a pass with k1 chunks with probability p(k1) T(k1) / E[T]
+// and waits a uniform part of it; its own pass carries its chunk and k2 others (a prompt longer
+// than the budget takes `chunks` such passes).
 TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_prompts, double chunks) {
-    const double room = std::max(0.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
-    const double most_prompts = room / model.load.prompt_tokens;
-    std::vector<double> probability, time;
-    double p = std::exp(-mean_prompts), covered = 0.0;
-    for (int k = 0; k < 64 && covered < 1.0 - 1e-9; ++k) {
-        if (k > 0) p *= mean_prompts / k;
-        probability.push_back(p);
-        covered += p;
-    }
-    for (std::size_t k = 0; k <= probability.size(); ++k) {
-        time.push_back(model.step(batch, std::min(static_cast<double>(k), most_prompts)));
-    }
+    const PassTable table = pass_table(model, batch, mean_prompts);
+    const std::vector<double>& probability = table.probability;
+    const std::vector<double>& time = table.time;
     double mean_pass = 0.0;
     for (std::size_t k = 0; k < probability.size(); ++k) mean_pass += probability[k] * time[k];
     auto below = [&](double t) {
@@ -110,7 +123,7 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
                 fraction += landing * probability[k2] * std::clamp((t - own) / time[k1], 0.0, 1.0);
             }
         }
-        return fraction / covered / covered;
+        return fraction / table.covered / table.covered;
     };
     auto quantile = [&](double q) {
         double low = 0.0, high = chunks * time.back() + time.back();
@@ -196,7 +209,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     SteadyState state = saturation;
     state.max_batch = model.max_batch;
     state.utilization = saturation.saturation_rate_per_s > 0.0 ? load.rate_per_s / saturation.saturation_rate_per_s
-                                                               : INFINITY;
+                                                               : std::numeric_limits<double>::infinity();
     if (!solve(model, load.rate_per_s, state)) {
         state.stable = false;
         return state;
