@@ -66,6 +66,67 @@ TEST_CASE("sweep rows agree with predict") {
     CHECK(row["ttft_s"].get<double>() == doctest::Approx(point["ttft_s"].get<double>()).epsilon(1e-8));
 }
 
+TEST_CASE("every row of a sweep agrees with predict at its own point, in both modes") {
+    // The writer formats the context and prefill columns once per context and reuses them across
+    // batches (report/sweep_writer.cpp); each row must still be the point predict computes.
+    using nlohmann::json;
+    auto close = [](const json& a, const json& b) {
+        if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
+        return a.get<double>() == doctest::Approx(b.get<double>()).epsilon(1e-8);
+    };
+    SUBCASE("step mode") {
+        const auto sweep = decodesim::testing::run({"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                                                    "--batch", "1,8,3", "--context", "1024,4096,300", "--format",
+                                                    "jsonl", "--quiet"});
+        REQUIRE(sweep.exit_code == 0);
+        std::istringstream lines(sweep.out);
+        std::string line;
+        int rows = 0;
+        while (std::getline(lines, line)) {
+            const json row = json::parse(line);
+            const std::string batch = std::to_string(row["batch"].get<long long>());
+            const std::string context = std::to_string(row["context_tokens"].get<long long>());
+            const json point = json::parse(decodesim::testing::run({"predict", "--hardware", "h100-sxm", "--model",
+                                                                    "llama-3.1-8b", "--batch", batch, "--context",
+                                                                    context, "--json"})
+                                               .out);
+            CAPTURE(line);
+            CHECK(close(row["ttft_s"], point["ttft_s"]));
+            CHECK(close(row["prefill.flops"], point["prefill"]["flops"]));
+            CHECK(close(row["decode.step_time_s"], point["decode"]["step_time_s"]));
+            CHECK(close(row["batch_prefill.time_s"], point["batch_prefill"]["time_s"]));
+            CHECK(close(row["memory.kv_bytes"], point["memory"]["kv_bytes"]));
+            ++rows;
+        }
+        CHECK(rows == 9);
+    }
+    SUBCASE("request mode") {
+        const auto sweep = decodesim::testing::run({"sweep", "--hardware", "rtx-4090", "--model", "llama-3.1-8b",
+                                                    "--weights", "q4_k_m", "--batch", "1,4", "--prompt", "100,2000",
+                                                    "--output", "50,300", "--format", "jsonl", "--quiet"});
+        REQUIRE(sweep.exit_code == 0);
+        std::istringstream lines(sweep.out);
+        std::string line;
+        int rows = 0;
+        while (std::getline(lines, line)) {
+            const json row = json::parse(line);
+            const json point = json::parse(
+                decodesim::testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--weights",
+                                         "q4_k_m", "--batch", std::to_string(row["batch"].get<long long>()),
+                                         "--prompt", std::to_string(row["prompt_tokens"].get<long long>()),
+                                         "--output", std::to_string(row["output_tokens"].get<long long>()), "--json"})
+                    .out);
+            CAPTURE(line);
+            CHECK(close(row["ttft_s"], point["ttft_s"]));
+            CHECK(close(row["context_tokens"], point["decode"]["context_tokens"]));
+            CHECK(close(row["request.end_to_end_s"], point["request"]["end_to_end_s"]));
+            CHECK(close(row["decode.step_time_s"], point["decode"]["step_time_s"]));
+            ++rows;
+        }
+        CHECK(rows == 8);
+    }
+}
+
 TEST_CASE("an enormous sweep is refused up front with its size") {
     const auto result = decodesim::testing::run({"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch",
                                                  "1:1000000:+1", "--context", "1:1000000:+1"});

@@ -37,44 +37,38 @@ constexpr char kPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-int digit_count(std::uint64_t value) {
+// Four digits of a value below 10^4, two table lookups; then eight, from two fours. Straight-line
+// code with constant divisors (compiled to multiplications): the loop this replaced, a pair per
+// turn, was the single hottest spot of a sweep.
+void write_four(char* out, std::uint32_t value) {
+    std::memcpy(out, kPairs + 2 * (value / 100), 2);
+    std::memcpy(out + 2, kPairs + 2 * (value % 100), 2);
+}
+
+void write_eight(char* out, std::uint32_t value) {
+    write_four(out, value / 10000);
+    write_four(out + 4, value % 10000);
+}
+
+int digit_count(std::uint32_t value) {  // of a value below 10^8
     int count = 1;
-    for (std::uint64_t limit = 10; count < 20 && value >= limit; limit *= 10) ++count;
+    for (std::uint32_t limit = 10; count < 8 && value >= limit; limit *= 10) ++count;
     return count;
 }
 
-// Writes exactly `count` decimal digits of `value` (zero-padded) at `out`, two at a time from the
-// right; values below 2^32 take 32-bit arithmetic, whose division by 100 is cheaper.
-template <typename Unsigned>
-void write_digits_as(char* out, Unsigned value, int count) {
-    char* position = out + count;
-    while (position - out >= 2) {
-        const auto pair = static_cast<std::size_t>(value % 100) * 2;
-        value /= 100;
-        *--position = kPairs[pair + 1];
-        *--position = kPairs[pair];
-    }
-    if (position != out) *--position = static_cast<char>('0' + value % 10);
-}
-
-void write_digits(char* out, std::uint64_t value, int count) {
-    if (value <= 0xFFFFFFFFu) {
-        write_digits_as(out, static_cast<std::uint32_t>(value), count);
-    } else {
-        write_digits_as(out, value, count);
-    }
-}
-
 char* write_unsigned(char* out, std::uint64_t value) {
-    // Above 1e8, one 64-bit division splits off the last eight digits; both halves then take the
-    // cheaper 32-bit path (a half above 2^32 only for values over 4e17).
+    // Above 1e8, one 64-bit division splits off the last eight digits, written at full width; the
+    // digits below 1e8 are written as eight and the leading zeros skipped.
     if (value >= 100'000'000ULL) {
         out = write_unsigned(out, value / 100'000'000ULL);
-        write_digits(out, value % 100'000'000ULL, 8);
+        write_eight(out, static_cast<std::uint32_t>(value % 100'000'000ULL));
         return out + 8;
     }
-    const int count = digit_count(value);
-    write_digits(out, value, count);
+    const auto small = static_cast<std::uint32_t>(value);
+    char digits[8];
+    write_eight(digits, small);
+    const int count = digit_count(small);
+    std::memcpy(out, digits + 8 - count, static_cast<std::size_t>(count));
     return out + count;
 }
 
@@ -96,8 +90,10 @@ char* write_number(char* out, double value) {
         return out + 1;
     }
     // Whole numbers that fit exactly: all their digits.
-    if (value < 9007199254740992.0 && value == std::floor(value)) {
-        return write_unsigned(out, static_cast<std::uint64_t>(value));
+    // (A round trip through an integer, not std::floor: without SSE4.1 floor is a library call.)
+    if (value < 9007199254740992.0) {
+        const auto whole = static_cast<std::uint64_t>(value);
+        if (static_cast<double>(whole) == value) return write_unsigned(out, whole);
     }
     // The decimal exponent, estimated from the binary one and corrected by one comparison each way.
     // frexp's exponent, read from the bits for normal numbers (value = f 2^e, f in [0.5, 1)).
@@ -105,7 +101,9 @@ char* write_number(char* out, double value) {
     const auto biased = static_cast<int>((bits >> 52) & 0x7FF);
     int binary_exponent = biased - 1022;
     if (biased == 0) std::frexp(value, &binary_exponent);  // subnormal
-    int exponent = static_cast<int>(std::floor((binary_exponent - 1) * 0.30102999566398120));
+    // floor((e - 1) log10 2) in integers: 78913 / 2^18 = 0.301029968 is log10 2 to 7 digits, exact
+    // over every exponent a double has, and the shift of a negative number rounds down.
+    int exponent = ((binary_exponent - 1) * 78913) >> 18;
     if (value >= power_of_ten(exponent + 1)) ++exponent;
     if (value < power_of_ten(exponent)) --exponent;
     // Nine significant digits as an integer in [1e8, 1e9).
@@ -118,7 +116,9 @@ char* write_number(char* out, double value) {
         ++exponent;
     }
     char digits[kDigits];
-    write_digits(digits, mantissa, kDigits);
+    const auto nine = static_cast<std::uint32_t>(mantissa);
+    digits[0] = static_cast<char>('0' + nine / 100'000'000U);
+    write_eight(digits + 1, nine % 100'000'000U);
     int kept = kDigits;  // trailing zeros are dropped
     while (kept > 1 && digits[kept - 1] == '0') --kept;
     if (exponent >= 0 && exponent < 15) {

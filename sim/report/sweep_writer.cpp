@@ -22,6 +22,11 @@ constexpr std::string_view kColumns[] = {
     "batch_prefill.time_s", "request.time_per_output_token_s", "request.end_to_end_s", "memory.kv_bytes",
     "memory.fits", "memory.max_batch"};
 constexpr std::size_t kDeploymentColumns = 10;
+constexpr std::size_t kContextColumn = 11;
+constexpr std::size_t kTtftColumn = 23;
+static_assert(kColumns[kDeploymentColumns] == "batch" && kColumns[kContextColumn] == "context_tokens" &&
+              kColumns[kContextColumn + 3] == "decode.step_time_s" && kColumns[kTtftColumn] == "ttft_s" &&
+              kColumns[kTtftColumn + 2] == "batch_prefill.time_s");
 
 constexpr std::size_t kFlushBytes = 1 << 16;
 // The longest row: 31 columns of at most 24 characters, their keys and quotes, and the ids.
@@ -87,46 +92,76 @@ void SweepWriter::field(double value) {
     number(value);
 }
 
+template <typename WriteFields>
+std::string SweepWriter::formatted(std::size_t first, WriteFields write_fields) {
+    // Formatted at the buffer's end, then moved aside.
+    char* const start = end_;
+    column_ = first;
+    write_fields();
+    std::string text(start, end_);
+    end_ = start;
+    return text;
+}
+
 void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
     const engine::Deployment& deployment = *point.deployment;
     const engine::MemoryFootprint& memory = point.prediction->memory;
-    // Formatted at the buffer's end, then moved aside: the constant columns of every row to come.
-    char* const start = end_;
-    column_ = 0;
-    field(point.hardware->id);
-    field(point.model->id);
-    field(deployment.weights->name);
-    field(deployment.kv->name);
-    field(core::datatype_name(deployment.activation));
-    field(engine::runtime_name(deployment.runtime));
-    field(deployment.parallelism.tensor);
-    field(memory.weights.value);
-    field(memory.kv_per_token.value);
-    field(memory.capacity.value);
-    deployment_prefix_.assign(start, end_);
-    end_ = start;
+    deployment_prefix_ = formatted(0, [&] {
+        field(point.hardware->id);
+        field(point.model->id);
+        field(deployment.weights->name);
+        field(deployment.kv->name);
+        field(core::datatype_name(deployment.activation));
+        field(engine::runtime_name(deployment.runtime));
+        field(deployment.parallelism.tensor);
+        field(memory.weights.value);
+        field(memory.kv_per_token.value);
+        field(memory.capacity.value);
+    });
     deployment_index_ = point.deployment_index;
+    axis_columns_.clear();
+}
+
+const SweepWriter::AxisColumns& SweepWriter::axis_columns(const scenarios::SweepPoint& point) {
+    if (point.axis_index >= axis_columns_.size()) axis_columns_.resize(point.axis_index + 1);
+    AxisColumns& columns = axis_columns_[point.axis_index];
+    if (!columns.workload.empty()) return columns;
+    // The same for every batch: the context (a request's mean context in request mode), and one
+    // request's prefill (engine::Prediction::ttft does not depend on the batch).
+    const engine::Prediction& prediction = *point.prediction;
+    const bool request = prediction.request.has_value();
+    columns.workload = formatted(kContextColumn, [&] {
+        field(prediction.decode.context);
+        field_optional(request, point.prompt);
+        field_optional(request, point.output);
+    });
+    columns.prefill = formatted(kTtftColumn, [&] {
+        field(prediction.ttft.value);
+        field(prediction.prefill.flops.value);
+    });
+    return columns;
+}
+
+void SweepWriter::field_optional(bool present, double value) {
+    key(column_++);
+    if (present) {
+        number(value);
+    } else if (format_ == SweepFormat::jsonl) {
+        append("null");
+    }
 }
 
 void SweepWriter::write(const scenarios::SweepPoint& point) {
     if (point.deployment_index != deployment_index_) start_deployment(point);
+    const AxisColumns& axis = axis_columns(point);
     const engine::Prediction& prediction = *point.prediction;
     const bool request = prediction.request.has_value();
     if (format_ == SweepFormat::jsonl) append('{');
     append(deployment_prefix_);
     column_ = kDeploymentColumns;
-    auto field_optional = [&](bool present, double value) {
-        key(column_++);
-        if (present) {
-            number(value);
-        } else if (format_ == SweepFormat::jsonl) {
-            append("null");
-        }
-    };
     field(point.batch);
-    field(prediction.decode.context);
-    field_optional(request, point.prompt);
-    field_optional(request, point.output);
+    append(axis.workload);
+    column_ = kContextColumn + 3;
     field(prediction.decode.step_time.value);
     field(prediction.decode.tokens_per_s_per_stream);
     field(prediction.decode.tokens_per_s_total);
@@ -136,8 +171,8 @@ void SweepWriter::write(const scenarios::SweepPoint& point) {
     field(engine::bound_name(prediction.decode.bound));
     field(prediction.decode.roofline_tokens_per_s_per_stream);
     field(prediction.decode.roofline_tokens_per_s_total);
-    field(prediction.ttft.value);
-    field(prediction.prefill.flops.value);
+    append(axis.prefill);
+    column_ = kTtftColumn + 2;
     field(prediction.batch_prefill.time.value);
     field_optional(request, request ? prediction.request->time_per_output_token.value : 0.0);
     field_optional(request, request ? prediction.request->end_to_end.value : 0.0);

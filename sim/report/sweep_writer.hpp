@@ -1,12 +1,14 @@
 #pragma once
 // Streams sweep points as CSV rows or JSON lines. Numbers are written with nine significant
-// digits by core::write_number into one buffer, and the columns that are constant over a
-// deployment are formatted once per deployment, so the writer keeps up with the engine
+// digits by core::write_number into one buffer. The columns that are constant over a deployment
+// are formatted once per deployment, and those that depend only on the point's context (or
+// prompt and output) once per deployment and context, so the writer keeps up with the engine
 // (docs/performance.md).
 
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "scenarios/sweep.hpp"
 
@@ -27,12 +29,22 @@ public:
 
 private:
     void start_deployment(const scenarios::SweepPoint& point);
+    // The two runs of columns that depend only on the axis point, formatted on first use.
+    struct AxisColumns {
+        std::string workload;  // context_tokens, prompt_tokens, output_tokens
+        std::string prefill;   // ttft_s, prefill.flops
+    };
+    const AxisColumns& axis_columns(const scenarios::SweepPoint& point);
+    // Formats the columns [first, first + count) with `write_fields` and returns them as text.
+    template <typename WriteFields>
+    std::string formatted(std::size_t first, WriteFields write_fields);
     void number(double value);
     void text(std::string_view value);
     void key(std::size_t column);
     // The next column: its key (JSON lines) and its value.
     void field(std::string_view value);
     void field(double value);
+    void field_optional(bool present, double value);  // empty (CSV) or null (JSON) when absent
     void append(std::string_view text);
     void append(char character) { *end_++ = character; }
 
@@ -44,6 +56,7 @@ private:
     char* end_ = nullptr;
     std::string deployment_prefix_;  // the constant columns of the current deployment, formatted
     std::size_t deployment_index_ = static_cast<std::size_t>(-1);
+    std::vector<AxisColumns> axis_columns_;  // of the current deployment, by axis index
     std::size_t column_ = 0;
 };
 

@@ -34,6 +34,7 @@ void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator,
     for (long long batch : grid.batch) {
         point.batch = static_cast<double>(batch);
         if (grid.request_mode()) {
+            point.axis_index = 0;
             for (long long prompt : grid.prompt) {
                 for (long long output : grid.output) {
                     point.prompt = static_cast<double>(prompt);
@@ -42,6 +43,7 @@ void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator,
                         engine::Workload::request(point.batch, point.prompt, point.output), engine::Detail::figures);
                     point.prediction = &prediction;
                     on_point(point);
+                    ++point.axis_index;
                 }
             }
         } else {
@@ -50,6 +52,7 @@ void sweep_deployment(const SweepGrid& grid, const engine::Evaluator& evaluator,
                 const engine::Prediction prediction = evaluator.predict(
                     engine::Workload::step(point.batch, point.context), engine::Detail::figures, &prefills[i]);
                 point.prediction = &prediction;
+                point.axis_index = i;
                 on_point(point);
             }
         }
@@ -83,7 +86,7 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                                     continue;
                                 }
                                 const SweepPoint first{deployment_index++, &hardware, &model, &deployment,
-                                                       0.0, 0.0, 0.0, 0.0, nullptr};
+                                                       0.0, 0.0, 0.0, 0.0, 0, nullptr};
                                 sweep_deployment(grid, *evaluator, first, on_point);
                             }
                         }

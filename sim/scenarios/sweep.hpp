@@ -41,6 +41,10 @@ struct SweepPoint {
     double context;   // step mode
     double prompt;    // request mode
     double output;
+    // Which point of the per-deployment axis (the context, or the prompt x output pair) this is:
+    // the columns that depend on it alone (one request's prefill, the context) are the same for
+    // every batch, so a writer may format them once per deployment.
+    std::size_t axis_index;
     const engine::Prediction* prediction;
 };
 
