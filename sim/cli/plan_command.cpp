@@ -26,6 +26,7 @@ struct PlanOptions {
     std::string kv;
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
     std::string tensor_parallel = "1,2,4,8";
+    std::string clocks = "sustained";
     std::optional<double> rate;
     std::optional<double> users;
     double think_time = 0.0;
@@ -65,6 +66,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         space.tensor_parallel.push_back(static_cast<int>(tp));
     }
     space.runtime = runtime_named(options.runtime);
+    space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
     const auto order = options.by == "devices" ? scenarios::PlanOrder::devices
                        : options.by == "power" ? scenarios::PlanOrder::power
@@ -111,6 +113,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime)->capture_default_str();
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
+    command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
     command->add_option("--think-time", options->think_time, "Seconds each user waits between a response and the next request")

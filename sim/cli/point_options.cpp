@@ -25,6 +25,9 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
     command.add_option("--tp", options.tensor_parallel, help::kTensorParallel)
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_option("--clocks", options.clocks, help::kClocks)->capture_default_str();
+    command.add_option("--power-limit", options.power_limit_watts, help::kPowerLimit)
+        ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
 }
 
 void add_workload_options(CLI::App& command, WorkloadOptions& options) {
@@ -65,6 +68,28 @@ core::Datatype activation_named(const std::string& name) {
     return core::named_or_throw(kActivations, name, "--activation", "activation datatype").datatype;
 }
 
+engine::ClockCondition clock_condition_named(const std::string& name) {
+    struct Row {
+        std::string_view name;
+        engine::ClockCondition condition;
+    };
+    static constexpr std::array kConditions{Row{"sustained", engine::ClockCondition::sustained},
+                                            Row{"peak", engine::ClockCondition::peak}};
+    return core::named_or_throw(kConditions, name, "--clocks", "clock condition").condition;
+}
+
+engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts) {
+    engine::ClockChoice choice;
+    choice.condition = clock_condition_named(clocks);
+    if (power_limit_watts) {
+        if (choice.condition == engine::ClockCondition::peak) {
+            throw core::UsageError("--power-limit sets the sustained clock; it cannot be combined with --clocks peak");
+        }
+        choice.power_limit = core::Watts(*power_limit_watts);
+    }
+    return choice;
+}
+
 engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     engine::DeploymentChoice choice;
     if (options.weights) choice.weights = &weight_format_named(*options.weights);
@@ -72,6 +97,7 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     if (options.activation) choice.activation = activation_named(*options.activation);
     choice.runtime = runtime_named(options.runtime);
     choice.parallelism.tensor = options.tensor_parallel;
+    choice.clocks = clock_choice(options.clocks, options.power_limit_watts);
     return choice;
 }
 
@@ -92,6 +118,9 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Dep
         io.log->info("efficiency: bandwidth {:.3f}, compute {:.3f}, kernel overhead {}, usable memory {:.2f}",
                      efficiency.memory_bandwidth, efficiency.compute, efficiency.kernel_overhead,
                      engine::usable_memory_fraction(point.hardware));
+        io.log->info("clocks {}: compute at {:.3f} of the listed peaks, memory at {:.3f}",
+                     engine::clock_label(deployment.clocks), deployment.clocks.compute_share,
+                     deployment.clocks.memory_share);
     }
     return point;
 }

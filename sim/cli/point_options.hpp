@@ -15,6 +15,8 @@ namespace decodesim::cli {
 inline constexpr long long kMaxBatch = 1'000'000'000LL;
 inline constexpr long long kMaxTokens = 1'000'000'000LL;
 inline constexpr int kMaxTensorParallel = 4096;
+// The highest board power a limit may name: above any single device we know (1.4 kW parts) by far.
+inline constexpr double kMaxPowerLimitWatts = 100'000.0;
 inline constexpr long long kDefaultContext = 1024;
 
 // What to run and how: --hardware --model --weights --kv --activation --runtime --tp.
@@ -27,6 +29,8 @@ struct DeploymentOptions {
     std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
     int tensor_parallel = 1;
+    std::string clocks = "sustained";  // or peak
+    std::optional<double> power_limit_watts;
 };
 
 // At which load: --batch and --context, or --batch --prompt --output.
@@ -57,6 +61,9 @@ inline constexpr const char* kKv = "KV-cache format (default: the activation dat
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
 inline constexpr const char* kRuntime = "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
+inline constexpr const char* kClocks =
+    "sustained (what the device holds under long load at its default power) or peak (the datasheet's clock); docs/clocks.md";
+inline constexpr const char* kPowerLimit = "Board power limit in W (sets the sustained clock; within the profile's range)";
 inline constexpr const char* kBatch = "Concurrent sequences";
 inline constexpr const char* kContext = "Tokens in each sequence's cache (default 1024)";
 inline constexpr const char* kPrompt = "Prompt tokens of a request";
@@ -68,6 +75,8 @@ const core::WeightFormat& weight_format_named(const std::string& name);
 const core::KvFormat& kv_format_named(const std::string& name);
 engine::Runtime runtime_named(const std::string& name);
 core::Datatype activation_named(const std::string& name);
+engine::ClockCondition clock_condition_named(const std::string& name);
+engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts);
 engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);
 
 // The one resolver every command uses: loads the profiles and resolves the deployment and the

@@ -29,6 +29,8 @@ struct SweepOptions {
     std::string activation;  // empty: the resolver's default
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
     std::string tensor_parallel = "1";
+    std::string clocks = "sustained";
+    std::optional<double> power_limit_watts;
     std::string batch = "1";
     std::string context;
     std::string prompt;
@@ -103,6 +105,10 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     }
     grid.runtimes.clear();
     for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) grid.runtimes.push_back(runtime_named(name));
+    grid.clocks.clear();
+    for (const auto& name : core::parse_name_list(options.clocks, "--clocks")) {
+        grid.clocks.push_back(clock_choice(name, options.power_limit_watts));
+    }
 
     const double points = grid.points(hardware_ids.size(), model_ids.size());
     if (points > options.max_points && !options.force) {
@@ -158,6 +164,9 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
     command->add_option("--activation", options->activation, help::kActivation + lists);
     command->add_option("--runtime", options->runtime, help::kRuntime + lists)->capture_default_str();
     command->add_option("--tp", options->tensor_parallel, help::kTensorParallel + ranges)->capture_default_str();
+    command->add_option("--clocks", options->clocks, help::kClocks + lists)->capture_default_str();
+    command->add_option("--power-limit", options->power_limit_watts, help::kPowerLimit)
+        ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
     command->add_option("--batch", options->batch, help::kBatch + ranges)->capture_default_str();
     auto* context = command->add_option("--context", options->context, help::kContext + ranges);
     auto* prompt = command->add_option("--prompt", options->prompt, help::kPrompt + ranges);

@@ -60,6 +60,10 @@ constexpr std::array kUnits{
     UnitEntry{"ns", Dimension::time, 1e-9},
     UnitEntry{"W", Dimension::power, 1.0},
     UnitEntry{"kW", Dimension::power, 1e3},
+    UnitEntry{"Hz", Dimension::frequency, 1.0},
+    UnitEntry{"kHz", Dimension::frequency, 1e3},
+    UnitEntry{"MHz", Dimension::frequency, 1e6},
+    UnitEntry{"GHz", Dimension::frequency, 1e9},
 };
 
 std::string_view trim(std::string_view text) {
@@ -92,6 +96,7 @@ std::string_view dimension_name(Dimension dimension) {
         case Dimension::throughput: return "a compute rate";
         case Dimension::time: return "a time";
         case Dimension::power: return "a power";
+        case Dimension::frequency: return "a clock frequency";
     }
     return "a quantity";
 }
@@ -134,6 +139,7 @@ double parse_quantity(std::string_view text, Dimension dimension) {
                     : dimension == Dimension::bandwidth ? "3.35 TB/s"
                     : dimension == Dimension::throughput ? "989.4 TFLOPS"
                     : dimension == Dimension::time       ? "2 us"
+                    : dimension == Dimension::frequency  ? "1755 MHz"
                                                           : "700 W",
                     accepted_units(dimension));
     double number = 0.0;

@@ -1,7 +1,7 @@
 #pragma once
 // Physical quantities: strong types that name their unit, and strict parsing of "3.35 TB/s".
 //
-// All values are stored in SI base units (bytes, seconds, FLOP/s, W). Decimal prefixes are
+// All values are stored in SI base units (bytes, seconds, FLOP/s, W, Hz). Decimal prefixes are
 // decimal (1 GB = 1e9 B) and binary prefixes are binary (1 GiB = 2^30 B), as vendors state them.
 
 #include <stdexcept>
@@ -52,6 +52,7 @@ struct SecondsTag {};
 struct BandwidthTag {};
 struct FlopRateTag {};
 struct PowerTag {};
+struct FrequencyTag {};
 struct SecondsPerByteTag {};
 struct SecondsPerFlopTag {};
 
@@ -61,6 +62,7 @@ using Seconds = Quantity<SecondsTag>;                // s
 using Bandwidth = Quantity<BandwidthTag>;            // B/s
 using FlopRate = Quantity<FlopRateTag>;              // FLOP/s or OP/s
 using Watts = Quantity<PowerTag>;                    // W
+using Hertz = Quantity<FrequencyTag>;                // Hz (clocks)
 using SecondsPerByte = Quantity<SecondsPerByteTag>;  // s/B: a bandwidth's reciprocal, precomputed once
 using SecondsPerFlop = Quantity<SecondsPerFlopTag>;  // s/FLOP
 
@@ -79,7 +81,7 @@ constexpr SecondsPerByte reciprocal(Bandwidth bandwidth) {
 }
 constexpr SecondsPerFlop reciprocal(FlopRate rate) { return SecondsPerFlop(rate.value > 0.0 ? 1.0 / rate.value : 0.0); }
 
-enum class Dimension { bytes, bandwidth, throughput, time, power };
+enum class Dimension { bytes, bandwidth, throughput, time, power, frequency };
 
 // The name of a dimension and the units it accepts, for messages.
 std::string_view dimension_name(Dimension dimension);

@@ -4,6 +4,7 @@
 
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
+#include "engine/clocks.hpp"
 #include "engine/runtime.hpp"
 
 namespace decodesim::engine {
@@ -18,6 +19,7 @@ struct Deployment {
     core::Datatype activation = core::Datatype::bf16;
     Runtime runtime = kDefaultRuntime;
     Parallelism parallelism;
+    ClockState clocks;  // the shares of the listed peaks it runs at
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -27,6 +29,7 @@ struct DeploymentChoice {
     std::optional<core::Datatype> activation;     // unset: bf16, or fp16 where the device or the weights need it
     Runtime runtime = kDefaultRuntime;
     Parallelism parallelism;
+    ClockChoice clocks;  // default: sustained clocks at the default board power
 };
 
 }  // namespace decodesim::engine

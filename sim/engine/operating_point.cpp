@@ -12,6 +12,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     Deployment deployment;
     deployment.runtime = choice.runtime;
     deployment.parallelism = choice.parallelism;
+    deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.weights = choice.weights != nullptr ? choice.weights : core::find_named(core::weight_formats(), "bf16");
     const core::WeightFormat& weights = *deployment.weights;
     if (choice.activation) {

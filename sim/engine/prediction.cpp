@@ -52,7 +52,9 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
     cost_ = build_cost_model(model, deployment);
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     const int tp = deployment.parallelism.tensor;
-    rates_ = device_rates(hardware, matmul, deployment.activation, tp, efficiency, deployment.weights->dequantizes);
+    rates_ = device_rates(hardware, matmul, deployment.activation, tp, efficiency, deployment.weights->dequantizes,
+                          &deployment.clocks);
+    // The roofline bound: datasheet peaks at the peak clock, whatever the clock condition.
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, tp, ideal_efficiency());
 }
 

@@ -56,15 +56,17 @@ FlopRate effective_peak(const profiles::HardwareProfile& hardware, Datatype data
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
                          Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
-                         bool weight_only_quantized) {
+                         bool weight_only_quantized, const ClockState* clocks) {
     DeviceRates rates;
-    rates.memory_bandwidth = hardware.memory_bandwidth * efficiency.memory_bandwidth;
+    const double compute_share = clocks != nullptr ? clocks->compute_share : 1.0;
+    const double memory_share = clocks != nullptr ? clocks->memory_share : 1.0;
+    rates.memory_bandwidth = hardware.memory_bandwidth * (efficiency.memory_bandwidth * memory_share);
     rates.weight_bandwidth =
         rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0);
     rates.kv_bandwidth = rates.memory_bandwidth * efficiency.attention_bandwidth;
-    rates.matmul_rate = effective_peak(hardware, matmul_datatype) * efficiency.compute *
+    rates.matmul_rate = effective_peak(hardware, matmul_datatype) * (efficiency.compute * compute_share) *
                         (weight_only_quantized ? efficiency.quantized_compute : 1.0);
-    rates.activation_rate = effective_peak(hardware, activation_datatype) * efficiency.compute;
+    rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
     if (hardware.interconnect) {
         rates.link_bandwidth = hardware.interconnect->bandwidth * efficiency.link_bandwidth;
         rates.link_latency = hardware.interconnect->latency;

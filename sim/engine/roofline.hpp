@@ -5,6 +5,7 @@
 #include <array>
 
 #include "core/datatype.hpp"
+#include "engine/clocks.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/operators.hpp"
 #include "profiles/hardware_profile.hpp"
@@ -46,10 +47,11 @@ double machine_balance(const DeviceRates& rates);
 core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
 
 // `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
-// quantized_* factors apply to them.
+// quantized_* factors apply to them. `clocks`: the shares of the listed compute and memory peaks
+// the device runs at (engine/clocks.hpp); null for the datasheet peaks.
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
                          core::Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
-                         bool weight_only_quantized = false);
+                         bool weight_only_quantized = false, const ClockState* clocks = nullptr);
 
 struct OperatorTime {
     core::Seconds compute;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/memory_family.hpp"
 #include "core/suggest.hpp"
@@ -22,6 +24,107 @@ std::vector<std::string> memory_type_names() {
 
 // Default per-hop latency of a scale-up link when a profile gives none (docs/model.md).
 constexpr double kDefaultLinkLatencySeconds = 2e-6;
+
+// Plausible clocks: from an embedded part's lowest mode to well above any shipping GPU.
+constexpr double kLowestClockHz = 10e6;
+constexpr double kHighestClockHz = 10e9;
+// A sustained clock far below or above the peak is a typo (MHz for GHz), not a device: the
+// lowest published sustained share we know is about half, and GeForce boost runs ~10% above the
+// rated clock (docs/clocks.md).
+constexpr double kLowestSustainedShare = 0.2;
+constexpr double kHighestSustainedShare = 1.5;
+
+std::optional<ClockBasis> clock_basis_named(const std::string& name) {
+    if (name == "measured") return ClockBasis::measured;
+    if (name == "base-clock") return ClockBasis::base_clock;
+    if (name == "vendor") return ClockBasis::vendor;
+    return std::nullopt;
+}
+
+std::optional<core::Hertz> clock(StrictMap& map, const std::string& key) {
+    const auto hertz = map.quantity(key, Dimension::frequency, Presence::required);
+    if (!hertz) return std::nullopt;
+    if (*hertz < kLowestClockHz || *hertz > kHighestClockHz) {
+        map.error(key, fmt::format("a clock of {:g} MHz is not plausible; expected 10 MHz to 10 GHz", *hertz / 1e6));
+        return std::nullopt;
+    }
+    return core::Hertz(*hertz);
+}
+
+std::optional<SustainedClocks> load_clocks(StrictMap& section, const HardwareProfile& profile) {
+    SustainedClocks clocks;
+    const auto peak = clock(section, "peak");
+    const auto sustained = clock(section, "sustained");
+    if (auto basis = section.string("basis", Presence::required)) {
+        if (const auto known = clock_basis_named(*basis)) {
+            clocks.basis = *known;
+        } else {
+            section.error("basis", fmt::format("unknown basis '{}'{}; expected measured, base-clock or vendor", *basis,
+                                               core::suggestion_note(*basis, {"measured", "base-clock", "vendor"})));
+        }
+    }
+    if (auto bandwidth = section.quantity("memory_bandwidth", Dimension::bandwidth, Presence::optional)) {
+        if (profile.memory_bandwidth.value > 0.0 && *bandwidth > profile.memory_bandwidth.value) {
+            section.error("memory_bandwidth", "the sustained memory bandwidth exceeds memory.bandwidth, the peak");
+        } else {
+            clocks.memory_bandwidth = core::Bandwidth(*bandwidth);
+        }
+    }
+    clocks.source = section.string("source", Presence::required).value_or("");
+    section.reject_unknown_keys({"peak", "sustained", "basis", "memory_bandwidth", "source"});
+    if (!peak || !sustained) return std::nullopt;
+    const double share = *sustained / *peak;
+    if (share < kLowestSustainedShare || share > kHighestSustainedShare) {
+        section.error("sustained", fmt::format("the sustained clock is {:.2g}x the peak; expected {}x to {}x "
+                                               "(check the units: MHz and GHz)",
+                                               share, kLowestSustainedShare, kHighestSustainedShare));
+        return std::nullopt;
+    }
+    clocks.peak = *peak;
+    clocks.sustained = *sustained;
+    return clocks;
+}
+
+std::optional<PowerLimitRange> load_power_limit(StrictMap& section, const HardwareProfile& profile) {
+    const auto low = section.quantity("min", Dimension::power, Presence::required);
+    const auto high = section.quantity("max", Dimension::power, Presence::required);
+    const std::string source = section.string("source", Presence::required).value_or("");
+    section.reject_unknown_keys({"min", "max", "source"});
+    if (!low || !high) return std::nullopt;
+    if (*low > *high) {
+        section.error("min", "the lowest power limit is above the highest");
+        return std::nullopt;
+    }
+    if (profile.power && (profile.power->value < *low || profile.power->value > *high)) {
+        section.error("max", fmt::format("the board power ({:g} W) lies outside the configurable range {:g}-{:g} W",
+                                         profile.power->value, *low, *high));
+        return std::nullopt;
+    }
+    return PowerLimitRange{core::Watts(*low), core::Watts(*high), source};
+}
+
+void load_power_modes(StrictMap& section, HardwareProfile& profile) {
+    profile.power_modes_source = section.string("source", Presence::required).value_or("");
+    for (StrictMap& item : section.list_of_maps("modes", Presence::required)) {
+        PowerMode mode;
+        mode.name = item.string("name", Presence::required).value_or("");
+        mode.power = core::Watts(item.quantity("power", Dimension::power, Presence::required).value_or(0.0));
+        mode.compute_fraction = item.fraction("compute_fraction", Presence::required).value_or(1.0);
+        mode.memory_bandwidth =
+            core::Bandwidth(item.quantity("memory_bandwidth", Dimension::bandwidth, Presence::required).value_or(0.0));
+        if (profile.memory_bandwidth.value > 0.0 && mode.memory_bandwidth > profile.memory_bandwidth) {
+            item.error("memory_bandwidth", "a power mode's memory bandwidth exceeds memory.bandwidth, the peak");
+        }
+        item.reject_unknown_keys({"name", "power", "compute_fraction", "memory_bandwidth"});
+        for (const PowerMode& other : profile.power_modes) {
+            if (other.name == mode.name) item.error("name", "duplicate power mode name");
+        }
+        profile.power_modes.push_back(mode);
+    }
+    section.reject_unknown_keys({"source", "modes"});
+    std::sort(profile.power_modes.begin(), profile.power_modes.end(),
+              [](const PowerMode& a, const PowerMode& b) { return a.power < b.power; });
+}
 
 }  // namespace
 
@@ -98,8 +201,14 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
         efficiency->reject_unknown_keys({"memory_bandwidth", "compute", "kernel_overhead"});
     }
 
-    root.reject_unknown_keys(
-        {"name", "source", "memory", "compute", "interconnect", "power", "price_per_hour", "efficiency"});
+    if (auto section = root.map("clocks", Presence::optional)) profile.clocks = load_clocks(*section, profile);
+    if (auto section = root.map("power_limit", Presence::optional)) {
+        profile.power_limit = load_power_limit(*section, profile);
+    }
+    if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
+
+    root.reject_unknown_keys({"name", "source", "memory", "compute", "interconnect", "power", "price_per_hour",
+                              "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;
 }

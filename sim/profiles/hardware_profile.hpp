@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/datatype.hpp"
 #include "core/memory_family.hpp"
@@ -24,6 +25,36 @@ struct EfficiencyOverrides {
     std::optional<core::Seconds> kernel_overhead; // fixed time per kernel
 };
 
+// How a sustained clock was obtained: a published measurement under long load, the vendor's base
+// clock (what the vendor guarantees under its board power; conservative), or a vendor statement.
+enum class ClockBasis { measured, base_clock, vendor };
+
+// What a device holds under long dense load at its default board power, against the clock its
+// listed peaks are quoted at (docs/clocks.md).
+struct SustainedClocks {
+    core::Hertz peak;       // the clock the listed compute peaks assume
+    core::Hertz sustained;  // dense matrix work held for minutes; may exceed `peak` (GPU Boost)
+    ClockBasis basis = ClockBasis::measured;
+    std::optional<core::Bandwidth> memory_bandwidth;  // only where the memory clock drops under load
+    std::string source;
+};
+
+// The board power an operator may set (nvidia-smi -pl, amd-smi power cap, configurable TDP).
+struct PowerLimitRange {
+    core::Watts min;
+    core::Watts max;
+    std::string source;
+};
+
+// A named vendor power mode (Jetson nvpmodel) with the share of the listed peaks and the memory
+// bandwidth it allows.
+struct PowerMode {
+    std::string name;
+    core::Watts power;
+    double compute_fraction = 1.0;  // of the listed peaks, (0, 1]
+    core::Bandwidth memory_bandwidth;
+};
+
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
     std::string name;
@@ -38,6 +69,10 @@ struct HardwareProfile {
     std::optional<core::Watts> power;
     std::optional<double> price_per_hour;  // USD per device-hour
     EfficiencyOverrides efficiency;
+    std::optional<SustainedClocks> clocks;
+    std::optional<PowerLimitRange> power_limit;
+    std::vector<PowerMode> power_modes;  // ascending power
+    std::string power_modes_source;
 
     core::FlopRate listed_peak(core::Datatype datatype) const {
         return peak_ops_per_s[static_cast<std::size_t>(datatype)];

@@ -53,6 +53,11 @@ struct Measurement {
     std::string source;
     std::string notes;
     int devices = 1;      // "n_gpus=N" in the notes
+    // The clocks the benchmark ran at: a short run (llama-bench, one request, a few hundred
+    // iterations) sits near the peak clock; a run of minutes settles at the sustained one. Peak
+    // unless the notes say "clocks=sustained" or the row is an MLPerf result, whose runs last at
+    // least ten minutes by rule (docs/validation.md).
+    bool sustained_clocks = false;
 };
 
 }  // namespace decodesim::profiles

@@ -58,6 +58,12 @@ int devices_from_notes(const std::string& notes) {
     return static_cast<int>(devices);
 }
 
+bool sustained_from_notes(const std::string& notes, const std::string& engine) {
+    if (notes.find("clocks=sustained") != std::string::npos) return true;
+    if (notes.find("clocks=peak") != std::string::npos) return false;
+    return engine.starts_with("mlperf-");
+}
+
 }  // namespace
 
 std::vector<Measurement> load_measurements(const std::string& path) {
@@ -122,6 +128,7 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.notes = fields[13];
         if (row.source.empty()) problems.push_back({{path, number, 13}, "source", "every measurement needs its source"});
         row.devices = devices_from_notes(row.notes);
+        row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
         rows.push_back(std::move(row));
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));

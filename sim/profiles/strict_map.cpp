@@ -231,6 +231,27 @@ std::optional<StrictMap> StrictMap::map(const std::string& key, Presence presenc
     return std::nullopt;
 }
 
+std::vector<StrictMap> StrictMap::list_of_maps(const std::string& key, Presence presence) {
+    read_keys_.insert(key);
+    std::vector<StrictMap> items;
+    if (!valid_) return items;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() != key) continue;
+        if (!entry.second.IsSequence() || entry.second.size() == 0) {
+            error(key, "expected a non-empty list of mappings");
+            return items;
+        }
+        for (std::size_t i = 0; i < entry.second.size(); ++i) {
+            items.emplace_back(entry.second[i], file_, fmt::format("{}[{}]", path_of(key), i), *diagnostics_);
+        }
+        return items;
+    }
+    if (presence == Presence::required) {
+        diagnostics_->push_back({location(), path_of(key), "missing required list"});
+    }
+    return items;
+}
+
 void StrictMap::reject_unknown_keys(const std::vector<std::string>& known_keys) {
     if (!valid_) return;
     for (const auto& entry : node_) {

@@ -42,6 +42,8 @@ public:
     std::optional<double> fraction(const std::string& key, Presence presence);
     std::optional<bool> boolean(const std::string& key, Presence presence);
     std::optional<StrictMap> map(const std::string& key, Presence presence);
+    // A list of mappings, each a StrictMap whose messages name "key[i]".
+    std::vector<StrictMap> list_of_maps(const std::string& key, Presence presence);
 
     // Records an error for every key that was never read, with "did you mean".
     void reject_unknown_keys(const std::vector<std::string>& known_keys);

@@ -30,8 +30,8 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
     for (const auto& row : rows) {
         if (!row.deployment) continue;
         const Conditions c = conditions_of(row.hardware, model, *row.deployment);
-        text += fmt::format("  {:<13} weights {}, KV cache {}, activations {}, runtime {}\n", device_name(row),
-                            c.weights, c.kv, c.activation, c.runtime);
+        text += fmt::format("  {:<13} weights {}, KV cache {}, activations {}, runtime {}, clocks {}\n",
+                            device_name(row), c.weights, c.kv, c.activation, c.runtime, c.clocks);
     }
     text += "\n";
     TextTable table({"hardware", "tok/s/stream", "TTFT", "headroom", "max batch", "tok/s total", "at batch", "tok/J",
@@ -56,7 +56,7 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
 std::string compare_to_csv(const std::string& model, const engine::Workload& workload,
                            const std::vector<scenarios::CompareRow>& rows) {
     std::string csv =
-        "hardware,model,weights,kv,activation,runtime,devices,batch,context_tokens,prompt_tokens,output_tokens,fits,"
+        "hardware,model,weights,kv,activation,runtime,clocks,devices,batch,context_tokens,prompt_tokens,output_tokens,fits,"
         "tokens_per_s_per_stream,ttft_s,headroom_bytes,max_batch,throughput_batch,tokens_per_s_total,tokens_per_joule,"
         "usd_per_million_tokens,error\n";
     const std::string shape = workload.is_request()
@@ -65,8 +65,8 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
     for (const auto& row : rows) {
         Conditions conditions;
         if (row.deployment) conditions = conditions_of(row.hardware, model, *row.deployment);
-        csv += fmt::format("{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
-                           conditions.activation, conditions.runtime, row.devices, shape);
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
+                           conditions.activation, conditions.runtime, conditions.clocks, row.devices, shape);
         csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",
                            row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft.value, row.headroom.value,
                            row.max_batch, row.throughput_batch, row.tokens_per_s_total,
@@ -87,7 +87,10 @@ nlohmann::json compare_to_json(const std::string& model, const engine::Workload&
     Conditions shared;
     shared.workload = workload;
     nlohmann::json shared_block = conditions_to_json(shared);
-    for (const char* per_device : {"weights", "kv", "activation", "tensor_parallel", "runtime"}) shared_block.erase(per_device);
+    for (const char* per_device : {"weights", "kv", "activation", "tensor_parallel", "runtime", "clocks",
+                                   "compute_clock_share", "memory_clock_share"}) {
+        shared_block.erase(per_device);
+    }
     document["conditions"] = std::move(shared_block);
     nlohmann::json list = nlohmann::json::array();
     for (const auto& row : rows) {

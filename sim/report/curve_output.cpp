@@ -41,11 +41,12 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
 
 std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& curve) {
     std::string csv =
-        "hardware,model,weights,kv,activation,tensor_parallel,runtime,context_tokens,batch,tokens_per_s_per_stream,"
+        "hardware,model,weights,kv,activation,tensor_parallel,runtime,clocks,context_tokens,batch,tokens_per_s_per_stream,"
         "tokens_per_s_total,step_time_s,ttft_s,batch_prefill_s,bound,fits\n";
     const std::string prefix =
-        fmt::format("{},{},{},{},{},{},{},{},", conditions.hardware, conditions.model, conditions.weights, conditions.kv,
-                    conditions.activation, conditions.tensor_parallel, conditions.runtime, curve.context);
+        fmt::format("{},{},{},{},{},{},{},{},{},", conditions.hardware, conditions.model, conditions.weights,
+                    conditions.kv, conditions.activation, conditions.tensor_parallel, conditions.runtime,
+                    conditions.clocks, curve.context);
     for (const auto& point : curve.points) {
         csv += prefix;
         csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", point.batch, point.tokens_per_s_per_stream,

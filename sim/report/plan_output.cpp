@@ -89,6 +89,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
                            {"kv", std::string(d.kv->name)},
                            {"activation", std::string(core::datatype_name(d.activation))},
                            {"runtime", std::string(engine::runtime_name(d.runtime))},
+                           {"clocks", engine::clock_label(d.clocks)},
                            {"cost_per_hour", optional(option.cost_per_hour)},
                            {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},
                            {"joules_per_output_token", optional(option.joules_per_output_token)},

@@ -13,6 +13,9 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
             std::string(core::datatype_name(deployment.activation)),
             deployment.parallelism.tensor,
             std::string(engine::runtime_name(deployment.runtime)),
+            engine::clock_label(deployment.clocks),
+            deployment.clocks.compute_share,
+            deployment.clocks.memory_share,
             workload};
 }
 
@@ -25,7 +28,10 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"kv", conditions.kv},
                   {"activation", conditions.activation},
                   {"tensor_parallel", conditions.tensor_parallel},
-                  {"runtime", conditions.runtime}};
+                  {"runtime", conditions.runtime},
+                  {"clocks", conditions.clocks},
+                  {"compute_clock_share", conditions.compute_share},
+                  {"memory_clock_share", conditions.memory_share}};
     if (conditions.workload) {
         const engine::Workload& workload = *conditions.workload;
         block["batch"] = workload.batch;

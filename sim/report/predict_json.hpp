@@ -19,6 +19,9 @@ struct Conditions {
     std::string activation;
     int tensor_parallel = 1;
     std::string runtime;
+    std::string clocks;           // engine::clock_label
+    double compute_share = 1.0;   // of the listed peaks, at those clocks
+    double memory_share = 1.0;
     std::optional<engine::Workload> workload;  // batch and context, or batch, prompt and output
 };
 

@@ -33,7 +33,14 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                                                        : std::string{});
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
-    text += fmt::format("  runtime       {}\n\n", conditions.runtime);
+    text += fmt::format("  runtime       {}\n", conditions.runtime);
+    text += fmt::format("  clocks        {}{}\n\n", conditions.clocks,
+                        conditions.compute_share < 1.0 || conditions.memory_share < 1.0
+                            ? fmt::format(" (compute at {:.0f}% of the listed peak{})", conditions.compute_share * 100.0,
+                                          conditions.memory_share < 1.0
+                                              ? fmt::format(", memory bandwidth at {:.0f}%", conditions.memory_share * 100.0)
+                                              : std::string{})
+                            : std::string{});
 
     TextTable speed({"", "predicted", "roofline bound"});
     speed.add_row({"tokens/s per stream", rate(decode.tokens_per_s_per_stream), rate(decode.roofline_tokens_per_s_per_stream)});

@@ -22,8 +22,8 @@ std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult
     const Conditions& p = c.point;
     std::string text = fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s",
                                    p.tensor_parallel > 1 ? fmt::format(" (tensor parallel {} each)", p.tensor_parallel) : "");
-    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}\n", p.weights, p.kv,
-                        p.activation, p.runtime);
+    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}, clocks {}\n", p.weights,
+                        p.kv, p.activation, p.runtime, p.clocks);
     text += fmt::format("  stream        {} requests, {} arrivals, prompt {}, output {}, seed {}\n", c.requests,
                         c.arrivals, c.prompt, c.output, c.seed);
     text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}\n\n",

@@ -14,22 +14,22 @@ namespace {
 // The columns, in output order (docs/cli.md): first those constant over a deployment, then the
 // operating point, then its figures.
 constexpr std::string_view kColumns[] = {
-    "hardware", "model", "weights", "kv", "activation", "runtime", "tensor_parallel", "memory.weights_bytes",
+    "hardware", "model", "weights", "kv", "activation", "runtime", "tensor_parallel", "clocks", "memory.weights_bytes",
     "memory.kv_bytes_per_token", "memory.capacity_bytes", "batch", "context_tokens", "prompt_tokens", "output_tokens",
     "decode.step_time_s", "decode.tokens_per_s_per_stream", "decode.tokens_per_s_total", "decode.bytes_per_step",
     "decode.flops_per_step", "decode.arithmetic_intensity_flop_per_byte", "decode.bound",
     "decode.roofline_tokens_per_s_per_stream", "decode.roofline_tokens_per_s_total", "ttft_s", "prefill.flops",
     "batch_prefill.time_s", "request.time_per_output_token_s", "request.end_to_end_s", "memory.kv_bytes",
     "memory.fits", "memory.max_batch"};
-constexpr std::size_t kDeploymentColumns = 10;
-constexpr std::size_t kContextColumn = 11;
-constexpr std::size_t kTtftColumn = 23;
+constexpr std::size_t kDeploymentColumns = 11;
+constexpr std::size_t kContextColumn = 12;
+constexpr std::size_t kTtftColumn = 24;
 static_assert(kColumns[kDeploymentColumns] == "batch" && kColumns[kContextColumn] == "context_tokens" &&
               kColumns[kContextColumn + 3] == "decode.step_time_s" && kColumns[kTtftColumn] == "ttft_s" &&
               kColumns[kTtftColumn + 2] == "batch_prefill.time_s");
 
 constexpr std::size_t kFlushBytes = 1 << 16;
-// The longest row: 31 columns of at most 24 characters, their keys and quotes, and the ids.
+// The longest row: 32 columns of at most 24 characters, their keys and quotes, and the ids.
 constexpr std::size_t kRowSlack = 1 << 14;
 
 }  // namespace
@@ -114,6 +114,7 @@ void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
         field(core::datatype_name(deployment.activation));
         field(engine::runtime_name(deployment.runtime));
         field(deployment.parallelism.tensor);
+        field(engine::clock_label(deployment.clocks));
         field(memory.weights.value);
         field(memory.kv_per_token.value);
         field(memory.capacity.value);

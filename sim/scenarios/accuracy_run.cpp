@@ -122,6 +122,8 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
             choice.runtime = settings.runtime.value_or(runtime_for_engine(m.engine));
             choice.parallelism.tensor = m.devices;
+            // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
+            choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
             result.rows.push_back(evaluate_measurement(m, *model, *hardware, deployment));
             cases.push_back({&m, model, hardware, deployment});

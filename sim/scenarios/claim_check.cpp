@@ -106,7 +106,7 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
         if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
         // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
         const engine::DeploymentChoice choice{format, deployment.kv, std::nullopt, deployment.runtime,
-                                              deployment.parallelism};
+                                              deployment.parallelism, deployment.clocks.choice};
         const engine::Evaluator narrower(model, hardware, engine::resolve_deployment(hardware, model, choice));
         if (bound_of(narrower.predict(workload_of(claim, check.batch, std::nullopt)), claim.per_stream) >=
             claim.tokens_per_s) {

@@ -96,7 +96,8 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         for (const core::WeightFormat* weights : space.weights) {
             for (const core::KvFormat* kv : space.kv) {
                 for (int tp : space.tensor_parallel) {
-                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, engine::Parallelism{tp}};
+                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, engine::Parallelism{tp},
+                                                    space.clocks};
                     engine::Deployment deployment;
                     try {
                         deployment = engine::resolve_deployment(hardware, model, choice);

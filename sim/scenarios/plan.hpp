@@ -28,6 +28,7 @@ struct PlanSpace {
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
     std::vector<int> tensor_parallel{1, 2, 4, 8};
     engine::Runtime runtime = engine::kDefaultRuntime;
+    engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;
 };
 

@@ -13,7 +13,7 @@ double SweepGrid::points_per_deployment() const {
 double SweepGrid::points(std::size_t hardware_count, std::size_t model_count) const {
     double count = points_per_deployment();
     for (std::size_t size : {hardware_count, model_count, weights.size(), kv.size(), activations.size(), runtimes.size(),
-                             tensor_parallel.size()}) {
+                             tensor_parallel.size(), clocks.size()}) {
         count *= static_cast<double>(size);
     }
     return count;
@@ -72,9 +72,10 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                     for (const auto& activation : grid.activations) {
                         for (engine::Runtime runtime : grid.runtimes) {
                             for (long long tp : grid.tensor_parallel) {
+                              for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
                                 const engine::DeploymentChoice choice{weights, kv, activation, runtime,
-                                                                      engine::Parallelism{static_cast<int>(tp)}};
+                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks};
                                 engine::Deployment deployment;
                                 std::optional<engine::Evaluator> evaluator;
                                 try {
@@ -88,6 +89,7 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                                 const SweepPoint first{deployment_index++, &hardware, &model, &deployment,
                                                        0.0, 0.0, 0.0, 0.0, 0, nullptr};
                                 sweep_deployment(grid, *evaluator, first, on_point);
+                              }
                             }
                         }
                     }

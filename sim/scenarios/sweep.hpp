@@ -18,6 +18,7 @@ struct SweepGrid {
     std::vector<std::optional<core::Datatype>> activations{std::nullopt};  // unset: the resolver's default
     std::vector<engine::Runtime> runtimes{engine::kDefaultRuntime};
     std::vector<long long> tensor_parallel;
+    std::vector<engine::ClockChoice> clocks{engine::ClockChoice{}};
     std::vector<long long> batch;
     std::vector<long long> context;          // step mode
     std::vector<long long> prompt;           // request mode when non-empty
