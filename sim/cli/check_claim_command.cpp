@@ -33,6 +33,7 @@ int run_check_claim(const CheckClaimOptions& options, const profiles::Catalog& c
     scenarios::Claim claim;
     claim.tokens_per_s = options.tokens_per_s;
     claim.per_stream = options.per == "stream";
+    claim.prefill = options.per == "prefill";
     if (options.batch) claim.batch = static_cast<double>(*options.batch);
     if (options.context) claim.context = static_cast<double>(*options.context);
     if (options.prompt) {
@@ -68,9 +69,10 @@ void add_check_claim_command(CLI::App& app, CommandRun& run) {
     command->add_option("--tokens-per-s", options->tokens_per_s, "The claimed tokens per second")
         ->required()
         ->check(CLI::Range(1e-6, 1e12));
-    command->add_option("--per", options->per, "Whether the claim is per stream or the total")
+    command->add_option("--per", options->per,
+                        "stream, total (decode tokens/s), or prefill (prompt tokens/s; the prompt is --context)")
         ->required()
-        ->check(CLI::IsMember({"stream", "total"}));
+        ->check(CLI::IsMember({"stream", "total", "prefill"}));
     command->add_option("--batch", options->batch, "Stated concurrency (unstated: searched)")->check(CLI::Range(1LL, kMaxBatch));
     auto* context = command->add_option("--context", options->context, "Stated context (unstated: searched from 1024)")
                         ->check(CLI::Range(1LL, kMaxTokens));

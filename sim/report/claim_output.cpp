@@ -8,7 +8,9 @@ namespace decodesim::report {
 
 namespace {
 
-std::string kind(const scenarios::Claim& claim) { return claim.per_stream ? "per stream" : "in total"; }
+std::string kind(const scenarios::Claim& claim) {
+    return claim.prefill ? "of prefill" : claim.per_stream ? "per stream" : "in total";
+}
 
 }  // namespace
 
@@ -20,8 +22,8 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
         case scenarios::Verdict::impossible:
             text += fmt::format(
                 "Physics allows at most {:.4g} tokens/s {} under these conditions; the claim is {:.1f}x that, and no "
-                "usual hidden condition (batching, a shorter context, lower precision, speculative decoding) explains "
-                "it.\n",
+                "usual hidden condition (batching, a shorter context, lower precision, speculative decoding), alone or "
+                "with a narrower format, explains it.\n",
                 check.bound_tokens_per_s, kind(claim), check.speedup_needed);
             break;
         case scenarios::Verdict::needs_conditions:
@@ -43,9 +45,13 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
     TextTable table({"", "value"});
     table.add_row({"claimed tokens/s", fmt::format("{:g} {}", claim.tokens_per_s, kind(claim))});
     table.add_row({"roofline bound", fmt::format("{:.4g}", check.bound_tokens_per_s)});
-    table.add_row({"predicted", fmt::format("{:.4g}", check.predicted_tokens_per_s)});
-    table.add_row({"implied bandwidth utilization", fmt::format("{:.0f}% of peak", check.implied_bandwidth_utilization * 100)});
-    table.add_row({"evaluated at", fmt::format("batch {:.0f}, context {:.0f}", check.batch, check.context)});
+    table.add_row({fmt::format("predicted ({} clocks)", conditions.clocks), fmt::format("{:.4g}", check.predicted_tokens_per_s)});
+    table.add_row({"predicted at peak clocks", fmt::format("{:.4g}", check.predicted_at_peak_tokens_per_s)});
+    if (!claim.prefill) {
+        table.add_row({"implied bandwidth utilization", fmt::format("{:.0f}% of peak", check.implied_bandwidth_utilization * 100)});
+    }
+    table.add_row({"evaluated at", fmt::format("batch {:.0f}, {} {:.0f}", check.batch, claim.prefill ? "prompt" : "context",
+                                               check.context)});
     text += "\n";
     text += table.render();
     return text;
@@ -56,7 +62,7 @@ nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Clai
     nlohmann::json document = document_for(conditions);
     document["weights"] = conditions.weights;
     document["claimed_tokens_per_s"] = claim.tokens_per_s;
-    document["per"] = claim.per_stream ? "stream" : "total";
+    document["per"] = claim.prefill ? "prefill" : claim.per_stream ? "stream" : "total";
     document["verdict"] = scenarios::verdict_name(check.verdict);
     document["bound_tokens_per_s"] = check.bound_tokens_per_s;
     document["predicted_tokens_per_s"] = check.predicted_tokens_per_s;
@@ -71,6 +77,9 @@ nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Clai
     if (check.max_context) document["max_context_tokens"] = *check.max_context;
     if (check.precision_needed) document["precision_needed"] = *check.precision_needed;
     document["speculative_decoding_could_explain"] = check.speculative_decoding_could_explain;
+    document["combination"] = check.combination;
+    document["predicted_at_peak_clocks_tokens_per_s"] = check.predicted_at_peak_tokens_per_s;
+    document["needs_peak_clocks"] = check.needs_peak_clocks;
     document["notes"] = check.notes;
     return document;
 }

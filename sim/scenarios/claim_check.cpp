@@ -1,6 +1,7 @@
 #include "scenarios/claim_check.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
@@ -22,8 +23,74 @@ engine::Workload workload_of(const Claim& claim, double batch, std::optional<dou
     return engine::Workload::step(batch, context_override.value_or(claim.context.value_or(kDefaultContext)));
 }
 
-double bound_of(const engine::Prediction& prediction, bool per_stream) {
-    return per_stream ? prediction.decode.roofline_tokens_per_s_per_stream : prediction.decode.roofline_tokens_per_s_total;
+// The claim's kind of figure at a batch and (optionally) a context or prompt: the roofline bound
+// or the prediction.
+enum class Figure { bound, predicted };
+
+double figure_of(const engine::Evaluator& evaluator, const Claim& claim, double batch,
+                 std::optional<double> context_override, Figure figure) {
+    if (claim.prefill) {
+        const double prompt = context_override.value_or(claim.prompt.value_or(claim.context.value_or(kDefaultContext)));
+        const engine::PrefillResult prefill = evaluator.prefill(batch, prompt);
+        const core::Seconds time = figure == Figure::bound ? prefill.roofline_time : prefill.time;
+        return batch * prompt / time.value;
+    }
+    const engine::Prediction prediction = evaluator.predict(workload_of(claim, batch, context_override));
+    const engine::DecodeResult& decode = prediction.decode;
+    if (figure == Figure::bound) {
+        return claim.per_stream ? decode.roofline_tokens_per_s_per_stream : decode.roofline_tokens_per_s_total;
+    }
+    return claim.per_stream ? decode.tokens_per_s_per_stream : decode.tokens_per_s_total;
+}
+
+const char* kind_of(const Claim& claim) {
+    return claim.prefill ? "prefill tokens/s" : claim.per_stream ? "tokens/s per stream" : "tokens/s in total";
+}
+
+// The conditions that, alone, bring the bound under `evaluator` up to the claim; the notes say
+// which, prefixed by `with` when this evaluator already carries a condition (a narrower format).
+struct Found {
+    std::optional<long long> min_batch;
+    std::optional<bool> min_batch_fits;
+    std::optional<double> max_context;
+    bool speculative = false;
+    bool any() const { return min_batch.has_value() || max_context.has_value() || speculative; }
+};
+
+Found search_workload(const engine::Evaluator& evaluator, const Claim& claim, double batch) {
+    Found found;
+    auto reaches = [&](double at_batch, std::optional<double> context) {
+        return figure_of(evaluator, claim, at_batch, context, Figure::bound) >= claim.tokens_per_s;
+    };
+    if (!claim.per_stream && !claim.batch) {
+        found.min_batch = first_true(1, 1LL << 24, [&](long long b) { return reaches(static_cast<double>(b), std::nullopt); });
+        if (found.min_batch) {
+            const double at = static_cast<double>(*found.min_batch);
+            found.min_batch_fits =
+                evaluator.predict(claim.prefill ? engine::Workload::step(at, claim.prompt.value_or(claim.context.value_or(kDefaultContext)))
+                                                : workload_of(claim, at, std::nullopt))
+                    .memory.fits;
+        }
+    }
+    if (!claim.context && !claim.prompt) {
+        if (const auto longest = last_true(1, static_cast<long long>(kDefaultContext),
+                                           [&](long long context) { return reaches(batch, static_cast<double>(context)); })) {
+            found.max_context = static_cast<double>(*longest);
+        }
+    }
+    if (claim.per_stream && !claim.prefill) {
+        found.speculative = claim.tokens_per_s <= kSpeculativeDecodingFactor * figure_of(evaluator, claim, batch, std::nullopt, Figure::bound);
+    }
+    return found;
+}
+
+engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core::WeightFormat* weights,
+                                 engine::ClockChoice clocks) {
+    const engine::Deployment& deployment = point.deployment;
+    // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
+    const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime,
+                                          deployment.parallelism, clocks};
+    return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
 
 }  // namespace
@@ -41,7 +108,6 @@ const char* verdict_name(Verdict verdict) {
 }
 
 ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) {
-    const profiles::ModelProfile& model = point.model;
     const profiles::HardwareProfile& hardware = point.hardware;
     const engine::Deployment& deployment = point.deployment;
     const engine::Evaluator evaluator(point);
@@ -49,23 +115,44 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
     check.batch = claim.batch.value_or(1.0);
     const engine::Prediction stated = evaluator.predict(workload_of(claim, check.batch, std::nullopt));
     check.context = stated.decode.context;
-    check.bound_tokens_per_s = bound_of(stated, claim.per_stream);
-    check.predicted_tokens_per_s =
-        claim.per_stream ? stated.decode.tokens_per_s_per_stream : stated.decode.tokens_per_s_total;
-    const double steps_per_s = claim.per_stream ? claim.tokens_per_s : claim.tokens_per_s / check.batch;
-    check.implied_bandwidth_utilization = (stated.decode.bytes_per_step.value * steps_per_s) / hardware.memory_bandwidth.value;
+    check.bound_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::bound);
+    check.predicted_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::predicted);
+    if (!claim.prefill) {
+        const double steps_per_s = claim.per_stream ? claim.tokens_per_s : claim.tokens_per_s / check.batch;
+        check.implied_bandwidth_utilization =
+            (stated.decode.bytes_per_step.value * steps_per_s) / hardware.memory_bandwidth.value;
+    }
     check.speedup_needed = claim.tokens_per_s / check.bound_tokens_per_s;
+    const bool at_peak_already = deployment.clocks.choice.condition == engine::ClockCondition::peak;
+    check.predicted_at_peak_tokens_per_s =
+        at_peak_already ? check.predicted_tokens_per_s
+                        : figure_of(evaluator_with(point, deployment.weights, {engine::ClockCondition::peak, std::nullopt}),
+                                    claim, check.batch, std::nullopt, Figure::predicted);
 
     if (!claim.batch) check.notes.push_back(fmt::format("no concurrency stated: evaluated at batch {:.0f}", check.batch));
     if (!claim.context && !claim.prompt) {
-        check.notes.push_back(fmt::format("no context stated: evaluated at {:.0f} tokens", kDefaultContext));
+        check.notes.push_back(fmt::format("no {} stated: evaluated at {:.0f} tokens", claim.prefill ? "prompt" : "context",
+                                          kDefaultContext));
     }
 
     if (claim.tokens_per_s <= check.bound_tokens_per_s) {
         check.verdict = claim.tokens_per_s < kConservativeFraction * check.predicted_tokens_per_s ? Verdict::conservative
                                                                                                  : Verdict::plausible;
+        if (claim.tokens_per_s > check.predicted_tokens_per_s && claim.tokens_per_s <= check.predicted_at_peak_tokens_per_s) {
+            check.needs_peak_clocks = true;
+            check.notes.push_back(fmt::format(
+                "peak clocks: at the sustained clock ({:.0f}% of the peak on {}) decodesim predicts {:.4g} {}, at peak "
+                "clocks {:.4g}; the claim needs a short run on a cool device, not hours of load at the default power",
+                deployment.clocks.compute_share * 100.0, hardware.name, check.predicted_tokens_per_s, kind_of(claim),
+                check.predicted_at_peak_tokens_per_s));
+        } else if (claim.tokens_per_s > check.predicted_at_peak_tokens_per_s) {
+            check.notes.push_back(fmt::format(
+                "above what decodesim predicts even at peak clocks ({:.4g} {}): it needs a software stack faster than "
+                "the {} preset",
+                check.predicted_at_peak_tokens_per_s, kind_of(claim), engine::runtime_name(deployment.runtime)));
+        }
         const double achievable = engine::default_efficiency(hardware, deployment.runtime).memory_bandwidth;
-        if (check.implied_bandwidth_utilization > achievable) {
+        if (!claim.prefill && check.implied_bandwidth_utilization > achievable) {
             check.notes.push_back(fmt::format(
                 "it implies {:.0f}% of peak memory bandwidth, above the {:.0f}% that copy benchmarks reach on this "
                 "memory: possible only with an exceptional software stack",
@@ -75,54 +162,61 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
         return check;
     }
 
-    // Above the bound under the stated conditions: look for the hidden ones, each alone.
-    if (!claim.per_stream && !claim.batch) {
-        check.min_batch = first_true(1, 1LL << 24, [&](long long batch) {
-            return bound_of(evaluator.predict(workload_of(claim, static_cast<double>(batch), std::nullopt)), false) >=
-                   claim.tokens_per_s;
-        });
-        if (check.min_batch) {
-            const auto at_min = evaluator.predict(workload_of(claim, static_cast<double>(*check.min_batch), std::nullopt));
-            check.min_batch_fits = at_min.memory.fits;
-            check.notes.push_back(fmt::format("batching: needs at least {} concurrent streams{}", *check.min_batch,
-                                              at_min.memory.fits ? ", which fit in memory"
-                                                                 : ", which do NOT fit in memory"));
-        }
+    // Above the bound under the stated conditions: look for the hidden ones, each alone first.
+    const Found alone = search_workload(evaluator, claim, check.batch);
+    check.min_batch = alone.min_batch;
+    check.min_batch_fits = alone.min_batch_fits;
+    check.max_context = alone.max_context;
+    check.speculative_decoding_could_explain = alone.speculative;
+    if (alone.min_batch) {
+        check.notes.push_back(fmt::format("batching: needs at least {} concurrent streams{}", *alone.min_batch,
+                                          alone.min_batch_fits.value_or(false) ? ", which fit in memory"
+                                                                               : ", which do NOT fit in memory"));
     }
-    if (!claim.context && !claim.prompt) {
-        const double batch = check.batch;
-        auto fits_at = [&](long long context) {
-            return bound_of(evaluator.predict(workload_of(claim, batch, static_cast<double>(context))), claim.per_stream) >=
-                   claim.tokens_per_s;
-        };
-        if (const auto longest = last_true(1, static_cast<long long>(kDefaultContext), fits_at)) {
-            check.max_context = static_cast<double>(*longest);
-            check.notes.push_back(fmt::format("short context: possible only up to {} tokens of context", *longest));
-        }
+    if (alone.max_context) {
+        check.notes.push_back(fmt::format("short {}: possible only up to {:.0f} tokens", claim.prefill ? "prompt" : "context",
+                                          *alone.max_context));
     }
+    std::vector<const core::WeightFormat*> narrower;
     for (const char* name : kPrecisionLadder) {
         if (claim.weights_stated) break;  // a claim that names its precision cannot hide a lower one
         const core::WeightFormat* format = core::find_named(core::weight_formats(), name);
-        if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
-        // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
-        const engine::DeploymentChoice choice{format, deployment.kv, std::nullopt, deployment.runtime,
-                                              deployment.parallelism, deployment.clocks.choice};
-        const engine::Evaluator narrower(model, hardware, engine::resolve_deployment(hardware, model, choice));
-        if (bound_of(narrower.predict(workload_of(claim, check.batch, std::nullopt)), claim.per_stream) >=
-            claim.tokens_per_s) {
-            check.precision_needed = std::string(name);
-            check.notes.push_back(fmt::format("lower precision: possible with {} weights", name));
+        if (format->bits_per_weight < deployment.weights->bits_per_weight) narrower.push_back(format);
+    }
+    for (const core::WeightFormat* format : narrower) {
+        const engine::Evaluator with_format = evaluator_with(point, format, deployment.clocks.choice);
+        if (figure_of(with_format, claim, check.batch, std::nullopt, Figure::bound) >= claim.tokens_per_s) {
+            check.precision_needed = std::string(format->name);
+            check.notes.push_back(fmt::format("lower precision: possible with {} weights", format->name));
             break;
         }
     }
-    if (claim.per_stream && check.speedup_needed <= kSpeculativeDecodingFactor) {
-        check.speculative_decoding_could_explain = true;
+    if (alone.speculative) {
         check.notes.push_back(fmt::format(
             "speculative decoding: a {:.2f}x speedup over plain decoding would explain it (EAGLE-2 reports up to 4.26x)",
             check.speedup_needed));
     }
-    const bool explained = check.min_batch.has_value() || check.max_context.has_value() ||
-                           check.precision_needed.has_value() || check.speculative_decoding_could_explain;
+    bool explained = alone.any() || check.precision_needed.has_value();
+    // None alone: a narrower format together with a workload condition, the widest format first.
+    for (std::size_t i = 0; !explained && i < narrower.size(); ++i) {
+        const engine::Evaluator with_format = evaluator_with(point, narrower[i], deployment.clocks.choice);
+        const Found together = search_workload(with_format, claim, check.batch);
+        if (!together.any()) continue;
+        explained = true;
+        check.combination.push_back(fmt::format("{} weights", narrower[i]->name));
+        if (together.min_batch) {
+            check.combination.push_back(fmt::format("at least {} concurrent streams{}", *together.min_batch,
+                                                    together.min_batch_fits.value_or(false) ? "" : " (which do NOT fit in memory)"));
+        } else if (together.max_context) {
+            check.combination.push_back(fmt::format("at most {:.0f} tokens of {}", *together.max_context,
+                                                    claim.prefill ? "prompt" : "context"));
+        } else {
+            check.combination.push_back(fmt::format("speculative decoding of {:.2f}x",
+                                                    claim.tokens_per_s / figure_of(with_format, claim, check.batch,
+                                                                                   std::nullopt, Figure::bound)));
+        }
+        check.notes.push_back(fmt::format("together: {}", fmt::join(check.combination, " and ")));
+    }
     check.verdict = explained ? Verdict::needs_conditions : Verdict::impossible;
     return check;
 }

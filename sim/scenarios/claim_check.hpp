@@ -16,6 +16,7 @@ const char* verdict_name(Verdict verdict);
 struct Claim {
     double tokens_per_s = 0.0;
     bool per_stream = true;                // false: total over all streams
+    bool prefill = false;                  // a prompt-processing rate: prompt tokens over the batch's prefill time
     std::optional<double> batch;           // stated concurrency
     std::optional<double> context;         // stated context ...
     std::optional<double> prompt;          // ... or stated request
@@ -37,6 +38,13 @@ struct ClaimCheck {
     std::optional<double> max_context;
     std::optional<std::string> precision_needed;  // the widest weight format under which it fits
     bool speculative_decoding_could_explain = false;
+    // Conditions needed together when none explains the claim alone ("fp8 weights", "batch >= 64").
+    std::vector<std::string> combination;
+    // The clock condition: what the deployment predicts at peak clocks, and whether the claim needs
+    // them (it is above the prediction at the deployment's sustained clocks and within the one at
+    // peak clocks).
+    double predicted_at_peak_tokens_per_s = 0.0;
+    bool needs_peak_clocks = false;
     std::vector<std::string> notes;         // plain-language conditions and assumptions
 };
 
@@ -49,8 +57,11 @@ inline constexpr double kSpeculativeDecodingFactor = 4.26;
 inline constexpr double kConservativeFraction = 0.8;
 
 // Evaluates `claim` for a model on a device. Unstated conditions are searched: the smallest batch
-// (total claims), the largest context, the widest weight format (when the claim named none) and
-// speculative decoding (per-stream claims). Default context when none is stated: 1024 tokens.
+// (total claims), the largest context (or prompt, for prefill claims), the widest weight format
+// (when the claim named none) and speculative decoding (per-stream claims), each alone and, when
+// none explains it alone, each with a narrower format; and the clock condition: a claim within
+// the physical bound but above the prediction at sustained clocks may need peak clocks.
+// Default context (or prompt) when none is stated: 1024 tokens.
 // The workload a claim states, with the defaults for what it leaves out (batch 1, 1024 tokens).
 engine::Workload stated_workload(const Claim& claim);
 
