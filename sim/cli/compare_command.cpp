@@ -58,9 +58,9 @@ std::map<std::string, double> parse_prices(const std::string& text) {
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
     // The same resolver as every command: the choice from the shared flags, each device resolved with it.
     const engine::DeploymentChoice choice = deployment_choice(options.point.deployment);
-    const engine::Workload workload = options.point.workload.workload();
     const auto prices = parse_prices(options.prices);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
+    const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
     std::vector<scenarios::Candidate> candidates;
     for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
         const auto [id, devices] = split_devices(item);
@@ -91,7 +91,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         }
     }
     if (options.json) {
-        io.out << report::compare_to_json(model.id, workload, rows).dump(2) << "\n";
+        io.out << report::compare_to_json(model.id, workload, rows, options.point.workload.named_scenario()).dump(2) << "\n";
     } else if (options.csv) {
         io.out << report::compare_to_csv(model.id, workload, rows);
     } else {

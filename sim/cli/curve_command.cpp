@@ -29,7 +29,7 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     curve_options.last_batch = options.max_batch;
     const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, point.workload, curve_options);
     if (curve.max_batch == 0) warn(io, "the weights alone do not fit in memory: every point is marked as not fitting");
-    const report::Conditions conditions = report::conditions_of(point);
+    const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (!options.svg_path.empty()) {
         write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(conditions, curve)));
     }

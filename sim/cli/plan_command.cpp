@@ -29,11 +29,15 @@ struct PlanOptions {
     std::string clocks = "sustained";
     std::optional<double> rate;
     std::optional<double> users;
-    double think_time = 0.0;
-    std::string prompt = "1000";
-    std::string output = "200";
+    std::optional<double> think_time;  // unset: the scenario's, else 0
+    // Unset: the --scenario's, else 1000 and 200.
+    std::optional<std::string> prompt;
+    std::optional<std::string> output;
+    std::optional<std::string> scenario;
+    std::optional<long long> max_output;
     std::optional<double> ttft_p99;
     std::optional<double> tpot_p99;
+    std::optional<double> e2e_p99;
     std::optional<double> min_tokens_per_s_per_user;
     SchedulerOptions scheduler;
     std::string by = "cost";
@@ -42,13 +46,26 @@ struct PlanOptions {
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
+    const scenarios::WorkloadScenario* scenario =
+        options.scenario ? &scenarios::workload_scenario_named(*options.scenario) : nullptr;
+    scenarios::LengthDistribution prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
+                                           : scenario     ? scenario->prompt
+                                                          : parse_length("1000", "--prompt");
+    scenarios::LengthDistribution output = options.output ? parse_length(*options.output, "--output")
+                                           : scenario     ? scenario->output
+                                                          : parse_length("200", "--output");
+    const double uncapped_output = output.mean();
+    if (options.max_output) output.cap = static_cast<double>(*options.max_output);
     scenarios::PlanWorkload workload;
     workload.rate_per_s = options.rate;
     workload.users = options.users;
-    workload.think_time_s = options.think_time;
-    workload.prompt_tokens = parse_length(options.prompt, "--prompt").mean();
-    workload.output_tokens = parse_length(options.output, "--output").mean();
-    scenarios::ServiceTargets targets{options.ttft_p99, options.tpot_p99};
+    workload.think_time_s = options.think_time.value_or(scenario && scenario->think_time_s ? *scenario->think_time_s : 0.0);
+    workload.output_tokens = output.mean();
+    workload.arrival_cv2 = scenario && scenario->arrivals == scenarios::Arrivals::Kind::gamma ? 1.0 / scenario->burstiness : 1.0;
+    scenarios::ServiceTargets targets{
+        options.ttft_p99 ? options.ttft_p99 : scenario ? scenario->ttft_p99_s : std::nullopt,
+        options.tpot_p99 ? options.tpot_p99 : scenario ? scenario->tpot_p99_s : std::nullopt,
+        options.e2e_p99 ? options.e2e_p99 : scenario ? scenario->e2e_p99_s : std::nullopt};
     if (options.min_tokens_per_s_per_user) {
         // A stream at N tokens/s needs each output token within 1/N s.
         const double tpot = 1.0 / *options.min_tokens_per_s_per_user;
@@ -73,26 +90,45 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                : scenarios::PlanOrder::cost;
 
     const profiles::ModelProfile model = catalog.model(options.model);
+    // Prompts longer than the model's context are truncated to fit (docs/scenarios.md).
+    if (model.max_position_embeddings) {
+        prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - workload.output_tokens);
+    }
+    workload.prompt_tokens = prompt.mean();
     std::vector<profiles::HardwareProfile> candidates;
     const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
     for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
     const scenarios::Plan plan = scenarios::plan_deployments(model, candidates, workload, targets, space, order);
     if (plan.options.empty()) warn(io, "no candidate device can serve this workload within the targets");
+    std::optional<scenarios::PlanOption> best_uncapped;
+    if (options.max_output) {
+        scenarios::PlanWorkload uncapped = workload;
+        uncapped.output_tokens = uncapped_output;
+        const scenarios::Plan without = scenarios::plan_deployments(model, candidates, uncapped, targets, space, order);
+        if (!without.options.empty()) best_uncapped = without.options.front();
+    }
 
     report::PlanConditions conditions;
     conditions.model = model.id;
     conditions.rate_per_s = options.rate;
     conditions.users = options.users;
-    conditions.think_time_s = options.think_time;
+    conditions.think_time_s = workload.think_time_s;
     conditions.prompt_tokens = workload.prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
     conditions.runtime = options.runtime;
+    conditions.clocks = options.clocks;
+    conditions.scenario = scenario;
+    if (options.max_output) {
+        conditions.max_output_tokens = static_cast<double>(*options.max_output);
+        conditions.uncapped_output_tokens = uncapped_output;
+        conditions.best_uncapped = best_uncapped;
+    }
     conditions.order = options.by;
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
                                        : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
-                                                     options.think_time);
-    conditions.workload += fmt::format(", prompt {}, output {} tokens", options.prompt, options.output);
+                                                     workload.think_time_s);
+    conditions.workload += fmt::format(", prompt {}, output {} tokens", scenarios::describe(prompt), scenarios::describe(output));
     if (options.json) {
         io.out << report::plan_to_json(conditions, plan).dump(2) << "\n";
     } else {
@@ -116,16 +152,23 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
-    command->add_option("--think-time", options->think_time, "Seconds each user waits between a response and the next request")
-        ->capture_default_str()
+    command->add_option("--think-time", options->think_time,
+                        "Seconds each user waits between a response and the next request (default 0, or the scenario's)")
         ->check(CLI::Range(0.0, 1e6));
     rate->excludes(users);
-    command->add_option("--prompt", options->prompt, "Prompt tokens: N or a distribution (its mean is planned for)")
-        ->capture_default_str();
-    command->add_option("--output", options->output, "Output tokens: N or a distribution")->capture_default_str();
+    command->add_option("--scenario", options->scenario,
+                        "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
+                        "burstiness and targets; explicit flags override");
+    command->add_option("--prompt", options->prompt,
+                        "Prompt tokens: N or a distribution (its mean is planned for; default 1000)");
+    command->add_option("--output", options->output, "Output tokens: N or a distribution (default 200)");
+    command->add_option("--max-output", options->max_output, "Cap every output at this many tokens; shows what it saves")
+        ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--ttft-p99", options->ttft_p99, "Target 99th-percentile time to first token (s)")
         ->check(CLI::Range(1e-9, 1e9));
     command->add_option("--tpot-p99", options->tpot_p99, "Target 99th-percentile time per output token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--e2e-p99", options->e2e_p99, "Target 99th-percentile time to the last token (s)")
         ->check(CLI::Range(1e-9, 1e9));
     command->add_option("--min-tokens-per-s-per-user", options->min_tokens_per_s_per_user,
                         "Each stream at least this fast (a TPOT target of its inverse)")

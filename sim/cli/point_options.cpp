@@ -2,17 +2,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
 
 namespace decodesim::cli {
 
-engine::Workload WorkloadOptions::workload() const {
+engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_context) const {
     if (prompt) {
         return engine::Workload::request(static_cast<double>(batch), static_cast<double>(*prompt),
                                          static_cast<double>(output.value_or(1)));
     }
+    if (!context && scenario) {
+        // One request of the scenario's mean shape (the drawn lengths' means, whole tokens).
+        const scenarios::WorkloadScenario& named = scenarios::workload_scenario_named(*scenario);
+        const double out = std::max(1.0, std::round(named.output.mean()));
+        double in = std::max(1.0, std::round(named.prompt.mean()));
+        if (max_context) in = std::max(1.0, std::min(in, static_cast<double>(*max_context) - out));
+        return engine::Workload::request(static_cast<double>(batch), in, out);
+    }
     return engine::Workload::step(static_cast<double>(batch), static_cast<double>(context.value_or(kDefaultContext)));
+}
+
+const scenarios::WorkloadScenario* WorkloadOptions::named_scenario() const {
+    return scenario ? &scenarios::workload_scenario_named(*scenario) : nullptr;
+}
+
+report::Conditions point_conditions(const engine::OperatingPoint& point, const WorkloadOptions& workload) {
+    report::Conditions conditions = report::conditions_of(point);
+    conditions.scenario = workload.named_scenario();
+    return conditions;
 }
 
 void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
@@ -38,6 +59,7 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
     prompt->needs(output);
     output->needs(prompt);
     context->excludes(prompt)->excludes(output);
+    command.add_option("--scenario", options.scenario, help::kScenario);
 }
 
 void add_point_options(CLI::App& command, PointOptions& options) {
@@ -126,7 +148,13 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Dep
 }
 
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io) {
-    return resolve_point(catalog, options.deployment, options.workload.workload(), io);
+    engine::OperatingPoint point = resolve_point(catalog, options.deployment, options.workload.workload(), io);
+    // A scenario's mean prompt may be longer than this model's context (agent traces come from
+    // frontier models): truncated so that the request fits, as agent frameworks compact context.
+    if (options.workload.scenario && point.model.max_position_embeddings) {
+        point.workload = options.workload.workload(*point.model.max_position_embeddings);
+    }
+    return point;
 }
 
 void warn(Io io, const std::string& message) {

@@ -9,6 +9,8 @@
 #include "cli/io.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/catalog.hpp"
+#include "report/predict_json.hpp"
+#include "scenarios/workload_scenario.hpp"
 
 namespace decodesim::cli {
 
@@ -33,14 +35,18 @@ struct DeploymentOptions {
     std::optional<double> power_limit_watts;
 };
 
-// At which load: --batch and --context, or --batch --prompt --output.
+// At which load: --batch and --context, or --batch --prompt --output, or a --scenario's mean
+// request (explicit --context or --prompt/--output override it).
 struct WorkloadOptions {
     long long batch = 1;
     std::optional<long long> context;  // unset: kDefaultContext
     std::optional<long long> prompt;
     std::optional<long long> output;
+    std::optional<std::string> scenario;
 
-    engine::Workload workload() const;
+    // `max_context`: the model's, to which a scenario's mean prompt is truncated (prompt + output).
+    engine::Workload workload(std::optional<std::int64_t> max_context = std::nullopt) const;
+    const scenarios::WorkloadScenario* named_scenario() const;  // null when none was given
 };
 
 struct PointOptions {
@@ -68,6 +74,8 @@ inline constexpr const char* kBatch = "Concurrent sequences";
 inline constexpr const char* kContext = "Tokens in each sequence's cache (default 1024)";
 inline constexpr const char* kPrompt = "Prompt tokens of a request";
 inline constexpr const char* kOutput = "Output tokens of a request";
+inline constexpr const char* kScenario =
+    "A named workload: chat, code, summarize, agent or batch (docs/scenarios.md); explicit flags override it";
 }  // namespace help
 
 // Names to the engine's values; UsageError with a suggestion for an unknown name.
@@ -85,6 +93,9 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& deployment,
                                      const engine::Workload& workload, Io io);
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io);
+
+// report::conditions_of(point), with the scenario the workload came from.
+report::Conditions point_conditions(const engine::OperatingPoint& point, const WorkloadOptions& workload);
 
 void warn(Io io, const std::string& message);
 

@@ -27,7 +27,7 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
 
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
     for (const auto& warning : prediction.warnings) warn(io, warning);
-    const report::Conditions conditions = report::conditions_of(point);
+    const report::Conditions conditions = point_conditions(point, options.point.workload);
     std::optional<std::pair<engine::Prediction, engine::Prediction>> band;
     if (options.band) {
         const auto efficiencies = engine::efficiency_band(

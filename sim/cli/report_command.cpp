@@ -25,7 +25,7 @@ int run_report(const ReportOptions& options, const profiles::Catalog& catalog, I
     const engine::OperatingPoint point = resolve_point(catalog, options.point, io);
     const engine::Evaluator evaluator(point);
     report::ReportInputs inputs;
-    inputs.conditions = report::conditions_of(point);
+    inputs.conditions = point_conditions(point, options.point.workload);
     inputs.hardware_name = point.hardware.name;
     inputs.model_name = point.model.name;
     inputs.explanation = scenarios::explain(point);

@@ -25,10 +25,13 @@ struct ServeOptions {
     DeploymentOptions deployment;
     int replicas = 1;
     double rate = 1.0;
-    std::string arrivals = "poisson";
-    double burstiness = 1.0;
-    std::string prompt = "1000";
-    std::string output = "200";
+    // Unset: the --scenario's, else poisson, 1, 1000 and 200 (explicit flags override a scenario).
+    std::optional<std::string> arrivals;
+    std::optional<double> burstiness;
+    std::optional<std::string> prompt;
+    std::optional<std::string> output;
+    std::optional<std::string> scenario;
+    std::optional<long long> max_output;
     long long requests = 1000;
     unsigned long long seed = 1;
     std::string trace;
@@ -38,6 +41,7 @@ struct ServeOptions {
     SchedulerOptions scheduler;
     std::optional<double> ttft_slo;
     std::optional<double> tpot_slo;
+    std::optional<double> e2e_slo;
     bool json = false;
     std::string requests_csv;
     std::string svg_path;
@@ -45,9 +49,15 @@ struct ServeOptions {
 
 int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io io) {
     // Flags first (cheap), then the profiles.
+    const scenarios::WorkloadScenario* scenario =
+        options.scenario ? &scenarios::workload_scenario_named(*options.scenario) : nullptr;
+    if (!options.trace.empty() && (scenario || options.max_output)) {
+        throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
+    }
     std::vector<scenarios::Request> requests;
     report::ServeConditions conditions;
     scenarios::LoadShape load;
+    std::optional<scenarios::LoadShape> uncapped_load;  // with --max-output: the same load without the cap
     if (!options.trace.empty()) {
         for (const auto& row : profiles::load_trace(options.trace)) {
             requests.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
@@ -72,22 +82,42 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     } else {
         scenarios::StreamSpec spec;
         spec.arrivals.rate_per_s = options.rate;
-        spec.arrivals.kind = options.arrivals == "gamma" ? scenarios::Arrivals::Kind::gamma : scenarios::Arrivals::Kind::poisson;
-        spec.arrivals.burstiness = options.burstiness;
-        spec.prompt = parse_length(options.prompt, "--prompt");
-        spec.output = parse_length(options.output, "--output");
+        spec.arrivals.kind = options.arrivals ? (*options.arrivals == "gamma" ? scenarios::Arrivals::Kind::gamma
+                                                                               : scenarios::Arrivals::Kind::poisson)
+                             : scenario      ? scenario->arrivals
+                                             : scenarios::Arrivals::Kind::poisson;
+        spec.arrivals.burstiness = options.burstiness.value_or(scenario ? scenario->burstiness : 1.0);
+        spec.prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
+                      : scenario     ? scenario->prompt
+                                     : parse_length("1000", "--prompt");
+        spec.output = options.output ? parse_length(*options.output, "--output")
+                      : scenario     ? scenario->output
+                                     : parse_length("200", "--output");
+        if (options.max_output) spec.output.cap = static_cast<double>(*options.max_output);
         spec.requests = options.requests;
         spec.seed = options.seed;
         spec.prefix_fraction = options.prefix_fraction;
         spec.prefix_tokens = options.prefix_tokens;
         spec.prefix_groups = options.prefix_groups;
+        // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
+        const profiles::ModelProfile model = catalog.model(options.deployment.model);
+        if (model.max_position_embeddings) {
+            spec.max_context = *model.max_position_embeddings;
+            spec.prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - spec.output.mean());
+        }
         requests = scenarios::generate_requests(spec);
         load.rate_per_s = options.rate;
         load.prompt_tokens = spec.prompt.mean();
         load.output_tokens = spec.output.mean();
-        load.arrival_cv2 = spec.arrivals.kind == scenarios::Arrivals::Kind::gamma ? 1.0 / options.burstiness : 1.0;
+        load.arrival_cv2 = spec.arrivals.kind == scenarios::Arrivals::Kind::gamma ? 1.0 / spec.arrivals.burstiness : 1.0;
+        if (options.max_output) {
+            uncapped_load = load;
+            scenarios::LengthDistribution uncapped = spec.output;
+            uncapped.cap.reset();
+            uncapped_load->output_tokens = uncapped.mean();
+        }
         conditions.arrivals = spec.arrivals.kind == scenarios::Arrivals::Kind::gamma
-                                  ? fmt::format("gamma (burstiness {:g}) at {:g}/s", options.burstiness, options.rate)
+                                  ? fmt::format("gamma (burstiness {:g}) at {:g}/s", spec.arrivals.burstiness, options.rate)
                                   : fmt::format("poisson at {:g}/s", options.rate);
         conditions.prompt = describe(spec.prompt);
         conditions.output = describe(spec.output);
@@ -99,7 +129,11 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     scenarios::ServeConfig config;
     config.replicas = options.replicas;
     config.limits = options.scheduler.resolved();
-    const scenarios::ServiceTargets targets{options.ttft_slo, options.tpot_slo};
+    // Targets: the flags, else the scenario's p99 targets applied to each request.
+    const scenarios::ServiceTargets targets{
+        options.ttft_slo ? options.ttft_slo : scenario ? scenario->ttft_p99_s : std::nullopt,
+        options.tpot_slo ? options.tpot_slo : scenario ? scenario->tpot_p99_s : std::nullopt,
+        options.e2e_slo ? options.e2e_slo : scenario ? scenario->e2e_p99_s : std::nullopt};
     const scenarios::ServeResult result = scenarios::simulate_serving(evaluator, requests, config, targets);
     // The analytic steady state at the same load per replica, for comparison.
     scenarios::LoadShape per_replica = load;
@@ -107,6 +141,16 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     const scenarios::SteadyState analytic = scenarios::steady_state(evaluator, per_replica, config.limits);
 
     conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
+    conditions.point.scenario = scenario;
+    if (uncapped_load) {
+        scenarios::LoadShape capped_per_replica = per_replica;
+        scenarios::LoadShape uncapped_per_replica = *uncapped_load;
+        uncapped_per_replica.rate_per_s = per_replica.rate_per_s;
+        conditions.output_cap = scenarios::output_cap_effect(evaluator, capped_per_replica, uncapped_per_replica,
+                                                             static_cast<double>(*options.max_output), config.limits,
+                                                             point.deployment.parallelism.tensor,
+                                                             point.hardware.price_per_hour);
+    }
     conditions.replicas = options.replicas;
     conditions.requests = static_cast<long long>(requests.size());
     conditions.seed = options.trace.empty() ? options.seed : 0;
@@ -137,16 +181,20 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
                      ->capture_default_str()
                      ->check(CLI::Range(1e-6, 1e7));
-    command->add_option("--arrivals", options->arrivals, "poisson, or gamma (bursty: see --burstiness)")
-        ->capture_default_str()
+    command->add_option("--scenario", options->scenario,
+                        "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
+                        "arrivals and targets; explicit flags override");
+    command->add_option("--arrivals", options->arrivals, "poisson (default), or gamma (bursty: see --burstiness)")
         ->check(CLI::IsMember({"poisson", "gamma"}));
     command->add_option("--burstiness", options->burstiness,
-                        "Gamma shape k: the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
-        ->capture_default_str()
+                        "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
         ->check(CLI::Range(1e-3, 1e3));
-    command->add_option("--prompt", options->prompt, "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD")
-        ->capture_default_str();
-    command->add_option("--output", options->output, "Output tokens, as for --prompt")->capture_default_str();
+    command->add_option("--prompt", options->prompt,
+                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD (default 1000)");
+    command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
+    command->add_option("--max-output", options->max_output,
+                        "Cap every output at this many tokens, and report what the cap saves")
+        ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--requests", options->requests, "Requests to simulate")
         ->capture_default_str()
         ->check(CLI::Range(1LL, 100'000'000LL));
@@ -164,6 +212,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     add_scheduler_options(*command, options->scheduler);
     command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
     command->add_option("--tpot-slo", options->tpot_slo, "Time-per-output-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--e2e-slo", options->e2e_slo, "Time-to-last-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
     command->add_flag("--json", options->json, "Print one JSON object");
     command->add_option("--requests-csv", options->requests_csv, "Also write one CSV row per request here");
     command->add_option("--svg", options->svg_path, "Also draw latency and server state over time into this SVG file");

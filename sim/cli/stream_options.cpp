@@ -54,17 +54,6 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
     return length;
 }
 
-std::string describe(const LengthDistribution& length) {
-    switch (length.kind) {
-        case LengthDistribution::Kind::fixed: return fmt::format("{:.0f}", length.first);
-        case LengthDistribution::Kind::uniform: return fmt::format("uniform {:.0f}-{:.0f}", length.first, length.second);
-        case LengthDistribution::Kind::normal: return fmt::format("normal {:.0f} sd {:.0f}", length.first, length.second);
-        case LengthDistribution::Kind::lognormal:
-            return fmt::format("lognormal {:.0f} sd {:.0f}", length.first, length.second);
-    }
-    return "?";
-}
-
 scenarios::SchedulerLimits SchedulerOptions::resolved() const {
     scenarios::SchedulerLimits result = limits;
     result.chunked_prefill = !no_chunked_prefill;

@@ -13,8 +13,7 @@ namespace decodesim::cli {
 // Parses "1000", "uniform:500:1500", "normal:1000:200" or "lognormal:1000:500" (the mean and
 // standard deviation of the length itself). Throws core::UsageError naming `flag`.
 scenarios::LengthDistribution parse_length(const std::string& text, const std::string& flag);
-// "1000", "lognormal 1000 sd 500".
-std::string describe(const scenarios::LengthDistribution& length);
+using scenarios::describe;
 
 struct SchedulerOptions {
     scenarios::SchedulerLimits limits;

@@ -25,7 +25,7 @@ int run_why(const WhyOptions& options, const profiles::Catalog& catalog, Io io) 
         warn(io, fmt::format("{} streams do not fit in memory: evaluated at {:.0f}, the most that fit",
                              options.point.workload.batch, explanation.effective_batch));
     }
-    const report::Conditions conditions = report::conditions_of(point);
+    const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (options.json) {
         io.out << report::why_to_json(conditions, explanation).dump(2) << "\n";
     } else {

@@ -78,7 +78,8 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
 }
 
 nlohmann::json compare_to_json(const std::string& model, const engine::Workload& workload,
-                               const std::vector<scenarios::CompareRow>& rows) {
+                               const std::vector<scenarios::CompareRow>& rows,
+                               const scenarios::WorkloadScenario* scenario) {
     nlohmann::json document;
     document["schema_version"] = kSchemaVersion;
     document["model"] = model;
@@ -86,6 +87,7 @@ nlohmann::json compare_to_json(const std::string& model, const engine::Workload&
     // datatype, for one, is resolved per device).
     Conditions shared;
     shared.workload = workload;
+    shared.scenario = scenario;
     nlohmann::json shared_block = conditions_to_json(shared);
     for (const char* per_device : {"weights", "kv", "activation", "tensor_parallel", "runtime", "clocks",
                                    "compute_clock_share", "memory_clock_share"}) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "scenarios/compare.hpp"
+#include "scenarios/workload_scenario.hpp"
 
 namespace decodesim::report {
 
@@ -15,6 +16,7 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
 std::string compare_to_csv(const std::string& model, const engine::Workload& workload,
                            const std::vector<scenarios::CompareRow>& rows);
 nlohmann::json compare_to_json(const std::string& model, const engine::Workload& workload,
-                               const std::vector<scenarios::CompareRow>& rows);
+                               const std::vector<scenarios::CompareRow>& rows,
+                               const scenarios::WorkloadScenario* scenario = nullptr);
 
 }  // namespace decodesim::report

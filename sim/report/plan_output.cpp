@@ -30,10 +30,14 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     if (c.targets.tpot_s) {
         targets += fmt::format("{}TPOT p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.tpot_s));
     }
-    text += fmt::format("  targets   {}; runtime {}; ranked by {}\n\n", targets.empty() ? "none" : targets, c.runtime,
-                        c.order);
+    if (c.targets.e2e_s) {
+        targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
+    }
+    if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
+    text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}\n\n", targets.empty() ? "none" : targets,
+                        c.runtime, c.clocks, c.order);
     TextTable table({"hardware", "devices (band)", "tp x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
-                     "binding", "max rate", "TTFT p99", "TPOT p99"});
+                     "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99"});
     for (const auto& option : plan.options) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
@@ -42,7 +46,8 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
                        money(option.cost_per_million_output_tokens, "{:.3g}"), money(option.joules_per_output_token, "{:.3g}"),
                        option.binding, fmt::format("{:.3g}/s", option.max_rate_at_targets_per_s),
                        core::format_seconds(option.per_replica.ttft_s.p99),
-                       core::format_seconds(option.per_replica.tpot_s.p99)});
+                       core::format_seconds(option.per_replica.tpot_s.p99),
+                       core::format_seconds(option.per_replica.e2e_s.p99)});
     }
     text += table.render();
     if (!plan.options.empty()) {
@@ -52,8 +57,28 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
     }
+    if (c.max_output_tokens) {
+        text += fmt::format("output cap: {:.0f} tokens brings the mean output from {:.0f} to {:.0f} tokens", *c.max_output_tokens,
+                            c.uncapped_output_tokens, c.output_tokens);
+        if (c.best_uncapped && !plan.options.empty()) {
+            const auto& best = plan.options.front();
+            const auto& without = *c.best_uncapped;
+            text += fmt::format("; without it the best plan is {} x {}{}", without.devices, without.hardware,
+                                without.cost_per_hour ? fmt::format(" at {:.2f} USD/hour", *without.cost_per_hour) : "");
+            if (best.cost_per_hour && without.cost_per_hour && *without.cost_per_hour > 0.0) {
+                text += fmt::format(" (the cap saves {:.0f}% of the cost", 100.0 * (1.0 - *best.cost_per_hour / *without.cost_per_hour));
+                if (best.hardware == without.hardware && best.devices == without.devices) {
+                    text += fmt::format("; the same devices sustain {:.3g}/s instead of {:.3g}/s within the targets",
+                                        best.max_rate_at_targets_per_s, without.max_rate_at_targets_per_s);
+                }
+                text += ")";
+            }
+        }
+        text += "\n";
+    }
     text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
-            "sustain within the targets; latency at the requested rate from the steady-state model)\n";
+            "sustain within the targets; latency at the requested rate from the steady-state model; last token: TTFT "
+            "plus the mean output's decode steps, the tails added)\n";
     if (!plan.rejected.empty()) {
         text += "\ncannot serve it:\n";
         for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
@@ -66,7 +91,13 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
     document["schema_version"] = kSchemaVersion;
     document["model"] = c.model;
     nlohmann::json conditions = {{"prompt_tokens", c.prompt_tokens}, {"output_tokens", c.output_tokens},
-                                 {"runtime", c.runtime}, {"order", c.order}};
+                                 {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order}};
+    if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
+    if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
+    if (c.max_output_tokens) {
+        conditions["max_output_tokens"] = *c.max_output_tokens;
+        conditions["uncapped_output_tokens"] = c.uncapped_output_tokens;
+    }
     if (c.rate_per_s) conditions["rate_per_s"] = *c.rate_per_s;
     if (c.users) {
         conditions["users"] = *c.users;
@@ -98,10 +129,16 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
                            {"max_rate_at_targets", option.max_rate_at_targets_per_s},
                            {"ttft_p99_s", option.per_replica.ttft_s.p99},
                            {"tpot_p99_s", option.per_replica.tpot_s.p99},
+                           {"e2e_p99_s", option.per_replica.e2e_s.p99},
                            {"batch_per_replica", option.per_replica.batch},
                            {"best", i == 0}});
     }
     document["options"] = std::move(options);
+    if (c.best_uncapped) {
+        document["best_without_output_cap"] = {{"hardware", c.best_uncapped->hardware},
+                                               {"devices", c.best_uncapped->devices},
+                                               {"cost_per_hour", optional(c.best_uncapped->cost_per_hour)}};
+    }
     nlohmann::json rejected = nlohmann::json::array();
     for (const auto& rejection : plan.rejected) rejected.push_back({{"hardware", rejection.hardware}, {"reason", rejection.reason}});
     document["rejected"] = std::move(rejected);

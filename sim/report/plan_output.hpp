@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenarios/plan.hpp"
+#include "scenarios/workload_scenario.hpp"
 
 namespace decodesim::report {
 
@@ -18,7 +19,13 @@ struct PlanConditions {
     double output_tokens = 0.0;
     scenarios::ServiceTargets targets;
     std::string runtime;
+    std::string clocks;
     std::string order;
+    const scenarios::WorkloadScenario* scenario = nullptr;
+    // --max-output: the cap, the mean output without it, and the best plan without it.
+    std::optional<double> max_output_tokens;
+    double uncapped_output_tokens = 0.0;
+    std::optional<scenarios::PlanOption> best_uncapped;
 };
 
 std::string plan_to_text(const PlanConditions& conditions, const scenarios::Plan& plan);

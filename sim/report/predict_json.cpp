@@ -1,5 +1,7 @@
 #include "report/predict_json.hpp"
 
+#include <fmt/format.h>
+
 namespace decodesim::report {
 
 using nlohmann::json;
@@ -42,7 +44,26 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
             block["context_tokens"] = workload.context;
         }
     }
+    if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
     return block;
+}
+
+nlohmann::json scenario_to_json(const scenarios::WorkloadScenario& scenario) {
+    auto optional = [](const std::optional<double>& value) { return value ? json(*value) : json(nullptr); };
+    return json{{"name", scenario.name},
+                {"purpose", scenario.purpose},
+                {"prompt_tokens", scenarios::describe(scenario.prompt)},
+                {"prompt_tokens_mean", scenario.prompt.mean()},
+                {"output_tokens", scenarios::describe(scenario.output)},
+                {"output_tokens_mean", scenario.output.mean()},
+                {"arrivals", scenario.arrivals == scenarios::Arrivals::Kind::gamma
+                                 ? fmt::format("gamma (burstiness {:g})", scenario.burstiness)
+                                 : std::string("poisson")},
+                {"ttft_p99_s", optional(scenario.ttft_p99_s)},
+                {"tpot_p99_s", optional(scenario.tpot_p99_s)},
+                {"e2e_p99_s", optional(scenario.e2e_p99_s)},
+                {"think_time_s", optional(scenario.think_time_s)},
+                {"source", scenario.source}};
 }
 
 nlohmann::json schema_document() { return json{{"schema_version", kSchemaVersion}}; }

@@ -7,6 +7,7 @@
 
 #include "engine/prediction.hpp"
 #include "report/json_units.hpp"
+#include "scenarios/workload_scenario.hpp"
 
 namespace decodesim::report {
 
@@ -23,6 +24,7 @@ struct Conditions {
     double compute_share = 1.0;   // of the listed peaks, at those clocks
     double memory_share = 1.0;
     std::optional<engine::Workload> workload;  // batch and context, or batch, prompt and output
+    const scenarios::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
 };
 
 // The conditions of an operating point, as every output (text, JSON, CSV, JSONL) records them.
@@ -35,6 +37,10 @@ inline constexpr int kSchemaVersion = 1;
 // The `conditions` block: formats, activation, tensor parallelism, runtime, and the workload
 // when there is one (batch, and context_tokens or prompt_tokens and output_tokens).
 nlohmann::json conditions_to_json(const Conditions& conditions);
+
+// A named workload scenario as JSON: its lengths, arrivals and targets (the `scenario` member of
+// `conditions`).
+nlohmann::json scenario_to_json(const scenarios::WorkloadScenario& scenario);
 
 // The start every JSON document shares: schema_version, hardware, model, and `conditions`; each
 // command adds its own fields.

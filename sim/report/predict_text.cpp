@@ -34,6 +34,11 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
     text += fmt::format("  runtime       {}\n", conditions.runtime);
+    if (conditions.scenario) {
+        text += fmt::format("  scenario      {}: {} (prompt {}, output {})\n", conditions.scenario->name,
+                            conditions.scenario->purpose, scenarios::describe(conditions.scenario->prompt),
+                            scenarios::describe(conditions.scenario->output));
+    }
     text += fmt::format("  clocks        {}{}\n\n", conditions.clocks,
                         conditions.compute_share < 1.0 || conditions.memory_share < 1.0
                             ? fmt::format(" (compute at {:.0f}% of the listed peak{})", conditions.compute_share * 100.0,
@@ -52,7 +57,7 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                        core::format(prediction.batch_prefill.time), core::format(prediction.batch_prefill.roofline_time)});
     }
     if (prediction.request) {
-        speed.add_row({"end-to-end latency", core::format(prediction.request->end_to_end),
+        speed.add_row({"time to last token", core::format(prediction.request->end_to_end),
                        core::format(prediction.request->roofline_end_to_end)});
     }
     text += speed.render();

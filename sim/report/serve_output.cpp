@@ -42,13 +42,33 @@ std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult
     row("time to first token", r.ttft_s);
     row("time per output token", r.tpot_s);
     row("inter-token latency", r.itl_s);
-    row("end to end", r.e2e_s);
+    row("time to last token", r.e2e_s);
     text += latency.render();
     text += fmt::format("\nthroughput    {:.4g} output tokens/s, {:.4g} tokens/s in all, {:.4g} requests/s (offered {:.4g})\n",
                         r.output_tokens_per_s, r.total_tokens_per_s, r.requests_per_s, r.offered_rate_per_s);
-    if (c.targets.ttft_s || c.targets.tpot_s) {
-        text += fmt::format("goodput       {:.4g} requests/s met the targets ({:.1f}% of requests)\n",
-                            r.goodput_requests_per_s, 100.0 * r.goodput_fraction);
+    if (c.targets.ttft_s || c.targets.tpot_s || c.targets.e2e_s) {
+        std::string targets;
+        auto add = [&](const char* name, const std::optional<double>& value) {
+            if (value) targets += fmt::format("{}{} <= {}", targets.empty() ? "" : ", ", name, seconds(*value));
+        };
+        add("TTFT", c.targets.ttft_s);
+        add("TPOT", c.targets.tpot_s);
+        add("time to last token", c.targets.e2e_s);
+        text += fmt::format("goodput       {:.4g} requests/s met the targets ({}): {:.1f}% of requests\n",
+                            r.goodput_requests_per_s, targets, 100.0 * r.goodput_fraction);
+    }
+    if (c.output_cap) {
+        const auto& cap = *c.output_cap;
+        text += fmt::format("output cap    {:.0f} tokens: mean output {:.0f} instead of {:.0f}; at saturation {:.3g} instead of "
+                            "{:.3g} device-seconds per request ({:.0f}% less GPU time){}\n",
+                            cap.cap_tokens, cap.mean_output_capped, cap.mean_output_uncapped,
+                            cap.device_seconds_per_request_capped, cap.device_seconds_per_request_uncapped,
+                            100.0 * cap.saving_fraction(),
+                            cap.cost_per_million_requests_capped
+                                ? fmt::format(", ${:.4g} instead of ${:.4g} per million requests",
+                                              *cap.cost_per_million_requests_capped,
+                                              *cap.cost_per_million_requests_uncapped)
+                                : std::string{});
     }
     text += fmt::format("load          mean running batch {:.1f} per replica, mean queue {:.1f}, peak KV use {:.0f}% "
                         "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes\n",
@@ -83,6 +103,22 @@ nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeRes
                           {"prefix_caching", c.limits.prefix_caching}};
     if (c.targets.ttft_s) given["ttft_slo_s"] = *c.targets.ttft_s;
     if (c.targets.tpot_s) given["tpot_slo_s"] = *c.targets.tpot_s;
+    if (c.targets.e2e_s) given["e2e_slo_s"] = *c.targets.e2e_s;
+    if (c.output_cap) {
+        const auto& cap = *c.output_cap;
+        given["max_output_tokens"] = cap.cap_tokens;
+        auto optional = [](const std::optional<double>& value) {
+            return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+        };
+        document["output_cap"] = {{"max_output_tokens", cap.cap_tokens},
+                                  {"mean_output_tokens_capped", cap.mean_output_capped},
+                                  {"mean_output_tokens_uncapped", cap.mean_output_uncapped},
+                                  {"device_seconds_per_request_capped", cap.device_seconds_per_request_capped},
+                                  {"device_seconds_per_request_uncapped", cap.device_seconds_per_request_uncapped},
+                                  {"gpu_time_saving_fraction", cap.saving_fraction()},
+                                  {"usd_per_million_requests_capped", optional(cap.cost_per_million_requests_capped)},
+                                  {"usd_per_million_requests_uncapped", optional(cap.cost_per_million_requests_uncapped)}};
+    }
     document["ttft_s"] = percentiles_json(r.ttft_s);
     document["tpot_s"] = percentiles_json(r.tpot_s);
     document["itl_s"] = percentiles_json(r.itl_s);
@@ -108,6 +144,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeRes
                                 {"step_s", a.step_s},
                                 {"ttft_s", percentiles_json(a.ttft_s)},
                                 {"tpot_s", percentiles_json(a.tpot_s)},
+                                {"e2e_s", percentiles_json(a.e2e_s)},
                                 {"saturation_requests_per_s", a.saturation_rate_per_s},
                                 {"binding", a.binding}};
     nlohmann::json timeline = {{"time_s", nlohmann::json::array()},

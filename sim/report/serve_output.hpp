@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/predict_json.hpp"
+#include "scenarios/output_cap.hpp"
 #include "scenarios/serving.hpp"
 #include "scenarios/steady_state.hpp"
 
@@ -22,6 +23,7 @@ struct ServeConditions {
     unsigned long long seed = 0;
     scenarios::SchedulerLimits limits;
     scenarios::ServiceTargets targets;
+    std::optional<scenarios::OutputCapEffect> output_cap;  // --max-output: what the cap saves
 };
 
 std::string serve_to_text(const ServeConditions& conditions, const scenarios::ServeResult& result,

@@ -32,8 +32,7 @@ std::string binding_at(const engine::Evaluator& evaluator, const PlanWorkload& w
                        const ServiceTargets& targets, double max_rate) {
     const SteadyState edge = steady_state(evaluator, load_of(workload, max_rate * 1.01), limits);
     if (!edge.stable) return edge.binding;
-    if (targets.ttft_s && edge.ttft_s.p99 > *targets.ttft_s) return "ttft target";
-    if (targets.tpot_s && edge.tpot_s.p99 > *targets.tpot_s) return "tpot target";
+    if (const char* missed = missed_target(edge, targets)) return missed;
     return edge.binding;
 }
 
@@ -56,8 +55,7 @@ std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const Pla
     };
     auto meets = [&](long long replicas) {
         const SteadyState state = state_with(replicas);
-        return state.stable && (!targets.ttft_s || state.ttft_s.p99 <= *targets.ttft_s) &&
-               (!targets.tpot_s || state.tpot_s.p99 <= *targets.tpot_s);
+        return state.stable && missed_target(state, targets) == nullptr;
     };
     // More replicas share the users more thinly, so meeting the targets is monotone in the count.
     const long long most = std::min<long long>(kMaxReplicas, static_cast<long long>(std::ceil(*workload.users)));

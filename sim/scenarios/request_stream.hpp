@@ -4,6 +4,7 @@
 // taken from a trace.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,19 @@ struct Request {
     long long prefix_tokens = 0;
 };
 
-// A length: fixed, or drawn from a distribution (rounded, at least 1 token).
+// A length: fixed, or drawn from a distribution (rounded, at least 1 token), optionally capped
+// (--max-output, or a model's context).
 struct LengthDistribution {
     enum class Kind { fixed, uniform, normal, lognormal };
     Kind kind = Kind::fixed;
     double first = 1.0;   // fixed: the length; uniform: low; normal, lognormal: mean
     double second = 0.0;  // uniform: high; normal, lognormal: standard deviation
+    std::optional<double> cap;  // no draw exceeds it
 
+    // The mean of the drawn lengths, E[min(X, cap)] in closed form for each kind.
     double mean() const;
+    // The mean without the cap.
+    double uncapped_mean() const;
 };
 
 
@@ -46,7 +52,13 @@ struct StreamSpec {
     double prefix_fraction = 0.0;
     long long prefix_tokens = 0;
     long long prefix_groups = 1;
+    // The model's context: a prompt is truncated so that prompt + output fits (agent frameworks
+    // compact their context; a server refuses what does not fit). 0: no limit.
+    long long max_context = 0;
 };
+
+// "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512".
+std::string describe(const LengthDistribution& length);
 
 // The requests of `spec`, sorted by arrival, the first at time 0.
 std::vector<Request> generate_requests(const StreamSpec& spec);

@@ -30,6 +30,7 @@ struct ServeConfig {
 struct ServiceTargets {
     std::optional<double> ttft_s;
     std::optional<double> tpot_s;
+    std::optional<double> e2e_s;  // total completion time: the last token's
 };
 
 struct Percentiles {

@@ -263,6 +263,12 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
     state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
     state.ttft_s.max = state.ttft_s.p99;
+    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
+    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
+    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
+    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
+    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
+    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
     state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
     return state;
 }
@@ -285,9 +291,7 @@ SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load
         model.load.rate_per_s = rate;
         return state_at(model, saturation);
     };
-    auto latency = [&](const SteadyState& state) {
-        return state.ttft_s.mean + std::max(0.0, load.output_tokens - 1.0) * state.tpot_s.mean;
-    };
+    auto latency = [](const SteadyState& state) { return state.e2e_s.mean; };
     // g(rate) = rate - users / (think + latency(rate)) rises with the rate: bisect for its zero.
     const double top = saturation.saturation_rate_per_s * (1.0 - 1e-6);
     if (top <= 0.0) return state_for(1.0);
@@ -307,6 +311,13 @@ SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load
     return state_for(high);
 }
 
+const char* missed_target(const SteadyState& state, const ServiceTargets& targets) {
+    if (targets.ttft_s && state.ttft_s.p99 > *targets.ttft_s) return "ttft target";
+    if (targets.tpot_s && state.tpot_s.p99 > *targets.tpot_s) return "tpot target";
+    if (targets.e2e_s && state.e2e_s.p99 > *targets.e2e_s) return "e2e target";
+    return nullptr;
+}
+
 double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
                            const ServiceTargets& targets) {
     Model model = make_model(evaluator, load, limits);
@@ -315,10 +326,7 @@ double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, c
     auto meets = [&](double rate) {
         model.load.rate_per_s = rate;
         const SteadyState state = state_at(model, saturation);
-        if (!state.stable) return false;
-        if (targets.ttft_s && state.ttft_s.p99 > *targets.ttft_s) return false;
-        if (targets.tpot_s && state.tpot_s.p99 > *targets.tpot_s) return false;
-        return true;
+        return state.stable && missed_target(state, targets) == nullptr;
     };
     const double top = saturation.saturation_rate_per_s;
     if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;

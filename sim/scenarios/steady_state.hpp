@@ -30,6 +30,9 @@ struct SteadyState {
     double saturation_rate_per_s = 0.0;
     Percentiles ttft_s;             // mean and tails (p50, p90, p99)
     Percentiles tpot_s;
+    // Total completion time, TTFT plus the mean output's decode steps. Its tails add the two tails
+    // (a request late to start is not also faster to finish), so its p99 errs long.
+    Percentiles e2e_s;
     double output_tokens_per_s = 0.0;
     // What stops the rate from growing: "memory" (the KV cache caps the batch), "scheduler"
     // (max sequences or batched tokens), or the step's own bound ("bandwidth", "compute",
@@ -47,6 +50,10 @@ SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& lo
 // saturation (a real closed loop then queues: its latency grows without a steady state).
 SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
                               double users, double think_time_s);
+
+// The target a steady state misses at p99 ("ttft target", "tpot target", "e2e target"), or null
+// when it meets them all: the one check every planner uses.
+const char* missed_target(const SteadyState& state, const ServiceTargets& targets);
 
 // The largest arrival rate at one replica whose steady state meets `targets` at p99 (and is
 // stable); 0 when even a trickle misses them.
