@@ -38,6 +38,9 @@ int run_report(const ReportOptions& options, const profiles::Catalog& catalog, I
         evaluator, inputs.explanation.effective_batch,
         static_cast<double>(point.model.max_position_embeddings.value_or(131072)));
     inputs.roofline_rates = evaluator.roofline_rates();
+    inputs.context_levels_output = point.workload.output.value_or(256.0);
+    inputs.context_levels = scenarios::context_levels(evaluator, inputs.explanation.effective_batch,
+                                                      inputs.context_levels_output, point.model.max_position_embeddings);
 
     write_file_atomically(options.output_path, report::render_html_report(inputs));
     io.err << "decodesim: wrote " << options.output_path << "\n";

@@ -34,21 +34,33 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
                             device_name(row), c.weights, c.kv, c.activation, c.runtime, c.clocks);
     }
     text += "\n";
-    TextTable table({"hardware", "tok/s/stream", "TTFT", "headroom", "max batch", "tok/s total", "at batch", "tok/J",
-                     "$/M tokens"});
+    const bool request = workload.is_request();
+    std::vector<std::string> headers{"hardware", "tok/s/stream", "TTFT"};
+    if (request) headers.push_back("last token");
+    for (const char* header : {"headroom", "max batch", "tok/s total", "at batch", "tok/J", "$/M tokens"}) headers.push_back(header);
+    TextTable table(headers);
     for (const auto& row : rows) {
         if (!row.error.empty()) {
-            table.add_row({device_name(row), fmt::format("cannot run: {}", row.error), "", "", "", "", "", "", ""});
+            std::vector<std::string> cells(headers.size());
+            cells[0] = device_name(row);
+            cells[1] = fmt::format("cannot run: {}", row.error);
+            table.add_row(cells);
             continue;
         }
-        table.add_row({device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream), core::format(row.ttft),
-                       fmt::format("{}{}", row.headroom.value < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom.value))),
-                       std::to_string(row.max_batch), fmt::format("{:.4g}", row.tokens_per_s_total),
-                       std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule, "{:.3g}"),
-                       optional_number(row.usd_per_million_tokens, "{:.3g}")});
+        std::vector<std::string> cells{device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream),
+                                       core::format(row.ttft)};
+        if (request) cells.push_back(row.time_to_last_token ? core::format(*row.time_to_last_token) : "-");
+        for (std::string cell :
+             {fmt::format("{}{}", row.headroom.value < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom.value))),
+              std::to_string(row.max_batch), fmt::format("{:.4g}", row.tokens_per_s_total),
+              std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule, "{:.3g}"),
+              optional_number(row.usd_per_million_tokens, "{:.3g}")}) {
+            cells.push_back(std::move(cell));
+        }
+        table.add_row(cells);
     }
     text += table.render();
-    text += "(tok/s/stream, TTFT and headroom at the requested concurrency; tok/s total, tok/J and $/M at the batch "
+    text += "(tok/s/stream, TTFT, last token and headroom at the requested concurrency; tok/s total, tok/J and $/M at the batch "
             "shown; a negative headroom means it does not fit)\n";
     return text;
 }
@@ -57,7 +69,7 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
                            const std::vector<scenarios::CompareRow>& rows) {
     std::string csv =
         "hardware,model,weights,kv,activation,runtime,clocks,devices,batch,context_tokens,prompt_tokens,output_tokens,fits,"
-        "tokens_per_s_per_stream,ttft_s,headroom_bytes,max_batch,throughput_batch,tokens_per_s_total,tokens_per_joule,"
+        "tokens_per_s_per_stream,ttft_s,time_to_last_token_s,headroom_bytes,max_batch,throughput_batch,tokens_per_s_total,tokens_per_joule,"
         "usd_per_million_tokens,error\n";
     const std::string shape = workload.is_request()
                                   ? fmt::format("{},,{},{}", workload.batch, *workload.prompt, workload.output.value_or(1.0))
@@ -67,8 +79,10 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
         if (row.deployment) conditions = conditions_of(row.hardware, model, *row.deployment);
         csv += fmt::format("{},{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
                            conditions.activation, conditions.runtime, conditions.clocks, row.devices, shape);
-        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",
-                           row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft.value, row.headroom.value,
+        csv += fmt::format("{},{:.9g},{:.9g},{},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",
+                           row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft.value,
+                           row.time_to_last_token ? fmt::format("{:.9g}", row.time_to_last_token->value) : "",
+                           row.headroom.value,
                            row.max_batch, row.throughput_batch, row.tokens_per_s_total,
                            row.tokens_per_joule ? fmt::format("{:.9g}", *row.tokens_per_joule) : "",
                            row.usd_per_million_tokens ? fmt::format("{:.9g}", *row.usd_per_million_tokens) : "",
@@ -101,6 +115,8 @@ nlohmann::json compare_to_json(const std::string& model, const engine::Workload&
                                 {"fits", row.fits},
                                 {"tokens_per_s_per_stream", row.tokens_per_s_per_stream},
                                 {"ttft_s", row.ttft},
+                                {"time_to_last_token_s", row.time_to_last_token ? nlohmann::json(row.time_to_last_token->value)
+                                                                                : nlohmann::json(nullptr)},
                                 {"headroom_bytes", row.headroom},
                                 {"max_batch", row.max_batch},
                                 {"throughput_batch", row.throughput_batch},

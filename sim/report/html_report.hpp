@@ -18,6 +18,8 @@ struct ReportInputs {
     scenarios::Explanation explanation;  // includes the prediction at the evaluated batch
     scenarios::Curve curve;
     scenarios::ContextSeries context_series;
+    std::vector<scenarios::ContextLevel> context_levels;  // 8k, 32k, 128k side by side
+    double context_levels_output = 0.0;                    // output tokens per request in them
     engine::DeviceRates roofline_rates;  // datasheet peaks, for the roofline chart
 };
 

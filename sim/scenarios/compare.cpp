@@ -28,6 +28,7 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const engine:
     row.fits = requested.memory.fits;
     row.tokens_per_s_per_stream = requested.decode.tokens_per_s_per_stream;
     row.ttft = requested.ttft;
+    if (requested.request) row.time_to_last_token = requested.request->end_to_end;
     row.headroom = requested.memory.headroom();
     row.max_batch = requested.memory.max_batch;
 

@@ -27,6 +27,7 @@ struct CompareRow {
     bool fits = false;                      // at the requested concurrency
     double tokens_per_s_per_stream = 0.0;   // at the requested concurrency
     core::Seconds ttft;                     // one request at an idle server
+    std::optional<core::Seconds> time_to_last_token;  // of a request workload, at the requested concurrency
     core::Bytes headroom;                   // usable memory left at the requested concurrency (negative: short)
     long long max_batch = 0;
     long long throughput_batch = 0;         // batch the total is quoted at
