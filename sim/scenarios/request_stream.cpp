@@ -95,7 +95,9 @@ std::string describe(const LengthDistribution& length) {
             text = fmt::format("lognormal {:.0f} sd {:.0f}", length.first, length.second);
             break;
     }
-    if (length.cap) text += fmt::format(" capped at {:.0f}", *length.cap);
+    // The cap is named where it binds: where it moves the mean by more than 0.1% (a context cap far
+    // above every likely draw is not news).
+    if (length.cap && length.mean() < 0.999 * length.uncapped_mean()) text += fmt::format(" capped at {:.0f}", *length.cap);
     return text;
 }
 

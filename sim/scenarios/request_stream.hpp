@@ -57,7 +57,7 @@ struct StreamSpec {
     long long max_context = 0;
 };
 
-// "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512".
+// "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512" (a cap named where it binds).
 std::string describe(const LengthDistribution& length);
 
 // The requests of `spec`, sorted by arrival, the first at time 0.
