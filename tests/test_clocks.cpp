@@ -203,3 +203,39 @@ TEST_CASE("sweep takes clock conditions as a list and records them") {
     CHECK(peak_row.find(",peak,") != std::string::npos);
     CHECK(sustained_row.find(",sustained,") != std::string::npos);
 }
+
+TEST_CASE("versus walks from the vendor's conditions to the user's, and its ends are predict's points") {
+    const auto result = run({"versus", "--hardware", "mi300x", "--model", "llama-3.1-8b", "--vendor-weights", "fp8",
+                             "--weights", "bf16", "--batch", "64", "--context", "4096", "--json"});
+    REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    const json ladder = json::parse(result.out);
+    const json& steps = ladder["steps"];
+    REQUIRE(steps.size() == 5);  // the vendor's, then weights, context, concurrency, clocks
+    CHECK(steps[1]["change"] == "weights fp8 -> bf16");
+    CHECK(steps[4]["change"] == "clocks peak -> sustained");
+    // The first step is predict at the vendor's conditions, the last at the user's.
+    const json vendor = predict_json({"--hardware", "mi300x", "--model", "llama-3.1-8b", "--weights", "fp8", "--context",
+                                      "128", "--clocks", "peak"});
+    const json mine = predict_json({"--hardware", "mi300x", "--model", "llama-3.1-8b", "--batch", "64", "--context", "4096"});
+    CHECK(steps[0]["tokens_per_s_per_stream"].get<double>() ==
+          doctest::Approx(vendor["decode"]["tokens_per_s_per_stream"].get<double>()));
+    CHECK(steps[4]["tokens_per_s_per_stream"].get<double>() ==
+          doctest::Approx(mine["decode"]["tokens_per_s_per_stream"].get<double>()));
+    CHECK(steps[4]["ttft_s"].get<double>() == doctest::Approx(mine["ttft_s"].get<double>()));
+    CHECK(steps[4]["conditions"]["clocks"] == "sustained");
+    // bf16 weights are twice fp8's bytes; batch-1 decode streams them once per token, so the speed
+    // falls, but by less than half (fixed kernel time and KV reads do not double).
+    const double ratio = steps[1]["tokens_per_s_per_stream"].get<double>() / steps[0]["tokens_per_s_per_stream"].get<double>();
+    CHECK(ratio > 0.5);
+    CHECK(ratio < 0.75);
+    // Clocks only move the compute-bound prefill here: TTFT by at most 2100 / 1207.
+    const double ttft_ratio = steps[4]["ttft_s"].get<double>() / steps[3]["ttft_s"].get<double>();
+    CHECK(ttft_ratio > 1.3);
+    CHECK(ttft_ratio <= 2100.0 / 1207.0 + 1e-9);
+
+    // Identical conditions on both sides: one step.
+    const auto same = run({"versus", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128",
+                           "--clocks", "peak", "--json"});
+    REQUIRE(same.exit_code == 0);
+    CHECK(json::parse(same.out)["steps"].size() == 1);
+}

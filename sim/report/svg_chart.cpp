@@ -244,4 +244,40 @@ std::string render_stacked_bar(const std::string& title, const std::vector<BarSe
     return svg;
 }
 
+std::string render_bars(const std::string& title, const std::vector<Bar>& bars, const std::string& note, int width) {
+    constexpr double kLabelWidth = 250.0;  // the row labels, left of the bars
+    constexpr double kCharacterWidth = 6.8;  // a generous average at 12 px sans-serif
+    constexpr double kRowHeight = 34.0;
+    constexpr double kTop = 44.0;
+    // The longest value text must still fit right of the longest bar.
+    std::size_t longest_text = 0;
+    for (const auto& bar : bars) longest_text = std::max(longest_text, bar.value_label.size());
+    const double bar_space =
+        std::max(80.0, width - kLabelWidth - kCharacterWidth * static_cast<double>(longest_text) - 20.0);
+    double largest = 0.0;
+    for (const auto& bar : bars) {
+        if (std::isfinite(bar.value)) largest = std::max(largest, bar.value);
+    }
+    const double height = kTop + kRowHeight * static_cast<double>(bars.size()) + 40.0;
+    std::string svg = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} {1:.0f}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1:.0f}\" fill=\"white\"/>\n"
+        "<text x=\"10\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{2}</text>\n",
+        width, height, xml_escape(title));
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const auto& bar = bars[i];
+        const double y = kTop + kRowHeight * static_cast<double>(i);
+        const double length = largest > 0.0 && std::isfinite(bar.value) ? std::max(0.0, bar.value) / largest * bar_space : 0.0;
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8.0,
+                           y + kRowHeight / 2.0 + 4.0, xml_escape(bar.label));
+        svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", kLabelWidth,
+                           y + 5.0, length, kRowHeight - 10.0, bar.color);
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", kLabelWidth + length + 6.0,
+                           y + kRowHeight / 2.0 + 4.0, xml_escape(bar.value_label));
+    }
+    svg += fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#555\">{}</text>\n", height - 14.0, xml_escape(note));
+    svg += "</svg>\n";
+    return svg;
+}
+
 }  // namespace decodesim::report

@@ -61,6 +61,16 @@ struct BarSegment {
 std::string render_stacked_bar(const std::string& title, const std::vector<BarSegment>& segments, double total,
                                const std::string& total_label, int width = 760);
 
+// Horizontal bars, one per row, top to bottom, each labelled on the left and with its value text on
+// the right (a ladder of conditions, a waterfall read downwards).
+struct Bar {
+    std::string label;
+    double value = 0.0;
+    std::string value_label;
+    std::string color = "#1f77b4";
+};
+std::string render_bars(const std::string& title, const std::vector<Bar>& bars, const std::string& note, int width = 900);
+
 // Tick positions for an axis over [low, high]: "nice" steps (1, 2, 5 x 10^k) on a linear axis,
 // powers of ten (with 2 and 5 between when the range is short) on a log axis.
 std::vector<double> axis_ticks(double low, double high, bool logarithmic);
