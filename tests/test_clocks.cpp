@@ -239,3 +239,19 @@ TEST_CASE("versus walks from the vendor's conditions to the user's, and its ends
     REQUIRE(same.exit_code == 0);
     CHECK(json::parse(same.out)["steps"].size() == 1);
 }
+
+TEST_CASE("why says what peak clocks would change") {
+    // MI300X at 4,096 tokens: TTFT is compute-bound, so peak clocks shorten it by up to 1207 / 2100
+    // (all of it compute); batch-1 decode streams weights and barely moves.
+    const auto result = run({"why", "--hardware", "mi300x", "--model", "llama-3.1-8b", "--context", "4096", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const json why = json::parse(result.out);
+    const double ttft = why["what_if"]["peak_clocks_ttft"].get<double>();
+    CHECK(ttft >= 1207.0 / 2100.0 - 1e-9);
+    CHECK(ttft < 0.7);
+    CHECK(why["what_if"]["peak_clocks"].get<double>() == doctest::Approx(1.0).epsilon(0.02));
+    // A device predicted at its peak share (only a base clock in its profile): no change.
+    const json l4 = json::parse(run({"why", "--hardware", "l4", "--model", "llama-3.1-8b", "--json"}).out);
+    CHECK(l4["what_if"]["peak_clocks"].get<double>() == 1.0);
+    CHECK(l4["what_if"]["peak_clocks_ttft"].get<double>() == 1.0);
+}

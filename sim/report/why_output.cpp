@@ -43,6 +43,12 @@ std::string why_verdict(const scenarios::Explanation& explanation) {
         text += fmt::format(" At this batch the KV cache outweighs the weights beyond {:.0f} tokens of context.",
                             *explanation.kv_outweighs_weights_context);
     }
+    if (what_if.compute_clock_share < 1.0) {
+        text += fmt::format(
+            " Under long load this device holds {:.0f}% of its peak compute clock: peak clocks would change decode by {} "
+            "and the time to first token by {}; prefill and large batches, which are compute-bound, feel clocks most.",
+            100.0 * what_if.compute_clock_share, change(what_if.peak_clocks), change(what_if.peak_clocks_ttft));
+    }
     return text;
 }
 
@@ -62,6 +68,8 @@ std::string why_to_text(const Conditions& conditions, const scenarios::Explanati
     table.add_row({"2x FLOPS", change(explanation.what_if.flops_x2)});
     table.add_row({"2x capacity", change(explanation.what_if.capacity_x2)});
     table.add_row({"2x interconnect", change(explanation.what_if.interconnect_x2)});
+    table.add_row({"peak clocks (decode / TTFT)",
+                   fmt::format("{} / {}", change(explanation.what_if.peak_clocks), change(explanation.what_if.peak_clocks_ttft))});
     table.add_row({"machine balance", fmt::format("{:.4g} FLOP/byte", explanation.prediction.machine_balance)});
     table.add_row({"step arithmetic intensity", fmt::format("{:.4g} FLOP/byte", decode.arithmetic_intensity)});
     table.add_row({"compute-bound from batch",
@@ -91,7 +99,10 @@ nlohmann::json why_to_json(const Conditions& conditions, const scenarios::Explan
     document["what_if"] = {{"bandwidth_x2", explanation.what_if.bandwidth_x2},
                            {"flops_x2", explanation.what_if.flops_x2},
                            {"capacity_x2", explanation.what_if.capacity_x2},
-                           {"interconnect_x2", explanation.what_if.interconnect_x2}};
+                           {"interconnect_x2", explanation.what_if.interconnect_x2},
+                           {"peak_clocks", explanation.what_if.peak_clocks},
+                           {"peak_clocks_ttft", explanation.what_if.peak_clocks_ttft},
+                           {"compute_clock_share", explanation.what_if.compute_clock_share}};
     document["time_fraction"] = {{"memory", decode.memory_fraction},
                                  {"compute", decode.compute_fraction},
                                  {"overhead", decode.overhead_fraction},

@@ -67,6 +67,16 @@ Explanation explain(const engine::OperatingPoint& point) {
             evaluate(model, faster_link, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
     }
 
+    result.what_if.compute_clock_share = deployment.clocks.compute_share;
+    if (deployment.clocks.choice.condition != engine::ClockCondition::peak) {
+        engine::DeploymentChoice at_peak{deployment.weights, deployment.kv, deployment.activation, deployment.runtime,
+                                         deployment.parallelism, {engine::ClockCondition::peak, std::nullopt}};
+        const engine::Prediction peak = evaluate(model, hardware, engine::resolve_deployment(hardware, model, at_peak),
+                                                 workload, result.effective_batch);
+        result.what_if.peak_clocks = peak.decode.tokens_per_s_total / today;
+        result.what_if.peak_clocks_ttft = peak.ttft / result.prediction.ttft;
+    }
+
     const engine::Evaluator evaluator(model, hardware, deployment);
     result.compute_bound_batch = compute_bound_batch(evaluator, result.prediction.decode.context);
     result.matmul_compute_bound_batch = matmul_compute_bound_batch(evaluator);

@@ -13,6 +13,11 @@ struct WhatIf {
     double flops_x2 = 1.0;
     double capacity_x2 = 1.0;     // counts only when memory caps the batch
     double interconnect_x2 = 1.0; // 1 without tensor parallelism
+    // Peak clocks instead of the deployment's (sustained or power-limited): decode tokens/s and
+    // TTFT, as ratios to today (1 when the deployment already runs at peak).
+    double peak_clocks = 1.0;
+    double peak_clocks_ttft = 1.0;
+    double compute_clock_share = 1.0;  // today's share of the listed compute peaks
 };
 
 struct Explanation {
