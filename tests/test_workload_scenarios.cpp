@@ -168,3 +168,18 @@ TEST_CASE("the context levels run at 8k, 32k and 128k, the last cut to the model
     CHECK(levels[1].ttft < levels[2].ttft);
     CHECK(levels[0].tokens_per_s_per_stream > levels[2].tokens_per_s_per_stream);
 }
+
+TEST_CASE("curve and check-claim show the time to last token of a request") {
+    const json point = run_json({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "2000",
+                                 "--output", "200", "--json"});
+    const double expected = point["ttft_s"].get<double>() + 199.0 * point["request"]["time_per_output_token_s"].get<double>();
+    const json curve = run_json({"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "2000",
+                                 "--output", "200", "--json"});
+    CHECK(curve["points"][0]["time_to_last_token_s"].get<double>() == doctest::Approx(expected));
+    const json claim = run_json({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "2000",
+                                 "--output", "200", "--tokens-per-s", "100", "--per", "stream", "--json"});
+    CHECK(claim["time_to_last_token_s"].get<double>() == doctest::Approx(expected));
+    // A decode step has no last token.
+    const json step = run_json({"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--json"});
+    CHECK(step["points"][0]["time_to_last_token_s"].is_null());
+}

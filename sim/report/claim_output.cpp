@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.hpp"
 #include "report/text_table.hpp"
 
 namespace decodesim::report {
@@ -47,6 +48,7 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
     table.add_row({"roofline bound", fmt::format("{:.4g}", check.bound_tokens_per_s)});
     table.add_row({fmt::format("predicted ({} clocks)", conditions.clocks), fmt::format("{:.4g}", check.predicted_tokens_per_s)});
     table.add_row({"predicted at peak clocks", fmt::format("{:.4g}", check.predicted_at_peak_tokens_per_s)});
+    if (check.time_to_last_token) table.add_row({"time to last token (predicted)", core::format(*check.time_to_last_token)});
     if (!claim.prefill) {
         table.add_row({"implied bandwidth utilization", fmt::format("{:.0f}% of peak", check.implied_bandwidth_utilization * 100)});
     }
@@ -80,6 +82,8 @@ nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Clai
     document["combination"] = check.combination;
     document["predicted_at_peak_clocks_tokens_per_s"] = check.predicted_at_peak_tokens_per_s;
     document["needs_peak_clocks"] = check.needs_peak_clocks;
+    document["time_to_last_token_s"] =
+        check.time_to_last_token ? nlohmann::json(check.time_to_last_token->value) : nlohmann::json(nullptr);
     document["notes"] = check.notes;
     return document;
 }

@@ -21,7 +21,11 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
                 ? fmt::format("  knee: decode turns compute-bound at about {} streams\n", *curve.knee_batch)
                 : std::string("  knee: decode stays bandwidth-bound at every batch (KV reads grow with the batch)\n");
     text += "\n";
-    TextTable table({"batch", "tok/s per stream", "tok/s total", "step", "TTFT", "batch prefill", "bound", "fits", "note"});
+    const bool request = !curve.points.empty() && curve.points.front().time_to_last_token.has_value();
+    std::vector<std::string> headers{"batch", "tok/s per stream", "tok/s total", "step", "TTFT"};
+    if (request) headers.push_back("last token");
+    for (const char* header : {"batch prefill", "bound", "fits", "note"}) headers.push_back(header);
+    TextTable table(headers);
     for (const auto& point : curve.points) {
         const bool knee = curve.knee_batch && point.batch == *curve.knee_batch;
         const bool wall = point.batch == curve.max_batch;
@@ -29,10 +33,15 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
         if (!is_power_of_two(point.batch) && !knee && !wall && !last) continue;
         std::string note = knee ? "knee" : "";
         if (wall) note += note.empty() ? "memory wall" : ", memory wall";
-        table.add_row({std::to_string(point.batch), fmt::format("{:.4g}", point.tokens_per_s_per_stream),
-                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format(point.step_time),
-                       core::format(point.ttft), core::format(point.batch_prefill), engine::bound_name(point.bound),
-                       point.fits ? "yes" : "no", note});
+        std::vector<std::string> cells{std::to_string(point.batch), fmt::format("{:.4g}", point.tokens_per_s_per_stream),
+                                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format(point.step_time),
+                                       core::format(point.ttft)};
+        if (request) cells.push_back(core::format(*point.time_to_last_token));
+        for (std::string cell : {core::format(point.batch_prefill), std::string(engine::bound_name(point.bound)),
+                                 std::string(point.fits ? "yes" : "no"), note}) {
+            cells.push_back(std::move(cell));
+        }
+        table.add_row(cells);
     }
     text += table.render();
     text += "(every batch is in --csv and --json; the table shows powers of two, the knee and the wall)\n";
@@ -42,16 +51,17 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
 std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& curve) {
     std::string csv =
         "hardware,model,weights,kv,activation,tensor_parallel,runtime,clocks,context_tokens,batch,tokens_per_s_per_stream,"
-        "tokens_per_s_total,step_time_s,ttft_s,batch_prefill_s,bound,fits\n";
+        "tokens_per_s_total,step_time_s,ttft_s,batch_prefill_s,bound,fits,time_to_last_token_s\n";
     const std::string prefix =
         fmt::format("{},{},{},{},{},{},{},{},{},", conditions.hardware, conditions.model, conditions.weights,
                     conditions.kv, conditions.activation, conditions.tensor_parallel, conditions.runtime,
                     conditions.clocks, curve.context);
     for (const auto& point : curve.points) {
         csv += prefix;
-        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", point.batch, point.tokens_per_s_per_stream,
+        csv += fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{}\n", point.batch, point.tokens_per_s_per_stream,
                            point.tokens_per_s_total, point.step_time.value, point.ttft.value, point.batch_prefill.value,
-                           engine::bound_name(point.bound), point.fits ? "true" : "false");
+                           engine::bound_name(point.bound), point.fits ? "true" : "false",
+                           point.time_to_last_token ? fmt::format("{:.9g}", point.time_to_last_token->value) : "");
     }
     return csv;
 }
@@ -70,7 +80,9 @@ nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curv
                           {"ttft_s", point.ttft},
                           {"batch_prefill_s", point.batch_prefill},
                           {"bound", engine::bound_name(point.bound)},
-                          {"fits", point.fits}});
+                          {"fits", point.fits},
+                          {"time_to_last_token_s", point.time_to_last_token ? nlohmann::json(point.time_to_last_token->value)
+                                                                            : nlohmann::json(nullptr)}});
     }
     document["points"] = std::move(points);
     return document;

@@ -115,6 +115,7 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
     check.batch = claim.batch.value_or(1.0);
     const engine::Prediction stated = evaluator.predict(workload_of(claim, check.batch, std::nullopt));
     check.context = stated.decode.context;
+    if (stated.request) check.time_to_last_token = stated.request->end_to_end;
     check.bound_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::bound);
     check.predicted_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::predicted);
     if (!claim.prefill) {

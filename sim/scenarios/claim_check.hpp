@@ -30,6 +30,7 @@ struct ClaimCheck {
     double context = 0.0;                   // evaluated decode context
     double bound_tokens_per_s = 0.0;        // roofline, same kind (per stream or total) as the claim
     double predicted_tokens_per_s = 0.0;
+    std::optional<core::Seconds> time_to_last_token;  // of a stated request (--prompt/--output), predicted
     double implied_bandwidth_utilization = 0.0;  // bytes per step x steps per second / peak bandwidth
     double speedup_needed = 0.0;            // claim / bound
     // Conditions that would bring the bound up to the claim (each alone).

@@ -32,7 +32,9 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
         curve.points.push_back({batch, prediction.decode.tokens_per_s_per_stream, prediction.decode.tokens_per_s_total,
                                 prediction.decode.step_time, prediction.ttft, prediction.batch_prefill.time,
                                 prediction.decode.bound,
-                                prediction.memory.fits});
+                                prediction.memory.fits,
+                                prediction.request ? std::optional<core::Seconds>(prediction.request->end_to_end)
+                                                   : std::nullopt});
     }
     return curve;
 }

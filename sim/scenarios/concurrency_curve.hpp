@@ -17,6 +17,7 @@ struct CurvePoint {
     core::Seconds batch_prefill;  // the whole batch's prompts at once
     engine::Bound bound = engine::Bound::memory;
     bool fits = true;
+    std::optional<core::Seconds> time_to_last_token;  // a request workload's, at this batch
 };
 
 struct Curve {
