@@ -6,6 +6,8 @@
 
 
 #include "cli/command.hpp"
+#include "cli/usage_checks.hpp"
+#include "core/suggest.hpp"
 #include "core/error.hpp"
 #include "profiles/catalog.hpp"
 
@@ -37,6 +39,42 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
 #include "cli/commands.inc"
 #undef DECODESIM_COMMAND
 
+    // Before CLI11: help for a bare `decodesim` and `decodesim help [COMMAND]`, and "did you mean"
+    // for an unknown command or flag (cli/usage_checks.hpp).
+    const CommandLineShape shape = command_line_shape(args);
+    std::optional<std::string> known_command;
+    if (shape.command && shape.command != "help" && !app.get_subcommands([&](const CLI::App* command) {
+                                                              return command->get_name() == *shape.command;
+                                                          }).empty()) {
+        known_command = shape.command;
+    }
+    if (!shape.command && !shape.asks_for_help_or_version) {
+        io.out << app.help();
+        return kSuccess;
+    }
+    if (shape.command == "help") {
+        if (shape.command_position + 1 >= args.size()) {
+            io.out << app.help();
+            return kSuccess;
+        }
+        const std::string& topic = args[shape.command_position + 1];
+        for (const CLI::App* command : app.get_subcommands({})) {
+            if (command->get_name() == topic) {
+                io.out << command->help();
+                return kSuccess;
+            }
+        }
+        std::vector<std::string> names;
+        for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+        io.err << "decodesim: error: help: unknown command '" << topic << "'" << core::suggestion_note(topic, names) << "\n"
+               << help_pointer(std::nullopt) << "\n";
+        return kBadCommandLine;
+    }
+    if (const auto problem = unknown_word(app, args, shape)) {
+        io.err << "decodesim: error: " << *problem << "\n" << help_pointer(known_command) << "\n";
+        return kBadCommandLine;
+    }
+
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
@@ -51,7 +89,7 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
         return kSuccess;
     } catch (const CLI::ParseError& error) {
         io.err << "decodesim: error: " << error.what() << "\n";
-        io.err << "Run 'decodesim --help' for usage.\n";
+        io.err << help_pointer(known_command) << "\n";
         return kBadCommandLine;
     }
 

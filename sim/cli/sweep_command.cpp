@@ -58,8 +58,12 @@ public:
         drawn_ = true;
         const double fraction = done / total_;
         const int filled = static_cast<int>(fraction * 40.0);
-        io_.err << fmt::format("\r[{}{}] {:3.0f}% {:.0f}/{:.0f} points", std::string(filled, '='),
-                               std::string(40 - filled, ' '), fraction * 100.0, done, total_)
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        const double rate = done / elapsed;
+        const double left = rate > 0.0 ? (total_ - done) / rate : 0.0;
+        io_.err << fmt::format("\r[{}{}] {:3.0f}% {:.0f}/{:.0f} points, {:.3g} M points/s, {:.0f} s left ",
+                               std::string(filled, '='), std::string(40 - filled, ' '), fraction * 100.0, done, total_,
+                               rate / 1e6, left)
                 << std::flush;
     }
 

@@ -1,0 +1,29 @@
+#pragma once
+// What a command line meant, checked before CLI11 parses it, so that a typo gets "did you mean"
+// and a pointer to the right help instead of CLI11's generic messages ("A subcommand is
+// required", a misspelt flag reported as a missing one).
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace decodesim::cli {
+
+struct CommandLineShape {
+    std::optional<std::string> command;  // the first word that is not a global option
+    std::size_t command_position = 0;    // its index in the arguments
+    bool asks_for_help_or_version = false;  // -h, --help, --help-all or --version before any command
+};
+
+CommandLineShape command_line_shape(const std::vector<std::string>& args);
+
+// An unknown subcommand or an unknown flag of a known one, as a one-line message with a
+// suggestion, or nothing when the words are all known (CLI11 then checks the rest).
+std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<std::string>& args,
+                                        const CommandLineShape& shape);
+
+// "Run 'decodesim predict --help' for its flags." or the top-level pointer.
+std::string help_pointer(const std::optional<std::string>& command);
+
+}  // namespace decodesim::cli

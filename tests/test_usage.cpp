@@ -1,0 +1,42 @@
+// A command line with manners: help for a bare `decodesim` and `decodesim help CMD`, "did you
+// mean" for an unknown command or flag, and every error pointing at the right help.
+
+#include <doctest/doctest.h>
+
+#include "test_support.hpp"
+
+using decodesim::testing::run;
+
+TEST_CASE("bare decodesim and decodesim help print help") {
+    const auto bare = run({});
+    CHECK(bare.exit_code == 0);
+    CHECK(bare.out.find("Subcommands:") != std::string::npos);
+    const auto help = run({"help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("Subcommands:") != std::string::npos);
+    const auto topic = run({"help", "predict"});
+    CHECK(topic.exit_code == 0);
+    CHECK(topic.out.find("--hardware") != std::string::npos);
+    const auto wrong_topic = run({"help", "prdict"});
+    CHECK(wrong_topic.exit_code == 2);
+    CHECK(wrong_topic.err.find("did you mean 'predict'") != std::string::npos);
+}
+
+TEST_CASE("an unknown command or flag gets a suggestion and exit 2") {
+    const auto command = run({"prdict"});
+    CHECK(command.exit_code == 2);
+    CHECK(command.err.find("unknown command 'prdict' (did you mean 'predict'?)") != std::string::npos);
+    const auto flag = run({"predict", "--hardwre", "h100-sxm", "--model", "llama-3.1-8b"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err.find("unknown flag '--hardwre' (did you mean '--hardware'?)") != std::string::npos);
+    CHECK(flag.err.find("decodesim predict --help") != std::string::npos);
+    // The same with --flag=value.
+    const auto joined = run({"predict", "--hardwre=h100-sxm", "--model", "llama-3.1-8b"});
+    CHECK(joined.err.find("did you mean '--hardware'") != std::string::npos);
+    // A correct --flag=value still runs.
+    CHECK(run({"predict", "--hardware=h100-sxm", "--model", "llama-3.1-8b"}).exit_code == 0);
+    // Errors CLI11 finds point at the command's own help.
+    const auto missing = run({"predict", "--model", "llama-3.1-8b"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err.find("Run 'decodesim predict --help'") != std::string::npos);
+}
