@@ -13,7 +13,10 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.runtime = choice.runtime;
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
-    deployment.weights = choice.weights != nullptr ? choice.weights : core::find_named(core::weight_formats(), "bf16");
+    // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
+    deployment.weights = choice.weights != nullptr       ? choice.weights
+                         : model.checkpoint_weights != nullptr ? model.checkpoint_weights
+                                                               : core::find_named(core::weight_formats(), "bf16");
     const core::WeightFormat& weights = *deployment.weights;
     if (choice.activation) {
         deployment.activation = *choice.activation;

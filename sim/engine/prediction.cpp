@@ -226,6 +226,11 @@ std::vector<std::string> model_warnings(const profiles::ModelProfile& model) {
                                            model.id, derived, gap * 100.0, *model.parameters));
         }
     }
+    if (!model.checkpoint_quantization.empty() && model.checkpoint_weights == nullptr) {
+        warnings.push_back(fmt::format("{}: config.json's quantization_config ({}) is not a format decodesim reads; the "
+                                       "weights are taken as bf16 unless --weights says otherwise",
+                                       model.id, model.checkpoint_quantization));
+    }
     return warnings;
 }
 

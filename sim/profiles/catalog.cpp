@@ -36,6 +36,14 @@ bool looks_like_path(const std::string& text) {
 std::string resolve(const std::string& id_or_path, const fs::path& folder, const std::vector<std::string>& ids,
                     const char* what) {
     if (looks_like_path(id_or_path)) {
+        std::error_code error;
+        if (fs::is_directory(id_or_path, error)) {
+            throw core::InputError(core::Diagnostic{
+                {id_or_path, 0, 0}, "",
+                what[0] == 'm' ? "a folder without a config.json; expected a model profile YAML, a config.json, or a "
+                                 "Hugging Face model folder holding config.json"
+                               : "a folder; expected a hardware profile YAML"});
+        }
         if (!fs::is_regular_file(id_or_path)) {
             throw core::InputError(core::Diagnostic{{id_or_path, 0, 0}, "", "no such file"});
         }
@@ -60,6 +68,11 @@ std::string Catalog::hardware_path(const std::string& id_or_path) const {
 }
 
 std::string Catalog::model_path(const std::string& id_or_path) const {
+    // A Hugging Face model folder: its config.json.
+    std::error_code error;
+    if (fs::is_directory(id_or_path, error) && fs::is_regular_file(fs::path(id_or_path) / "config.json", error)) {
+        return (fs::path(id_or_path) / "config.json").string();
+    }
     return resolve(id_or_path, fs::path(root_) / "model_profiles", model_ids(), "model");
 }
 
@@ -69,7 +82,17 @@ HardwareProfile Catalog::hardware(const std::string& id_or_path) const {
 
 ModelProfile Catalog::model(const std::string& id_or_path) const {
     const std::string path = model_path(id_or_path);
-    if (path.ends_with(".json")) return load_hf_config(path);
+    if (path.ends_with(".json")) {
+        ModelProfile model = load_hf_config(path);
+        // A model folder names the model (".../Llama-3.1-8B/config.json" is "Llama-3.1-8B").
+        std::error_code error;
+        if (fs::is_directory(id_or_path, error)) {
+            const fs::path folder = fs::path(id_or_path).lexically_normal();
+            const std::string name = (folder.has_filename() ? folder.filename() : folder.parent_path().filename()).string();
+            if (!name.empty()) model.id = name;
+        }
+        return model;
+    }
     return load_model_profile(path);
 }
 

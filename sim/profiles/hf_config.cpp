@@ -1,5 +1,9 @@
 #include "profiles/hf_config.hpp"
 
+#include <cctype>
+
+#include "core/registry.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -127,6 +131,69 @@ const std::vector<std::string>& supported_model_types() {
     }();
     return types;
 }
+
+namespace {
+
+const core::WeightFormat* format_named(std::string_view name) { return core::find_named(core::weight_formats(), name); }
+
+std::string scalar_of(const YAML::Node& node, const char* key) {
+    return node[key] && node[key].IsScalar() ? node[key].Scalar() : std::string();
+}
+
+// The weight format a quantization_config describes (transformers' quantizers: fp8, compressed-
+// tensors, AWQ, GPTQ, bitsandbytes, MXFP4, ModelOpt), and a short description of what it said.
+// Formats map to decodesim's nearest (docs/quantization.md): 4-bit integer schemes to int4
+// (group 128), 8-bit integers to int8, FP8 with per-tensor or block scales to fp8.
+std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::Node& config) {
+    std::string method = scalar_of(config, "quant_method");
+    for (auto& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string bits = scalar_of(config, "bits");
+    if (method == "fp8" || method == "fbgemm_fp8") return {format_named("fp8"), method};
+    if (method == "mxfp4") return {format_named("mxfp4"), method};
+    if (method == "awq" || method == "gptq") {
+        if (bits == "4" || bits.empty()) return {format_named("int4"), method + " 4-bit"};
+        if (bits == "8") return {format_named("int8"), method + " 8-bit"};
+        return {nullptr, fmt::format("{} {}-bit", method, bits)};
+    }
+    if (method == "bitsandbytes") {
+        if (scalar_of(config, "load_in_4bit") == "true") return {format_named("int4"), "bitsandbytes 4-bit"};
+        if (scalar_of(config, "load_in_8bit") == "true") return {format_named("int8"), "bitsandbytes 8-bit"};
+        return {nullptr, "bitsandbytes"};
+    }
+    if (method == "modelopt") {
+        const std::string algorithm = scalar_of(config, "quant_algo");
+        if (algorithm == "FP8") return {format_named("fp8"), "modelopt FP8"};
+        if (algorithm == "NVFP4") return {format_named("nvfp4"), "modelopt NVFP4"};
+        return {nullptr, "modelopt " + algorithm};
+    }
+    if (method == "compressed-tensors") {
+        const std::string format = scalar_of(config, "format");
+        if (format == "float-quantized" || format == "naive-quantized") {
+            // The weights' own num_bits and type, from the first config group.
+            const YAML::Node groups = config["config_groups"];
+            if (groups && groups.IsMap()) {
+                for (const auto& group : groups) {
+                    const YAML::Node weights = group.second["weights"];
+                    if (!weights || !weights.IsMap()) continue;
+                    const std::string group_bits = scalar_of(weights, "num_bits");
+                    const std::string type = scalar_of(weights, "type");
+                    if (group_bits == "8" && type == "float") return {format_named("fp8"), "compressed-tensors fp8"};
+                    if (group_bits == "8" && type == "int") return {format_named("int8"), "compressed-tensors int8"};
+                    if (group_bits == "4" && type == "int") return {format_named("int4"), "compressed-tensors int4"};
+                    return {nullptr, fmt::format("compressed-tensors {}-bit {}", group_bits, type)};
+                }
+            }
+        }
+        if (format == "float-quantized") return {format_named("fp8"), "compressed-tensors float-quantized"};
+        if (format == "int-quantized") return {format_named("int8"), "compressed-tensors int-quantized"};
+        if (format == "pack-quantized") return {format_named("int4"), "compressed-tensors pack-quantized"};
+        if (format == "nvfp4-pack-quantized") return {format_named("nvfp4"), "compressed-tensors nvfp4"};
+        return {nullptr, "compressed-tensors " + format};
+    }
+    return {nullptr, method.empty() ? std::string("no quant_method") : method};
+}
+
+}  // namespace
 
 ModelProfile load_hf_config(const std::string& path) { return parse_hf_config(read_input_file(path), path); }
 
@@ -257,6 +324,12 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
         mla.v_head_dim = config.integer("v_head_dim", true).value_or(0);
         model.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
         model.mla = mla;
+    }
+
+    if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {
+        const auto [format, described] = checkpoint_format(quantization);
+        model.checkpoint_weights = format;
+        model.checkpoint_quantization = described;
     }
 
     if (diagnostics.empty()) {

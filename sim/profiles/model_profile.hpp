@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "core/quantization.hpp"
+
 namespace decodesim::profiles {
 
 struct SlidingWindow {
@@ -53,6 +55,11 @@ struct ModelProfile {
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;
+    // How the checkpoint stores its weights, from config.json's quantization_config: the weight
+    // format a deployment takes unless --weights says otherwise (null: none stated, or not one
+    // decodesim reads). `checkpoint_quantization` says what the config stated, for messages.
+    const core::WeightFormat* checkpoint_weights = nullptr;
+    std::string checkpoint_quantization;
 };
 
 }  // namespace decodesim::profiles
