@@ -40,3 +40,22 @@ TEST_CASE("an unknown command or flag gets a suggestion and exit 2") {
     CHECK(missing.exit_code == 2);
     CHECK(missing.err.find("Run 'decodesim predict --help'") != std::string::npos);
 }
+
+TEST_CASE("NaN and infinities are refused for every floating-point flag, in one place") {
+    // CLI11's range checks compare, and every comparison with NaN is false: the value would pass.
+    const std::vector<std::vector<std::string>> lines{
+        {"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--power-limit", "nan"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate=NaN"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--ttft-slo", "inf"},
+        {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--per", "stream", "--tokens-per-s", "-inf"},
+        {"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "1", "--ttft-p99", "infinity"},
+        {"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--target-tokens-per-s", "nan"},
+        {"versus", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--claim", "NAN"},
+    };
+    for (const auto& line : lines) {
+        const auto result = run(line);
+        CAPTURE(line[0]);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find("is not a finite number") != std::string::npos);
+    }
+}

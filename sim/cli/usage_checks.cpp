@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include "core/suggest.hpp"
 
 namespace decodesim::cli {
@@ -40,6 +44,22 @@ std::vector<std::string> long_names(const CLI::App& command) {
         if (option.name.starts_with("--")) names.emplace_back(option.name);
     }
     return names;
+}
+
+// The long flags of `command` (and of the commands nested in it) that take a floating-point value:
+// CLI11's range validators let NaN through (every comparison with it is false).
+void add_float_flags(const CLI::App& command, std::vector<std::string>& names) {
+    for (const CLI::Option* option : command.get_options()) {
+        if (!option->get_type_name().starts_with("FLOAT")) continue;
+        for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    }
+    for (const CLI::App* nested : command.get_subcommands({})) add_float_flags(*nested, names);
+}
+
+bool is_non_finite(const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    return end != text.c_str() && *end == '\0' && !std::isfinite(value);
 }
 
 }  // namespace
@@ -82,16 +102,23 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
         return fmt::format("unknown command '{}'{}", word, core::suggestion_note(word, commands));
     }
     const std::vector<std::string> names = long_names(*command);
+    std::vector<std::string> float_flags;
+    add_float_flags(*command, float_flags);
     for (std::size_t i = shape.command_position + 1; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (flag == "--") break;  // the rest are values
         if (!flag.starts_with("--")) continue;
-        const std::string name = flag.substr(0, flag.find('='));
+        const auto equals = flag.find('=');
+        const std::string name = flag.substr(0, equals);
         bool known = false;
         for (const auto& candidate : names) known = known || candidate == name;
         if (!known) {
             return fmt::format("{}: unknown flag '{}'{}", word, name, core::suggestion_note(name, names));
         }
+        // Numbers: NaN and infinities are refused here, for every floating-point flag at once.
+        if (std::find(float_flags.begin(), float_flags.end(), name) == float_flags.end()) continue;
+        const std::string value = equals != std::string::npos ? flag.substr(equals + 1) : i + 1 < args.size() ? args[i + 1] : "";
+        if (is_non_finite(value)) return fmt::format("{}: '{}' is not a finite number", name, value);
     }
     return std::nullopt;
 }

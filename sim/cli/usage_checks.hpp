@@ -19,7 +19,8 @@ struct CommandLineShape {
 CommandLineShape command_line_shape(const std::vector<std::string>& args);
 
 // An unknown subcommand or an unknown flag of a known one, as a one-line message with a
-// suggestion, or nothing when the words are all known (CLI11 then checks the rest).
+// suggestion, or a floating-point flag given NaN or an infinity (which CLI11's range checks let
+// through); nothing when the words pass (CLI11 then checks the rest).
 std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<std::string>& args,
                                         const CommandLineShape& shape);
 

@@ -58,6 +58,7 @@ ClockState resolve_clocks(const profiles::HardwareProfile& hardware, const Clock
         return state;
     }
     const double limit = choice.power_limit->value;
+    if (!std::isfinite(limit) || limit <= 0.0) refuse("power_limit", "a power limit must be a positive, finite number of watts");
     if (!hardware.power_modes.empty()) {
         // Named modes (Jetson nvpmodel): the most capable one the limit allows.
         const profiles::PowerMode* chosen = nullptr;
