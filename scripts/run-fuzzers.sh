@@ -28,4 +28,5 @@ run fuzz_profile_reader hardware_profiles model_profiles tests/data/invalid
 run fuzz_hf_config tests/data/hf_configs tests/data/invalid
 run fuzz_units tests/fuzz/seeds/units
 run fuzz_ranges tests/fuzz/seeds/ranges
+run fuzz_command_line tests/fuzz/seeds/command_line
 echo "fuzz: all targets ran clean"
