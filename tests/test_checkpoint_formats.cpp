@@ -89,3 +89,11 @@ TEST_CASE("a Hugging Face model folder holding config.json is a model, and a fol
     CHECK(hardware.exit_code == 1);
     CHECK(hardware.err.find("a folder; expected a hardware profile YAML") != std::string::npos);
 }
+
+TEST_CASE("versus takes the checkpoint's format when neither side names one") {
+    const auto config = decodesim::testing::test_data("hf_configs/deepseek-v3.json");
+    const auto result = run({"versus", "--hardware", "h200-sxm", "--model", config, "--tp", "8", "--json"});
+    REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    const auto ladder = nlohmann::json::parse(result.out);
+    for (const auto& step : ladder["steps"]) CHECK(step["conditions"]["weights"] == "fp8");
+}

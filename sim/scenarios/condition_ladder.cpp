@@ -8,8 +8,12 @@ namespace decodesim::scenarios {
 
 namespace {
 
-const core::WeightFormat& weights_of(const LadderConditions& conditions) {
-    return conditions.weights != nullptr ? *conditions.weights : *core::find_named(core::weight_formats(), "bf16");
+// Unstated weights are the checkpoint's format, else bf16: the resolver's own default
+// (engine::resolve_deployment), named here for the step labels.
+const core::WeightFormat& weights_of(const LadderConditions& conditions, const profiles::ModelProfile& model) {
+    if (conditions.weights != nullptr) return *conditions.weights;
+    if (model.checkpoint_weights != nullptr) return *model.checkpoint_weights;
+    return *core::find_named(core::weight_formats(), "bf16");
 }
 
 std::string clocks_text(const engine::ClockChoice& clocks) {
@@ -26,7 +30,7 @@ LadderStep evaluate(const profiles::HardwareProfile& hardware, const profiles::M
     LadderStep step;
     step.change = std::move(change);
     step.conditions = conditions;
-    choice.weights = &weights_of(conditions);
+    choice.weights = &weights_of(conditions, model);
     choice.clocks = conditions.clocks;
     choice.activation.reset();  // each format takes its own default activation (GGUF runs in fp16)
     choice.kv = nullptr;
@@ -50,10 +54,10 @@ std::vector<LadderStep> condition_ladder(const profiles::HardwareProfile& hardwa
     std::vector<LadderStep> steps;
     LadderConditions at = vendor;
     steps.push_back(evaluate(hardware, model, base, at, "the vendor's conditions"));
-    if (&weights_of(vendor) != &weights_of(mine)) {
+    if (&weights_of(vendor, model) != &weights_of(mine, model)) {
         at.weights = mine.weights;
         steps.push_back(evaluate(hardware, model, base, at,
-                                 fmt::format("weights {} -> {}", weights_of(vendor).name, weights_of(mine).name)));
+                                 fmt::format("weights {} -> {}", weights_of(vendor, model).name, weights_of(mine, model).name)));
     }
     if (vendor.context != mine.context) {
         at.context = mine.context;
