@@ -31,9 +31,7 @@ LadderStep evaluate(const profiles::HardwareProfile& hardware, const profiles::M
     step.change = std::move(change);
     step.conditions = conditions;
     choice.weights = &weights_of(conditions, model);
-    choice.clocks = conditions.clocks;
-    choice.activation.reset();  // each format takes its own default activation (GGUF runs in fp16)
-    choice.kv = nullptr;
+    choice.clocks = conditions.clocks;  // the KV format and activation stay the user's (or their defaults)
     step.deployment = engine::resolve_deployment(hardware, model, choice);
     const engine::Evaluator evaluator(model, hardware, step.deployment);
     const engine::Prediction prediction =
