@@ -117,6 +117,6 @@ TEST_CASE("config.json: an unknown model_type and missing or mistyped keys") {
     const auto p = path("config_missing_keys.json");
     CHECK(config_errors("config_missing_keys.json") ==
           std::vector<std::string>{p + ":1:1: error: num_hidden_layers: missing required key; expected a whole number",
-                                   p + ":5:17: error: vocab_size: expected a whole number of at least 1",
+                                   p + ":5:17: error: vocab_size: expected a whole number from 1 to 67108864, found 'many'",
                                    p + ":1:1: error: intermediate_size: missing required key; expected a whole number"});
 }

@@ -176,5 +176,5 @@ TEST_CASE("a result file is written whole or not at all") {
     const auto missing = testing::run({"report", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "-o",
                                        folder + "/no/such/folder/report.html"});
     CHECK(missing.exit_code == 1);
-    CHECK(missing.err.find("cannot write here") != std::string::npos);
+    CHECK(missing.err.find("the folder does not exist") != std::string::npos);
 }

@@ -26,12 +26,13 @@ TEST_CASE("bad lists and ranges are refused with the flag named") {
                          UsageError);
     CHECK_THROWS_WITH_AS(parse_integer_list("1:8:x1", "--batch", 1, 1000),
                          "--batch: range '1:8:x1' needs a step of at least x2 ", UsageError);
-    CHECK_THROWS_WITH_AS(parse_integer_list("a", "--batch", 1, 1000), "--batch: 'a' in 'a' is not a whole number",
+    CHECK_THROWS_WITH_AS(parse_integer_list("a", "--batch", 1, 1000), "--batch: 'a' in 'a' is not a whole number (decimal digits only: no fraction, exponent, hex or spaces inside)",
                          UsageError);
     CHECK_THROWS_WITH_AS(parse_integer_list("0", "--batch", 1, 1000), "--batch: 0 in '0' is below the minimum of 1",
                          UsageError);
     CHECK_THROWS_WITH_AS(parse_integer_list("99999999999999999999", "--batch", 1, 1000),
-                         "--batch: '99999999999999999999' in '99999999999999999999' is not a whole number (too large)",
+                         "--batch: '99999999999999999999' in '99999999999999999999' is not a whole number (too large: the limit is "
+                         "2^53 = 9007199254740992)",
                          UsageError);
     CHECK_THROWS_AS(parse_integer_list("1,,2", "--batch", 1, 1000), UsageError);
     CHECK_THROWS_AS(parse_integer_list("1:1000000:+1", "--batch", 1, 1000), UsageError);

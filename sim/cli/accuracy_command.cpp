@@ -1,10 +1,13 @@
 // `decodesim accuracy`: predicts every public measurement and states the error per subset.
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "cli/command.hpp"
+#include "core/error.hpp"
 #include "cli/point_options.hpp"
 #include "profiles/measurements.hpp"
 #include "report/accuracy_output.hpp"
@@ -33,6 +36,11 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); }};
     const scenarios::AccuracyResult result = scenarios::evaluate_accuracy(measurements, lookup, settings);
+    if (result.evaluated() == 0) {
+        std::string reasons;
+        for (const auto& [reason, count] : result.skip_reasons) reasons += fmt::format("; {} skipped: {}", count, reason);
+        throw core::NothingComputed(fmt::format("{}: no usable row among {}{}", path, measurements.size(), reasons));
+    }
 
     if (options.fit) {
         io.out << report::accuracy_fit_to_text(result);

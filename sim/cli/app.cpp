@@ -38,6 +38,7 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
 #define DECODESIM_COMMAND(name) add_##name(app, run);
 #include "cli/commands.inc"
 #undef DECODESIM_COMMAND
+    apply_number_grammar(app);
 
     // Before CLI11: help for a bare `decodesim` and `decodesim help [COMMAND]`, and "did you mean"
     // for an unknown command or flag (cli/usage_checks.hpp).
@@ -64,9 +65,8 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
                 return kSuccess;
             }
         }
-        std::vector<std::string> names;
-        for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
-        io.err << "decodesim: error: help: unknown command '" << topic << "'" << core::suggestion_note(topic, names) << "\n"
+        io.err << "decodesim: error: help: unknown command '" << topic << "'"
+               << core::suggestion_note(topic, command_names(app)) << "\n"
                << help_pointer(std::nullopt) << "\n";
         return kBadCommandLine;
     }
@@ -105,6 +105,9 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
     } catch (const core::UsageError& error) {
         io.err << "decodesim: error: " << error.what() << "\n";
         return kBadCommandLine;
+    } catch (const core::NothingComputed& error) {
+        io.err << "decodesim: error: nothing computed: " << error.what() << "\n";
+        return kNothingComputed;
     } catch (const core::InputError& error) {
         for (const auto& diagnostic : error.diagnostics()) {
             io.err << (diagnostic.location.file.empty() ? "decodesim: " : "") << diagnostic.to_string() << "\n";

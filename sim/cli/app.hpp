@@ -14,6 +14,8 @@ enum ExitCode : int {
     kBadInput = 1,
     kBadCommandLine = 2,
     kInternalError = 3,
+    // 4 and 5 belong to check-claim (docs/cli.md).
+    kNothingComputed = 6,
 };
 
 // Runs `decodesim <args...>` (args excludes the program name). Never throws.

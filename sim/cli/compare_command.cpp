@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -96,6 +98,12 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         io.out << report::compare_to_csv(model.id, workload, rows);
     } else {
         io.out << report::compare_to_text(model.id, workload, rows);
+    }
+    // A device runs the model when it resolves and holds the weights and one stream's KV cache.
+    if (std::none_of(rows.begin(), rows.end(),
+                     [](const scenarios::CompareRow& row) { return row.error.empty() && row.max_batch > 0; })) {
+        throw core::NothingComputed(fmt::format(
+            "no device in the comparison can run {}: none resolves and holds one stream (see the table)", model.id));
     }
     return 0;
 }

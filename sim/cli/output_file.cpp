@@ -1,9 +1,17 @@
 #include "cli/output_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "core/error.hpp"
 
@@ -11,33 +19,169 @@ namespace decodesim::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Temporary files to remove if the process is interrupted. A signal handler can only reach state
+// that lives outside any object, so this is the one process-wide table in decodesim; it holds
+// fixed buffers because a handler may not allocate. More than kSlots files at once are still
+// removed on every other path out, only not on a signal.
+constexpr int kSlots = 8;
+constexpr std::size_t kPathBytes = 4096;
+std::array<std::array<char, kPathBytes>, kSlots> pending_paths{};
+std::array<std::atomic<bool>, kSlots> pending_used{};
+
+extern "C" void remove_pending_and_reraise(int signal_number) {
+    for (int slot = 0; slot < kSlots; ++slot) {
+        if (pending_used[slot].load()) ::unlink(pending_paths[slot].data());
+    }
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+}
+
+void install_handlers_once() {
+    static const bool installed = [] {
+        for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+            struct sigaction action {};
+            action.sa_handler = remove_pending_and_reraise;
+            sigemptyset(&action.sa_mask);
+            // Keep an ignored signal ignored (nohup, a shell's background job).
+            struct sigaction previous {};
+            if (::sigaction(signal_number, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
+            ::sigaction(signal_number, &action, nullptr);
+        }
+        return true;
+    }();
+    (void)installed;
+}
+
+int register_pending(const std::string& path) {
+    if (path.size() >= kPathBytes) return -1;
+    install_handlers_once();
+    for (int slot = 0; slot < kSlots; ++slot) {
+        if (pending_used[slot].load()) continue;
+        std::memcpy(pending_paths[slot].data(), path.c_str(), path.size() + 1);
+        pending_used[slot].store(true);
+        return slot;
+    }
+    return -1;
+}
+
+void unregister_pending(int slot) {
+    if (slot >= 0) pending_used[slot].store(false);
+}
+
+[[noreturn]] void refuse(const std::string& path, std::string why) {
+    throw core::InputError(core::Diagnostic{{path, 0, 0}, "", std::move(why)});
+}
+
+std::string kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder; give a file name";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe); decodesim replaces only regular files";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device; decodesim replaces only regular files";
+    if (S_ISSOCK(mode)) return "a socket; decodesim replaces only regular files";
+    return "not a regular file; decodesim replaces only regular files";
+}
+
+// Follows `path` through symbolic links to the name that will be replaced. Sets `existing` to the
+// mode of what is there, or leaves it at 0 for a new name.
+std::string resolve_target(const std::string& path, mode_t& existing) {
+    if (path.empty()) refuse(path, "an empty file name");
+    fs::path current(path);
+    for (int hops = 0; hops <= 40; ++hops) {
+        struct stat status {};
+        if (::lstat(current.c_str(), &status) != 0) {
+            const int error = errno;
+            if (error == ENOENT) return current.string();  // a new file (its folder is checked on creation)
+            if (error == ENAMETOOLONG) refuse(path, "the name is longer than the file system allows");
+            if (error == ENOTDIR) refuse(path, "a part of the path is not a folder");
+            if (error == ELOOP) refuse(path, "a loop of symbolic links; it never reaches a file");
+            refuse(path, fmt::format("cannot write here: {}", std::strerror(error)));
+        }
+        if (S_ISLNK(status.st_mode)) {
+            std::error_code error;
+            const fs::path link = fs::read_symlink(current, error);
+            if (error) refuse(path, fmt::format("cannot read the symbolic link: {}", error.message()));
+            current = link.is_absolute() ? link : current.parent_path() / link;
+            continue;
+        }
+        if (!S_ISREG(status.st_mode)) refuse(path, kind_of(status.st_mode));
+        existing = status.st_mode;
+        return current.string();
+    }
+    refuse(path, "a loop of symbolic links; it never reaches a file");
+}
+
+std::string creation_failure(int error) {
+    switch (error) {
+        case ENOENT: return "the folder does not exist";
+        case ENOTDIR: return "a part of the path is not a folder";
+        case EACCES:
+        case EPERM: return "the folder is not writable";
+        case EROFS: return "the file system is read-only";
+        case ENOSPC: return "the disk is full";
+        case ENAMETOOLONG: return "the name is longer than the file system allows";
+        default: return fmt::format("cannot write here: {}", std::strerror(error));
+    }
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    const fs::path target(path_);
-    temporary_ = (target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid())).string();
-    stream_.open(temporary_, std::ios::binary | std::ios::trunc);
-    if (!stream_) fail("cannot write here (is the folder there and writable?)");
+    mode_t existing = 0;
+    target_ = resolve_target(path_, existing);
+    const fs::path target(target_);
+    const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::random_device entropy;
+    for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+        // The name is short whatever the target's length, so a name near the file system's limit
+        // still gets a temporary beside it.
+        temporary_ = (folder / fmt::format(".decodesim-{}-{:08x}.tmp", ::getpid(), entropy())).string();
+        fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd_ < 0 && errno != EEXIST) refuse(path_, creation_failure(errno));
+    }
+    if (fd_ < 0) refuse(path_, "cannot create a unique temporary file beside it");
+    slot_ = register_pending(temporary_);
+    if (existing != 0 && ::fchmod(fd_, existing & 07777) != 0) {
+        // Not fatal: a file owned by someone else in a shared folder; the result keeps our default mode.
+    }
+    buffer_ = std::make_unique<DescriptorBuffer>(fd_);
+    stream_.rdbuf(buffer_.get());
 }
 
 AtomicFile::~AtomicFile() {
-    if (committed_) return;
-    std::error_code ignored;
-    fs::remove(temporary_, ignored);
+    if (!committed_) discard();
+}
+
+void AtomicFile::discard() {
+    buffer_.reset();  // drops what is buffered: the file is going anyway
+    stream_.rdbuf(nullptr);
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!temporary_.empty()) ::unlink(temporary_.c_str());
+    unregister_pending(slot_);
+    slot_ = -1;
 }
 
 void AtomicFile::fail(const std::string& why) {
-    std::error_code ignored;
-    stream_.close();
-    fs::remove(temporary_, ignored);
-    throw core::InputError(core::Diagnostic{{path_, 0, 0}, "", why});
+    discard();
+    refuse(path_, why);
 }
 
 void AtomicFile::commit() {
     stream_.flush();
-    if (!stream_) fail("writing failed (disk full?)");
-    stream_.close();
-    std::error_code error;
-    fs::rename(temporary_, path_, error);
-    if (error) fail(fmt::format("cannot replace the file: {}", error.message()));
+    const int write_error = buffer_ ? buffer_->first_error() : EBADF;
+    if (!stream_ || write_error != 0) {
+        fail(write_error == ENOSPC ? "writing failed: the disk is full"
+                                   : fmt::format("writing failed: {}", std::strerror(write_error ? write_error : EIO)));
+    }
+    if (::close(fd_) != 0) {
+        fd_ = -1;
+        fail(fmt::format("writing failed: {}", std::strerror(errno)));
+    }
+    fd_ = -1;
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) fail(fmt::format("cannot replace the file: {}", std::strerror(errno)));
+    unregister_pending(slot_);
+    slot_ = -1;
     committed_ = true;
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "cli/command.hpp"
 #include "cli/point_options.hpp"
@@ -12,6 +11,7 @@
 #include "engine/prediction.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/hf_config.hpp"
+#include "profiles/input_file.hpp"
 #include "profiles/model_loader.hpp"
 #include "report/profile_output.hpp"
 #include "scenarios/profile_summary.hpp"
@@ -37,6 +37,11 @@ void show_model(const profiles::ModelProfile& model, const std::string& path, Io
 }
 
 int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& catalog, Io io) {
+    const auto ids = options.list_kind == "hardware" ? catalog.hardware_ids() : catalog.model_ids();
+    if (ids.empty()) {
+        throw core::NothingComputed(fmt::format("the folder {}/{} holds no profiles (is --profiles-dir right?)", catalog.root(),
+                                                options.list_kind == "hardware" ? "hardware_profiles" : "model_profiles"));
+    }
     if (options.list_kind == "hardware") {
         std::vector<report::HardwareEntry> entries;
         for (const auto& id : catalog.hardware_ids()) {
@@ -61,8 +66,13 @@ int run_profiles_show(const ProfilesOptions& options, const profiles::Catalog& c
     const std::string& id = options.show_id;
     const auto hardware_ids = catalog.hardware_ids();
     const auto model_ids = catalog.model_ids();
-    const bool is_path = std::filesystem::is_regular_file(id);
-    if (is_path) {
+    // Anything that exists at `id` is read as a path, so a FIFO or an unreadable file gets its own message.
+    const profiles::PathKind kind = profiles::path_kind(id);
+    if (kind == profiles::PathKind::folder) {
+        show_model(catalog.model(id), id, io);
+        return 0;
+    }
+    if (kind != profiles::PathKind::missing) {
         const std::string path = id;
         if (profiles::detect_profile_kind(path) == profiles::ProfileKind::hardware) {
             show_hardware(profiles::load_hardware_profile(path), path, io);

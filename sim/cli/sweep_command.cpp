@@ -126,6 +126,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     if (!options.output_path.empty()) file.emplace(options.output_path);
     std::ostream& destination = file ? file->stream() : io.out;
     double done = 0.0;
+    double written = 0.0;
     // Progress only where a person watches: never into a redirected log.
     ProgressBar progress(io, points, !options.quiet && ::isatty(STDERR_FILENO) == 1);
     {
@@ -136,6 +137,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
             grid,
             [&](const scenarios::SweepPoint& point) {
                 writer.write(point);
+                ++written;
                 progress.advance(++done);
             },
             [&](const scenarios::SweepSkip& skip) {
@@ -145,6 +147,11 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
             });
     }
     progress.finish();
+    if (written == 0.0) {
+        throw core::NothingComputed(
+            fmt::format("every deployment of the sweep was skipped (the reasons are above); {} was written",
+                        file ? "no file" : "only the header"));
+    }
     if (file) {
         file->commit();
     } else {

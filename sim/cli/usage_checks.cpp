@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/suggest.hpp"
+#include "core/units.hpp"
 
 namespace decodesim::cli {
 
@@ -46,20 +47,35 @@ std::vector<std::string> long_names(const CLI::App& command) {
     return names;
 }
 
-// The long flags of `command` (and of the commands nested in it) that take a floating-point value:
-// CLI11's range validators let NaN through (every comparison with it is false).
-void add_float_flags(const CLI::App& command, std::vector<std::string>& names) {
-    for (const CLI::Option* option : command.get_options()) {
-        if (!option->get_type_name().starts_with("FLOAT")) continue;
-        for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
-    }
-    for (const CLI::App* nested : command.get_subcommands({})) add_float_flags(*nested, names);
+// The number grammar on one option: the text is read by core's parser (decimal, no hex or octal,
+// no NaN or infinity, whole numbers exact) and handed to CLI11 in canonical form, so CLI11's own
+// conversion (strtoll with base 0, which reads "010" as eight) never sees anything else.
+void apply_grammar(CLI::Option& option, bool whole) {
+    option.transform(
+        [whole](std::string text) {
+            if (whole) {
+                std::int64_t value = 0;
+                if (!core::parse_whole_number(text, value)) {
+                    throw CLI::ValidationError(fmt::format("'{}' is {}", text, core::why_not_whole_number(text)));
+                }
+                return std::to_string(value);
+            }
+            double value = 0.0;
+            if (!core::parse_number(text, value)) {
+                throw CLI::ValidationError(fmt::format("'{}' is not a finite number (decimal digits; no hex, NaN or infinity)", text));
+            }
+            return fmt::format("{}", value);  // shortest text that reads back as the same double
+        },
+        "", "decodesim number");
 }
 
-bool is_non_finite(const std::string& text) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    return end != text.c_str() && *end == '\0' && !std::isfinite(value);
+void apply_grammar_to_all(CLI::App& command) {
+    for (CLI::Option* option : command.get_options()) {
+        const std::string type = option->get_type_name();
+        if (type.starts_with("INT") || type.starts_with("UINT")) apply_grammar(*option, true);
+        if (type.starts_with("FLOAT") || type.starts_with("NUMBER")) apply_grammar(*option, false);
+    }
+    for (CLI::App* nested : command.get_subcommands({})) apply_grammar_to_all(*nested);
 }
 
 }  // namespace
@@ -86,8 +102,7 @@ CommandLineShape command_line_shape(const std::vector<std::string>& args) {
 std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<std::string>& args,
                                         const CommandLineShape& shape) {
     if (!shape.command) return std::nullopt;
-    std::vector<std::string> commands;
-    for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
+    std::vector<std::string> commands = command_names(app);
     commands.emplace_back("help");
     const std::string& word = *shape.command;
     const CLI::App* command = nullptr;
@@ -102,8 +117,6 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
         return fmt::format("unknown command '{}'{}", word, core::suggestion_note(word, commands));
     }
     const std::vector<std::string> names = long_names(*command);
-    std::vector<std::string> float_flags;
-    add_float_flags(*command, float_flags);
     for (std::size_t i = shape.command_position + 1; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (flag == "--") break;  // the rest are values
@@ -115,12 +128,16 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
         if (!known) {
             return fmt::format("{}: unknown flag '{}'{}", word, name, core::suggestion_note(name, names));
         }
-        // Numbers: NaN and infinities are refused here, for every floating-point flag at once.
-        if (std::find(float_flags.begin(), float_flags.end(), name) == float_flags.end()) continue;
-        const std::string value = equals != std::string::npos ? flag.substr(equals + 1) : i + 1 < args.size() ? args[i + 1] : "";
-        if (is_non_finite(value)) return fmt::format("{}: '{}' is not a finite number", name, value);
     }
     return std::nullopt;
+}
+
+void apply_number_grammar(CLI::App& app) { apply_grammar_to_all(app); }
+
+std::vector<std::string> command_names(const CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+    return names;
 }
 
 std::string help_pointer(const std::optional<std::string>& command) {

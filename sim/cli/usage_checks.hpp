@@ -19,10 +19,18 @@ struct CommandLineShape {
 CommandLineShape command_line_shape(const std::vector<std::string>& args);
 
 // An unknown subcommand or an unknown flag of a known one, as a one-line message with a
-// suggestion, or a floating-point flag given NaN or an infinity (which CLI11's range checks let
-// through); nothing when the words pass (CLI11 then checks the rest).
+// suggestion; nothing when the words pass (CLI11 then checks the rest).
 std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<std::string>& args,
                                         const CommandLineShape& shape);
+
+// Puts every numeric option of every command under core's number grammar (core/units.hpp,
+// parse_number and parse_whole_number), the one used for files too: "010" is ten, hex, NaN and
+// infinities are refused, whole numbers beyond 2^53 are refused rather than rounded. Called once,
+// after every command has added its options.
+void apply_number_grammar(CLI::App& app);
+
+// The names of the subcommands, in the order they were added.
+std::vector<std::string> command_names(const CLI::App& app);
 
 // "Run 'decodesim predict --help' for its flags." or the top-level pointer.
 std::string help_pointer(const std::optional<std::string>& command);

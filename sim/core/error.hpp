@@ -37,6 +37,14 @@ private:
     std::vector<Diagnostic> diagnostics_;
 };
 
+// Valid input from which nothing could be computed: every deployment of a sweep skipped, no device
+// in a comparison able to run the model, no usable row in a measurement file (exit code 6 at the
+// CLI). The message says why; the per-case reasons have been printed as warnings before it.
+class NothingComputed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Bad command line (exit code 2 at the CLI).
 class UsageError : public std::runtime_error {
 public:

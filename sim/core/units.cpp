@@ -2,6 +2,7 @@
 
 #include "core/suggest.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cctype>
@@ -115,8 +116,38 @@ bool parse_number(std::string_view text, double& value) {
     text = trim(text);
     if (text.empty()) return false;
     if (text.front() == '+') text.remove_prefix(1);
+    // from_chars reads decimal only (no "0x"), but accepts "inf" and "nan": the text must start like a number.
+    const std::size_t first_digit = !text.empty() && text.front() == '-' ? 1 : 0;
+    if (first_digit >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[first_digit])) || text[first_digit] == '.')) {
+        return false;
+    }
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return error == std::errc{} && end == text.data() + text.size() && std::isfinite(value);
+    if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value)) return false;
+    if (value == 0.0) value = 0.0;  // -0 reads as 0
+    return true;
+}
+
+bool parse_whole_number(std::string_view text, std::int64_t& value) {
+    text = trim(text);
+    const bool negative = !text.empty() && text.front() == '-';
+    if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
+    if (text.empty()) return false;
+    std::int64_t magnitude = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') return false;
+        magnitude = magnitude * 10 + (c - '0');
+        if (magnitude > kMaxExactWhole) return false;
+    }
+    value = negative ? -magnitude : magnitude;
+    return true;
+}
+
+std::string why_not_whole_number(std::string_view text) {
+    text = trim(text);
+    if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return digits ? "not a whole number (too large: the limit is 2^53 = 9007199254740992)"
+                  : "not a whole number (decimal digits only: no fraction, exponent, hex or spaces inside)";
 }
 
 double parse_quantity(std::string_view text, Dimension dimension) {

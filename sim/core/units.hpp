@@ -5,6 +5,7 @@
 // decimal (1 GB = 1e9 B) and binary prefixes are binary (1 GiB = 2^30 B), as vendors state them.
 
 #include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,7 @@ struct Quantity {
     double value = 0.0;  // SI base unit
 
     constexpr Quantity() = default;
-    constexpr explicit Quantity(double si_value) : value(si_value) {}
+    constexpr explicit Quantity(double si) : value(si) {}
 
     constexpr Quantity operator+(Quantity other) const { return Quantity(value + other.value); }
     constexpr Quantity operator-(Quantity other) const { return Quantity(value - other.value); }
@@ -98,9 +99,24 @@ public:
 // non-finite or overflowing numbers.
 double parse_quantity(std::string_view text, Dimension dimension);
 
-// Parses a plain finite number (no unit) strictly: the whole text must be the number.
-// Returns false when it is not one.
+// The one grammar for numbers, in files and on the command line alike (docs/robustness.md, "Numbers
+// at the edge"): surrounding spaces are ignored; an optional sign, decimal digits, an optional
+// fraction and exponent. Leading zeros are decimal ("010" is ten, never octal); hexadecimal, NaN and
+// infinities are not numbers; negative zero reads as zero.
+//
+// parse_number: a finite number. Returns false when the text is not one.
 bool parse_number(std::string_view text, double& value);
+
+// The largest whole number every caller can hold exactly (2^53: a double's integer range).
+inline constexpr std::int64_t kMaxExactWhole = std::int64_t{1} << 53;
+
+// parse_whole_number: a whole number written in digits (no fraction, no exponent) of magnitude at
+// most kMaxExactWhole, so that no value is rounded or narrowed on its way in. Returns false otherwise.
+bool parse_whole_number(std::string_view text, std::int64_t& value);
+
+// Why parse_whole_number refused `text`, for messages: "not a whole number (too large: ...)" or
+// "not a whole number (decimal digits only)".
+std::string why_not_whole_number(std::string_view text);
 
 // Human-readable, auto-scaled, locale-independent: "16.06 GB", "3.35 TB/s", "989.4 TFLOPS", "6.21 ms".
 std::string format_bytes(double bytes);

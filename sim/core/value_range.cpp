@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace decodesim::core {
 
@@ -24,11 +25,9 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 }
 
 long long parse_whole(std::string_view text, std::string_view flag, std::string_view whole_item) {
-    long long value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
-        throw UsageError(fmt::format("{}: '{}' in '{}' is not a whole number{}", flag, text, whole_item,
-                                     error == std::errc::result_out_of_range ? " (too large)" : ""));
+    std::int64_t value = 0;
+    if (!parse_whole_number(text, value)) {
+        throw UsageError(fmt::format("{}: '{}' in '{}' is {}", flag, text, whole_item, why_not_whole_number(text)));
     }
     return value;
 }

@@ -10,6 +10,7 @@
 #include "core/suggest.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/hf_config.hpp"
+#include "profiles/input_file.hpp"
 #include "profiles/model_loader.hpp"
 #include "profiles/strict_map.hpp"
 
@@ -36,21 +37,22 @@ bool looks_like_path(const std::string& text) {
 std::string resolve(const std::string& id_or_path, const fs::path& folder, const std::vector<std::string>& ids,
                     const char* what) {
     if (looks_like_path(id_or_path)) {
-        std::error_code error;
-        if (fs::is_directory(id_or_path, error)) {
+        if (path_kind(id_or_path) == PathKind::folder) {
             throw core::InputError(core::Diagnostic{
                 {id_or_path, 0, 0}, "",
                 what[0] == 'm' ? "a folder without a config.json; expected a model profile YAML, a config.json, or a "
                                  "Hugging Face model folder holding config.json"
                                : "a folder; expected a hardware profile YAML"});
         }
-        if (!fs::is_regular_file(id_or_path)) {
-            throw core::InputError(core::Diagnostic{{id_or_path, 0, 0}, "", "no such file"});
-        }
-        return id_or_path;
+        return id_or_path;  // read_input_file names whatever else is wrong with it
     }
     const fs::path candidate = folder / (id_or_path + ".yaml");
-    if (fs::is_regular_file(candidate)) return candidate.string();
+    if (path_kind(candidate.string()) == PathKind::regular_file) return candidate.string();
+    if (ids.empty()) {
+        throw core::InputError(core::unlocated(
+            "", fmt::format("unknown {} '{}': the folder {} holds no profiles (is --profiles-dir right?)", what,
+                            id_or_path, folder.string())));
+    }
     throw core::InputError(core::unlocated(
         "", fmt::format("unknown {} '{}'{} (list them with: decodesim profiles list {})", what, id_or_path,
                         core::did_you_mean(id_or_path, ids), what[0] == 'h' ? "hardware" : "models")));
@@ -58,7 +60,7 @@ std::string resolve(const std::string& id_or_path, const fs::path& folder, const
 
 }  // namespace
 
-Catalog::Catalog(std::string root) : root_(std::move(root)) {}
+Catalog::Catalog(std::string root) : root_(std::move(root)) { require_folder(root_, "the profiles folder"); }
 
 std::vector<std::string> Catalog::hardware_ids() const { return ids_in(fs::path(root_) / "hardware_profiles"); }
 std::vector<std::string> Catalog::model_ids() const { return ids_in(fs::path(root_) / "model_profiles"); }
@@ -69,8 +71,8 @@ std::string Catalog::hardware_path(const std::string& id_or_path) const {
 
 std::string Catalog::model_path(const std::string& id_or_path) const {
     // A Hugging Face model folder: its config.json.
-    std::error_code error;
-    if (fs::is_directory(id_or_path, error) && fs::is_regular_file(fs::path(id_or_path) / "config.json", error)) {
+    if (path_kind(id_or_path) == PathKind::folder &&
+        path_kind((fs::path(id_or_path) / "config.json").string()) == PathKind::regular_file) {
         return (fs::path(id_or_path) / "config.json").string();
     }
     return resolve(id_or_path, fs::path(root_) / "model_profiles", model_ids(), "model");
@@ -85,8 +87,7 @@ ModelProfile Catalog::model(const std::string& id_or_path) const {
     if (path.ends_with(".json")) {
         ModelProfile model = load_hf_config(path);
         // A model folder names the model (".../Llama-3.1-8B/config.json" is "Llama-3.1-8B").
-        std::error_code error;
-        if (fs::is_directory(id_or_path, error)) {
+        if (path_kind(id_or_path) == PathKind::folder) {
             const fs::path folder = fs::path(id_or_path).lexically_normal();
             const std::string name = (folder.has_filename() ? folder.filename() : folder.parent_path().filename()).string();
             if (!name.empty()) model.id = name;

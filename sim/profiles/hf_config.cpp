@@ -8,12 +8,14 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <map>
 #include <functional>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "profiles/model_loader.hpp"
 #include "profiles/profile_id.hpp"
+#include "profiles/model_limits.hpp"
 #include "profiles/strict_map.hpp"
 
 namespace decodesim::profiles {
@@ -23,8 +25,23 @@ namespace {
 // do not need, so unknown keys are ignored; wrong types and bad values are still errors.
 class ConfigReader {
 public:
+    // A key given twice is refused: Python's json module (and so transformers) keeps the last value,
+    // yaml-cpp the first, and a silent choice between two shapes is a silently wrong answer.
     ConfigReader(YAML::Node node, std::string file, std::vector<core::Diagnostic>& diagnostics)
-        : node_(std::move(node)), file_(std::move(file)), diagnostics_(&diagnostics) {}
+        : node_(std::move(node)), file_(std::move(file)), diagnostics_(&diagnostics) {
+        if (!node_.IsMap()) return;
+        std::map<std::string, std::string> seen;
+        for (const auto& entry : node_) {
+            const std::string key = entry.first.Scalar();
+            const std::string value = entry.second.IsScalar() ? entry.second.Scalar() : "(an object or a list)";
+            if (const auto [where, inserted] = seen.emplace(key, value); !inserted) {
+                diagnostics_->push_back({location_of_node(file_, entry.first), key,
+                                         fmt::format("duplicate key (first '{}', then '{}'); transformers would take "
+                                                     "the last, decodesim refuses to guess: keep one",
+                                                     where->second, value)});
+            }
+        }
+    }
 
     bool has(const char* key) const { return node_[key] && !node_[key].IsNull(); }
 
@@ -37,19 +54,21 @@ public:
         diagnostics_->push_back({locate(key), key, message});
     }
 
+    // A size of the model's shape, within the same range a YAML model profile allows (profiles/model_limits.hpp).
     std::optional<std::int64_t> integer(const char* key, bool required, std::int64_t minimum = 1) {
         if (!has(key)) {
             if (required) fail(key, "missing required key; expected a whole number");
             return std::nullopt;
         }
-        double value = 0.0;
+        std::int64_t value = 0;
         const YAML::Node field = node_[key];
-        if (!field.IsScalar() || !core::parse_number(field.Scalar(), value) || value != std::floor(value) ||
-            value < static_cast<double>(minimum) || value > 1e15) {
-            fail(key, fmt::format("expected a whole number of at least {}", minimum));
+        const std::int64_t maximum = model_size_limit(key);
+        if (!field.IsScalar() || !core::parse_whole_number(field.Scalar(), value) || value < minimum || value > maximum) {
+            fail(key, fmt::format("expected a whole number from {} to {}, found '{}'", minimum, maximum,
+                                  field.IsScalar() ? field.Scalar() : std::string("a list or an object")));
             return std::nullopt;
         }
-        return static_cast<std::int64_t>(value);
+        return value;
     }
 
     std::optional<std::string> text(const char* key, bool required) {
@@ -98,6 +117,28 @@ constexpr FamilyEntry kFamilies[] = {
 };
 
 bool is_gemma(Family family) { return family == Family::gemma || family == Family::gemma2 || family == Family::gemma3; }
+
+// What transformers' configuration class assumes for a key the file omits, where that differs from
+// "required" (docs/robustness.md, "Gemma-3 and similar configs"). From the class definitions in
+// transformers v4.50: GemmaConfig (16 heads, 16 KV heads, head_dim 256, vocabulary 256000),
+// Gemma2Config (8, 4, 256, 256000) and Gemma3TextConfig (8, 4, 256, 262208). The Gemma 3 4B
+// release's text_config omits all four. Unset: the key is required, or follows from others
+// (KV heads = heads, head_dim = hidden / heads).
+struct ClassDefaults {
+    std::optional<int> attention_heads;
+    std::optional<int> key_value_heads;
+    std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> vocab_size;
+};
+
+ClassDefaults class_defaults(Family family) {
+    switch (family) {
+        case Family::gemma: return {16, 16, 256, 256000};
+        case Family::gemma2: return {8, 4, 256, 256000};
+        case Family::gemma3: return {8, 4, 256, 262208};
+        default: return {};
+    }
+}
 
 // Turns a per-layer list of "sliding_attention"/"full_attention" into our window pattern.
 std::optional<int> pattern_from_layer_types(const YAML::Node& layer_types) {
@@ -228,16 +269,20 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     model.source = path;
     model.num_hidden_layers = static_cast<int>(config.integer("num_hidden_layers", true).value_or(0));
     model.hidden_size = config.integer("hidden_size", true).value_or(0);
-    model.num_attention_heads = static_cast<int>(config.integer("num_attention_heads", true).value_or(0));
+    // Keys a config.json may omit are read as the model class in transformers defaults them
+    // (class_defaults), so a published config imports as its own library reads it.
+    const ClassDefaults defaults = class_defaults(family);
+    model.num_attention_heads =
+        static_cast<int>(config.integer("num_attention_heads", !defaults.attention_heads).value_or(defaults.attention_heads.value_or(0)));
     model.num_key_value_heads = static_cast<int>(
-        config.integer("num_key_value_heads", false).value_or(model.num_attention_heads));
-    // Gemma 3's text_config may omit vocab_size; transformers' Gemma3TextConfig default is 262208.
-    model.vocab_size = config.integer("vocab_size", family != Family::gemma3).value_or(262208);
-    // transformers' own default when a config omits head_dim (Llama-2, Mistral-7B-v0.1, Qwen2).
+        config.integer("num_key_value_heads", false).value_or(defaults.key_value_heads.value_or(model.num_attention_heads)));
+    model.vocab_size = config.integer("vocab_size", !defaults.vocab_size).value_or(defaults.vocab_size.value_or(0));
     if (config.has("head_dim")) {
         model.head_dim = config.integer("head_dim", true).value_or(0);
+    } else if (defaults.head_dim) {
+        model.head_dim = *defaults.head_dim;
     } else if (model.num_attention_heads > 0) {
-        model.head_dim = model.hidden_size / model.num_attention_heads;
+        model.head_dim = model.hidden_size / model.num_attention_heads;  // Llama, Mistral, Qwen2: hidden / heads
     }
     model.hidden_act = config.text(is_gemma(family) && config.has("hidden_activation") ? "hidden_activation" : "hidden_act",
                                    false)

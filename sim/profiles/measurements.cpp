@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "core/suggest.hpp"
 #include "core/units.hpp"
+#include "profiles/input_file.hpp"
 
 namespace decodesim::profiles {
 
@@ -67,8 +67,7 @@ bool sustained_from_notes(const std::string& notes, const std::string& engine) {
 }  // namespace
 
 std::vector<Measurement> load_measurements(const std::string& path) {
-    std::ifstream stream(path);
-    if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
+    std::istringstream stream(read_input_file(path, std::size_t{256} << 20, "a measurement table is a few MB"));
     std::vector<core::Diagnostic> problems;
     std::vector<Measurement> rows;
     std::string line;

@@ -2,18 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "profiles/model_limits.hpp"
 #include "profiles/profile_id.hpp"
 #include "profiles/strict_map.hpp"
 
 namespace decodesim::profiles {
 namespace {
-
-// Bounds far beyond any real model, so absurd values are refused rather than overflowing.
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;     // 16.7 M
-constexpr std::int64_t kMaxLayers = 100000;
-constexpr std::int64_t kMaxVocabulary = std::int64_t{1} << 26;    // 67 M
-constexpr std::int64_t kMaxContext = std::int64_t{1} << 34;       // 17 G tokens
-constexpr double kMaxParameters = 1e15;
 
 bool any_dense_layer(const ModelProfile& model) {
     if (!model.moe) return true;
@@ -70,24 +64,24 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     model.name = root.string("name", required).value_or("");
     model.source = root.string("source", required).value_or("");
     model.parameters = root.positive_number("parameters", optional, kMaxParameters);
-    model.num_hidden_layers = static_cast<int>(root.positive_integer("num_hidden_layers", required, kMaxLayers).value_or(0));
-    model.hidden_size = root.positive_integer("hidden_size", required, kMaxDimension).value_or(0);
-    model.intermediate_size = root.positive_integer("intermediate_size", optional, kMaxDimension).value_or(0);
+    model.num_hidden_layers = static_cast<int>(root.positive_integer("num_hidden_layers", required, model_size_limit("num_hidden_layers")).value_or(0));
+    model.hidden_size = root.positive_integer("hidden_size", required, model_size_limit("hidden_size")).value_or(0);
+    model.intermediate_size = root.positive_integer("intermediate_size", optional, model_size_limit("intermediate_size")).value_or(0);
     model.hidden_act = root.string("hidden_act", required).value_or("");
     model.gated_mlp = root.boolean("gated_mlp", optional).value_or(true);
     model.num_attention_heads =
-        static_cast<int>(root.positive_integer("num_attention_heads", required, kMaxDimension).value_or(0));
+        static_cast<int>(root.positive_integer("num_attention_heads", required, model_size_limit("num_attention_heads")).value_or(0));
     model.num_key_value_heads =
-        static_cast<int>(root.positive_integer("num_key_value_heads", required, kMaxDimension).value_or(0));
-    model.head_dim = root.positive_integer("head_dim", required, kMaxDimension).value_or(0);
-    model.vocab_size = root.positive_integer("vocab_size", required, kMaxVocabulary).value_or(0);
+        static_cast<int>(root.positive_integer("num_key_value_heads", required, model_size_limit("num_key_value_heads")).value_or(0));
+    model.head_dim = root.positive_integer("head_dim", required, model_size_limit("head_dim")).value_or(0);
+    model.vocab_size = root.positive_integer("vocab_size", required, model_size_limit("vocab_size")).value_or(0);
     model.tie_word_embeddings = root.boolean("tie_word_embeddings", required).value_or(false);
-    model.max_position_embeddings = root.positive_integer("max_position_embeddings", optional, kMaxContext);
+    model.max_position_embeddings = root.positive_integer("max_position_embeddings", optional, model_size_limit("max_position_embeddings"));
 
     if (root.has("sliding_window") || root.has("sliding_window_pattern")) {
         SlidingWindow window;
-        window.window = root.positive_integer("sliding_window", required, kMaxContext).value_or(0);
-        window.pattern = static_cast<int>(root.positive_integer("sliding_window_pattern", optional, kMaxLayers).value_or(0));
+        window.window = root.positive_integer("sliding_window", required, model_size_limit("sliding_window")).value_or(0);
+        window.pattern = static_cast<int>(root.positive_integer("sliding_window_pattern", optional, model_size_limit("sliding_window_pattern")).value_or(0));
         model.sliding_window = window;
     } else {
         root.accept("sliding_window");
@@ -100,15 +94,15 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                          root.has("shared_expert_intermediate_size");
     if (has_moe) {
         MixtureOfExperts moe;
-        moe.n_routed_experts = static_cast<int>(root.positive_integer("n_routed_experts", required, 1 << 20).value_or(0));
-        moe.num_experts_per_tok = static_cast<int>(root.positive_integer("num_experts_per_tok", required, 1 << 20).value_or(0));
-        moe.moe_intermediate_size = root.positive_integer("moe_intermediate_size", required, kMaxDimension).value_or(0);
-        moe.n_shared_experts = static_cast<int>(root.non_negative_integer("n_shared_experts", optional, 1 << 10).value_or(0));
+        moe.n_routed_experts = static_cast<int>(root.positive_integer("n_routed_experts", required, model_size_limit("n_routed_experts")).value_or(0));
+        moe.num_experts_per_tok = static_cast<int>(root.positive_integer("num_experts_per_tok", required, model_size_limit("num_experts_per_tok")).value_or(0));
+        moe.moe_intermediate_size = root.positive_integer("moe_intermediate_size", required, model_size_limit("moe_intermediate_size")).value_or(0);
+        moe.n_shared_experts = static_cast<int>(root.non_negative_integer("n_shared_experts", optional, model_size_limit("n_shared_experts")).value_or(0));
         moe.shared_expert_intermediate_size =
-            root.positive_integer("shared_expert_intermediate_size", optional, kMaxDimension).value_or(moe.moe_intermediate_size);
+            root.positive_integer("shared_expert_intermediate_size", optional, model_size_limit("shared_expert_intermediate_size")).value_or(moe.moe_intermediate_size);
         moe.first_k_dense_replace =
-            static_cast<int>(root.non_negative_integer("first_k_dense_replace", optional, kMaxLayers).value_or(0));
-        moe.moe_layer_freq = static_cast<int>(root.positive_integer("moe_layer_freq", optional, kMaxLayers).value_or(1));
+            static_cast<int>(root.non_negative_integer("first_k_dense_replace", optional, model_size_limit("first_k_dense_replace")).value_or(0));
+        moe.moe_layer_freq = static_cast<int>(root.positive_integer("moe_layer_freq", optional, model_size_limit("moe_layer_freq")).value_or(1));
         model.moe = moe;
     }
 
@@ -116,11 +110,11 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                          root.has("qk_nope_head_dim") || root.has("v_head_dim");
     if (has_mla) {
         LatentAttention mla;
-        mla.kv_lora_rank = root.positive_integer("kv_lora_rank", required, kMaxDimension).value_or(0);
-        mla.q_lora_rank = root.non_negative_integer("q_lora_rank", required, kMaxDimension).value_or(0);
-        mla.qk_rope_head_dim = root.positive_integer("qk_rope_head_dim", required, kMaxDimension).value_or(0);
-        mla.qk_nope_head_dim = root.positive_integer("qk_nope_head_dim", required, kMaxDimension).value_or(0);
-        mla.v_head_dim = root.positive_integer("v_head_dim", required, kMaxDimension).value_or(0);
+        mla.kv_lora_rank = root.positive_integer("kv_lora_rank", required, model_size_limit("kv_lora_rank")).value_or(0);
+        mla.q_lora_rank = root.non_negative_integer("q_lora_rank", required, model_size_limit("q_lora_rank")).value_or(0);
+        mla.qk_rope_head_dim = root.positive_integer("qk_rope_head_dim", required, model_size_limit("qk_rope_head_dim")).value_or(0);
+        mla.qk_nope_head_dim = root.positive_integer("qk_nope_head_dim", required, model_size_limit("qk_nope_head_dim")).value_or(0);
+        mla.v_head_dim = root.positive_integer("v_head_dim", required, model_size_limit("v_head_dim")).value_or(0);
         model.mla = mla;
     }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "core/suggest.hpp"
 
@@ -13,21 +12,6 @@ core::SourceLocation location_of_node(const std::string& file, const YAML::Node&
     const YAML::Mark mark = node.Mark();
     if (mark.is_null()) return {file, 0, 0};
     return {file, mark.line + 1, mark.column + 1};
-}
-
-std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view expected) {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "cannot open the file"});
-    std::string text;
-    char chunk[65536];
-    while (stream.read(chunk, sizeof chunk) || stream.gcount() > 0) {
-        text.append(chunk, static_cast<std::size_t>(stream.gcount()));
-        if (text.size() > max_bytes) {
-            throw core::InputError(core::Diagnostic{
-                {path, 0, 0}, "", fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected)});
-        }
-    }
-    return text;
 }
 
 YAML::Node parse_document(const std::string& text, const std::string& name) {
@@ -167,16 +151,9 @@ std::optional<double> StrictMap::fraction(const std::string& key, Presence prese
 
 namespace {
 std::optional<std::int64_t> parse_integer(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    std::size_t start = text[0] == '+' || text[0] == '-' ? 1 : 0;
-    if (start == text.size()) return std::nullopt;
     std::int64_t value = 0;
-    for (std::size_t i = start; i < text.size(); ++i) {
-        if (text[i] < '0' || text[i] > '9') return std::nullopt;
-        if (value > (std::int64_t{1} << 60) / 10) return std::nullopt;  // far beyond any bound we accept
-        value = value * 10 + (text[i] - '0');
-    }
-    return text[0] == '-' ? -value : value;
+    if (!core::parse_whole_number(text, value)) return std::nullopt;
+    return value;
 }
 }  // namespace
 

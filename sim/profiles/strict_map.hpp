@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "profiles/input_file.hpp"
 
 namespace decodesim::profiles {
 
@@ -65,12 +66,6 @@ private:
 };
 
 core::SourceLocation location_of_node(const std::string& file, const YAML::Node& node);
-
-// Reads a whole input file, refusing files over `max_bytes` (profiles are a few kB; request
-// traces hold millions of rows), with `expected` saying what size is normal.
-inline constexpr std::size_t kMaxInputBytes = 16u << 20;
-std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes,
-                            std::string_view expected = "a profile or config.json is a few kB");
 
 // Parses one YAML (or JSON) document; `name` is the file name for messages. A parse error, an
 // empty document, NUL bytes or nesting deeper than yaml-cpp's guard become an InputError.

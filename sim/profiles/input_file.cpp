@@ -1,0 +1,97 @@
+#include "profiles/input_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace decodesim::profiles {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& path, std::string message) {
+    throw core::InputError(core::Diagnostic{{path, 0, 0}, "", std::move(message)});
+}
+
+// Why an open() or stat() of an input failed, in the user's words.
+std::string open_failure(int error) {
+    switch (error) {
+        case ENOENT: return "no such file";
+        case ENOTDIR: return "no such file (a part of the path is not a folder)";
+        case ELOOP: return "a loop of symbolic links; it never reaches a file";
+        case ENAMETOOLONG: return "the name is longer than the file system allows";
+        case EACCES: return "permission denied";
+        default: return fmt::format("cannot open the file: {}", std::strerror(error));
+    }
+}
+
+std::string kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+// Closes the descriptor on every path out of read_input_file.
+struct Descriptor {
+    int fd;
+    ~Descriptor() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view expected) {
+    if (path.empty()) refuse(path, "an empty file name");
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    const Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+    if (file.fd < 0) refuse(path, open_failure(errno));
+    struct stat status {};
+    if (::fstat(file.fd, &status) != 0) refuse(path, open_failure(errno));
+    if (!S_ISREG(status.st_mode)) refuse(path, fmt::format("{}; expected a regular file", kind_of(status.st_mode)));
+    const auto too_large = [&] {
+        refuse(path, fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected));
+    };
+    if (static_cast<std::size_t>(status.st_size) > max_bytes) too_large();
+    std::string text;
+    char chunk[65536];
+    for (;;) {
+        const ssize_t got = ::read(file.fd, chunk, sizeof chunk);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            refuse(path, fmt::format("reading failed: {}", std::strerror(errno)));
+        }
+        if (got == 0) break;
+        text.append(chunk, static_cast<std::size_t>(got));
+        if (text.size() > max_bytes) too_large();  // a file that grew while read
+    }
+    return text;
+}
+
+PathKind path_kind(const std::string& path) {
+    struct stat status {};
+    if (path.empty() || ::stat(path.c_str(), &status) != 0) return PathKind::missing;
+    if (S_ISREG(status.st_mode)) return PathKind::regular_file;
+    if (S_ISDIR(status.st_mode)) return PathKind::folder;
+    return PathKind::other;
+}
+
+void require_folder(const std::string& path, std::string_view what) {
+    struct stat status {};
+    if (path.empty()) refuse(path, fmt::format("{}: an empty folder name", what));
+    if (::stat(path.c_str(), &status) != 0) {
+        const int error = errno;
+        refuse(path, fmt::format("{}: {}", what, error == ENOENT ? "no such folder" : open_failure(error)));
+    }
+    if (!S_ISDIR(status.st_mode)) refuse(path, fmt::format("{}: {}; expected a folder", what, kind_of(status.st_mode)));
+    if (::access(path.c_str(), R_OK | X_OK) != 0) refuse(path, fmt::format("{}: the folder cannot be read", what));
+}
+
+}  // namespace decodesim::profiles

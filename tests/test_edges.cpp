@@ -1,0 +1,273 @@
+// The robustness classes of docs/robustness.md, each exercised through the rule that closes it:
+// input paths, output files, standard output, nothing computed, numbers at the edge, and configs
+// that omit keys their class defaults.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cli/descriptor_stream.hpp"
+#include "core/units.hpp"
+#include "engine/model_shape.hpp"
+#include "profiles/hf_config.hpp"
+#include "test_support.hpp"
+
+namespace decodesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+    const fs::path folder = fs::path(DECODESIM_BINARY_DIR) / "edges" / name;
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    return folder.string();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream stream(path, std::ios::binary);
+    std::stringstream text;
+    text << stream.rdbuf();
+    return text.str();
+}
+
+int entries_in(const std::string& folder) {
+    int count = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder)) ++count;
+    return count;
+}
+
+// Runs the built binary through the shell; returns its exit status and what it wrote on stderr.
+testing::CliResult shell(const std::string& arguments_and_redirections) {
+    const std::string err_file = std::string(DECODESIM_BINARY_DIR) + "/edges/shell.err";
+    const std::string command = std::string("'") + DECODESIM_BINARY + "' --profiles-dir '" + DECODESIM_ROOT + "' " +
+                                arguments_and_redirections + " 2>'" + err_file + "'";
+    const int status = std::system(("sh -c \"" + command + "\"").c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", slurp(err_file)};
+}
+
+const std::vector<std::string> kPredict{"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+}
+
+}  // namespace
+
+TEST_CASE("input paths: loops, FIFOs, devices, folders and over-long names get one line naming the path") {
+    const std::string folder = scratch("inputs");
+    fs::create_symlink(folder + "/b.yaml", folder + "/a.yaml");
+    fs::create_symlink(folder + "/a.yaml", folder + "/b.yaml");
+    REQUIRE(::mkfifo((folder + "/fifo.yaml").c_str(), 0600) == 0);
+    const std::string long_name = folder + "/" + std::string(300, 'x') + ".yaml";
+    struct Case {
+        std::string path;
+        std::string message;
+    };
+    for (const Case& c : {Case{folder + "/a.yaml", "a loop of symbolic links; it never reaches a file"},
+                          Case{folder + "/fifo.yaml", "a FIFO (named pipe); expected a regular file"},  // and it did not block
+                          Case{"/dev/zero", "a device; expected a regular file"},
+                          Case{long_name, "the name is longer than the file system allows"},
+                          Case{folder + "/missing.yaml", "no such file"}}) {
+        const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", c.path});
+        CAPTURE(c.path);
+        CHECK(result.exit_code == 1);
+        CHECK(result.err == c.path + ": error: " + c.message + "\n");
+    }
+    // The same rule for a hardware profile, a measurement file and a profile to validate.
+    CHECK(testing::run({"predict", "--hardware", folder + "/fifo.yaml", "--model", "llama-3.1-8b"}).err.find("a FIFO") !=
+          std::string::npos);
+    CHECK(testing::run({"accuracy", folder + "/fifo.yaml"}).err.find("a FIFO") != std::string::npos);
+    CHECK(testing::run({"accuracy", folder}).err.find("a folder; expected a regular file") != std::string::npos);
+}
+
+TEST_CASE("--profiles-dir must be a folder, and an empty one computes nothing") {
+    const std::string folder = scratch("profiles-dir");
+    std::ofstream(folder + "/file") << "x";
+    auto run_with_root = [](const std::string& root, std::vector<std::string> args) {
+        std::ostringstream out, err;
+        args.insert(args.begin(), {"--profiles-dir", root});
+        return testing::CliResult{cli::run_cli(args, {out, err}), out.str(), err.str()};
+    };
+    const auto missing = run_with_root(folder + "/nope", kPredict);
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err == folder + "/nope: error: the profiles folder: no such folder\n");
+    const auto file = run_with_root(folder + "/file", kPredict);
+    CHECK(file.exit_code == 1);
+    CHECK(file.err == folder + "/file: error: the profiles folder: not a regular file; expected a folder\n");
+    const auto empty_list = run_with_root(folder, {"profiles", "list", "hardware"});
+    CHECK(empty_list.exit_code == cli::kNothingComputed);
+    CHECK(empty_list.err.find("holds no profiles") != std::string::npos);
+    const auto empty_predict = run_with_root(folder, kPredict);
+    CHECK(empty_predict.exit_code == 1);
+    CHECK(empty_predict.err.find("holds no profiles (is --profiles-dir right?)") != std::string::npos);
+}
+
+TEST_CASE("output files: only regular files are replaced, links are written through, modes are kept") {
+    const std::string folder = scratch("outputs");
+    const auto curve_to = [](const std::string& path) {
+        return testing::run({"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--svg", path});
+    };
+    // Not a regular file: refused, nothing left behind.
+    const auto device = curve_to("/dev/null");
+    CHECK(device.exit_code == 1);
+    CHECK(device.err == "/dev/null: error: a device; decodesim replaces only regular files\n");
+    const auto into_folder = curve_to(folder);
+    CHECK(into_folder.exit_code == 1);
+    CHECK(into_folder.err == folder + ": error: a folder; give a file name\n");
+    CHECK(entries_in(folder) == 0);
+
+    // A link is written through: the target holds the chart, the link stays a link.
+    std::ofstream(folder + "/target.svg") << "old";
+    ::chmod((folder + "/target.svg").c_str(), 0640);
+    fs::create_symlink("target.svg", folder + "/link.svg");
+    CHECK(curve_to(folder + "/link.svg").exit_code == 0);
+    CHECK(fs::is_symlink(folder + "/link.svg"));
+    CHECK(slurp(folder + "/target.svg").starts_with("<svg"));
+    struct stat status {};
+    REQUIRE(::stat((folder + "/target.svg").c_str(), &status) == 0);
+    CHECK((status.st_mode & 07777) == 0640);  // the replaced file keeps its mode
+
+    // A dangling link creates its target, as the shell's `>` does; a loop is refused.
+    fs::create_symlink("created.svg", folder + "/dangling.svg");
+    CHECK(curve_to(folder + "/dangling.svg").exit_code == 0);
+    CHECK(slurp(folder + "/created.svg").starts_with("<svg"));
+    fs::create_symlink("loop2.svg", folder + "/loop1.svg");
+    fs::create_symlink("loop1.svg", folder + "/loop2.svg");
+    CHECK(curve_to(folder + "/loop1.svg").err.find("a loop of symbolic links") != std::string::npos);
+    CHECK(entries_in(folder) == 6);  // target, link, dangling, created, loop1, loop2: no temporary left
+}
+
+TEST_CASE("output files: concurrent writers to one path leave one whole file") {
+    const std::string folder = scratch("concurrent");
+    const std::string path = folder + "/sweep.csv";
+    // Two sweeps of different sizes; whichever renames last wins, and the file is exactly one of them.
+    const std::vector<std::string> small{"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1:64:+1", "-o", path};
+    const std::vector<std::string> large{"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1:256:+1",
+                                         "--context", "1024,2048,4096", "-o", path};
+    std::thread first([&] { testing::run(small); });
+    std::thread second([&] { testing::run(large); });
+    first.join();
+    second.join();
+    const std::string text = slurp(path);
+    const auto lines = std::count(text.begin(), text.end(), '\n');
+    CHECK((lines == 1 + 64 || lines == 1 + 256 * 3));  // a header and every row of one sweep
+    CHECK(entries_in(folder) == 1);
+}
+
+TEST_CASE("standard output: a failed write is an error, a reader that left is not") {
+    scratch("stdout");
+    const std::string predict = "predict --hardware h100-sxm --model llama-3.1-8b";
+    const auto full = shell(predict + " >/dev/full");
+    CHECK(full.exit_code == 1);
+    CHECK(full.err == "decodesim: error: cannot write the results to standard output: the disk is full\n");
+    const auto closed = shell(predict + " >&-");
+    CHECK(closed.exit_code == 1);
+    CHECK(closed.err == "decodesim: error: cannot write the results to standard output: standard output is closed\n");
+    // `| head -c 1` closes the pipe after one byte of a sweep of several MB: quiet, and the command's code stands.
+    const auto piped = shell("sweep --hardware h100-sxm --model llama-3.1-8b --batch 1:256:+1 --context 1:65536:+1024 | head -c 1 >/dev/null");
+    CHECK(piped.err.empty());
+
+    // The buffer behind it remembers the first error (SIGPIPE ignored, as main does).
+    const auto previous = std::signal(SIGPIPE, SIG_IGN);
+    int ends[2];
+    REQUIRE(::pipe(ends) == 0);
+    ::close(ends[0]);
+    {
+        cli::DescriptorBuffer buffer(ends[1]);
+        std::ostream stream(&buffer);
+        stream << std::string(200000, 'x') << std::flush;
+        CHECK(buffer.first_error() == EPIPE);
+        CHECK(!stream);
+    }
+    ::close(ends[1]);
+    std::signal(SIGPIPE, previous);
+}
+
+TEST_CASE("nothing computed exits 6 with the reason") {
+    const auto sweep = testing::run({"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tp", "7"});
+    CHECK(sweep.exit_code == cli::kNothingComputed);
+    CHECK(sweep.err.find("tensor parallelism 7 does not divide the 32 attention heads") != std::string::npos);
+    CHECK(sweep.err.find("decodesim: error: nothing computed: every deployment of the sweep was skipped") != std::string::npos);
+    // Llama 3.1 405B in bf16 is 810 GB of weights: no 24 GB card holds it.
+    const auto compare = testing::run({"compare", "--hardware", "rtx-4090,rtx-3090", "--model", "llama-3.1-405b"});
+    CHECK(compare.exit_code == cli::kNothingComputed);
+    CHECK(compare.err.find("no device in the comparison can run") != std::string::npos);
+    const std::string folder = scratch("nothing");
+    std::ofstream(folder + "/header-only.csv")
+        << "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+    const auto accuracy = testing::run({"accuracy", folder + "/header-only.csv"});
+    CHECK(accuracy.exit_code == cli::kNothingComputed);
+    CHECK(accuracy.err.find("no usable row") != std::string::npos);
+}
+
+TEST_CASE("one number grammar: decimal everywhere, exact whole numbers, no hex, NaN or infinity") {
+    std::int64_t whole = 0;
+    CHECK((core::parse_whole_number("010", whole) && whole == 10));  // decimal, never octal
+    CHECK((core::parse_whole_number(" +8 ", whole) && whole == 8));
+    CHECK((core::parse_whole_number("9007199254740992", whole) && whole == 9007199254740992));  // 2^53 exactly
+    CHECK_FALSE(core::parse_whole_number("9007199254740993", whole));  // 2^53 + 1 would round in a double
+    CHECK_FALSE(core::parse_whole_number("0x10", whole));
+    CHECK_FALSE(core::parse_whole_number("1e3", whole));
+    CHECK_FALSE(core::parse_whole_number("1.5", whole));
+    CHECK_FALSE(core::parse_whole_number("", whole));
+    double number = 1.0;
+    CHECK((core::parse_number("-0", number) && number == 0.0 && !std::signbit(number)));
+    CHECK((core::parse_number("010.5", number) && number == 10.5));
+    for (const char* bad : {"nan", "inf", "-inf", "infinity", "0x1p3", "1e400", "", "1,5"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(core::parse_number(bad, number));
+    }
+
+    // "010" is ten in every command: predict and sweep agree with "10".
+    const auto json_of = [](const std::vector<std::string>& args) { return nlohmann::json::parse(testing::run(args).out); };
+    CHECK(json_of(with(kPredict, {"--batch", "010", "--json"})) == json_of(with(kPredict, {"--batch", "10", "--json"})));
+    const std::vector<std::string> sweep{"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "1024"};
+    CHECK(testing::run(with(sweep, {"--batch", "010"})).out == testing::run(with(sweep, {"--batch", "10"})).out);
+    for (const char* bad : {"0x10", "1.5", "1e3", "9007199254740993", "nan"}) {
+        CAPTURE(bad);
+        CHECK(testing::run(with(kPredict, {"--batch", bad})).exit_code == 2);
+        CHECK(testing::run(with(sweep, {"--batch", bad})).exit_code == 2);
+        CHECK(testing::run(with(kPredict, {"--context", bad})).exit_code == 2);
+    }
+}
+
+TEST_CASE("config.json sizes get the ranges of YAML profiles: 2^32 + 32 heads is refused, not read as 32") {
+    const std::string folder = scratch("config-sizes");
+    std::ofstream(folder + "/config.json") << R"({"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+"intermediate_size": 14336, "num_attention_heads": 4294967328, "num_key_value_heads": 8, "vocab_size": 128256})";
+    const auto messages = testing::error_messages([&] { profiles::load_hf_config(folder + "/config.json"); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("num_attention_heads: expected a whole number from 1 to 16777216, found '4294967328'") !=
+          std::string::npos);
+    std::ofstream(folder + "/duplicate.json") << R"({"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,
+"intermediate_size": 14336, "num_attention_heads": 32, "num_attention_heads": 64, "vocab_size": 128256})";
+    const auto duplicate = testing::error_messages([&] { profiles::load_hf_config(folder + "/duplicate.json"); });
+    REQUIRE(duplicate.size() == 1);
+    CHECK(duplicate[0].find("num_attention_heads: duplicate key (first '32', then '64')") != std::string::npos);
+}
+
+TEST_CASE("a Gemma 3 config that omits heads, KV heads, head_dim and vocabulary reads them as transformers does") {
+    // google/gemma-3-4b-it's config.json as published: its text_config gives only the hidden and
+    // intermediate sizes, the layer count and the window. Gemma3TextConfig's defaults fill the rest:
+    // 8 heads, 4 KV heads, head_dim 256 (not 2560 / 8 = 320), vocabulary 262,208.
+    const auto model = profiles::load_hf_config(testing::test_data("hf_configs/gemma-3-4b.json"));
+    CHECK(model.num_attention_heads == 8);
+    CHECK(model.num_key_value_heads == 4);
+    CHECK(model.head_dim == 256);
+    CHECK(model.vocab_size == 262208);
+    // Parameters by hand: embeddings 262,208 x 2,560 = 671.2 M (tied); per layer: attention
+    // q 2560x2048 + k,v 2x 2560x1024 + o 2048x2560 = 15.73 M, MLP 3 x 2560 x 10240 = 78.64 M,
+    // so 34 x 94.37 M = 3,208.6 M; total 3.880 B (Google: "4B", of which 3.88 B language model).
+    CHECK(engine::count_parameters(model).total == doctest::Approx(3.880e9).epsilon(0.003));
+}
+
+}  // namespace decodesim
