@@ -271,3 +271,133 @@ TEST_CASE("a Gemma 3 config that omits heads, KV heads, head_dim and vocabulary 
 }
 
 }  // namespace decodesim
+
+namespace decodesim {
+namespace {
+
+// A copy of the shipped H100 SXM profile with one line replaced.
+std::string h100_with(const std::string& folder, const std::string& from, const std::string& to) {
+    std::string text = slurp(std::string(DECODESIM_ROOT) + "/hardware_profiles/h100-sxm.yaml");
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    const std::string path = folder + "/h100-edited.yaml";
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("profiles: absurd values are refused with the plausible range; unit hints name the real slip") {
+    const std::string folder = scratch("plausibility");
+    struct Case {
+        std::string from, to, message;
+    };
+    for (const Case& c : {
+             Case{"bandwidth: 3.35 TB/s", "bandwidth: 5000 TB/s",
+                  "memory.bandwidth: '5000 TB/s' is outside the plausible range for a bandwidth of one device, 100 MB/s to 1 PB/s"},
+             Case{"bandwidth: 3.35 TB/s", "bandwidth: 3 B/s", "outside the plausible range for a bandwidth"},
+             Case{"capacity: 80 GB", "capacity: 2000 TB", "memory.capacity: '2000 TB' is outside the plausible range"},
+             Case{"power: 700 W", "power: 0.000000000001 W", "power: '0.000000000001 W' is outside the plausible range for a power"},
+             Case{"fp32: 66.9 TFLOPS", "fp32: 66.9 tflops", "compute.fp32: unknown unit 'tflops': units are case-sensitive; write 'TFLOPS'"},
+             Case{"capacity: 80 GB", "capacity: 80 Gb", "'Gb' is ambiguous: units are case-sensitive and a lower-case 'b' means bits"},
+             Case{"price_per_hour: 2.49", "price_per_hour: 1e9", "price_per_hour: expected a number greater than 0 and at most 10000"},
+         }) {
+        CAPTURE(c.to);
+        const auto result = testing::run({"predict", "--hardware", h100_with(folder, c.from, c.to), "--model", "llama-3.1-8b"});
+        CHECK(result.exit_code == 1);
+        CHECK(result.err.find(c.message) != std::string::npos);
+    }
+    // The command line has the same price cap as a profile.
+    const auto price = testing::run({"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--price", "h100-sxm=1e9"});
+    CHECK(price.exit_code == 2);
+    CHECK(price.err.find("outside (0, 10000]") != std::string::npos);
+}
+
+TEST_CASE("profiles: UTF-16 files and tab indentation get their own message") {
+    const std::string folder = scratch("encodings");
+    std::ofstream(folder + "/utf16.yaml", std::ios::binary) << std::string("\xFF\xFE" "n\0a\0m\0e\0:\0 \0x\0\n\0", 20);
+    const auto utf16 = testing::run({"predict", "--hardware", folder + "/utf16.yaml", "--model", "llama-3.1-8b"});
+    CHECK(utf16.err == folder + "/utf16.yaml:1:1: error: the file is encoded as UTF-16; save it as UTF-8\n");
+    const auto tabs = testing::run({"predict", "--hardware", h100_with(folder, "  capacity", "\tcapacity"), "--model", "llama-3.1-8b"});
+    CHECK(tabs.exit_code == 1);
+    CHECK(tabs.err.find("YAML indents with spaces only; replace the tab") != std::string::npos);
+    // A UTF-8 byte-order mark is accepted.
+    const std::string bom = folder + "/bom.yaml";
+    std::ofstream(bom, std::ios::binary) << "\xEF\xBB\xBF" << slurp(std::string(DECODESIM_ROOT) + "/hardware_profiles/h100-sxm.yaml");
+    CHECK(testing::run({"predict", "--hardware", bom, "--model", "llama-3.1-8b"}).exit_code == 0);
+}
+
+TEST_CASE("escaping: a file name with a quote, a newline and bytes that are not UTF-8 keeps every format valid") {
+    const std::string folder = scratch("escaping");
+    const std::string model = folder + "/\xFF\xFE\nq\",<b>.yaml";
+    std::ofstream(model, std::ios::binary) << slurp(std::string(DECODESIM_ROOT) + "/model_profiles/llama-3.1-8b.yaml");
+    const std::vector<std::string> base{"--hardware", "h100-sxm", "--model", model};
+    // JSON: parses, and the invalid bytes became U+FFFD.
+    const auto predict = testing::run(with({"predict"}, with(base, {"--json"})));
+    REQUIRE(predict.exit_code == 0);
+    CHECK_NOTHROW((void)nlohmann::json::parse(predict.out));
+    // sweep takes lists, so its model's file name has no comma.
+    const std::string listed = folder + "/\xFF\xFE\nq\"<b>.yaml";
+    std::ofstream(listed, std::ios::binary) << slurp(std::string(DECODESIM_ROOT) + "/model_profiles/llama-3.1-8b.yaml");
+    const std::vector<std::string> sweep{"sweep", "--hardware", "h100-sxm", "--model", listed};
+    // JSONL: every line parses.
+    const auto jsonl = testing::run(with(sweep, {"--batch", "1,2", "--format", "jsonl"}));
+    std::istringstream lines(jsonl.out);
+    int parsed = 0;
+    for (std::string line; std::getline(lines, line); ++parsed) CHECK_NOTHROW((void)nlohmann::json::parse(line));
+    CHECK(parsed == 2);
+    // CSV: the name is one quoted field, so the row has as many fields as the header.
+    const std::string csv = testing::run(with(sweep, {"--batch", "1"})).out;
+    CHECK(csv.find(",\"\xEF\xBF\xBD\xEF\xBF\xBD\\nq\"\"<b>\",") != std::string::npos);
+    // SVG: no raw '<b>' and no control character.
+    const std::string svg = folder + "/chart.svg";
+    CHECK(testing::run(with({"curve"}, with(base, {"--svg", svg}))).exit_code == 0);
+    const std::string chart = slurp(svg);
+    CHECK(chart.find("<b>") == std::string::npos);
+    CHECK(chart.find("&lt;b&gt;") != std::string::npos);
+    CHECK(std::none_of(chart.begin(), chart.end(), [](char c) { return c >= 0 && c < 0x20 && c != '\n' && c != '\t'; }));
+}
+
+TEST_CASE("memory warnings name the actual cause") {
+    // Llama 3.1 8B in bf16 on a 24 GB RTX 4090: 16.06 GB of weights fit, but one stream at 131,072
+    // tokens holds 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 131,072 B per token, 17.18 GB.
+    const auto result = testing::run({"curve", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--context", "131072"});
+    CHECK(result.exit_code == 0);
+    CHECK(result.err.find("one stream's KV cache (17.2 GB) does not fit beside the weights") != std::string::npos);
+    CHECK(result.err.find("weights alone") == std::string::npos);
+}
+
+TEST_CASE("a context beyond the model's maximum is warned about in every command") {
+    const std::string warning = "context of 200000 tokens exceeds the model's max_position_embeddings of 131072";
+    const std::vector<std::string> model{"--hardware", "h100-sxm", "--model", "llama-3.1-8b"};
+    for (const auto& line : std::vector<std::vector<std::string>>{
+             with({"predict"}, with(model, {"--context", "200000"})),
+             with({"why"}, with(model, {"--context", "200000"})),
+             with({"curve"}, with(model, {"--context", "200000", "--max-batch", "2"})),
+             with({"compare"}, with(model, {"--context", "200000"})),
+             with({"sweep"}, with(model, {"--context", "200000"})),
+             with({"versus"}, with(model, {"--context", "200000"})),
+             with({"check-claim"}, with(model, {"--context", "200000", "--per", "stream", "--tokens-per-s", "50"})),
+             with({"serve"}, with(model, {"--rate", "0.1", "--prompt", "199000", "--output", "1000", "--requests", "20"})),
+             with({"plan"}, with(model, {"--rate", "0.1", "--prompt", "199000", "--output", "1000"})),
+         }) {
+        CAPTURE(line[0]);
+        const auto result = testing::run(line);
+        CHECK(result.err.find(warning) != std::string::npos);
+        // Given once, however many paths reach it.
+        CHECK(result.err.find(warning) == result.err.rfind(warning));
+    }
+}
+
+TEST_CASE("the same caps hold in predict and in sweep") {
+    const std::vector<std::string> model{"--hardware", "h100-sxm", "--model", "llama-3.1-8b"};
+    for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--batch", "1000000001"}, {"--context", "1000000001"}, {"--tp", "4097"}}) {
+        CAPTURE(flag);
+        CHECK(testing::run(with({"predict"}, with(model, {flag, value}))).exit_code == 2);
+        CHECK(testing::run(with({"sweep"}, with(model, {flag, value}))).exit_code == 2);
+    }
+}
+
+}  // namespace decodesim

@@ -26,7 +26,8 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(caller_io.err);
     sink->set_pattern("decodesim: %l: %v");
     spdlog::logger logger("decodesim", sink);
-    Io io{caller_io.out, caller_io.err, &logger};
+    std::set<std::string> warned;
+    Io io{caller_io.out, caller_io.err, &logger, &warned};
     app.require_subcommand(1);
     app.set_version_flag("--version", "decodesim 0.1.0");
     std::string profile_root = profiles::default_profile_root();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "report/claim_output.hpp"
 #include "scenarios/claim_check.hpp"
@@ -46,7 +47,7 @@ int run_check_claim(const CheckClaimOptions& options, const profiles::Catalog& c
     const scenarios::ClaimCheck check = scenarios::check_claim(point, claim);
     const report::Conditions conditions = report::conditions_of(point);
     if (options.json) {
-        io.out << report::claim_to_json(conditions, claim, check).dump(2) << "\n";
+        io.out << report::json_text(report::claim_to_json(conditions, claim, check));
     } else {
         io.out << report::claim_to_text(conditions, claim, check);
     }

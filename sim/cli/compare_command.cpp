@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -49,8 +50,12 @@ std::map<std::string, double> parse_prices(const std::string& text) {
     for (const auto& item : core::parse_name_list(text, "--price")) {
         const auto equals = item.find('=');
         double price = 0.0;
-        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price) || price <= 0.0) {
+        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price)) {
             throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
+        }
+        if (price <= 0.0 || price > profiles::kMaxPricePerHour) {  // the cap of price_per_hour in profiles
+            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside (0, {:g}]", price, item,
+                                               profiles::kMaxPricePerHour));
         }
         prices[item.substr(0, equals)] = price;
     }
@@ -63,6 +68,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     const auto prices = parse_prices(options.prices);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
+    warn_beyond_context(io, model, workload.max_context());
     std::vector<scenarios::Candidate> candidates;
     for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
         const auto [id, devices] = split_devices(item);
@@ -93,7 +99,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         }
     }
     if (options.json) {
-        io.out << report::compare_to_json(model.id, workload, rows, options.point.workload.named_scenario()).dump(2) << "\n";
+        io.out << report::json_text(report::compare_to_json(model.id, workload, rows, options.point.workload.named_scenario()));
     } else if (options.csv) {
         io.out << report::compare_to_csv(model.id, workload, rows);
     } else {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "report/curve_output.hpp"
@@ -28,7 +29,13 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     scenarios::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;
     const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, point.workload, curve_options);
-    if (curve.max_batch == 0) warn(io, "the weights alone do not fit in memory: every point is marked as not fitting");
+    if (curve.max_batch == 0) {
+        // Not one stream fits: say whether the weights or one stream's KV cache is the cause.
+        engine::Workload one = point.workload;
+        one.batch = 1.0;
+        const auto problem = engine::memory_problem(evaluator.predict(one, engine::Detail::figures).memory, 1.0);
+        warn(io, fmt::format("{}: every point is marked as not fitting", problem.value_or("not one stream fits in memory")));
+    }
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (!options.svg_path.empty()) {
         write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(conditions, curve)));
@@ -36,7 +43,7 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     if (options.csv) {
         io.out << report::curve_to_csv(conditions, curve);
     } else if (options.json) {
-        io.out << report::curve_to_json(conditions, curve).dump(2) << "\n";
+        io.out << report::json_text(report::curve_to_json(conditions, curve));
     } else {
         io.out << report::curve_to_text(conditions, curve);
     }

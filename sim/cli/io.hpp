@@ -4,14 +4,19 @@
 #include <spdlog/logger.h>
 
 #include <ostream>
+#include <set>
+#include <string>
 
 namespace decodesim::cli {
 
 // `log` writes to `err`; at info level only with --verbose (what was loaded and assumed).
+// `warned` holds the warnings already given in this run, so a warning reached by several paths
+// (a resolver and a prediction, or every point of a sweep) is printed once; run_cli owns it.
 struct Io {
     std::ostream& out;
     std::ostream& err;
     spdlog::logger* log = nullptr;
+    std::set<std::string>* warned = nullptr;
 };
 
 }  // namespace decodesim::cli

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "cli/stream_options.hpp"
 #include "core/error.hpp"
@@ -79,7 +80,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         for (const auto& name : core::parse_name_list(options.kv, "--kv")) space.kv.push_back(&kv_format_named(name));
     }
     space.tensor_parallel.clear();
-    for (long long tp : core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel)) {
+    for (long long tp : core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.tensor_parallel.push_back(static_cast<int>(tp));
     }
     space.runtime = runtime_named(options.runtime);
@@ -90,6 +91,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                : scenarios::PlanOrder::cost;
 
     const profiles::ModelProfile model = catalog.model(options.model);
+    warn_beyond_context(io, model, prompt.mean() + workload.output_tokens);
     // Prompts longer than the model's context are truncated to fit (docs/scenarios.md).
     if (model.max_position_embeddings) {
         prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - workload.output_tokens);
@@ -130,7 +132,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                      workload.think_time_s);
     conditions.workload += fmt::format(", prompt {}, output {} tokens", scenarios::describe(prompt), scenarios::describe(output));
     if (options.json) {
-        io.out << report::plan_to_json(conditions, plan).dump(2) << "\n";
+        io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
         io.out << report::plan_to_text(conditions, plan);
     }

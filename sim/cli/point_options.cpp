@@ -1,5 +1,7 @@
 #include "cli/point_options.hpp"
 
+#include "core/text_escape.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -123,8 +125,15 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     return choice;
 }
 
-engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& options,
-                                     const engine::Workload& workload, Io io) {
+namespace {
+
+void warn_about_point(Io io, const engine::OperatingPoint& point) {
+    for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
+    warn_beyond_context(io, point.model, point.workload.max_context());
+}
+
+engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                             const engine::Workload& workload, Io io) {
     const engine::DeploymentChoice choice = deployment_choice(options);  // names first: cheap, and usage errors
     engine::OperatingPoint point =
         engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload);
@@ -147,17 +156,33 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Dep
     return point;
 }
 
+}  // namespace
+
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                     const engine::Workload& workload, Io io) {
+    engine::OperatingPoint point = resolve_point_quietly(catalog, options, workload, io);
+    warn_about_point(io, point);
+    return point;
+}
+
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io) {
-    engine::OperatingPoint point = resolve_point(catalog, options.deployment, options.workload.workload(), io);
+    engine::OperatingPoint point = resolve_point_quietly(catalog, options.deployment, options.workload.workload(), io);
     // A scenario's mean prompt may be longer than this model's context (agent traces come from
     // frontier models): truncated so that the request fits, as agent frameworks compact context.
     if (options.workload.scenario && point.model.max_position_embeddings) {
         point.workload = options.workload.workload(*point.model.max_position_embeddings);
     }
+    warn_about_point(io, point);
     return point;
 }
 
-void warn(Io io, const std::string& message) {
+void warn_beyond_context(Io io, const profiles::ModelProfile& model, double context_tokens) {
+    if (auto warning = engine::context_warning(model, context_tokens)) warn(io, *warning);
+}
+
+void warn(Io io, const std::string& raw_message) {
+    const std::string message = core::printable(raw_message);  // one line, whatever names it quotes
+    if (io.warned != nullptr && !io.warned->insert(message).second) return;  // given once per run
     if (io.log != nullptr) {
         io.log->warn("{}", message);
     } else {

@@ -99,4 +99,8 @@ report::Conditions point_conditions(const engine::OperatingPoint& point, const W
 
 void warn(Io io, const std::string& message);
 
+// Warns (once per run) when `context_tokens` is beyond the model's max_position_embeddings
+// (engine::context_warning): every command that takes a context or a prompt calls it.
+void warn_beyond_context(Io io, const profiles::ModelProfile& model, double context_tokens);
+
 }  // namespace decodesim::cli

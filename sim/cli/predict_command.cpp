@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "engine/prediction.hpp"
 #include "report/predict_json.hpp"
@@ -25,7 +26,6 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
     const engine::Evaluator evaluator(point);
     const engine::Prediction prediction = evaluator.predict(point.workload);
 
-    for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
     for (const auto& warning : prediction.warnings) warn(io, warning);
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     std::optional<std::pair<engine::Prediction, engine::Prediction>> band;
@@ -40,7 +40,7 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
     if (options.json) {
         auto document = report::prediction_to_json(conditions, prediction);
         if (band) document["band"] = report::band_to_json(band->first, band->second);
-        io.out << document.dump(2) << "\n";
+        io.out << report::json_text(document);
     } else {
         io.out << report::prediction_to_text(conditions, prediction);
         if (band) io.out << report::band_to_text(band->first, band->second);

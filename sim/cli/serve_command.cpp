@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "cli/stream_options.hpp"
@@ -101,6 +102,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_groups = options.prefix_groups;
         // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
         const profiles::ModelProfile model = catalog.model(options.deployment.model);
+        warn_beyond_context(io, model, spec.prompt.mean() + spec.output.mean());
         if (model.max_position_embeddings) {
             spec.max_context = *model.max_position_embeddings;
             spec.prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - spec.output.mean());
@@ -162,7 +164,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (!options.requests_csv.empty()) write_file_atomically(options.requests_csv, report::requests_to_csv(result));
     if (!options.svg_path.empty()) write_file_atomically(options.svg_path, report::serve_chart(conditions, result));
     if (options.json) {
-        io.out << report::serve_to_json(conditions, result, analytic).dump(2) << "\n";
+        io.out << report::json_text(report::serve_to_json(conditions, result, analytic));
     } else {
         io.out << report::serve_to_text(conditions, result, analytic);
     }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -84,14 +86,14 @@ private:
 int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io io) {
     scenarios::SweepGrid grid;
     // Axes first (cheap, and the count must be refused before any profile is loaded).
-    grid.batch = core::parse_integer_list(options.batch, "--batch", 1, kMaxValuesPerAxis);
-    grid.tensor_parallel = core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel);
+    grid.batch = core::parse_integer_list(options.batch, "--batch", 1, kMaxValuesPerAxis, kMaxBatch);
+    grid.tensor_parallel = core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel, kMaxTensorParallel);
     if (!options.prompt.empty()) {
-        grid.prompt = core::parse_integer_list(options.prompt, "--prompt", 1, kMaxValuesPerAxis);
-        grid.output = core::parse_integer_list(options.output, "--output", 1, kMaxValuesPerAxis);
+        grid.prompt = core::parse_integer_list(options.prompt, "--prompt", 1, kMaxValuesPerAxis, kMaxTokens);
+        grid.output = core::parse_integer_list(options.output, "--output", 1, kMaxValuesPerAxis, kMaxTokens);
     } else {
         grid.context = core::parse_integer_list(options.context.empty() ? std::to_string(kDefaultContext) : options.context,
-                                                "--context", 1, kMaxValuesPerAxis);
+                                                "--context", 1, kMaxValuesPerAxis, kMaxTokens);
     }
     const auto hardware_ids = core::parse_name_list(options.hardware, "--hardware");
     const auto model_ids = core::parse_name_list(options.model, "--model");
@@ -121,6 +123,13 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     }
     for (const auto& id : hardware_ids) grid.hardware.push_back(catalog.hardware(id));
     for (const auto& id : model_ids) grid.models.push_back(catalog.model(id));
+    double longest = 0.0;  // the longest context any point holds
+    for (long long context : grid.context) longest = std::max(longest, static_cast<double>(context));
+    if (!grid.prompt.empty() && !grid.output.empty()) {
+        longest = static_cast<double>(*std::max_element(grid.prompt.begin(), grid.prompt.end()) +
+                                      *std::max_element(grid.output.begin(), grid.output.end()));
+    }
+    for (const auto& model : grid.models) warn_beyond_context(io, model, longest);
 
     std::optional<AtomicFile> file;
     if (!options.output_path.empty()) file.emplace(options.output_path);

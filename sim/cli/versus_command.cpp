@@ -5,8 +5,10 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
+#include "engine/prediction.hpp"
 #include "report/ladder_output.hpp"
 #include "scenarios/condition_ladder.hpp"
 
@@ -43,6 +45,8 @@ int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, I
 
     const profiles::HardwareProfile hardware = catalog.hardware(options.deployment.hardware);
     const profiles::ModelProfile model = catalog.model(options.deployment.model);
+    for (const auto& warning : engine::model_warnings(model)) warn(io, warning);
+    warn_beyond_context(io, model, std::max(mine.context, vendor.context));
     report::LadderReport report;
     report.hardware = hardware.id;
     report.hardware_name = hardware.name;
@@ -51,7 +55,7 @@ int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, I
     report.steps = scenarios::condition_ladder(hardware, model, base, vendor, mine);
     if (!options.svg_path.empty()) write_file_atomically(options.svg_path, report::ladder_chart(report));
     if (options.json) {
-        io.out << report::ladder_to_json(report).dump(2) << "\n";
+        io.out << report::json_text(report::ladder_to_json(report));
     } else {
         io.out << report::ladder_to_text(report);
     }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "report/why_output.hpp"
 #include "scenarios/what_if.hpp"
@@ -27,7 +28,7 @@ int run_why(const WhyOptions& options, const profiles::Catalog& catalog, Io io) 
     }
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (options.json) {
-        io.out << report::why_to_json(conditions, explanation).dump(2) << "\n";
+        io.out << report::json_text(report::why_to_json(conditions, explanation));
     } else {
         io.out << report::why_to_text(conditions, explanation);
     }

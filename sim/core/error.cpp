@@ -2,23 +2,27 @@
 
 #include <fmt/format.h>
 
+#include "core/text_escape.hpp"
+
 namespace decodesim::core {
 
 Diagnostic::Diagnostic(SourceLocation where, std::string key, std::string what)
     : location(std::move(where)), key_path(std::move(key)), message(std::move(what)) {}
 
 std::string Diagnostic::to_string() const {
+    // One line whatever the names hold: a file name with a newline or a terminal escape is shown escaped.
+    const std::string file = printable(location.file);
     std::string where;
-    if (!location.file.empty()) {
+    if (!file.empty()) {
         if (location.line > 0 && location.column > 0) {
-            where = fmt::format("{}:{}:{}: ", location.file, location.line, location.column);
+            where = fmt::format("{}:{}:{}: ", file, location.line, location.column);
         } else if (location.line > 0) {
-            where = fmt::format("{}:{}: ", location.file, location.line);
+            where = fmt::format("{}:{}: ", file, location.line);
         } else {
-            where = fmt::format("{}: ", location.file);
+            where = fmt::format("{}: ", file);
         }
     }
-    return fmt::format("{}error: {}{}", where, key_path.empty() ? "" : key_path + ": ", message);
+    return fmt::format("{}error: {}{}", where, key_path.empty() ? "" : printable(key_path) + ": ", printable(message));
 }
 
 Diagnostic unlocated(std::string key_path, std::string message) {

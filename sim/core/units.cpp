@@ -150,6 +150,20 @@ std::string why_not_whole_number(std::string_view text) {
                   : "not a whole number (decimal digits only: no fraction, exponent, hex or spaces inside)";
 }
 
+PlausibleRange plausible_range(Dimension dimension) {
+    // Wide enough for every device from a Raspberry Pi to a rack-scale accelerator; beyond them a
+    // value is a typo or a wrong unit, and would turn into absurd or non-finite figures downstream.
+    switch (dimension) {
+        case Dimension::bytes: return {1e6, 100e12, "1 MB", "100 TB"};
+        case Dimension::bandwidth: return {100e6, 1e15, "100 MB/s", "1 PB/s"};
+        case Dimension::throughput: return {100e6, 1e18, "100 MFLOPS", "1 EFLOPS"};
+        case Dimension::time: return {1e-9, 1.0, "1 ns", "1 s"};
+        case Dimension::power: return {0.1, 100e3, "100 mW", "100 kW"};
+        case Dimension::frequency: return {1e6, 100e9, "1 MHz", "100 GHz"};
+    }
+    return {0.0, 0.0, "", ""};
+}
+
 double parse_quantity(std::string_view text, Dimension dimension) {
     const std::string_view trimmed = trim(text);
     std::size_t split = 0;
@@ -192,6 +206,13 @@ double parse_quantity(std::string_view text, Dimension dimension) {
                                                    std::tolower(static_cast<unsigned char>(entry.symbol[i]));
             }
             if (same_letters) {
+                // The bits hint only where a 'b' stands for a 'B' (Gb, tb/s); "tflops" is only a matter of case.
+                bool bits = false;
+                for (std::size_t i = 0; i < unit_text.size(); ++i) bits = bits || (unit_text[i] == 'b' && entry.symbol[i] == 'B');
+                if (!bits) {
+                    throw UnitError(fmt::format("unknown unit '{}': units are case-sensitive; write '{}'", unit_text,
+                                                entry.symbol));
+                }
                 throw UnitError(fmt::format("'{}' is ambiguous: units are case-sensitive and a lower-case 'b' means bits; "
                                             "write '{}'{}",
                                             unit_text, entry.symbol,
@@ -212,6 +233,12 @@ double parse_quantity(std::string_view text, Dimension dimension) {
     if (number <= 0.0) throw UnitError(fmt::format("'{}' must be greater than zero", text));
     const double value = number * unit->factor;
     if (!std::isfinite(value)) throw UnitError(fmt::format("'{}' is too large", text));
+    const PlausibleRange range = plausible_range(dimension);
+    if (value < range.low || value > range.high) {
+        throw UnitError(fmt::format("'{}' is outside the plausible range for {} of one device, {} to {}; check the "
+                                    "number and the unit",
+                                    text, dimension_name(dimension), range.low_text, range.high_text));
+    }
     return value;
 }
 

@@ -94,9 +94,19 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+// The values of a dimension that can describe one device (docs/robustness.md, "Plausibility of
+// profiles"); parse_quantity refuses the rest with this range in its message.
+struct PlausibleRange {
+    double low;   // SI
+    double high;  // SI
+    std::string_view low_text;
+    std::string_view high_text;
+};
+PlausibleRange plausible_range(Dimension dimension);
+
 // Parses "<number> <unit>" (space optional) into the SI value of `dimension`.
-// Rejects a missing or unknown unit, a unit of another dimension, and zero, negative,
-// non-finite or overflowing numbers.
+// Rejects a missing or unknown unit, a unit of another dimension, zero, negative, non-finite or
+// overflowing numbers, and values outside plausible_range(dimension).
 double parse_quantity(std::string_view text, Dimension dimension);
 
 // The one grammar for numbers, in files and on the command line alike (docs/robustness.md, "Numbers

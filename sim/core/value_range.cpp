@@ -35,11 +35,14 @@ long long parse_whole(std::string_view text, std::string_view flag, std::string_
 }  // namespace
 
 std::vector<long long> parse_integer_list(std::string_view text, std::string_view flag, long long minimum,
-                                          std::size_t limit) {
+                                          std::size_t limit, long long maximum) {
     std::vector<long long> values;
     auto add = [&](long long value, std::string_view item) {
         if (value < minimum) {
             throw UsageError(fmt::format("{}: {} in '{}' is below the minimum of {}", flag, value, item, minimum));
+        }
+        if (value > maximum) {
+            throw UsageError(fmt::format("{}: {} in '{}' is above the maximum of {}", flag, value, item, maximum));
         }
         if (values.size() >= limit) {
             throw UsageError(fmt::format("{}: '{}' has more than {} values", flag, text, limit));

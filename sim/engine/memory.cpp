@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "engine/efficiency.hpp"
 
 namespace decodesim::engine {
@@ -13,6 +15,7 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     memory.weights = cost.weight_bytes();
     memory.kv_per_token = cost.kv_bytes_per_token_per_layer * cost.layers;
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
+    memory.kv_per_sequence = per_sequence;
     memory.kv = per_sequence * batch;
     memory.capacity = hardware.memory_capacity;
     memory.usable = memory.capacity * usable_memory_fraction(hardware);
@@ -24,6 +27,26 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
         memory.max_batch = static_cast<long long>(std::min(std::floor(room / per_sequence), 1e15));
     }
     return memory;
+}
+
+std::optional<std::string> memory_problem(const MemoryFootprint& footprint, double batch) {
+    if (footprint.fits) return std::nullopt;
+    const double usable = footprint.usable.value / 1e9;
+    const double weights = footprint.weights.value / 1e9;
+    const double stream = footprint.kv_per_sequence.value / 1e9;
+    if (footprint.weights > footprint.usable) {
+        return fmt::format("the weights alone ({:.1f} GB per device) do not fit in the {:.1f} GB usable; the figures "
+                           "assume they did",
+                           weights, usable);
+    }
+    if (footprint.max_batch == 0) {
+        return fmt::format("one stream's KV cache ({:.1f} GB) does not fit beside the weights: {:.1f} + {:.1f} GB against "
+                           "{:.1f} GB usable; the figures assume it did",
+                           stream, weights, stream, usable);
+    }
+    return fmt::format("{:.0f} streams do not fit in memory: they need {:.1f} GB of the {:.1f} GB usable, and at most "
+                       "{} fit; the figures assume they did",
+                       batch, weights + footprint.kv.value / 1e9, usable, footprint.max_batch);
 }
 
 }  // namespace decodesim::engine

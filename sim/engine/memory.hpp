@@ -1,6 +1,9 @@
 #pragma once
 // What a deployment holds in device memory, and how many sequences fit beside the weights.
 
+#include <optional>
+#include <string>
+
 #include "engine/cost_model.hpp"
 #include "profiles/hardware_profile.hpp"
 
@@ -9,6 +12,7 @@ namespace decodesim::engine {
 struct MemoryFootprint {
     core::Bytes weights;             // on one device
     core::Bytes kv_per_token;        // one token of one sequence, all layers, one device (no window cap)
+    core::Bytes kv_per_sequence;     // one sequence at its context, windows applied
     core::Bytes kv;                  // the batch at its context, windows applied
     core::Bytes capacity;
     core::Bytes reserve;             // activations, runtime, OS (docs/model.md)
@@ -18,6 +22,11 @@ struct MemoryFootprint {
 
     core::Bytes headroom() const { return usable - weights - kv; }  // negative: short by that much
 };
+
+// What does not fit, naming the actual cause, or nothing when the batch fits: the weights alone,
+// one stream's KV cache beside them, or the batch (with the most streams that fit). `batch` is the
+// footprint's batch. The one wording of memory warnings, for every command.
+std::optional<std::string> memory_problem(const MemoryFootprint& footprint, double batch);
 
 // `context` is the most tokens a sequence holds during the workload.
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,

@@ -134,7 +134,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     prediction.machine_balance = machine_balance(peak_rates_);
 
     DecodeResult& decode = prediction.decode;
-    double max_context = workload.context;
+    const double max_context = workload.max_context();
     // The prompt a request (or, for one step, the context) needed prefilled before decoding.
     double prompt = workload.context;
     if (workload.is_request()) {
@@ -143,7 +143,6 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
         // Decode steps generate tokens 2..N; the step for token j holds P + j - 1 tokens.
         const double first = prompt + 1.0;
         const double last = prompt + std::max(1.0, output - 1.0);
-        max_context = prompt + output;
         auto time_of = [](const StepCosts&, const StepTotals& time) { return time.time.value; };
         decode.step_time = core::Seconds(mean_decode(batch, first, last, rates_, time_of));
         decode.roofline_step_time = core::Seconds(mean_decode(batch, first, last, peak_rates_, time_of));
@@ -204,16 +203,17 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
         decode.operators.push_back({kOperators[i].kind, detail_costs.operators[i].flops, detail_costs.operators[i].bytes,
                                     per_operator.operators[i].time, per_operator.operators[i].bound});
     }
-    if (!prediction.memory.fits) {
-        prediction.warnings.push_back(fmt::format(
-            "the workload does not fit in memory: it needs {:.1f} GB of the {:.1f} GB usable; the figures assume it did",
-            (prediction.memory.weights + prediction.memory.kv).value / 1e9, prediction.memory.usable.value / 1e9));
-    }
-    if (model_->max_position_embeddings && max_context > static_cast<double>(*model_->max_position_embeddings)) {
-        prediction.warnings.push_back(fmt::format("context of {:.0f} tokens exceeds the model's max_position_embeddings of {}",
-                                                  max_context, *model_->max_position_embeddings));
-    }
+    if (auto problem = memory_problem(prediction.memory, batch)) prediction.warnings.push_back(std::move(*problem));
+    if (auto warning = context_warning(*model_, max_context)) prediction.warnings.push_back(std::move(*warning));
     return prediction;
+}
+
+std::optional<std::string> context_warning(const profiles::ModelProfile& model, double context_tokens) {
+    if (!model.max_position_embeddings || context_tokens <= static_cast<double>(*model.max_position_embeddings)) {
+        return std::nullopt;
+    }
+    return fmt::format("context of {:.0f} tokens exceeds the model's max_position_embeddings of {}", context_tokens,
+                       *model.max_position_embeddings);
 }
 
 std::vector<std::string> model_warnings(const profiles::ModelProfile& model) {

@@ -136,4 +136,8 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
 // Problems worth a warning in a model profile (stated parameter count off by more than 2%).
 std::vector<std::string> model_warnings(const profiles::ModelProfile& model);
 
+// The one rule for a context beyond what the model was trained for: a message when
+// `context_tokens` exceeds max_position_embeddings, nothing otherwise. Every command warns with it.
+std::optional<std::string> context_warning(const profiles::ModelProfile& model, double context_tokens);
+
 }  // namespace decodesim::engine

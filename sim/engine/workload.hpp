@@ -14,6 +14,8 @@ struct Workload {
     std::optional<double> output;
 
     bool is_request() const { return prompt.has_value(); }
+    // The longest context a stream holds: the step's context, or a request's prompt plus output.
+    double max_context() const { return is_request() ? *prompt + output.value_or(1.0) : context; }
 
     static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt}; }
     static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output}; }

@@ -12,6 +12,7 @@
 #include "profiles/hf_config.hpp"
 #include "profiles/input_file.hpp"
 #include "profiles/model_loader.hpp"
+#include "profiles/profile_id.hpp"
 #include "profiles/strict_map.hpp"
 
 namespace decodesim::profiles {
@@ -90,7 +91,7 @@ ModelProfile Catalog::model(const std::string& id_or_path) const {
         if (path_kind(id_or_path) == PathKind::folder) {
             const fs::path folder = fs::path(id_or_path).lexically_normal();
             const std::string name = (folder.has_filename() ? folder.filename() : folder.parent_path().filename()).string();
-            if (!name.empty()) model.id = name;
+            if (!name.empty()) model.id = id_from_path(name + ".json");
         }
         return model;
     }

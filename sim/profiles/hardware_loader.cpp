@@ -190,7 +190,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     }
 
     if (auto power = root.quantity("power", Dimension::power, Presence::optional)) profile.power = core::Watts(*power);
-    profile.price_per_hour = root.positive_number("price_per_hour", Presence::optional, 1e6);
+    profile.price_per_hour = root.positive_number("price_per_hour", Presence::optional, kMaxPricePerHour);
 
     if (auto efficiency = root.map("efficiency", Presence::optional)) {
         profile.efficiency.memory_bandwidth = efficiency->fraction("memory_bandwidth", Presence::optional);

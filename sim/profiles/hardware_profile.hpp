@@ -55,6 +55,10 @@ struct PowerMode {
     core::Bandwidth memory_bandwidth;
 };
 
+// The highest price per device-hour accepted, in a profile and on the command line alike: far above
+// any rental (an 8-GPU B200 node rents for under USD 100 an hour), so a larger value is a typo.
+inline constexpr double kMaxPricePerHour = 10000.0;
+
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
     std::string name;
@@ -67,7 +71,7 @@ struct HardwareProfile {
     std::array<core::FlopRate, core::kAllDatatypes.size()> peak_ops_per_s{};
     std::optional<Interconnect> interconnect;
     std::optional<core::Watts> power;
-    std::optional<double> price_per_hour;  // USD per device-hour
+    std::optional<double> price_per_hour;  // USD per device-hour, in (0, kMaxPricePerHour]
     EfficiencyOverrides efficiency;
     std::optional<SustainedClocks> clocks;
     std::optional<PowerLimitRange> power_limit;

@@ -18,6 +18,16 @@ YAML::Node parse_document(const std::string& text, const std::string& name) {
     if (text.size() > kMaxInputBytes) {
         throw core::InputError(core::Diagnostic{{name, 0, 0}, "", "the input is larger than 16 MiB"});
     }
+    // UTF-16 and UTF-32 (what some Windows editors save) are named as such: their NUL bytes would
+    // otherwise read as "not a text file". A UTF-8 byte-order mark is fine (yaml-cpp skips it).
+    const auto starts_with_bytes = [&](std::string_view prefix) { return std::string_view(text).starts_with(prefix); };
+    const bool utf32 = starts_with_bytes(std::string_view("\xFF\xFE\0\0", 4)) || starts_with_bytes(std::string_view("\0\0\xFE\xFF", 4));
+    const bool utf16 = !utf32 && (starts_with_bytes("\xFF\xFE") || starts_with_bytes("\xFE\xFF") ||
+                                  (text.size() >= 2 && (text[0] == '\0') != (text[1] == '\0')));
+    if (utf16 || utf32) {
+        throw core::InputError(core::Diagnostic{
+            {name, 1, 1}, "", fmt::format("the file is encoded as {}; save it as UTF-8", utf32 ? "UTF-32" : "UTF-16")});
+    }
     if (text.find('\0') != std::string::npos) {
         throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "not a text file (it contains NUL bytes)"});
     }
@@ -30,7 +40,9 @@ YAML::Node parse_document(const std::string& text, const std::string& name) {
     } catch (const YAML::Exception& error) {
         const int line = error.mark.is_null() ? 0 : error.mark.line + 1;
         const int column = error.mark.is_null() ? 0 : error.mark.column + 1;
-        throw core::InputError(core::Diagnostic{{name, line, column}, "", "not valid YAML/JSON: " + error.msg});
+        std::string message = "not valid YAML/JSON: " + error.msg;
+        if (error.msg.find("tab") != std::string::npos) message += " (YAML indents with spaces only; replace the tab)";
+        throw core::InputError(core::Diagnostic{{name, line, column}, "", message});
     }
 }
 

@@ -1,5 +1,7 @@
 #include "report/compare_output.hpp"
 
+#include "core/text_escape.hpp"
+
 #include <fmt/format.h>
 
 #include "core/units.hpp"
@@ -77,16 +79,17 @@ std::string compare_to_csv(const std::string& model, const engine::Workload& wor
     for (const auto& row : rows) {
         Conditions conditions;
         if (row.deployment) conditions = conditions_of(row.hardware, model, *row.deployment);
-        csv += fmt::format("{},{},{},{},{},{},{},{},{},", row.hardware, model, conditions.weights, conditions.kv,
-                           conditions.activation, conditions.runtime, conditions.clocks, row.devices, shape);
-        csv += fmt::format("{},{:.9g},{:.9g},{},{:.9g},{},{},{:.9g},{},{},\"{}\"\n",
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},", core::csv_field(row.hardware), core::csv_field(model),
+                           conditions.weights, conditions.kv, conditions.activation, conditions.runtime, conditions.clocks,
+                           row.devices, shape);
+        csv += fmt::format("{},{:.9g},{:.9g},{},{:.9g},{},{},{:.9g},{},{},{}\n",
                            row.fits ? "true" : "false", row.tokens_per_s_per_stream, row.ttft.value,
                            row.time_to_last_token ? fmt::format("{:.9g}", row.time_to_last_token->value) : "",
                            row.headroom.value,
                            row.max_batch, row.throughput_batch, row.tokens_per_s_total,
                            row.tokens_per_joule ? fmt::format("{:.9g}", *row.tokens_per_joule) : "",
                            row.usd_per_million_tokens ? fmt::format("{:.9g}", *row.usd_per_million_tokens) : "",
-                           row.error);
+                           core::csv_field(row.error));
     }
     return csv;
 }

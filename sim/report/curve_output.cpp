@@ -1,5 +1,7 @@
 #include "report/curve_output.hpp"
 
+#include "core/text_escape.hpp"
+
 #include <fmt/format.h>
 
 #include "core/units.hpp"
@@ -53,7 +55,7 @@ std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& c
         "hardware,model,weights,kv,activation,tensor_parallel,runtime,clocks,context_tokens,batch,tokens_per_s_per_stream,"
         "tokens_per_s_total,step_time_s,ttft_s,batch_prefill_s,bound,fits,time_to_last_token_s\n";
     const std::string prefix =
-        fmt::format("{},{},{},{},{},{},{},{},{},", conditions.hardware, conditions.model, conditions.weights,
+        fmt::format("{},{},{},{},{},{},{},{},{},", core::csv_field(conditions.hardware), core::csv_field(conditions.model), conditions.weights,
                     conditions.kv, conditions.activation, conditions.tensor_parallel, conditions.runtime,
                     conditions.clocks, curve.context);
     for (const auto& point : curve.points) {

@@ -14,3 +14,13 @@ struct adl_serializer<decodesim::core::Quantity<Tag>> {
 };
 
 }  // namespace nlohmann
+
+namespace decodesim::report {
+
+// The one way a JSON document becomes text: indented, and with any byte that is not UTF-8 (a file
+// name from a foreign file system) replaced by U+FFFD instead of failing (docs/robustness.md, "Escaping").
+inline std::string json_text(const nlohmann::json& document) {
+    return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace decodesim::report

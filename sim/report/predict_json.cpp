@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "core/text_escape.hpp"
+
 namespace decodesim::report {
 
 using nlohmann::json;
 
 Conditions conditions_of(const std::string& hardware_id, const std::string& model_id,
                          const engine::Deployment& deployment, std::optional<engine::Workload> workload) {
-    return {hardware_id,
-            model_id,
+    // Ids come from file names: made printable here, once, for every output that names them.
+    return {core::printable(hardware_id),
+            core::printable(model_id),
             std::string(deployment.weights->name),
             std::string(deployment.kv->name),
             std::string(core::datatype_name(deployment.activation)),

@@ -1,5 +1,7 @@
 #include "report/svg_chart.hpp"
 
+#include "core/text_escape.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,19 +76,7 @@ Series line_series(std::string label, std::vector<double> x, std::vector<double>
     return series;
 }
 
-std::string xml_escape(const std::string& text) {
-    std::string escaped;
-    for (char c : text) {
-        switch (c) {
-            case '&': escaped += "&amp;"; break;
-            case '<': escaped += "&lt;"; break;
-            case '>': escaped += "&gt;"; break;
-            case '"': escaped += "&quot;"; break;
-            default: escaped += c;
-        }
-    }
-    return escaped;
-}
+std::string xml_escape(const std::string& text) { return core::xml_text(text); }
 
 std::string short_number(double value) {
     const double magnitude = std::fabs(value);

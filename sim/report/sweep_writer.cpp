@@ -1,5 +1,7 @@
 #include "report/sweep_writer.hpp"
 
+#include "core/text_escape.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -77,9 +79,9 @@ void SweepWriter::number(double value) {
 }
 
 void SweepWriter::text(std::string_view value) {
-    if (format_ == SweepFormat::jsonl) append('"');
-    append(value);  // ids and format names: no quotes or commas by construction
-    if (format_ == SweepFormat::jsonl) append('"');
+    // Ids come from file names and may hold anything; format names are plain. Escaped per format
+    // (formatted once per deployment, so the cost is off the per-point path).
+    append(format_ == SweepFormat::jsonl ? core::json_string(value) : core::csv_field(value));
 }
 
 void SweepWriter::field(std::string_view value) {

@@ -2,11 +2,17 @@
 
 #include <algorithm>
 
+#include "core/text_escape.hpp"
+
 namespace decodesim::report {
 
 TextTable::TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
 
-void TextTable::add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+// Cells are made printable on the way in: a name holding a newline or a terminal escape would break the table.
+void TextTable::add_row(std::vector<std::string> row) {
+    for (auto& cell : row) cell = core::printable(cell);
+    rows_.push_back(std::move(row));
+}
 
 std::string TextTable::render() const {
     std::vector<std::size_t> widths;
