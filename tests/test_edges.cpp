@@ -288,7 +288,7 @@ std::string h100_with(const std::string& folder, const std::string& from, const 
 
 }  // namespace
 
-TEST_CASE("profiles: absurd values are refused with the plausible range; unit hints name the real slip") {
+TEST_CASE("profiles: absurd values are refused with the plausible range, and unit hints name the real slip") {
     const std::string folder = scratch("plausibility");
     struct Case {
         std::string from, to, message;
