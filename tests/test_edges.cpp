@@ -144,6 +144,18 @@ TEST_CASE("output files: only regular files are replaced, links are written thro
     fs::create_symlink("loop1.svg", folder + "/loop2.svg");
     CHECK(curve_to(folder + "/loop1.svg").err.find("a loop of symbolic links") != std::string::npos);
     CHECK(entries_in(folder) == 6);  // target, link, dangling, created, loop1, loop2: no temporary left
+
+    // A read-only file is not replaced (even by root, whom the folder would let); "-" is not stdout here.
+    std::ofstream(folder + "/kept.svg") << "kept";
+    ::chmod((folder + "/kept.svg").c_str(), 0444);
+    const auto read_only = curve_to(folder + "/kept.svg");
+    CHECK(read_only.exit_code == 1);
+    CHECK(read_only.err == folder + "/kept.svg: error: the file is read-only; decodesim does not replace it\n");
+    CHECK(slurp(folder + "/kept.svg") == "kept");
+    const auto dash = curve_to("-");
+    CHECK(dash.exit_code == 1);
+    CHECK(dash.err.find("'-' would be a file named '-'") != std::string::npos);
+    CHECK(!fs::exists("-"));
 }
 
 TEST_CASE("output files: concurrent writers to one path leave one whole file") {
@@ -204,6 +216,14 @@ TEST_CASE("nothing computed exits 6 with the reason") {
     const std::string folder = scratch("nothing");
     std::ofstream(folder + "/header-only.csv")
         << "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+    // plan: no candidate serves Llama 3.1 405B (810 GB in bf16) from one 24 GB card, at any tp the card allows.
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-405b", "--hardware", "rtx-4090", "--rate", "1", "--tp", "1"});
+    CHECK(plan.exit_code == cli::kNothingComputed);
+    CHECK(plan.err.find("no candidate device can serve this workload") != std::string::npos);
+    // A sweep whose rows do not fit still writes them, and says how many.
+    const auto sweep_rows = testing::run({"sweep", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--batch", "1,2"});
+    CHECK(sweep_rows.exit_code == 0);
+    CHECK(sweep_rows.err.find("2 of 2 points do not fit in memory") != std::string::npos);
     const auto accuracy = testing::run({"accuracy", folder + "/header-only.csv"});
     CHECK(accuracy.exit_code == cli::kNothingComputed);
     CHECK(accuracy.err.find("no usable row") != std::string::npos);

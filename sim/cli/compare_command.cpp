@@ -109,7 +109,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     if (std::none_of(rows.begin(), rows.end(),
                      [](const scenarios::CompareRow& row) { return row.error.empty() && row.max_batch > 0; })) {
         throw core::NothingComputed(fmt::format(
-            "no device in the comparison can run {}: none resolves and holds one stream (see the table)", model.id));
+            "no device in the comparison can run {}: none resolves and fits one stream in memory (see the table)", model.id));
     }
     return 0;
 }

@@ -86,6 +86,8 @@ std::string kind_of(mode_t mode) {
 // mode of what is there, or leaves it at 0 for a new name.
 std::string resolve_target(const std::string& path, mode_t& existing) {
     if (path.empty()) refuse(path, "an empty file name");
+    // "-" means standard output to many tools; here it would silently become a file named "-".
+    if (path == "-") refuse(path, "'-' would be a file named '-'; omit the flag to print to standard output, or write ./-");
     fs::path current(path);
     for (int hops = 0; hops <= 40; ++hops) {
         struct stat status {};
@@ -105,6 +107,11 @@ std::string resolve_target(const std::string& path, mode_t& existing) {
             continue;
         }
         if (!S_ISREG(status.st_mode)) refuse(path, kind_of(status.st_mode));
+        // A read-only file is not replaced behind its owner's back, though the folder would allow it.
+        // (No write bit at all counts too: root's access() says yes to everything.)
+        if ((status.st_mode & 0222) == 0 || ::access(current.c_str(), W_OK) != 0) {
+            refuse(path, "the file is read-only; decodesim does not replace it");
+        }
         existing = status.st_mode;
         return current.string();
     }

@@ -1,8 +1,8 @@
 #pragma once
 // Every result file decodesim writes (-o, --svg, report -o, --requests-csv) goes through here, so one
 // set of rules holds for all of them (docs/robustness.md, "Output files"):
-//  - only a regular file or a new name is ever replaced; a folder, a device, a FIFO or a socket is
-//    refused, naming the path;
+//  - only a writable regular file or a new name is ever replaced; a folder, a device, a FIFO, a
+//    socket or a read-only file is refused, naming the path; so is "-" (not standard output here);
 //  - a symbolic link is written through: its target is replaced and the link kept (a dangling link
 //    creates its target, as the shell's `>` does); a loop of links is refused;
 //  - the result is written to a temporary file created exclusively, under a unique name, in the

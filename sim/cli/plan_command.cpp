@@ -99,9 +99,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     workload.prompt_tokens = prompt.mean();
     std::vector<profiles::HardwareProfile> candidates;
     const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
+    if (ids.empty()) {
+        throw core::NothingComputed(fmt::format("no candidate devices: the folder {}/hardware_profiles holds no profiles "
+                                                "(is --profiles-dir right?)", catalog.root()));
+    }
     for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
     const scenarios::Plan plan = scenarios::plan_deployments(model, candidates, workload, targets, space, order);
-    if (plan.options.empty()) warn(io, "no candidate device can serve this workload within the targets");
     std::optional<scenarios::PlanOption> best_uncapped;
     if (options.max_output) {
         scenarios::PlanWorkload uncapped = workload;
@@ -135,6 +138,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
         io.out << report::plan_to_text(conditions, plan);
+    }
+    // The answer "none can" is printed above with each candidate's reason; the exit code says it too.
+    if (plan.options.empty()) {
+        throw core::NothingComputed("no candidate device can serve this workload within the targets");
     }
     return 0;
 }

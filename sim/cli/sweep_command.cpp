@@ -136,6 +136,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     std::ostream& destination = file ? file->stream() : io.out;
     double done = 0.0;
     double written = 0.0;
+    double not_fitting = 0.0;  // rows written with memory.fits false
     // Progress only where a person watches: never into a redirected log.
     ProgressBar progress(io, points, !options.quiet && ::isatty(STDERR_FILENO) == 1);
     {
@@ -147,6 +148,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
             [&](const scenarios::SweepPoint& point) {
                 writer.write(point);
                 ++written;
+                if (!point.prediction->memory.fits) ++not_fitting;
                 progress.advance(++done);
             },
             [&](const scenarios::SweepSkip& skip) {
@@ -156,6 +158,11 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
             });
     }
     progress.finish();
+    if (not_fitting > 0.0) {
+        warn(io, fmt::format("{:.0f} of {:.0f} points do not fit in memory (memory.fits is false on their rows; their "
+                             "figures assume they did)",
+                             not_fitting, written));
+    }
     if (written == 0.0) {
         throw core::NothingComputed(
             fmt::format("every deployment of the sweep was skipped (the reasons are above); {} was written",
