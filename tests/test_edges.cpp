@@ -102,7 +102,7 @@ TEST_CASE("--profiles-dir must be a folder, and an empty one computes nothing") 
     CHECK(missing.err == folder + "/nope: error: the profiles folder: no such folder\n");
     const auto file = run_with_root(folder + "/file", kPredict);
     CHECK(file.exit_code == 1);
-    CHECK(file.err == folder + "/file: error: the profiles folder: not a regular file; expected a folder\n");
+    CHECK(file.err == folder + "/file: error: the profiles folder: a file; expected a folder\n");
     const auto empty_list = run_with_root(folder, {"profiles", "list", "hardware"});
     CHECK(empty_list.exit_code == cli::kNothingComputed);
     CHECK(empty_list.err.find("holds no profiles") != std::string::npos);
@@ -331,7 +331,7 @@ TEST_CASE("profiles: absurd values are refused with the plausible range, and uni
     // The command line has the same price cap as a profile.
     const auto price = testing::run({"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--price", "h100-sxm=1e9"});
     CHECK(price.exit_code == 2);
-    CHECK(price.err.find("outside (0, 10000]") != std::string::npos);
+    CHECK(price.err.find("outside [0.001, 10000]") != std::string::npos);
 }
 
 TEST_CASE("profiles: UTF-16 files and tab indentation get their own message") {
@@ -418,6 +418,58 @@ TEST_CASE("the same caps hold in predict and in sweep") {
         CHECK(testing::run(with({"predict"}, with(model, {flag, value}))).exit_code == 2);
         CHECK(testing::run(with({"sweep"}, with(model, {flag, value}))).exit_code == 2);
     }
+}
+
+}  // namespace decodesim
+
+namespace decodesim {
+
+TEST_CASE("second battery: empty values, token counts in serve, tiny shares and prices, control characters in names") {
+    const std::string folder = scratch("second-battery");
+    // An empty value is refused by every flag (sweep had read --context '' as "not given").
+    CHECK(testing::run({"sweep", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", ""}).exit_code == 2);
+    CHECK(testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", ""}).exit_code == 2);
+    // serve's fixed token counts follow predict's grammar and cap.
+    const std::vector<std::string> serve{"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--requests", "5"};
+    CHECK(testing::run(with(serve, {"--prompt", "1e3", "--output", "150"})).exit_code == 2);
+    const auto huge = testing::run(with(serve, {"--prompt", "4294967328", "--output", "150"}));
+    CHECK(huge.exit_code == 2);
+    CHECK(huge.err.find("is not in range 1 to 1000000000") != std::string::npos);
+    // A share below 1% and a price below a tenth of a cent are typos.
+    const auto share = testing::run({"predict", "--hardware",
+                                     h100_with(folder, "power: 700 W", "power: 700 W\nefficiency:\n  compute: 1e-300"),
+                                     "--model", "llama-3.1-8b"});
+    CHECK(share.exit_code == 1);
+    CHECK(share.err.find("efficiency.compute: expected a fraction in [0.01, 1], found '1e-300'") != std::string::npos);
+    const auto price = testing::run({"predict", "--hardware", h100_with(folder, "price_per_hour: 2.49", "price_per_hour: 1e-300"),
+                                     "--model", "llama-3.1-8b"});
+    CHECK(price.exit_code == 1);
+    CHECK(price.err.find("price_per_hour: expected USD per device-hour from 0.001 to 10000") != std::string::npos);
+    CHECK(testing::run({"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--price", "h100-sxm=1e-300"}).exit_code == 2);
+    // A name with a terminal escape is shown escaped.
+    const auto shown = testing::run({"profiles", "show", h100_with(folder, "name: NVIDIA H100 SXM5 80GB", "name: \"red\\x1b[31m\"")});
+    CHECK(shown.exit_code == 0);
+    CHECK(shown.out.find('\x1b') == std::string::npos);
+    CHECK(shown.out.find("red\\x1b[31m") != std::string::npos);
+}
+
+TEST_CASE("when one stream's KV cache does not fit, every command says so, and serve computes nothing") {
+    // Llama 3.1 8B bf16 on a 24 GB L4: 16.06 GB of weights fit; one stream at 100,000 tokens needs
+    // 100,000 x 131,072 B = 13.1 GB more.
+    const std::string message = "one stream's KV cache (13.1 GB) does not fit beside the weights";
+    const std::vector<std::string> model{"--hardware", "l4", "--model", "llama-3.1-8b"};
+    for (const auto& line : std::vector<std::vector<std::string>>{
+             with({"why"}, with(model, {"--context", "100000"})),
+             with({"versus"}, with(model, {"--context", "100000"})),
+             with({"check-claim"}, with(model, {"--context", "100000", "--per", "stream", "--tokens-per-s", "10"}))}) {
+        CAPTURE(line[0]);
+        const auto result = testing::run(line);
+        CHECK(result.err.find(message) != std::string::npos);
+        CHECK(result.err.find("streams do not fit") == std::string::npos);
+    }
+    const auto serve = testing::run(with({"serve"}, with(model, {"--prompt", "100000", "--output", "100", "--requests", "5"})));
+    CHECK(serve.exit_code == cli::kNothingComputed);
+    CHECK(serve.err.find("all 5 requests were rejected") != std::string::npos);
 }
 
 }  // namespace decodesim

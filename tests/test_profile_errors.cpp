@@ -89,7 +89,7 @@ TEST_CASE("an unknown memory type and a fraction above 1") {
           std::vector<std::string>{
               p + ":4:9: error: memory.type: unknown memory type 'HBM9' (did you mean 'HBM2'?); expected one of HBM2 "
                   "HBM2e HBM3 HBM3e GDDR5 GDDR5X GDDR6 GDDR6X GDDR7 LPDDR4X LPDDR5 LPDDR5X DDR5",
-              p + ":10:12: error: efficiency.compute: expected a fraction in (0, 1], found '1.5'"});
+              p + ":10:12: error: efficiency.compute: expected a fraction in [0.01, 1], found '1.5'"});
 }
 
 TEST_CASE("model profiles: shape consistency, types, missing and misspelt keys") {

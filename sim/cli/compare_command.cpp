@@ -53,9 +53,9 @@ std::map<std::string, double> parse_prices(const std::string& text) {
         if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price)) {
             throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
         }
-        if (price <= 0.0 || price > profiles::kMaxPricePerHour) {  // the cap of price_per_hour in profiles
-            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside (0, {:g}]", price, item,
-                                               profiles::kMaxPricePerHour));
+        if (price < profiles::kMinPricePerHour || price > profiles::kMaxPricePerHour) {  // the range of price_per_hour in profiles
+            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside [{:g}, {:g}]", price, item,
+                                               profiles::kMinPricePerHour, profiles::kMaxPricePerHour));
         }
         prices[item.substr(0, equals)] = price;
     }

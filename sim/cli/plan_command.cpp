@@ -141,7 +141,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     // The answer "none can" is printed above with each candidate's reason; the exit code says it too.
     if (plan.options.empty()) {
-        throw core::NothingComputed("no candidate device can serve this workload within the targets");
+        std::string reasons;
+        for (std::size_t i = 0; i < plan.rejected.size() && i < 3; ++i) {
+            reasons += fmt::format("; {}: {}", plan.rejected[i].hardware, plan.rejected[i].reason);
+        }
+        if (plan.rejected.size() > 3) reasons += fmt::format("; and {} more", plan.rejected.size() - 3);
+        throw core::NothingComputed("no candidate device can serve this workload" + reasons);
     }
     return 0;
 }

@@ -9,6 +9,8 @@
 
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
+#include "engine/memory.hpp"
+#include "engine/prediction.hpp"
 
 namespace decodesim::cli {
 
@@ -130,6 +132,7 @@ namespace {
 void warn_about_point(Io io, const engine::OperatingPoint& point) {
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
     warn_beyond_context(io, point.model, point.workload.max_context());
+    warn_if_no_stream_fits(io, point);
 }
 
 engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
@@ -174,6 +177,13 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Poi
     }
     warn_about_point(io, point);
     return point;
+}
+
+void warn_if_no_stream_fits(Io io, const engine::OperatingPoint& point) {
+    engine::Workload one = point.workload;
+    one.batch = 1.0;
+    const engine::MemoryFootprint memory = engine::Evaluator(point).predict(one, engine::Detail::figures).memory;
+    if (auto problem = engine::memory_problem(memory, 1.0)) warn(io, *problem);
 }
 
 void warn_beyond_context(Io io, const profiles::ModelProfile& model, double context_tokens) {

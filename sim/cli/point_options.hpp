@@ -103,4 +103,8 @@ void warn(Io io, const std::string& message);
 // (engine::context_warning): every command that takes a context or a prompt calls it.
 void warn_beyond_context(Io io, const profiles::ModelProfile& model, double context_tokens);
 
+// Warns (once per run) when not even one stream of the point's workload fits in memory, naming the
+// cause (engine::memory_problem): the weights alone, or one stream's KV cache beside them.
+void warn_if_no_stream_fits(Io io, const engine::OperatingPoint& point);
+
 }  // namespace decodesim::cli

@@ -158,7 +158,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.seed = options.trace.empty() ? options.seed : 0;
     conditions.limits = config.limits;
     conditions.targets = targets;
-    if (result.saturated) {
+    const bool none_served = result.rejected > 0 && result.rejected == static_cast<long long>(requests.size());
+    if (result.saturated && !none_served) {
         warn(io, fmt::format("saturated: {} requests were queued at the last arrival", result.waiting_at_last_arrival));
     }
     if (!options.requests_csv.empty()) write_file_atomically(options.requests_csv, report::requests_to_csv(result));
@@ -167,6 +168,12 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         io.out << report::json_text(report::serve_to_json(conditions, result, analytic));
     } else {
         io.out << report::serve_to_text(conditions, result, analytic);
+    }
+    if (none_served) {
+        throw core::NothingComputed(fmt::format(
+            "all {} requests were rejected: each is longer than one replica can ever hold (its KV cache does not fit "
+            "beside the weights, or it exceeds the scheduler's token budget)",
+            result.rejected));
     }
     return 0;
 }

@@ -26,8 +26,16 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
         if (colon == std::string::npos) break;
         start = colon + 1;
     }
+    if (parts.size() == 1) {  // a fixed length: a whole number, as --prompt and --output are in predict
+        std::int64_t tokens = 0;
+        if (!core::parse_whole_number(parts[0], tokens)) refuse("is " + core::why_not_whole_number(parts[0]));
+        if (tokens < 1 || tokens > 1'000'000'000) refuse("is not in range 1 to 1000000000");
+        LengthDistribution fixed;
+        fixed.first = static_cast<double>(tokens);
+        return fixed;
+    }
     std::vector<double> numbers;
-    for (std::size_t i = parts.size() == 1 ? 0 : 1; i < parts.size(); ++i) {
+    for (std::size_t i = 1; i < parts.size(); ++i) {
         double value = 0.0;
         if (!core::parse_number(parts[i], value) || value < 0.0 || value > 1e9) refuse("has a bad number");
         numbers.push_back(value);

@@ -74,6 +74,15 @@ void apply_grammar_to_all(CLI::App& command) {
         const std::string type = option->get_type_name();
         if (type.starts_with("INT") || type.starts_with("UINT")) apply_grammar(*option, true);
         if (type.starts_with("FLOAT") || type.starts_with("NUMBER")) apply_grammar(*option, false);
+        // An empty value is never meant: sweep read `--context ''` as "not given" and ran at 1024.
+        if (type.starts_with("TEXT")) {
+            option->transform(
+                [](std::string text) {
+                    if (text.empty()) throw CLI::ValidationError("an empty value; give one or leave the flag out");
+                    return text;
+                },
+                "", "decodesim non-empty");
+        }
     }
     for (CLI::App* nested : command.get_subcommands({})) apply_grammar_to_all(*nested);
 }

@@ -8,6 +8,7 @@
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
+#include "engine/operating_point.hpp"
 #include "engine/prediction.hpp"
 #include "report/ladder_output.hpp"
 #include "scenarios/condition_ladder.hpp"
@@ -47,6 +48,7 @@ int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, I
     const profiles::ModelProfile model = catalog.model(options.deployment.model);
     for (const auto& warning : engine::model_warnings(model)) warn(io, warning);
     warn_beyond_context(io, model, std::max(mine.context, vendor.context));
+    warn_if_no_stream_fits(io, engine::resolve_operating_point(hardware, model, base, engine::Workload::step(1.0, mine.context)));
     report::LadderReport report;
     report.hardware = hardware.id;
     report.hardware_name = hardware.name;

@@ -191,6 +191,11 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
 
     if (auto power = root.quantity("power", Dimension::power, Presence::optional)) profile.power = core::Watts(*power);
     profile.price_per_hour = root.positive_number("price_per_hour", Presence::optional, kMaxPricePerHour);
+    if (profile.price_per_hour && *profile.price_per_hour < kMinPricePerHour) {
+        root.error("price_per_hour", fmt::format("expected USD per device-hour from {:g} to {:g}, found {:g}", kMinPricePerHour,
+                                                 kMaxPricePerHour, *profile.price_per_hour));
+        profile.price_per_hour.reset();
+    }
 
     if (auto efficiency = root.map("efficiency", Presence::optional)) {
         profile.efficiency.memory_bandwidth = efficiency->fraction("memory_bandwidth", Presence::optional);

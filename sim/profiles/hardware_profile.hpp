@@ -58,6 +58,8 @@ struct PowerMode {
 // The highest price per device-hour accepted, in a profile and on the command line alike: far above
 // any rental (an 8-GPU B200 node rents for under USD 100 an hour), so a larger value is a typo.
 inline constexpr double kMaxPricePerHour = 10000.0;
+// The lowest: a tenth of a cent an hour; below it a price is a typo (1e-300 gave USD 2e-302 per million tokens).
+inline constexpr double kMinPricePerHour = 0.001;
 
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"

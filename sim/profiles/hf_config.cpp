@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "core/text_escape.hpp"
 #include "profiles/model_loader.hpp"
 #include "profiles/profile_id.hpp"
 #include "profiles/model_limits.hpp"
@@ -80,7 +81,7 @@ public:
             fail(key, "expected a string");
             return std::nullopt;
         }
-        return node_[key].Scalar();
+        return core::printable(node_[key].Scalar());  // names reach terminals: no control characters
     }
 
     std::optional<bool> boolean(const char* key) {

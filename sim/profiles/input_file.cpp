@@ -90,7 +90,9 @@ void require_folder(const std::string& path, std::string_view what) {
         const int error = errno;
         refuse(path, fmt::format("{}: {}", what, error == ENOENT ? "no such folder" : open_failure(error)));
     }
-    if (!S_ISDIR(status.st_mode)) refuse(path, fmt::format("{}: {}; expected a folder", what, kind_of(status.st_mode)));
+    if (!S_ISDIR(status.st_mode)) {
+        refuse(path, fmt::format("{}: {}; expected a folder", what, S_ISREG(status.st_mode) ? "a file" : kind_of(status.st_mode)));
+    }
     if (::access(path.c_str(), R_OK | X_OK) != 0) refuse(path, fmt::format("{}: the folder cannot be read", what));
 }
 

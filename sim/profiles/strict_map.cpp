@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/suggest.hpp"
+#include "core/text_escape.hpp"
 
 namespace decodesim::profiles {
 
@@ -121,7 +122,7 @@ std::optional<std::string> StrictMap::string(const std::string& key, Presence pr
         error(key, "expected a non-empty text value");
         return std::nullopt;
     }
-    return text;
+    return core::printable(text);  // names reach terminals and every output: no control characters
 }
 
 std::optional<double> StrictMap::quantity(const std::string& key, core::Dimension dimension, Presence presence) {
@@ -151,11 +152,12 @@ std::optional<double> StrictMap::positive_number(const std::string& key, Presenc
 }
 
 std::optional<double> StrictMap::fraction(const std::string& key, Presence presence) {
-    const auto node = scalar(key, presence, "a fraction in (0, 1]");
+    const auto node = scalar(key, presence, "a fraction in [0.01, 1]");
     if (!node) return std::nullopt;
     double value = 0.0;
-    if (!core::parse_number(node->Scalar(), value) || value <= 0.0 || value > 1.0) {
-        error(key, fmt::format("expected a fraction in (0, 1], found '{}'", node->Scalar()));
+    // Below 1%, an efficiency or a power mode's share is a typo, and would turn times absurd (1e-300 gave 1e297 s).
+    if (!core::parse_number(node->Scalar(), value) || value < 0.01 || value > 1.0) {
+        error(key, fmt::format("expected a fraction in [0.01, 1], found '{}'", node->Scalar()));
         return std::nullopt;
     }
     return value;
