@@ -36,7 +36,11 @@ Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, cons
     const engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
     const double room = (memory.usable - memory.weights).value;
     const double per_sequence = cost.kv_bytes_per_sequence(context).value;
-    const double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
+    double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
+    // The mean footprint sets how many share the memory, but each request must fit whole at its
+    // longest (the prompt and every output token), as the simulator's admission demands: when one
+    // cannot, nothing is served, however small the fraction of a slot the mean would promise.
+    if (cost.kv_bytes_per_sequence(load.prompt_tokens + load.output_tokens).value > room) by_memory = 0.0;
     return {evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
 }
 
