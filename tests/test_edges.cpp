@@ -336,7 +336,7 @@ TEST_CASE("profiles: absurd values are refused with the plausible range, and uni
 
 TEST_CASE("profiles: UTF-16 files and tab indentation get their own message") {
     const std::string folder = scratch("encodings");
-    std::ofstream(folder + "/utf16.yaml", std::ios::binary) << std::string("\xFF\xFE" "n\0a\0m\0e\0:\0 \0x\0\n\0", 20);
+    std::ofstream(folder + "/utf16.yaml", std::ios::binary) << std::string("\xFF\xFE" "n\0a\0m\0e\0:\0 \0x\0\n\0", 18);
     const auto utf16 = testing::run({"predict", "--hardware", folder + "/utf16.yaml", "--model", "llama-3.1-8b"});
     CHECK(utf16.err == folder + "/utf16.yaml:1:1: error: the file is encoded as UTF-16; save it as UTF-8\n");
     const auto tabs = testing::run({"predict", "--hardware", h100_with(folder, "  capacity", "\tcapacity"), "--model", "llama-3.1-8b"});
