@@ -29,13 +29,8 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     scenarios::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;
     const scenarios::Curve curve = scenarios::concurrency_curve(evaluator, point.workload, curve_options);
-    if (curve.max_batch == 0) {
-        // Not one stream fits: say whether the weights or one stream's KV cache is the cause.
-        engine::Workload one = point.workload;
-        one.batch = 1.0;
-        const auto problem = engine::memory_problem(evaluator.predict(one, engine::Detail::figures).memory, 1.0);
-        warn(io, fmt::format("{}: every point is marked as not fitting", problem.value_or("not one stream fits in memory")));
-    }
+    // The resolver has named the cause (the weights, or one stream's KV cache); this says what it means here.
+    if (curve.max_batch == 0) warn(io, "not one stream fits in memory: every point of the curve is marked as not fitting");
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (!options.svg_path.empty()) {
         write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(conditions, curve)));

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/error.hpp"
+#include "profiles/input_file.hpp"
 
 namespace decodesim::cli {
 
@@ -76,10 +77,7 @@ void unregister_pending(int slot) {
 
 std::string kind_of(mode_t mode) {
     if (S_ISDIR(mode)) return "a folder; give a file name";
-    if (S_ISFIFO(mode)) return "a FIFO (named pipe); decodesim replaces only regular files";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device; decodesim replaces only regular files";
-    if (S_ISSOCK(mode)) return "a socket; decodesim replaces only regular files";
-    return "not a regular file; decodesim replaces only regular files";
+    return profiles::file_kind(mode) + "; decodesim replaces only regular files";
 }
 
 // Follows `path` through symbolic links to the name that will be replaced. Sets `existing` to the

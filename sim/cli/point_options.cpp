@@ -179,11 +179,14 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Poi
     return point;
 }
 
-void warn_if_no_stream_fits(Io io, const engine::OperatingPoint& point) {
+engine::MemoryFootprint one_stream_memory(const engine::OperatingPoint& point) {
     engine::Workload one = point.workload;
     one.batch = 1.0;
-    const engine::MemoryFootprint memory = engine::Evaluator(point).predict(one, engine::Detail::figures).memory;
-    if (auto problem = engine::memory_problem(memory, 1.0)) warn(io, *problem);
+    return engine::Evaluator(point).predict(one, engine::Detail::figures).memory;
+}
+
+void warn_if_no_stream_fits(Io io, const engine::OperatingPoint& point) {
+    if (auto problem = engine::memory_problem(one_stream_memory(point), 1.0)) warn(io, *problem);
 }
 
 void warn_beyond_context(Io io, const profiles::ModelProfile& model, double context_tokens) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/io.hpp"
+#include "engine/memory.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/catalog.hpp"
 #include "report/predict_json.hpp"
@@ -106,5 +107,8 @@ void warn_beyond_context(Io io, const profiles::ModelProfile& model, double cont
 // Warns (once per run) when not even one stream of the point's workload fits in memory, naming the
 // cause (engine::memory_problem): the weights alone, or one stream's KV cache beside them.
 void warn_if_no_stream_fits(Io io, const engine::OperatingPoint& point);
+
+// The memory footprint of one stream of the point's workload (max_batch 0: not one fits).
+engine::MemoryFootprint one_stream_memory(const engine::OperatingPoint& point);
 
 }  // namespace decodesim::cli

@@ -23,10 +23,7 @@ int run_why(const WhyOptions& options, const profiles::Catalog& catalog, Io io) 
     const engine::OperatingPoint point = resolve_point(catalog, options.point, io);
     const scenarios::Explanation explanation = scenarios::explain(point);
     // When not one stream fits, the resolver has said why (the weights, or one stream's KV cache).
-    if (explanation.capped_by_memory && explanation.effective_batch >= 1.0 &&
-        engine::memory_problem(engine::Evaluator(point).predict(point.workload, engine::Detail::figures).memory,
-                               point.workload.batch)
-                ->find("streams do not fit") != std::string::npos) {
+    if (explanation.capped_by_memory && one_stream_memory(point).max_batch >= 1) {
         warn(io, fmt::format("{} streams do not fit in memory: evaluated at {:.0f}, the most that fit",
                              options.point.workload.batch, explanation.effective_batch));
     }

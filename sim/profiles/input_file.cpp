@@ -30,14 +30,6 @@ std::string open_failure(int error) {
     }
 }
 
-std::string kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a folder";
-    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-}
-
 // Closes the descriptor on every path out of read_input_file.
 struct Descriptor {
     int fd;
@@ -48,6 +40,15 @@ struct Descriptor {
 
 }  // namespace
 
+std::string file_kind(unsigned mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISREG(mode)) return "a file";
+    return "not a regular file";
+}
+
 std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view expected) {
     if (path.empty()) refuse(path, "an empty file name");
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
@@ -55,7 +56,7 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, std:
     if (file.fd < 0) refuse(path, open_failure(errno));
     struct stat status {};
     if (::fstat(file.fd, &status) != 0) refuse(path, open_failure(errno));
-    if (!S_ISREG(status.st_mode)) refuse(path, fmt::format("{}; expected a regular file", kind_of(status.st_mode)));
+    if (!S_ISREG(status.st_mode)) refuse(path, fmt::format("{}; expected a regular file", file_kind(status.st_mode)));
     const auto too_large = [&] {
         refuse(path, fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected));
     };
@@ -91,7 +92,7 @@ void require_folder(const std::string& path, std::string_view what) {
         refuse(path, fmt::format("{}: {}", what, error == ENOENT ? "no such folder" : open_failure(error)));
     }
     if (!S_ISDIR(status.st_mode)) {
-        refuse(path, fmt::format("{}: {}; expected a folder", what, S_ISREG(status.st_mode) ? "a file" : kind_of(status.st_mode)));
+        refuse(path, fmt::format("{}: {}; expected a folder", what, file_kind(status.st_mode)));
     }
     if (::access(path.c_str(), R_OK | X_OK) != 0) refuse(path, fmt::format("{}: the folder cannot be read", what));
 }

@@ -17,6 +17,10 @@ inline constexpr std::size_t kMaxInputBytes = 16u << 20;
 std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes,
                             std::string_view expected = "a profile or config.json is a few kB");
 
+// What a file-type mode (stat's st_mode) is, in words: "a folder", "a FIFO (named pipe)", "a device",
+// "a socket", "a file". Shared by the input and the output rules so both name things alike.
+std::string file_kind(unsigned mode);
+
 // What stands at `path`, for callers that accept either a file or a folder (a model folder).
 enum class PathKind { missing, regular_file, folder, other };
 PathKind path_kind(const std::string& path);
