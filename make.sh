@@ -19,13 +19,18 @@ command=${1:-demo}
 case "$command" in
     demo)
         sh scripts/install-deps.sh
-        configure_and_build build
+        # Only the binary the demo runs; the tests and benchmarks are built by `test` and `bench`.
+        cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+        cmake --build build -j "$jobs" --target decodesim
         ./build/decodesim predict --hardware h100-sxm --model llama-3.1-8b
         ;;
     test)
         sh scripts/install-deps.sh test
         configure_and_build build
         ctest --test-dir build --output-on-failure -j "$jobs"
+        # The explorer: the engine in WebAssembly, checked in headless Chromium against the CLI.
+        sh scripts/build-web.sh
+        sh tests/web/explorer_check.sh build-web/web ./build/decodesim
         configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
         ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
         configure_and_build build-fuzz -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \

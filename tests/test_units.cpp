@@ -66,10 +66,30 @@ TEST_CASE("bad quantities are refused with what was expected") {
 }
 
 TEST_CASE("human formatting scales units and does not depend on the locale") {
+    // Four significant digits everywhere, trailing zeros kept, so a column reads alike.
     CHECK(decodesim::core::format_bytes(16.06e9) == "16.06 GB");
-    CHECK(decodesim::core::format_bandwidth(3.35e12) == "3.35 TB/s");
+    CHECK(decodesim::core::format_bandwidth(3.35e12) == "3.350 TB/s");
     CHECK(decodesim::core::format_throughput(989.4e12) == "989.4 TFLOPS");
-    CHECK(decodesim::core::format_seconds(0.0062) == "6.2 ms");
+    CHECK(decodesim::core::format_seconds(0.0062) == "6.200 ms");
+    CHECK(decodesim::core::format_seconds(722e-6) == "722.0 us");
+    CHECK(decodesim::core::format_bytes(999.97e9) == "1.000 TB");  // rounding moves it to the next prefix
+}
+
+TEST_CASE("one number format: four significant digits, SI prefixes up to E, never an exponent") {
+    using decodesim::core::format_si;
+    using decodesim::core::format_significant;
+    CHECK(format_significant(52.4) == "52.40");
+    CHECK(format_significant(67.6) == "67.60");
+    CHECK(format_significant(0.0293) == "0.02930");
+    CHECK(format_significant(17543.0) == "17540");   // four significant digits, no 1.754e+04
+    CHECK(format_significant(9.9996) == "10.00");    // the carry takes a digit from the decimals
+    CHECK(format_significant(-0.00001) == "-0.00001000");
+    CHECK(format_significant(0.0) == "0");
+    CHECK(format_si(17543.0, "tok/s") == "17.54 k tok/s");
+    CHECK(format_si(999.96) == "1.000 k");
+    CHECK(format_si(1.5e15) == "1.500 P");
+    CHECK(format_si(2e18) == "2.000 E");
+    CHECK(format_si(221.12, "tok/s") == "221.1 tok/s");
 }
 
 TEST_CASE("bulk number output: nine significant digits, whole numbers exact, JSON-compatible forms") {

@@ -33,7 +33,11 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     if (curve.max_batch == 0) warn(io, "not one stream fits in memory: every point of the curve is marked as not fitting");
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     if (!options.svg_path.empty()) {
-        write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(conditions, curve)));
+        // The band is shaded only in the picture; the table, CSV and JSON keep the nominal numbers.
+        const scenarios::BandEvaluators band = scenarios::band_evaluators(point);
+        const long long last_batch = curve.points.empty() ? 1 : curve.points.back().batch;
+        write_file_atomically(options.svg_path, report::render_chart(report::curve_chart(
+                                                    conditions, curve, scenarios::curve_band(band, point.workload, last_batch))));
     }
     if (options.csv) {
         io.out << report::curve_to_csv(conditions, curve);

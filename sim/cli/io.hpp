@@ -3,9 +3,14 @@
 
 #include <spdlog/logger.h>
 
+#include <functional>
 #include <ostream>
 #include <set>
 #include <string>
+
+namespace decodesim::scenarios {
+struct SweepPoint;
+}
 
 namespace decodesim::cli {
 
@@ -17,6 +22,9 @@ struct Io {
     std::ostream& err;
     spdlog::logger* log = nullptr;
     std::set<std::string>* warned = nullptr;
+    // When set, `sweep` hands each point here instead of writing text (the Python module's
+    // arrays are filled this way, with the command line's parsing, checks and messages).
+    const std::function<void(const scenarios::SweepPoint&)>* sweep_points = nullptr;
 };
 
 }  // namespace decodesim::cli

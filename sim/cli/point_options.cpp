@@ -10,6 +10,7 @@
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/memory.hpp"
+#include "engine/model_shape.hpp"
 #include "engine/prediction.hpp"
 
 namespace decodesim::cli {
@@ -129,8 +130,39 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
 
 namespace {
 
+// A checkpoint read from its files (a model folder or a .gguf) is checked against the shape and the
+// format the figures use: a mismatch means the config or the format's rules describe another file.
+void warn_about_checkpoint(Io io, const engine::OperatingPoint& point) {
+    constexpr double kTolerance = 0.05;
+    const profiles::ModelProfile& model = point.model;
+    if (model.checkpoint_parameters && *model.checkpoint_parameters > 0.0) {
+        const double derived = engine::count_parameters(model).total;
+        if (std::fabs(derived / *model.checkpoint_parameters - 1.0) > kTolerance) {
+            warn(io, fmt::format("the checkpoint's files hold {} weights, the model's shape gives {}; the figures use the "
+                                 "shape's",
+                                 core::format_count(*model.checkpoint_parameters), core::format_count(derived)));
+        }
+    }
+    // Per device under tensor parallelism replicates some tensors; compared on one device only.
+    if (model.checkpoint_bytes && point.deployment.weights == model.checkpoint_weights &&
+        point.deployment.parallelism.tensor == 1) {
+        const double derived = one_stream_memory(point).weights.value;
+        if (std::fabs(derived / *model.checkpoint_bytes - 1.0) > kTolerance) {
+            warn(io, fmt::format("the checkpoint's files hold {} of weights{}; the {} format's rules give {}, which the "
+                                 "figures use (docs/quantization.md)",
+                                 core::format_bytes(*model.checkpoint_bytes),
+                                 model.checkpoint_bits_per_weight
+                                     ? fmt::format(" ({} bits per weight)",
+                                                   core::format_significant(*model.checkpoint_bits_per_weight))
+                                     : std::string(),
+                                 point.deployment.weights->name, core::format_bytes(derived)));
+        }
+    }
+}
+
 void warn_about_point(Io io, const engine::OperatingPoint& point) {
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
+    warn_about_checkpoint(io, point);
     warn_beyond_context(io, point.model, point.workload.max_context());
     warn_if_no_stream_fits(io, point);
 }
@@ -145,6 +177,12 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
         const engine::Efficiency efficiency = engine::default_efficiency(point.hardware, deployment.runtime);
         io.log->info("hardware {} from {}", point.hardware.id, catalog.hardware_path(options.hardware));
         io.log->info("model {} from {}", point.model.id, catalog.model_path(options.model));
+        if (point.model.checkpoint_bits_per_weight) {
+            io.log->info("checkpoint files: {} weights in {}, {} bits per weight",
+                         point.model.checkpoint_parameters ? core::format_count(*point.model.checkpoint_parameters) : "?",
+                         point.model.checkpoint_bytes ? core::format_bytes(*point.model.checkpoint_bytes) : "?",
+                         core::format_significant(*point.model.checkpoint_bits_per_weight));
+        }
         io.log->info("weights {} ({:.4g} bits base), KV {}, activations {}, tp {}, runtime {}", deployment.weights->name,
                      deployment.weights->bits_per_weight, deployment.kv->name,
                      core::datatype_name(deployment.activation), deployment.parallelism.tensor,

@@ -10,6 +10,7 @@
 #include "engine/prediction.hpp"
 #include "report/predict_json.hpp"
 #include "report/predict_text.hpp"
+#include "scenarios/concurrency_curve.hpp"
 
 namespace decodesim::cli {
 
@@ -30,12 +31,9 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
     const report::Conditions conditions = point_conditions(point, options.point.workload);
     std::optional<std::pair<engine::Prediction, engine::Prediction>> band;
     if (options.band) {
-        const auto efficiencies = engine::efficiency_band(
-            point.hardware, engine::default_efficiency(point.hardware, point.deployment.runtime));
-        const engine::Evaluator low(point.model, point.hardware, point.deployment, efficiencies.low);
-        const engine::Evaluator high(point.model, point.hardware, point.deployment, efficiencies.high);
-        band.emplace(low.predict(point.workload, engine::Detail::figures),
-                     high.predict(point.workload, engine::Detail::figures));
+        const scenarios::BandEvaluators evaluators = scenarios::band_evaluators(point);
+        band.emplace(evaluators.low.predict(point.workload, engine::Detail::figures),
+                     evaluators.high.predict(point.workload, engine::Detail::figures));
     }
     if (options.json) {
         auto document = report::prediction_to_json(conditions, prediction);

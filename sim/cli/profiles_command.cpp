@@ -22,6 +22,7 @@ namespace {
 
 struct ProfilesOptions {
     std::string list_kind;  // "hardware" or "models"
+    bool ids_only = false;  // one id a line, for shell completion
     std::string show_id;
     std::vector<std::string> validate_files;
 };
@@ -41,6 +42,11 @@ int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& c
     if (ids.empty()) {
         throw core::NothingComputed(fmt::format("the folder {}/{} holds no profiles (is --profiles-dir right?)", catalog.root(),
                                                 options.list_kind == "hardware" ? "hardware_profiles" : "model_profiles"));
+    }
+    // Ids alone load no profile, so completing `--hardware h1<TAB>` stays instant.
+    if (options.ids_only) {
+        for (const auto& id : ids) io.out << id << "\n";
+        return 0;
     }
     if (options.list_kind == "hardware") {
         std::vector<report::HardwareEntry> entries;
@@ -131,6 +137,8 @@ void add_profiles_command(CLI::App& app, CommandRun& run) {
     list->add_option("kind", options->list_kind, "hardware or models")
         ->required()
         ->check(CLI::IsMember({"hardware", "models"}));
+    // Hidden (empty group): the completion scripts' source of ids, not a documented output.
+    list->add_flag("--ids", options->ids_only, "Print the ids alone, one a line")->group("");
     run_when_parsed(list, run, options, &run_profiles_list);
     CLI::App* show = profiles->add_subcommand("show", "Show one profile resolved, with derived figures");
     show->add_option("id", options->show_id, "Hardware or model id, or a path")->required();

@@ -10,6 +10,7 @@
 #include "report/html_report.hpp"
 #include "scenarios/concurrency_curve.hpp"
 #include "scenarios/context_series.hpp"
+#include "scenarios/knee.hpp"
 #include "scenarios/what_if.hpp"
 
 namespace decodesim::cli {
@@ -33,10 +34,16 @@ int run_report(const ReportOptions& options, const profiles::Catalog& catalog, I
     curve_options.last_batch =
         std::max<long long>(1, std::min<long long>(inputs.explanation.prediction.memory.max_batch, 100'000));
     inputs.curve = scenarios::concurrency_curve(evaluator, point.workload, curve_options);
+    // The low and high estimates, shaded around every predicted tokens/s the page draws.
+    const scenarios::BandEvaluators band = scenarios::band_evaluators(point);
+    inputs.curve_band = scenarios::curve_band(band, point.workload, curve_options.last_batch);
     // Contexts up to the model's maximum (or 128k).
-    inputs.context_series = scenarios::context_series(
-        evaluator, inputs.explanation.effective_batch,
-        static_cast<double>(point.model.max_position_embeddings.value_or(131072)));
+    const double last_context = static_cast<double>(point.model.max_position_embeddings.value_or(131072));
+    inputs.context_series = scenarios::context_series(evaluator, inputs.explanation.effective_batch, last_context);
+    inputs.context_series_low = scenarios::context_series(band.low, inputs.explanation.effective_batch, last_context);
+    inputs.context_series_high = scenarios::context_series(band.high, inputs.explanation.effective_batch, last_context);
+    inputs.longest_context_that_fits =
+        scenarios::longest_context_that_fits(evaluator, inputs.explanation.effective_batch, last_context);
     inputs.roofline_rates = evaluator.roofline_rates();
     inputs.context_levels_output = point.workload.output.value_or(256.0);
     inputs.context_levels = scenarios::context_levels(evaluator, inputs.explanation.effective_batch,

@@ -132,21 +132,25 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     for (const auto& model : grid.models) warn_beyond_context(io, model, longest);
 
     std::optional<AtomicFile> file;
-    if (!options.output_path.empty()) file.emplace(options.output_path);
+    if (!options.output_path.empty() && io.sweep_points == nullptr) file.emplace(options.output_path);
     std::ostream& destination = file ? file->stream() : io.out;
     double done = 0.0;
     double written = 0.0;
     double not_fitting = 0.0;  // rows written with memory.fits false
     // Progress only where a person watches: never into a redirected log.
-    ProgressBar progress(io, points, !options.quiet && ::isatty(STDERR_FILENO) == 1);
+    ProgressBar progress(io, points, !options.quiet && io.sweep_points == nullptr && ::isatty(STDERR_FILENO) == 1);
     {
         report::SweepWriter writer(destination, options.format == "jsonl" ? report::SweepFormat::jsonl
                                                                           : report::SweepFormat::csv);
-        writer.header();
+        if (io.sweep_points == nullptr) writer.header();
         scenarios::run_sweep(
             grid,
             [&](const scenarios::SweepPoint& point) {
-                writer.write(point);
+                if (io.sweep_points != nullptr) {
+                    (*io.sweep_points)(point);
+                } else {
+                    writer.write(point);
+                }
                 ++written;
                 if (!point.prediction->memory.fits) ++not_fitting;
                 progress.advance(++done);
@@ -166,7 +170,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     if (written == 0.0) {
         throw core::NothingComputed(
             fmt::format("every deployment of the sweep was skipped (the reasons are above); {} was written",
-                        file ? "no file" : "only the header"));
+                        file ? "no file" : io.sweep_points != nullptr ? "nothing" : "only the header"));
     }
     if (file) {
         file->commit();

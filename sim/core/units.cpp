@@ -83,9 +83,12 @@ const UnitEntry* find_unit(std::string_view symbol) {
 // Scales value into the largest prefix that keeps it >= 1, printing 4 significant digits.
 std::string scaled(double value, const std::array<std::pair<double, std::string_view>, 6>& prefixes) {
     for (const auto& [factor, suffix] : prefixes) {
-        if (std::fabs(value) >= factor) return fmt::format("{:.4g} {}", value / factor, suffix);
+        // Compared after rounding, so that 999.97 GB reads "1.000 TB", not "1000 GB".
+        if (std::fabs(round_significant(value / factor, 4)) >= 1.0) {
+            return format_significant(value / factor) + " " + std::string(suffix);
+        }
     }
-    return fmt::format("{:.4g} {}", value / prefixes.back().first, prefixes.back().second);
+    return format_significant(value / prefixes.back().first) + " " + std::string(prefixes.back().second);
 }
 
 }  // namespace
@@ -261,10 +264,35 @@ std::string format_throughput(double ops_per_second) {
 }
 
 std::string format_seconds(double seconds) {
-    if (seconds >= 1.0) return fmt::format("{:.4g} s", seconds);
-    if (seconds >= 1e-3) return fmt::format("{:.4g} ms", seconds * 1e3);
-    if (seconds >= 1e-6) return fmt::format("{:.4g} us", seconds * 1e6);
-    return fmt::format("{:.4g} ns", seconds * 1e9);
+    return scaled(seconds, {{{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}}});
+}
+
+double round_significant(double value, int digits) {
+    if (value == 0.0 || !std::isfinite(value)) return value;
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+    const double scale = std::pow(10.0, digits - 1 - magnitude);
+    return std::round(value * scale) / scale;
+}
+
+std::string format_significant(double value, int digits) {
+    if (!std::isfinite(value)) return value != value ? "nan" : value > 0 ? "inf" : "-inf";
+    // Rounded first, so that 9.9996 gives "10.00" and not "10.000".
+    const double rounded = round_significant(value, digits);
+    if (rounded == 0.0) return "0";
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
+    return fmt::format("{:.{}f}", rounded, std::max(0, digits - 1 - magnitude));
+}
+
+std::string format_si(double value, std::string_view unit, int digits) {
+    static constexpr std::pair<double, std::string_view> kPrefixes[] = {
+        {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    const std::string space = unit.empty() ? "" : " ";
+    for (const auto& [factor, prefix] : kPrefixes) {
+        if (std::fabs(round_significant(value / factor, digits)) >= 1.0) {
+            return format_significant(value / factor, digits) + " " + std::string(prefix) + space + std::string(unit);
+        }
+    }
+    return format_significant(value, digits) + space + std::string(unit);
 }
 
 std::string format_flops(double flops) {
@@ -272,11 +300,12 @@ std::string format_flops(double flops) {
 }
 
 std::string format_count(double count) {
-    if (count >= 1e12) return fmt::format("{:.4g} T", count / 1e12);
-    if (count >= 1e9) return fmt::format("{:.4g} B", count / 1e9);
-    if (count >= 1e6) return fmt::format("{:.4g} M", count / 1e6);
-    if (count >= 1e3) return fmt::format("{:.4g} k", count / 1e3);
-    return fmt::format("{:.4g}", count);
+    // Parameter counts as the field writes them: B for billions.
+    if (count >= 1e12) return format_significant(count / 1e12) + " T";
+    if (count >= 1e9) return format_significant(count / 1e9) + " B";
+    if (count >= 1e6) return format_significant(count / 1e6) + " M";
+    if (count >= 1e3) return format_significant(count / 1e3) + " k";
+    return format_significant(count);
 }
 
 }  // namespace decodesim::core

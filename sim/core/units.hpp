@@ -128,7 +128,17 @@ bool parse_whole_number(std::string_view text, std::int64_t& value);
 // "not a whole number (decimal digits only)".
 std::string why_not_whole_number(std::string_view text);
 
-// Human-readable, auto-scaled, locale-independent: "16.06 GB", "3.35 TB/s", "989.4 TFLOPS", "6.21 ms".
+// One number format for every figure a person reads: four significant digits, trailing zeros
+// kept, never an exponent ("52.40", "722.0", "17540", "0.02930"), so that a column of figures
+// reads alike whatever their size.
+std::string format_significant(double value, int digits = 4);
+// `value` rounded to `digits` significant digits.
+double round_significant(double value, int digits);
+// With an SI prefix (k, M, G, T, P, E) from 1,000 up, apart from the unit, which is rarely an SI
+// one ("17.54 k tok/s", "1.979 P"); `unit` may be empty.
+std::string format_si(double value, std::string_view unit = "", int digits = 4);
+
+// Human-readable, auto-scaled, locale-independent: "16.06 GB", "3.350 TB/s", "989.4 TFLOPS", "6.210 ms".
 std::string format_bytes(double bytes);
 std::string format_bandwidth(double bytes_per_second);
 std::string format_throughput(double ops_per_second);

@@ -8,6 +8,8 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "profiles/checkpoint_folder.hpp"
+#include "profiles/gguf_header.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/hf_config.hpp"
 #include "profiles/input_file.hpp"
@@ -32,7 +34,7 @@ std::vector<std::string> ids_in(const fs::path& folder) {
 
 bool looks_like_path(const std::string& text) {
     return text.find('/') != std::string::npos || text.ends_with(".yaml") || text.ends_with(".yml") ||
-           text.ends_with(".json");
+           text.ends_with(".json") || text.ends_with(".gguf");
 }
 
 std::string resolve(const std::string& id_or_path, const fs::path& folder, const std::vector<std::string>& ids,
@@ -41,8 +43,8 @@ std::string resolve(const std::string& id_or_path, const fs::path& folder, const
         if (path_kind(id_or_path) == PathKind::folder) {
             throw core::InputError(core::Diagnostic{
                 {id_or_path, 0, 0}, "",
-                what[0] == 'm' ? "a folder without a config.json; expected a model profile YAML, a config.json, or a "
-                                 "Hugging Face model folder holding config.json"
+                what[0] == 'm' ? "a folder without a config.json or a .gguf file; expected a model profile YAML, a "
+                                 "config.json, a .gguf file, or a Hugging Face model folder holding config.json"
                                : "a folder; expected a hardware profile YAML"});
         }
         return id_or_path;  // read_input_file names whatever else is wrong with it
@@ -71,10 +73,10 @@ std::string Catalog::hardware_path(const std::string& id_or_path) const {
 }
 
 std::string Catalog::model_path(const std::string& id_or_path) const {
-    // A Hugging Face model folder: its config.json.
-    if (path_kind(id_or_path) == PathKind::folder &&
-        path_kind((fs::path(id_or_path) / "config.json").string()) == PathKind::regular_file) {
-        return (fs::path(id_or_path) / "config.json").string();
+    // A Hugging Face model folder: its config.json, or the folder itself when GGUF files alone describe it.
+    if (is_model_folder(id_or_path)) {
+        const fs::path config = fs::path(id_or_path) / "config.json";
+        return path_kind(config.string()) == PathKind::regular_file ? config.string() : id_or_path;
     }
     return resolve(id_or_path, fs::path(root_) / "model_profiles", model_ids(), "model");
 }
@@ -84,17 +86,11 @@ HardwareProfile Catalog::hardware(const std::string& id_or_path) const {
 }
 
 ModelProfile Catalog::model(const std::string& id_or_path) const {
+    // A folder is read whole: config.json for the shape, the checkpoint files for what they store.
+    if (is_model_folder(id_or_path)) return load_model_folder(id_or_path);
     const std::string path = model_path(id_or_path);
-    if (path.ends_with(".json")) {
-        ModelProfile model = load_hf_config(path);
-        // A model folder names the model (".../Llama-3.1-8B/config.json" is "Llama-3.1-8B").
-        if (path_kind(id_or_path) == PathKind::folder) {
-            const fs::path folder = fs::path(id_or_path).lexically_normal();
-            const std::string name = (folder.has_filename() ? folder.filename() : folder.parent_path().filename()).string();
-            if (!name.empty()) model.id = id_from_path(name + ".json");
-        }
-        return model;
-    }
+    if (path.ends_with(".json")) return load_hf_config(path);
+    if (path.ends_with(".gguf")) return load_gguf_model(path);
     return load_model_profile(path);
 }
 

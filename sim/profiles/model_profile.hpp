@@ -60,6 +60,16 @@ struct ModelProfile {
     // decodesim reads). `checkpoint_quantization` says what the config stated, for messages.
     const core::WeightFormat* checkpoint_weights = nullptr;
     std::string checkpoint_quantization;
+    // What the checkpoint files hold, read from their headers when the model came from a model
+    // folder or a .gguf (profiles/checkpoint_folder.hpp); unset for YAML profiles and a lone
+    // config.json. The weights count stored elements, not scales or zero points, so the CLI can set
+    // them against the shape's own count (a gap over 5% means the shape or the files are not what
+    // they claim). The bits per weight are exact for the whole file set, mixed formats included
+    // (GGUF Q4_K_M with its Q6_K tensors, MXFP4 experts beside bf16 attention); the engine still
+    // prices weights by checkpoint_weights' per-tensor rules.
+    std::optional<double> checkpoint_parameters;
+    std::optional<double> checkpoint_bytes;
+    std::optional<double> checkpoint_bits_per_weight;
 };
 
 }  // namespace decodesim::profiles

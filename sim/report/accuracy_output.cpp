@@ -1,6 +1,8 @@
 #include "report/accuracy_output.hpp"
 
 #include <fmt/format.h>
+
+#include "core/units.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -53,7 +55,7 @@ std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std:
     for (std::size_t i = 0; i < shown; ++i) {
         const auto& row = result.rows[result.worst_first[i]];
         worst_rows.add_row({row.measurement->id, scenarios::split_name(row.split), metric_name(row),
-                            fmt::format("{:.4g}", row.measurement->value), fmt::format("{:.4g}", row.predicted),
+                            core::format_si(row.measurement->value), core::format_si(row.predicted),
                             fmt::format("{:+.1f}%", row.error * 100.0)});
     }
     text += worst_rows.render() + "\n";

@@ -44,10 +44,10 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
     }
     for (const auto& note : check.notes) text += fmt::format("  - {}\n", note);
     TextTable table({"", "value"});
-    table.add_row({"claimed tokens/s", fmt::format("{:g} {}", claim.tokens_per_s, kind(claim))});
-    table.add_row({"roofline bound", fmt::format("{:.4g}", check.bound_tokens_per_s)});
-    table.add_row({fmt::format("predicted ({} clocks)", conditions.clocks), fmt::format("{:.4g}", check.predicted_tokens_per_s)});
-    table.add_row({"predicted at peak clocks", fmt::format("{:.4g}", check.predicted_at_peak_tokens_per_s)});
+    table.add_row({"claimed tokens/s", core::format_si(claim.tokens_per_s) + " " + kind(claim)});
+    table.add_row({"roofline bound", core::format_si(check.bound_tokens_per_s)});
+    table.add_row({fmt::format("predicted ({} clocks)", conditions.clocks), core::format_si(check.predicted_tokens_per_s)});
+    table.add_row({"predicted at peak clocks", core::format_si(check.predicted_at_peak_tokens_per_s)});
     if (check.time_to_last_token) table.add_row({"time to last token (predicted)", core::format(*check.time_to_last_token)});
     if (!claim.prefill) {
         table.add_row({"implied bandwidth utilization", fmt::format("{:.0f}% of peak", check.implied_bandwidth_utilization * 100)});

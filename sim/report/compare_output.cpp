@@ -16,8 +16,8 @@ std::string device_name(const scenarios::CompareRow& row) {
     return row.devices > 1 ? fmt::format("{} x{}", row.hardware, row.devices) : row.hardware;
 }
 
-std::string optional_number(const std::optional<double>& value, const char* format) {
-    return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+std::string optional_number(const std::optional<double>& value) {
+    return value ? core::format_si(*value) : std::string("-");
 }
 
 }  // namespace
@@ -49,21 +49,21 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
             table.add_row(cells);
             continue;
         }
-        std::vector<std::string> cells{device_name(row), fmt::format("{:.4g}", row.tokens_per_s_per_stream),
+        std::vector<std::string> cells{device_name(row), core::format_si(row.tokens_per_s_per_stream),
                                        core::format(row.ttft)};
         if (request) cells.push_back(row.time_to_last_token ? core::format(*row.time_to_last_token) : "-");
         for (std::string cell :
              {fmt::format("{}{}", row.headroom.value < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom.value))),
-              std::to_string(row.max_batch), fmt::format("{:.4g}", row.tokens_per_s_total),
-              std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule, "{:.3g}"),
-              optional_number(row.usd_per_million_tokens, "{:.3g}")}) {
+              std::to_string(row.max_batch), core::format_si(row.tokens_per_s_total),
+              std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule),
+              optional_number(row.usd_per_million_tokens)}) {
             cells.push_back(std::move(cell));
         }
         table.add_row(cells);
     }
     text += table.render();
-    text += "(tok/s/stream, TTFT, last token and headroom at the requested concurrency; tok/s total, tok/J and $/M at the batch "
-            "shown; a negative headroom means it does not fit)\n";
+    text += "(tok/s/stream, TTFT, last token and headroom at the requested concurrency; tok/s total, tok/J and\n"
+            " $/M at the batch shown; a negative headroom means it does not fit)\n";
     return text;
 }
 

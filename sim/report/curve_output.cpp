@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/units.hpp"
 #include "report/text_table.hpp"
 
@@ -90,12 +93,13 @@ nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curv
     return document;
 }
 
-Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve) {
+Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve,
+                  const std::optional<scenarios::CurveBand>& band, std::optional<double> marked_batch) {
     Chart chart;
     chart.title = fmt::format("{} on {}: throughput against concurrency (context {:.0f})", conditions.model,
                               conditions.hardware, curve.context);
-    chart.x = {"concurrent streams (batch)", true, std::nullopt, std::nullopt};
-    chart.y = {"tokens/s", true, std::nullopt, std::nullopt};
+    chart.x = {"concurrent streams (batch)", true, std::nullopt, std::nullopt, LogBase::two};
+    chart.y = {"tokens/s", true, std::nullopt, std::nullopt, LogBase::ten};
     Series total = line_series("total tokens/s", {}, {}, "#1f77b4");
     Series stream = line_series("tokens/s per stream", {}, {}, "#ff7f0e");
     for (const auto& point : curve.points) {
@@ -105,12 +109,29 @@ Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve) {
         stream.y.push_back(point.tokens_per_s_per_stream);
     }
     chart.series = {total, stream};
+    if (band) {
+        chart.bands = {band_series("total: low to high estimate", band->batches, band->low_tokens_per_s_total,
+                                   band->high_tokens_per_s_total, "#1f77b4"),
+                       band_series("per stream: low to high estimate", band->batches, band->low_tokens_per_s_per_stream,
+                                   band->high_tokens_per_s_per_stream, "#ff7f0e")};
+    }
+    // The knee and the wall are always handed over; the chart draws each only where its batches reach it.
     if (curve.knee_batch) {
-        chart.markers.push_back({static_cast<double>(*curve.knee_batch), fmt::format("knee {}", *curve.knee_batch), "#2ca02c"});
+        chart.markers.push_back(
+            {static_cast<double>(*curve.knee_batch), fmt::format("knee: {} streams", *curve.knee_batch), "#2ca02c"});
     }
     if (curve.max_batch > 0) {
-        chart.markers.push_back({static_cast<double>(curve.max_batch), fmt::format("memory wall {}", curve.max_batch), "#d62728"});
+        chart.markers.push_back(
+            {static_cast<double>(curve.max_batch), fmt::format("memory wall: {} streams", curve.max_batch), "#d62728"});
     }
+    const double batch = marked_batch.value_or(curve.requested_batch);
+    const auto at = std::find_if(curve.points.begin(), curve.points.end(),
+                                 [&](const scenarios::CurvePoint& point) { return static_cast<double>(point.batch) == batch; });
+    // A batch the curve does not reach has no y; the chart then names it below the plot.
+    chart.points.push_back({batch, at != curve.points.end() ? at->tokens_per_s_total : std::nan(""),
+                            at != curve.points.end() ? fmt::format("batch {:.0f}: {:.4g} tokens/s", batch, at->tokens_per_s_total)
+                                                     : fmt::format("batch {:.0f}", batch),
+                            "#000000"});
     return chart;
 }
 

@@ -2,6 +2,7 @@
 // The concurrency curve as a table, CSV, JSON and an SVG chart.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "report/predict_json.hpp"
@@ -14,6 +15,12 @@ namespace decodesim::report {
 std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& curve);
 std::string curve_to_csv(const Conditions& conditions, const scenarios::Curve& curve);
 nlohmann::json curve_to_json(const Conditions& conditions, const scenarios::Curve& curve);
-Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve);
+// Total and per-stream tokens/s against the batch on log axes (batches in powers of two), with the
+// knee (scenarios::compute_bound_batch, as the table and `why` report it) and the memory wall where
+// the batches drawn reach them, the operating point at `marked_batch` (default: the curve's
+// requested batch), and the uncertainty band shaded when `band` is given.
+Chart curve_chart(const Conditions& conditions, const scenarios::Curve& curve,
+                  const std::optional<scenarios::CurveBand>& band = std::nullopt,
+                  std::optional<double> marked_batch = std::nullopt);
 
 }  // namespace decodesim::report

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/units.hpp"
@@ -42,42 +43,64 @@ window.addEventListener('load', function () {
 std::string roofline_chart(const ReportInputs& inputs) {
     Chart chart;
     chart.title = "Roofline: the decode step's operators against the machine";
-    chart.x = {"arithmetic intensity (FLOP/byte)", true, 0.01, 1e5};
-    chart.y = {"attainable FLOP/s", true, std::nullopt, std::nullopt};
+    chart.x = {"arithmetic intensity (FLOP/byte)", true, std::nullopt, std::nullopt, LogBase::ten};
+    chart.y = {"attainable FLOP/s", true, std::nullopt, std::nullopt, LogBase::ten};
     const double peak_rate = inputs.roofline_rates.matmul_rate.value;
     const double peak_bandwidth = inputs.roofline_rates.memory_bandwidth.value;
-    Series roof = line_series("roof (peak bandwidth x intensity, capped by peak FLOP/s)", {}, {}, "#333333");
-    for (double exponent = -2.0; exponent <= 5.0; exponent += 0.05) {
-        const double intensity = std::pow(10.0, exponent);
-        roof.x.push_back(intensity);
-        roof.y.push_back(std::min(peak_rate, intensity * peak_bandwidth));
-    }
+    const double balance = inputs.explanation.prediction.machine_balance;
     Series operators = line_series("operators (achieved in the prediction)", {}, {}, "#d62728");
     operators.line = false;
     operators.points = true;
     operators.label_points = true;
+    // The roof spans the operators and the ridge with a factor of four to spare on each side, so the
+    // x axis covers what is there to see and no more.
+    double lowest = balance, highest = balance;
     for (const auto& op : inputs.explanation.prediction.decode.operators) {
         if (op.flops.value <= 0.0 || op.bytes.value <= 0.0 || op.time.value <= 0.0) continue;
         operators.x.push_back(op.flops / op.bytes);
         operators.y.push_back(op.flops.value / op.time.value);
         operators.point_labels.emplace_back(engine::operator_name(op.kind));
+        lowest = std::min(lowest, operators.x.back());
+        highest = std::max(highest, operators.x.back());
+    }
+    Series roof = line_series("roof (peak bandwidth x intensity, capped by peak FLOP/s)", {}, {}, "#333333");
+    const double first = std::log10(lowest / 4.0), last = std::log10(highest * 4.0);
+    for (int i = 0; i <= 100; ++i) {
+        const double intensity = std::pow(10.0, first + (last - first) * i / 100.0);
+        roof.x.push_back(intensity);
+        roof.y.push_back(std::min(peak_rate, intensity * peak_bandwidth));
     }
     chart.series = {roof, operators};
-    const double balance = inputs.explanation.prediction.machine_balance;
     chart.markers.push_back({balance, fmt::format("machine balance {:.0f}", balance), "#2ca02c"});
-    chart.y.minimum = std::pow(10.0, std::floor(std::log10(peak_rate)) - 6.0);
     return render_chart(chart);
 }
 
 std::string context_chart(const ReportInputs& inputs) {
+    const auto& series = inputs.context_series;
+    const auto& decode = inputs.explanation.prediction.decode;
     Chart chart;
     chart.title = fmt::format("Tokens/s against context length (batch {:.0f})", inputs.explanation.effective_batch);
-    chart.x = {"context (tokens)", true, std::nullopt, std::nullopt};
-    chart.y = {"tokens/s", true, std::nullopt, std::nullopt};
-    chart.series = {line_series("per stream", inputs.context_series.contexts,
-                                inputs.context_series.tokens_per_s_per_stream, "#ff7f0e"),
-                    line_series("total", inputs.context_series.contexts, inputs.context_series.tokens_per_s_total,
-                                "#1f77b4")};
+    chart.x = {"context (tokens)", true, std::nullopt, std::nullopt, LogBase::two};
+    chart.y = {"tokens/s", true, std::nullopt, std::nullopt, LogBase::ten};
+    chart.series = {line_series("per stream", series.contexts, series.tokens_per_s_per_stream, "#ff7f0e"),
+                    line_series("total", series.contexts, series.tokens_per_s_total, "#1f77b4")};
+    if (inputs.context_series_low && inputs.context_series_high) {
+        const auto& low = *inputs.context_series_low;
+        const auto& high = *inputs.context_series_high;
+        chart.bands = {band_series("per stream: low to high estimate", low.contexts, low.tokens_per_s_per_stream,
+                                   high.tokens_per_s_per_stream, "#ff7f0e"),
+                       band_series("total: low to high estimate", low.contexts, low.tokens_per_s_total,
+                                   high.tokens_per_s_total, "#1f77b4")};
+    }
+    if (inputs.longest_context_that_fits) {
+        chart.markers.push_back({*inputs.longest_context_that_fits,
+                                 fmt::format("memory wall: {:.0f} tokens at {:.0f} streams", *inputs.longest_context_that_fits,
+                                             inputs.explanation.effective_batch),
+                                 "#d62728"});
+    }
+    chart.points.push_back({decode.context, decode.tokens_per_s_total,
+                            fmt::format("context {:.0f}: {:.4g} tokens/s", decode.context, decode.tokens_per_s_total),
+                            "#000000"});
     return render_chart(chart);
 }
 
@@ -162,7 +185,7 @@ std::string render_html_report(const ReportInputs& inputs) {
     html += "<h2>Roofline</h2>\n" + roofline_chart(inputs);
     html += "<h2>Tokens/s against context length</h2>\n" + context_chart(inputs);
     html += context_levels_table(inputs);
-    html += "<h2>Throughput against concurrency</h2>\n" + render_chart(curve_chart(conditions, inputs.curve));
+    html += "<h2>Throughput against concurrency</h2>\n" + render_chart(curve_chart(conditions, inputs.curve, inputs.curve_band, explanation.effective_batch));
     html += "<h2>Memory</h2>\n" + memory_chart(inputs);
     html += "<p class=\"conditions\">Generated by decodesim. Predictions apply the efficiency model of docs/model.md; "
             "roofline bounds use datasheet peaks.</p>\n";

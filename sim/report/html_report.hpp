@@ -1,6 +1,7 @@
 #pragma once
 // One self-contained HTML page: inline SVG and CSS, no network at view time.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,13 @@ struct ReportInputs {
     std::string model_name;
     scenarios::Explanation explanation;  // includes the prediction at the evaluated batch
     scenarios::Curve curve;
+    std::optional<scenarios::CurveBand> curve_band;  // low and high estimates along the curve
     scenarios::ContextSeries context_series;
+    // The same series at the low and high ends of the efficiency band, for shading.
+    std::optional<scenarios::ContextSeries> context_series_low;
+    std::optional<scenarios::ContextSeries> context_series_high;
+    // The memory wall along the context at the series' batch (empty: not one token fits).
+    std::optional<double> longest_context_that_fits;
     std::vector<scenarios::ContextLevel> context_levels;  // 8k, 32k, 128k side by side
     double context_levels_output = 0.0;                    // output tokens per request in them
     engine::DeviceRates roofline_rates;  // datasheet peaks, for the roofline chart

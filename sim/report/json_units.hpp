@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <string>
+
 #include "core/units.hpp"
 
 namespace nlohmann {
@@ -17,9 +21,26 @@ struct adl_serializer<decodesim::core::Quantity<Tag>> {
 
 namespace decodesim::report {
 
-// The one way a JSON document becomes text: indented, and with any byte that is not UTF-8 (a file
-// name from a foreign file system) replaced by U+FFFD instead of failing (docs/robustness.md, "Escaping").
-inline std::string json_text(const nlohmann::json& document) {
+// Every whole number held as a double (a batch, a byte count, a token count) as an integer, so
+// that a batch reads 10 and not 10.0; numbers beyond 2^53, where doubles skip integers, stay as
+// they are.
+inline void write_whole_numbers_as_integers(nlohmann::json& node) {
+    if (node.is_number_float()) {
+        const double value = node.get<double>();
+        constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+        if (std::isfinite(value) && std::trunc(value) == value && std::fabs(value) <= kExactLimit) {
+            node = static_cast<std::int64_t>(value);
+        }
+    } else if (node.is_structured()) {
+        for (auto& child : node) write_whole_numbers_as_integers(child);
+    }
+}
+
+// The one way a JSON document becomes text: indented, whole numbers as integers, and with any
+// byte that is not UTF-8 (a file name from a foreign file system) replaced by U+FFFD instead of
+// failing (docs/robustness.md, "Escaping").
+inline std::string json_text(nlohmann::json document) {
+    write_whole_numbers_as_integers(document);
     return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -12,7 +12,7 @@ using core::format_seconds;
 
 namespace {
 
-std::string rate(double tokens_per_s) { return fmt::format("{:.4g} tok/s", tokens_per_s); }
+std::string rate(double tokens_per_s) { return core::format_si(tokens_per_s, "tok/s"); }
 std::string share(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
 }  // namespace

@@ -36,6 +36,8 @@ constexpr std::size_t kRowSlack = 1 << 14;
 
 }  // namespace
 
+std::span<const std::string_view> sweep_column_names() { return kColumns; }
+
 SweepWriter::SweepWriter(std::ostream& sink, SweepFormat format)
     : sink_(&sink), format_(format), buffer_(new char[kFlushBytes + kRowSlack]), end_(buffer_.get()) {}
 

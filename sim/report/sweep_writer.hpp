@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <ostream>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@
 namespace decodesim::report {
 
 enum class SweepFormat { csv, jsonl };
+
+// The columns, in output order (docs/cli.md); SweepTable holds the same ones.
+std::span<const std::string_view> sweep_column_names();
 
 class SweepWriter {
 public:

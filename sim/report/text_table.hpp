@@ -1,6 +1,8 @@
 #pragma once
-// A plain aligned text table for humans: first column left-aligned, the rest right-aligned.
+// A plain aligned text table for humans: first column left-aligned, the rest right-aligned, and
+// no wider than a terminal of kMaxWidth columns: the widest columns are cut, with "...", until it fits.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -8,6 +10,8 @@ namespace decodesim::report {
 
 class TextTable {
 public:
+    static constexpr std::size_t kMaxWidth = 100;
+
     explicit TextTable(std::vector<std::string> header);
     void add_row(std::vector<std::string> row);
     std::string render() const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "scenarios/knee.hpp"
@@ -17,6 +18,7 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
     curve.max_batch = first.memory.max_batch;
     curve.context = first.decode.context;
     curve.knee_batch = compute_bound_batch(evaluator, curve.context);
+    curve.requested_batch = base.batch;
 
     const long long last = options.last_batch > 0 ? options.last_batch : std::max(1LL, curve.max_batch);
     if (last > options.point_limit) {
@@ -37,6 +39,35 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
                                                    : std::nullopt});
     }
     return curve;
+}
+
+BandEvaluators band_evaluators(const engine::OperatingPoint& point) {
+    const engine::EfficiencyBand efficiencies =
+        engine::efficiency_band(point.hardware, engine::default_efficiency(point.hardware, point.deployment.runtime));
+    return {engine::Evaluator(point.model, point.hardware, point.deployment, efficiencies.low),
+            engine::Evaluator(point.model, point.hardware, point.deployment, efficiencies.high)};
+}
+
+CurveBand curve_band(const BandEvaluators& band, const engine::Workload& base, long long last_batch) {
+    CurveBand result;
+    engine::Workload workload = base;
+    long long previous = 0;
+    for (int eighth = 0;; ++eighth) {
+        const long long batch = std::min(last_batch, std::llround(std::exp2(eighth / 8.0)));
+        if (batch > previous) {
+            workload.batch = static_cast<double>(batch);
+            const engine::Prediction low = band.low.predict(workload, engine::Detail::figures);
+            const engine::Prediction high = band.high.predict(workload, engine::Detail::figures);
+            result.batches.push_back(static_cast<double>(batch));
+            result.low_tokens_per_s_total.push_back(low.decode.tokens_per_s_total);
+            result.high_tokens_per_s_total.push_back(high.decode.tokens_per_s_total);
+            result.low_tokens_per_s_per_stream.push_back(low.decode.tokens_per_s_per_stream);
+            result.high_tokens_per_s_per_stream.push_back(high.decode.tokens_per_s_per_stream);
+            previous = batch;
+        }
+        if (batch >= last_batch) break;
+    }
+    return result;
 }
 
 }  // namespace decodesim::scenarios

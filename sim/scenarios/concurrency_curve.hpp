@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/operating_point.hpp"
 #include "engine/prediction.hpp"
 
 namespace decodesim::scenarios {
@@ -25,6 +26,7 @@ struct Curve {
     std::optional<long long> knee_batch;  // where decode turns compute-bound
     long long max_batch = 0;              // the memory wall
     double context = 0.0;                 // decode context the knee was computed at
+    double requested_batch = 1.0;         // the workload's batch: the operating point asked about
 };
 
 struct CurveOptions {
@@ -34,5 +36,25 @@ struct CurveOptions {
 
 // Throws core::UsageError when the curve would exceed the point limit.
 Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Workload& base, const CurveOptions& options);
+
+// The low and high ends of the plausible efficiency (engine::efficiency_band around the runtime's
+// default efficiency on this device), as evaluators of the point's deployment: the same pair that
+// `predict --band` evaluates. They refer to the point's profiles, which must outlive them.
+struct BandEvaluators {
+    engine::Evaluator low;
+    engine::Evaluator high;
+};
+BandEvaluators band_evaluators(const engine::OperatingPoint& point);
+
+// Throughput at both ends of the band along the curve, for shading. A band is drawn on a log axis,
+// so about eight batches per octave (and `last_batch` itself) trace it as well as every batch would.
+struct CurveBand {
+    std::vector<double> batches;
+    std::vector<double> low_tokens_per_s_total;
+    std::vector<double> high_tokens_per_s_total;
+    std::vector<double> low_tokens_per_s_per_stream;
+    std::vector<double> high_tokens_per_s_per_stream;
+};
+CurveBand curve_band(const BandEvaluators& band, const engine::Workload& base, long long last_batch);
 
 }  // namespace decodesim::scenarios

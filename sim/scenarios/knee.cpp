@@ -1,5 +1,6 @@
 #include "scenarios/knee.hpp"
 
+#include "engine/memory.hpp"
 #include "scenarios/search.hpp"
 
 #include <cmath>
@@ -47,6 +48,14 @@ std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& eval
     const core::Bytes weights = costs.total_bytes() - kv_at_one - costs[engine::OperatorKind::kv_write].bytes;
     const auto found = first_true(1, 1LL << 40, [&](long long context) {
         return cost.kv_bytes_per_sequence(static_cast<double>(context)) * batch > weights;
+    });
+    if (!found) return std::nullopt;
+    return static_cast<double>(*found);
+}
+
+std::optional<double> longest_context_that_fits(const engine::Evaluator& evaluator, double batch, double last_context) {
+    const auto found = last_true(1, static_cast<long long>(last_context), [&](long long context) {
+        return engine::memory_footprint(evaluator.cost_model(), evaluator.hardware(), batch, static_cast<double>(context)).fits;
     });
     if (!found) return std::nullopt;
     return static_cast<double>(*found);

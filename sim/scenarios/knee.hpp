@@ -21,4 +21,9 @@ std::optional<long long> matmul_compute_bound_batch(const engine::Evaluator& eva
 // streams. Empty when sliding windows keep the cache below the weights at any context.
 std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& evaluator, double batch);
 
+// The memory wall along the context: the longest context (in whole tokens, up to `last_context`) at
+// which `batch` streams still fit beside the weights, by the same footprint the prediction checks.
+// Empty when not even one token of context fits.
+std::optional<double> longest_context_that_fits(const engine::Evaluator& evaluator, double batch, double last_context);
+
 }  // namespace decodesim::scenarios

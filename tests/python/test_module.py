@@ -1,0 +1,142 @@
+"""The Python module against the command line and against figures derived by hand.
+
+Run as: python3 tests/python/test_module.py BUILD_DIR (ctest does, with PYTHONPATH=BUILD_DIR/python).
+"""
+
+import csv
+import io
+import math
+import os
+import subprocess
+import sys
+import unittest
+import warnings
+
+BUILD = sys.argv.pop(1) if len(sys.argv) > 1 else "build"
+sys.path.insert(0, os.path.join(BUILD, "python"))
+import decodesim  # noqa: E402
+
+BINARY = os.path.join(BUILD, "decodesim")
+
+
+def cli(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, check=False)
+
+
+class Predict(unittest.TestCase):
+    def test_same_document_as_the_command_line(self):
+        import json
+
+        from_python = decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", batch=32, context=8192)
+        result = cli("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "32",
+                     "--context", "8192", "--json")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(from_python, json.loads(result.stdout))
+
+    def test_bandwidth_bound_by_hand(self):
+        # Llama-3.1-8B streams its weights less the embedding table each step: 8,030,261,248
+        # parameters less 128,256 x 4,096 = 525,336,576 of embedding, 2 bytes each, is
+        # 15.0098 GB; its KV cache is 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes =
+        # 131,072 bytes per token, 134.2 MB at 1,024 tokens. H100 SXM: 3.35 TB/s. The bound is
+        # 3.35e12 / 15.144e9 = 221.2 tokens/s (norms and activations move it by well under 0.5%).
+        point = decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", context=1024)
+        by_hand = 3.35e12 / ((8_030_261_248 - 525_336_576) * 2 + 131_072 * 1024)
+        self.assertAlmostEqual(point["decode"]["roofline_tokens_per_s_per_stream"] / by_hand, 1.0, delta=0.005)
+        self.assertEqual(point["decode"]["bound"], "memory")
+
+    def test_flags_as_keywords(self):
+        # --weights fp8: one byte per weight, except the embedding table and the LM head (128,256 x
+        # 4,096 = 525,336,576 each), which FP8 checkpoints keep in bf16: 8,030,261,248 + 2 x
+        # 525,336,576 = 9,080,934,400 bytes.
+        point = decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", weights="fp8")
+        self.assertAlmostEqual(point["memory"]["weights_bytes"] / 9_080_934_400, 1.0, delta=0.001)
+
+
+class Errors(unittest.TestCase):
+    def test_misspelt_flag_is_a_usage_error_with_the_suggestion(self):
+        with self.assertRaises(decodesim.UsageError) as raised:
+            decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", hardwre="h100-sxm")
+        self.assertIn("did you mean '--hardware'", str(raised.exception))
+        self.assertEqual(raised.exception.exit_code, 2)
+
+    def test_unknown_hardware_is_input_error_with_the_cli_message(self):
+        with self.assertRaises(decodesim.InputError) as raised:
+            decodesim.predict(hardware="h100-sxn", model="llama-3.1-8b")
+        result = cli("predict", "--hardware", "h100-sxn", "--model", "llama-3.1-8b")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(str(raised.exception), result.stderr)
+        self.assertIn("h100-sxm", str(raised.exception))  # the suggestion
+
+    def test_warnings_are_python_warnings(self):
+        # Llama-3.1-8B's max_position_embeddings is 131,072.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            decodesim.predict(hardware="h200-sxm", model="llama-3.1-8b", context=200_000)
+        self.assertTrue(any(issubclass(w.category, decodesim.DecodesimWarning) and "131072" in str(w.message)
+                            for w in caught), [str(w.message) for w in caught])
+
+    def test_check_claim_verdict_is_an_answer_not_an_error(self):
+        # 10,000 tokens/s for one stream of a 70B model on one H100 is far above 3.35 TB/s / 141 GB.
+        answer = decodesim.check_claim(hardware="h100-sxm", model="llama-3.1-70b", tokens_per_s=10_000, per="stream",
+                                       weights="fp8")
+        self.assertIn("verdict", answer)
+
+
+class Sweep(unittest.TestCase):
+    def test_arrays_match_the_csv(self):
+        import numpy
+
+        table = decodesim.sweep(hardware=["h100-sxm", "mi300x"], model="llama-3.1-8b", batch="1:64:x4", context=[1024, 8192])
+        result = cli("sweep", "--hardware", "h100-sxm,mi300x", "--model", "llama-3.1-8b", "--batch", "1:64:x4",
+                     "--context", "1024,8192")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual(len(rows), 2 * 4 * 2)  # 2 devices x batches 1, 4, 16, 64 x 2 contexts
+        self.assertEqual(list(table.keys()), list(rows[0].keys()))
+        for name, values in table.items():
+            self.assertEqual(len(values), len(rows), name)
+            for value, row in zip(values, rows):
+                text = row[name]
+                if values.dtype.kind == "f":
+                    if text == "":
+                        self.assertTrue(math.isnan(value), name)
+                    else:  # the CSV carries nine significant digits
+                        self.assertAlmostEqual(value / float(text) if float(text) else value, 1.0 if float(text) else 0.0,
+                                               delta=1e-8, msg=name)
+                elif values.dtype == numpy.bool_:
+                    self.assertEqual(bool(value), text == "true", name)
+                else:
+                    self.assertEqual(str(value), text, name)
+
+    def test_a_point_of_the_sweep_is_the_predicted_point(self):
+        table = decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch=range(1, 9), context=4096)
+        point = decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", batch=8, context=4096)
+        self.assertEqual(list(table["batch"]), [1, 2, 3, 4, 5, 6, 7, 8])
+        self.assertEqual(table["decode.tokens_per_s_total"][7], point["decode"]["tokens_per_s_total"])
+
+    def test_bad_range_is_the_command_line_error(self):
+        with self.assertRaises(decodesim.UsageError) as raised:
+            decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch="1:64:x1")
+        self.assertIn("--batch", str(raised.exception))
+
+    def test_data_frame_when_pandas_is_present(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas is not installed")
+        frame = decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch=[1, 2], as_frame=True)
+        self.assertEqual(list(frame["batch"]), [1.0, 2.0])
+
+
+class Catalog(unittest.TestCase):
+    def test_ids(self):
+        self.assertIn("h100-sxm", decodesim.hardware_ids())
+        self.assertIn("llama-3.1-8b", decodesim.model_ids())
+
+    def test_missing_root(self):
+        with self.assertRaises(decodesim.InputError):
+            decodesim.hardware_ids(profiles_dir="/nonexistent/profiles")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
