@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "report/text_wrap.hpp"
 #include "cli/descriptor_stream.hpp"
 #include "core/units.hpp"
 #include "engine/model_shape.hpp"
@@ -479,3 +480,44 @@ TEST_CASE("when one stream's KV cache does not fit, every command says so, and s
 }
 
 }  // namespace decodesim
+
+TEST_CASE("every text output fits in 100 columns: tables cut their widest column, prose wraps") {
+    using decodesim::testing::run;
+    // The widest outputs seen before the rule: profile lists (159 columns), compare's note, why's
+    // verdict (561), plan's reasons, serve's summary, accuracy's worst rows.
+    const std::vector<std::vector<std::string>> commands = {
+        {"profiles", "list", "hardware"},
+        {"profiles", "list", "models"},
+        {"compare", "--hardware", "h100-sxm,mi300x,rtx-4090:2", "--model", "llama-3.1-8b", "--by", "cost"},
+        {"why", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "64"},
+        {"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output", "500", "--ttft-p99", "2",
+         "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm,mi300x"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "5", "--prompt", "1000", "--output",
+         "200", "--requests", "300", "--seed", "1"},
+        {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "500", "--per", "stream"},
+        {"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "32", "--band"},
+        {"accuracy"},
+    };
+    for (const auto& args : commands) {
+        const auto result = run(args);
+        INFO(args[0]);
+        std::size_t widest = 0;
+        std::size_t start = 0;
+        while (start < result.out.size()) {
+            const std::size_t end = std::min(result.out.find('\n', start), result.out.size());
+            widest = std::max(widest, end - start);
+            start = end + 1;
+        }
+        CHECK(!result.out.empty());
+        CHECK(widest <= 100);
+    }
+}
+
+TEST_CASE("wrap_text breaks at the last space that fits and indents the continuation") {
+    using decodesim::report::wrap_text;
+    // 10 columns: "  aaa bbb ccc" (13) breaks after "bbb" (col 9); the rest is indented 2 + 2.
+    CHECK(wrap_text("  aaa bbb ccc\n", 10) == "  aaa bbb\n    ccc\n");
+    CHECK(wrap_text("short\n", 10) == "short\n");
+    CHECK(wrap_text("abcdefghijklmno pq", 10) == "abcdefghijklmno\n  pq");  // a long word stays whole
+    CHECK(wrap_text("", 10).empty());
+}

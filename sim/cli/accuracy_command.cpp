@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "core/error.hpp"
 #include "cli/point_options.hpp"
@@ -44,11 +45,11 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     }
 
     if (options.fit) {
-        io.out << report::accuracy_fit_to_text(result);
+        io.out << report::wrap_text(report::accuracy_fit_to_text(result));
     } else if (options.json) {
         io.out << report::json_text(report::accuracy_to_json(result, path));
     } else {
-        io.out << report::accuracy_to_text(result, path, options.worst);
+        io.out << report::wrap_text(report::accuracy_to_text(result, path, options.worst));
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "report/claim_output.hpp"
@@ -49,7 +50,7 @@ int run_check_claim(const CheckClaimOptions& options, const profiles::Catalog& c
     if (options.json) {
         io.out << report::json_text(report::claim_to_json(conditions, claim, check));
     } else {
-        io.out << report::claim_to_text(conditions, claim, check);
+        io.out << report::wrap_text(report::claim_to_text(conditions, claim, check));
     }
     switch (check.verdict) {
         case scenarios::Verdict::impossible: return kClaimImpossible;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "core/error.hpp"
@@ -103,7 +104,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     } else if (options.csv) {
         io.out << report::compare_to_csv(model.id, workload, rows);
     } else {
-        io.out << report::compare_to_text(model.id, workload, rows);
+        io.out << report::wrap_text(report::compare_to_text(model.id, workload, rows));
     }
     // A device runs the model when it resolves and holds the weights and one stream's KV cache.
     if (std::none_of(rows.begin(), rows.end(),

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
@@ -44,7 +45,7 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     } else if (options.json) {
         io.out << report::json_text(report::curve_to_json(conditions, curve));
     } else {
-        io.out << report::curve_to_text(conditions, curve);
+        io.out << report::wrap_text(report::curve_to_text(conditions, curve));
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "cli/stream_options.hpp"
@@ -137,7 +138,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     if (options.json) {
         io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
-        io.out << report::plan_to_text(conditions, plan);
+        io.out << report::wrap_text(report::plan_to_text(conditions, plan));
     }
     // The answer "none can" is printed above with each candidate's reason; the exit code says it too.
     if (plan.options.empty()) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "engine/prediction.hpp"
@@ -40,8 +41,8 @@ int run_predict(const PredictOptions& options, const profiles::Catalog& catalog,
         if (band) document["band"] = report::band_to_json(band->first, band->second);
         io.out << report::json_text(document);
     } else {
-        io.out << report::prediction_to_text(conditions, prediction);
-        if (band) io.out << report::band_to_text(band->first, band->second);
+        io.out << report::wrap_text(report::prediction_to_text(conditions, prediction));
+        if (band) io.out << report::wrap_text(report::band_to_text(band->first, band->second));
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -28,12 +29,12 @@ struct ProfilesOptions {
 };
 
 void show_hardware(const profiles::HardwareProfile& hardware, const std::string& path, Io io) {
-    io.out << report::hardware_to_text(hardware, scenarios::summarize_hardware(hardware), path);
+    io.out << report::wrap_text(report::hardware_to_text(hardware, scenarios::summarize_hardware(hardware), path));
 }
 
 // The model's warnings (a stated parameter count the shape contradicts) go to stderr, after it.
 void show_model(const profiles::ModelProfile& model, const std::string& path, Io io) {
-    io.out << report::model_to_text(model, scenarios::summarize_model(model), path);
+    io.out << report::wrap_text(report::model_to_text(model, scenarios::summarize_model(model), path));
     for (const auto& warning : engine::model_warnings(model)) warn(io, warning);
 }
 
@@ -55,7 +56,7 @@ int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& c
             const auto summary = scenarios::summarize_hardware(hardware);
             entries.push_back({std::move(hardware), summary});
         }
-        io.out << report::hardware_list_to_text(entries);
+        io.out << report::wrap_text(report::hardware_list_to_text(entries));
         return 0;
     }
     std::vector<report::ModelEntry> entries;
@@ -64,7 +65,7 @@ int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& c
         auto summary = scenarios::summarize_model(model);
         entries.push_back({std::move(model), std::move(summary)});
     }
-    io.out << report::model_list_to_text(entries);
+    io.out << report::wrap_text(report::model_list_to_text(entries));
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
@@ -167,7 +168,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (options.json) {
         io.out << report::json_text(report::serve_to_json(conditions, result, analytic));
     } else {
-        io.out << report::serve_to_text(conditions, result, analytic);
+        io.out << report::wrap_text(report::serve_to_text(conditions, result, analytic));
     }
     if (none_served) {
         throw core::NothingComputed(fmt::format(

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
@@ -59,7 +60,7 @@ int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, I
     if (options.json) {
         io.out << report::json_text(report::ladder_to_json(report));
     } else {
-        io.out << report::ladder_to_text(report);
+        io.out << report::wrap_text(report::ladder_to_text(report));
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
 #include "report/why_output.hpp"
@@ -31,7 +32,7 @@ int run_why(const WhyOptions& options, const profiles::Catalog& catalog, Io io) 
     if (options.json) {
         io.out << report::json_text(report::why_to_json(conditions, explanation));
     } else {
-        io.out << report::why_to_text(conditions, explanation);
+        io.out << report::wrap_text(report::why_to_text(conditions, explanation));
     }
     return 0;
 }

@@ -38,8 +38,8 @@ std::string curve_to_text(const Conditions& conditions, const scenarios::Curve& 
         if (!is_power_of_two(point.batch) && !knee && !wall && !last) continue;
         std::string note = knee ? "knee" : "";
         if (wall) note += note.empty() ? "memory wall" : ", memory wall";
-        std::vector<std::string> cells{std::to_string(point.batch), fmt::format("{:.4g}", point.tokens_per_s_per_stream),
-                                       fmt::format("{:.4g}", point.tokens_per_s_total), core::format(point.step_time),
+        std::vector<std::string> cells{std::to_string(point.batch), core::format_si(point.tokens_per_s_per_stream),
+                                       core::format_si(point.tokens_per_s_total), core::format(point.step_time),
                                        core::format(point.ttft)};
         if (request) cells.push_back(core::format(*point.time_to_last_token));
         for (std::string cell : {core::format(point.batch_prefill), std::string(engine::bound_name(point.bound)),

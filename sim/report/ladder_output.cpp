@@ -34,8 +34,8 @@ std::string ladder_to_text(const LadderReport& report) {
     TextTable table({"step", "tok/s/stream", "change", "tok/s total", "TTFT", "bound", "fits"});
     for (std::size_t i = 0; i < report.steps.size(); ++i) {
         const auto& step = report.steps[i];
-        table.add_row({step.change, fmt::format("{:.4g}", step.tokens_per_s_per_stream), change_text(report.steps, i),
-                       fmt::format("{:.4g}", step.tokens_per_s_total), core::format(step.ttft), engine::bound_name(step.bound),
+        table.add_row({step.change, core::format_si(step.tokens_per_s_per_stream), change_text(report.steps, i),
+                       core::format_si(step.tokens_per_s_total), core::format(step.ttft), engine::bound_name(step.bound),
                        step.fits ? "yes" : "no"});
     }
     text += table.render();

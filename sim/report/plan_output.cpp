@@ -10,8 +10,9 @@ namespace decodesim::report {
 
 namespace {
 
-std::string money(const std::optional<double>& value, const char* format) {
-    return value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+// One format per column: four significant digits, or "-" where the profile names no price or power.
+std::string figure(const std::optional<double>& value) {
+    return value ? core::format_significant(*value) : std::string("-");
 }
 
 std::string device_range(const scenarios::PlanOption& option) {
@@ -42,9 +43,9 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
                        fmt::format("{} x {}", d.parallelism.tensor, option.replicas),
-                       fmt::format("{}/{}", d.weights->name, d.kv->name), money(option.cost_per_hour, "{:.2f}"),
-                       money(option.cost_per_million_output_tokens, "{:.3g}"), money(option.joules_per_output_token, "{:.3g}"),
-                       option.binding, fmt::format("{:.3g}/s", option.max_rate_at_targets_per_s),
+                       fmt::format("{}/{}", d.weights->name, d.kv->name), figure(option.cost_per_hour),
+                       figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
+                       option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
                        core::format_seconds(option.per_replica.ttft_s.p99),
                        core::format_seconds(option.per_replica.tpot_s.p99),
                        core::format_seconds(option.per_replica.e2e_s.p99)});

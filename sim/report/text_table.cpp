@@ -19,22 +19,42 @@ namespace {
 
 constexpr std::size_t kGap = 2;  // spaces between columns
 constexpr std::string_view kCut = "...";
-constexpr std::size_t kNarrowest = 8;  // a column is never cut below this
+// Columns wider than this hold names and prose, which may be cut; narrower ones hold figures and
+// short labels, which are never cut: a table too wide without them is split instead.
+constexpr std::size_t kLongestUncut = 24;
 
-// The widths that fit `limit`: the widest column loses a character at a time, so long names
-// are cut before any figure is.
-std::vector<std::size_t> fitted_widths(std::vector<std::size_t> widths, std::size_t limit) {
-    auto total = [&] {
-        std::size_t sum = 0;
-        for (std::size_t width : widths) sum += width + kGap;
-        return sum - kGap;
-    };
-    while (!widths.empty() && total() > limit) {
-        auto widest = std::max_element(widths.begin(), widths.end());
-        if (*widest <= kNarrowest) break;  // nothing left to cut without losing figures
+std::size_t total_width(const std::vector<std::size_t>& widths, const std::vector<std::size_t>& columns) {
+    std::size_t sum = 0;
+    for (std::size_t column : columns) sum += widths[column] + kGap;
+    return sum == 0 ? 0 : sum - kGap;
+}
+
+// Cuts the long columns, the widest first a character at a time, until `columns` fit `limit` or
+// none is left wider than kLongestUncut.
+void cut_long_columns(std::vector<std::size_t>& widths, const std::vector<std::size_t>& columns, std::size_t limit) {
+    while (total_width(widths, columns) > limit) {
+        std::size_t* widest = nullptr;
+        for (std::size_t column : columns) {
+            if (widest == nullptr || widths[column] > *widest) widest = &widths[column];
+        }
+        if (widest == nullptr || *widest <= kLongestUncut) return;
         --*widest;
     }
-    return widths;
+}
+
+// Groups of columns that each fit `limit`, every group led by the first column (the row's name).
+std::vector<std::vector<std::size_t>> column_groups(const std::vector<std::size_t>& widths, std::size_t limit) {
+    std::vector<std::vector<std::size_t>> groups{{0}};
+    for (std::size_t column = 1; column < widths.size(); ++column) {
+        std::vector<std::size_t> wider = groups.back();
+        wider.push_back(column);
+        if (total_width(widths, wider) <= limit || groups.back().size() == 1) {
+            groups.back() = std::move(wider);
+        } else {
+            groups.push_back({0, column});
+        }
+    }
+    return groups;
 }
 
 std::string cut(const std::string& cell, std::size_t width) {
@@ -53,22 +73,24 @@ std::string TextTable::render() const {
         widths.resize(std::max(widths.size(), row.size()), 0);
         for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
     }
-    widths = fitted_widths(widths, kMaxWidth);
+    std::vector<std::size_t> all(widths.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    cut_long_columns(widths, all, kMaxWidth);
     std::string text;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-        const auto& row = rows_[r];
-        for (std::size_t i = 0; i < row.size(); ++i) {
-            const std::string cell = cut(row[i], widths[i]);
-            const std::string padding(widths[i] - cell.size(), ' ');
-            if (i > 0) text += std::string(kGap, ' ');
-            text += i == 0 ? cell + padding : padding + cell;
-        }
-        while (!text.empty() && text.back() == ' ') text.pop_back();
-        text += "\n";
-        if (r == 0) {
-            std::size_t total = 0;
-            for (std::size_t w : widths) total += w + 2;
-            text += std::string(total >= 2 ? total - 2 : 0, '-') + "\n";
+    for (const auto& columns : column_groups(widths, kMaxWidth)) {
+        if (!text.empty()) text += "\n";
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            const auto& row = rows_[r];
+            std::string line;
+            for (std::size_t column : columns) {
+                const std::string cell = cut(column < row.size() ? row[column] : std::string(), widths[column]);
+                const std::string padding(widths[column] - cell.size(), ' ');
+                if (column > 0) line += std::string(kGap, ' ');
+                line += column == 0 ? cell + padding : padding + cell;
+            }
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            text += line + "\n";
+            if (r == 0) text += std::string(total_width(widths, columns), '-') + "\n";
         }
     }
     return text;

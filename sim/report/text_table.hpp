@@ -1,6 +1,7 @@
 #pragma once
 // A plain aligned text table for humans: first column left-aligned, the rest right-aligned, and
-// no wider than a terminal of kMaxWidth columns: the widest columns are cut, with "...", until it fits.
+// no wider than kMaxWidth columns: long names and prose are cut with "..." first; a table still
+// too wide is split into several, each led by the first column, so no figure is ever cut.
 
 #include <cstddef>
 #include <string>

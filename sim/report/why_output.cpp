@@ -59,7 +59,7 @@ std::string why_to_text(const Conditions& conditions, const scenarios::Explanati
                                    conditions.kv);
     text += why_verdict(explanation) + "\n\n";
     TextTable table({"", "value"});
-    table.add_row({"tokens/s total (predicted)", fmt::format("{:.4g}", decode.tokens_per_s_total)});
+    table.add_row({"tokens/s total (predicted)", core::format_si(decode.tokens_per_s_total)});
     table.add_row({"time bound by memory bandwidth", fmt::format("{:.1f}%", decode.memory_fraction * 100)});
     table.add_row({"time bound by compute", fmt::format("{:.1f}%", decode.compute_fraction * 100)});
     table.add_row({"time in fixed overheads", fmt::format("{:.1f}%", decode.overhead_fraction * 100)});
@@ -70,8 +70,8 @@ std::string why_to_text(const Conditions& conditions, const scenarios::Explanati
     table.add_row({"2x interconnect", change(explanation.what_if.interconnect_x2)});
     table.add_row({"peak clocks (decode / TTFT)",
                    fmt::format("{} / {}", change(explanation.what_if.peak_clocks), change(explanation.what_if.peak_clocks_ttft))});
-    table.add_row({"machine balance", fmt::format("{:.4g} FLOP/byte", explanation.prediction.machine_balance)});
-    table.add_row({"step arithmetic intensity", fmt::format("{:.4g} FLOP/byte", decode.arithmetic_intensity)});
+    table.add_row({"machine balance", core::format_significant(explanation.prediction.machine_balance) + " FLOP/byte"});
+    table.add_row({"step arithmetic intensity", core::format_significant(decode.arithmetic_intensity) + " FLOP/byte"});
     table.add_row({"compute-bound from batch",
                    explanation.compute_bound_batch ? std::to_string(*explanation.compute_bound_batch) : "never"});
     table.add_row({"matrix products compute-bound from batch",
