@@ -278,3 +278,23 @@ TEST_CASE("the report marks its batch, the memory walls and the band") {
     CHECK(page.find("memory wall: ") != page.rfind("memory wall: "));  // and along the context
     CHECK(count_of(page, "<polygon class=\"band\"") == 4);  // two lines on each of two charts
 }
+
+TEST_CASE("versus shades each bar's band, which holds the bar's own figure") {
+    const std::string svg_path = std::string(DECODESIM_BINARY_DIR) + "/versus_band_test.svg";
+    const auto run = decodesim::testing::run({"versus", "--hardware", "mi300x", "--model", "llama-3.1-8b",
+                                              "--vendor-weights", "fp8", "--batch", "64", "--context", "4096", "--svg",
+                                              svg_path, "--json"});
+    REQUIRE(run.exit_code == 0);
+    const auto json = nlohmann::json::parse(run.out);
+    const std::string svg = read_text(svg_path);
+    // One shaded span per step; the band's ends bracket the step's predicted figure (the prediction
+    // uses the default efficiency, which lies inside the measured range by construction).
+    CHECK(count_of(svg, "<rect class=\"band\"") == json["steps"].size());
+    for (const auto& step : json["steps"]) {
+        const double value = step["tokens_per_s_per_stream"];
+        CHECK(step["band"]["tokens_per_s_per_stream_low"].get<double>() <= value);
+        CHECK(step["band"]["tokens_per_s_per_stream_high"].get<double>() >= value);
+        CHECK(step["band"]["tokens_per_s_per_stream_low"].get<double>() <
+              step["band"]["tokens_per_s_per_stream_high"].get<double>());
+    }
+}

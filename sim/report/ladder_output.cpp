@@ -60,6 +60,8 @@ nlohmann::json ladder_to_json(const LadderReport& report) {
         steps.push_back({{"change", step.change},
                          {"conditions", std::move(conditions)},
                          {"tokens_per_s_per_stream", step.tokens_per_s_per_stream},
+                         {"band", {{"tokens_per_s_per_stream_low", step.tokens_per_s_per_stream_low},
+                                   {"tokens_per_s_per_stream_high", step.tokens_per_s_per_stream_high}}},
                          {"tokens_per_s_total", step.tokens_per_s_total},
                          {"ttft_s", step.ttft.value},
                          {"bound", engine::bound_name(step.bound)},
@@ -73,17 +75,20 @@ std::string ladder_chart(const LadderReport& report) {
     std::vector<Bar> bars;
     if (report.claimed_tokens_per_s_per_stream) {
         bars.push_back({"the vendor's claim", *report.claimed_tokens_per_s_per_stream,
-                        fmt::format("{:.4g} tok/s per stream", *report.claimed_tokens_per_s_per_stream), "#999999"});
+                        core::format_si(*report.claimed_tokens_per_s_per_stream, "tok/s per stream"), "#999999"});
     }
     for (std::size_t i = 0; i < report.steps.size(); ++i) {
         const auto& step = report.steps[i];
         bars.push_back({step.change, step.tokens_per_s_per_stream,
-                        fmt::format("{:.4g} tok/s/stream {} ({:.4g} total, TTFT {})", step.tokens_per_s_per_stream,
-                                    change_text(report.steps, i), step.tokens_per_s_total, core::format(step.ttft)),
-                        i == 0 ? "#2ca02c" : i + 1 == report.steps.size() ? "#d62728" : "#1f77b4"});
+                        fmt::format("{} {} ({} total, TTFT {})", core::format_si(step.tokens_per_s_per_stream, "tok/s/stream"),
+                                    change_text(report.steps, i), core::format_si(step.tokens_per_s_total),
+                                    core::format(step.ttft)),
+                        i == 0 ? "#2ca02c" : i + 1 == report.steps.size() ? "#d62728" : "#1f77b4",
+                        std::pair{step.tokens_per_s_per_stream_low, step.tokens_per_s_per_stream_high}});
     }
     return render_bars(fmt::format("{} on {}: the vendor's number against yours", report.model, report.hardware_name),
-                       bars, "decodesim versus: each bar keeps the changes above it; per-stream decode speed, predicted");
+                       bars, "decodesim versus: each bar keeps the changes above it; per-stream decode speed, predicted; shaded: the "
+                       "band of measured efficiencies");
 }
 
 }  // namespace decodesim::report

@@ -493,6 +493,7 @@ std::string render_bars(const std::string& title, const std::vector<Bar>& bars, 
     double largest = 0.0;
     for (const auto& bar : bars) {
         if (std::isfinite(bar.value)) largest = std::max(largest, bar.value);
+        if (bar.band && std::isfinite(bar.band->second)) largest = std::max(largest, bar.band->second);
     }
     const double height = kTop + kRowHeight * static_cast<double>(bars.size()) + 40.0;
     std::string svg = fmt::format(
@@ -508,8 +509,20 @@ std::string render_bars(const std::string& title, const std::vector<Bar>& bars, 
                            y + kRowHeight / 2.0 + 4.0, xml_escape(bar.label));
         svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", label_width,
                            y + 5.0, length, kRowHeight - 10.0, bar.color);
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", label_width + length + 6.0,
-                           y + kRowHeight / 2.0 + 4.0, xml_escape(bar.value_label));
+        double text_x = label_width + length + 6.0;
+        if (bar.band && largest > 0.0 && std::isfinite(bar.band->first) && std::isfinite(bar.band->second)) {
+            // The band as a shaded span across the bar's end, with the bar's colour; the value text
+            // starts after it so that the two never overlap.
+            const double low = std::max(0.0, bar.band->first) / largest * bar_space;
+            const double high = std::max(0.0, bar.band->second) / largest * bar_space;
+            svg += fmt::format("<rect class=\"band\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                               "fill=\"{}\" fill-opacity=\"0.25\" stroke=\"{}\" stroke-opacity=\"0.5\"/>\n",
+                               label_width + low, y + 2.0, std::max(0.0, high - low), kRowHeight - 4.0, bar.color,
+                               bar.color);
+            text_x = std::max(text_x, label_width + high + 6.0);
+        }
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", text_x, y + kRowHeight / 2.0 + 4.0,
+                           xml_escape(bar.value_label));
     }
     svg += fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#555\">{}</text>\n", height - 14.0, xml_escape(note));
     svg += "</svg>\n";

@@ -5,6 +5,7 @@
 // (place_labels); what cannot be placed goes into the legend below the plot.
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -110,6 +111,8 @@ struct Bar {
     double value = 0.0;
     std::string value_label;
     std::string color = "#1f77b4";
+    // The uncertainty band around `value`, shaded over the bar's end; absent for a plain figure.
+    std::optional<std::pair<double, double>> band;
 };
 std::string render_bars(const std::string& title, const std::vector<Bar>& bars, const std::string& note, int width = 900);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/registry.hpp"
+#include "engine/efficiency.hpp"
 
 namespace decodesim::scenarios {
 
@@ -37,6 +38,15 @@ LadderStep evaluate(const profiles::HardwareProfile& hardware, const profiles::M
     const engine::Prediction prediction =
         evaluator.predict(engine::Workload::step(conditions.batch, conditions.context), engine::Detail::figures);
     step.tokens_per_s_per_stream = prediction.decode.tokens_per_s_per_stream;
+    const engine::EfficiencyBand band =
+        engine::efficiency_band(hardware, engine::default_efficiency(hardware, step.deployment.runtime));
+    const auto per_stream = [&](const engine::Efficiency& efficiency) {
+        return engine::Evaluator(model, hardware, step.deployment, efficiency)
+            .predict(engine::Workload::step(conditions.batch, conditions.context), engine::Detail::figures)
+            .decode.tokens_per_s_per_stream;
+    };
+    step.tokens_per_s_per_stream_low = per_stream(band.low);
+    step.tokens_per_s_per_stream_high = per_stream(band.high);
     step.tokens_per_s_total = prediction.decode.tokens_per_s_total;
     step.ttft = prediction.ttft;
     step.bound = prediction.decode.bound;

@@ -23,6 +23,9 @@ struct LadderStep {
     LadderConditions conditions;
     engine::Deployment deployment;
     double tokens_per_s_per_stream = 0.0;
+    // The same at both ends of the efficiency band (engine::efficiency_band), as predict --band.
+    double tokens_per_s_per_stream_low = 0.0;
+    double tokens_per_s_per_stream_high = 0.0;
     double tokens_per_s_total = 0.0;
     core::Seconds ttft;            // one request's prefill of `context` tokens
     engine::Bound bound = engine::Bound::memory;
