@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 
 #include "core/error.hpp"
@@ -39,36 +40,51 @@ extern "C" void remove_pending_and_reraise(int signal_number) {
     std::raise(signal_number);
 }
 
-void install_handlers_once() {
-    static const bool installed = [] {
-        for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
-            struct sigaction action {};
-            action.sa_handler = remove_pending_and_reraise;
-            sigemptyset(&action.sa_mask);
-            // Keep an ignored signal ignored (nohup, a shell's background job).
-            struct sigaction previous {};
-            if (::sigaction(signal_number, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
-            ::sigaction(signal_number, &action, nullptr);
-        }
-        return true;
-    }();
-    (void)installed;
+// The handlers are in place only while a file is pending, and the caller's own are put back after:
+// decodesim also runs inside other programs (the Python module), whose handlers (Python's
+// KeyboardInterrupt) must outlive the call.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+std::mutex handlers_mutex;
+int files_pending = 0;
+std::array<struct sigaction, std::size(kSignals)> saved_actions{};
+std::array<bool, std::size(kSignals)> replaced{};
+
+void install_handlers() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+        struct sigaction action {};
+        action.sa_handler = remove_pending_and_reraise;
+        sigemptyset(&action.sa_mask);
+        // Keep an ignored signal ignored (nohup, a shell's background job).
+        replaced[i] = ::sigaction(kSignals[i], nullptr, &saved_actions[i]) == 0 && saved_actions[i].sa_handler != SIG_IGN &&
+                      ::sigaction(kSignals[i], &action, nullptr) == 0;
+    }
+}
+
+void restore_handlers() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+        if (replaced[i]) ::sigaction(kSignals[i], &saved_actions[i], nullptr);
+        replaced[i] = false;
+    }
 }
 
 int register_pending(const std::string& path) {
     if (path.size() >= kPathBytes) return -1;
-    install_handlers_once();
+    const std::lock_guard<std::mutex> lock(handlers_mutex);
     for (int slot = 0; slot < kSlots; ++slot) {
         if (pending_used[slot].load()) continue;
         std::memcpy(pending_paths[slot].data(), path.c_str(), path.size() + 1);
         pending_used[slot].store(true);
+        if (files_pending++ == 0) install_handlers();
         return slot;
     }
     return -1;
 }
 
 void unregister_pending(int slot) {
-    if (slot >= 0) pending_used[slot].store(false);
+    if (slot < 0) return;
+    const std::lock_guard<std::mutex> lock(handlers_mutex);
+    pending_used[slot].store(false);
+    if (--files_pending == 0) restore_handlers();
 }
 
 [[noreturn]] void refuse(const std::string& path, std::string why) {

@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 import unittest
 import warnings
 
@@ -80,6 +81,25 @@ class Errors(unittest.TestCase):
         answer = decodesim.check_claim(hardware="h100-sxm", model="llama-3.1-70b", tokens_per_s=10_000, per="stream",
                                        weights="fp8")
         self.assertIn("verdict", answer)
+
+
+class Embedding(unittest.TestCase):
+    def test_writing_a_file_leaves_pythons_signal_handlers_in_place(self):
+        # The CLI removes half-written files on SIGINT with its own handler while a file is
+        # pending; inside Python, Ctrl-C must still raise KeyboardInterrupt afterwards.
+        import signal
+        import tempfile
+
+        before = signal.getsignal(signal.SIGINT)
+        with tempfile.TemporaryDirectory() as folder:
+            svg = os.path.join(folder, "curve.svg")
+            decodesim.curve(hardware="h100-sxm", model="llama-3.1-8b", svg=svg)
+            self.assertTrue(os.path.getsize(svg) > 0)
+        self.assertIs(signal.getsignal(signal.SIGINT), before)
+        # Python's own table would not show a handler replaced beneath it: deliver the signal.
+        with self.assertRaises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
 
 
 class Sweep(unittest.TestCase):
