@@ -83,6 +83,27 @@ class Errors(unittest.TestCase):
         self.assertIn("verdict", answer)
 
 
+class Planning(unittest.TestCase):
+    def test_serve_and_plan_return_their_json_documents(self):
+        import json
+
+        served = decodesim.serve(hardware="h100-sxm", model="llama-3.1-8b", rate=2, prompt=500, output=100,
+                                 requests=200, seed=1)
+        result = cli("serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2", "--prompt", "500",
+                     "--output", "100", "--requests", "200", "--seed", "1", "--json")
+        self.assertEqual(served, json.loads(result.stdout))
+        planned = decodesim.plan(model="llama-3.1-8b", hardware=["h100-sxm", "l4"], rate=2, prompt=500, output=100)
+        result = cli("plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm,l4", "--rate", "2", "--prompt", "500",
+                     "--output", "100", "--json")
+        self.assertEqual(planned, json.loads(result.stdout))
+
+    def test_no_feasible_plan_is_nothing_computed(self):
+        # A 405B model in bf16 (810 GB of weights) cannot be served by one 24 GB L4 at tp 1.
+        with self.assertRaises(decodesim.NothingComputed) as raised:
+            decodesim.plan(model="llama-3.1-405b", hardware="l4", rate=1, prompt=500, output=100, tp=1)
+        self.assertEqual(raised.exception.exit_code, 6)
+
+
 class Embedding(unittest.TestCase):
     def test_writing_a_file_leaves_pythons_signal_handlers_in_place(self):
         # The CLI removes half-written files on SIGINT with its own handler while a file is
