@@ -14,6 +14,13 @@ jobs=${DECODESIM_WEB_JOBS:-$(nproc 2>/dev/null || echo 2)}
 NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs
 export NODE_PATH
 
+# The Debian archive is reached the way apt reaches it: through apt's proxy, when it has one.
+proxy=$(apt-config dump 2>/dev/null | sed -n 's/^Acquire::http::Proxy "\(.*\)";$/\1/p' | head -n 1)
+if [ -n "$proxy" ] && [ -z "${http_proxy:-}" ]; then
+    http_proxy=$proxy
+    export http_proxy
+fi
+
 pool=http://deb.debian.org/debian/pool/main/y/yaml-cpp
 version=0.7.0+dfsg-8
 orig=yaml-cpp_0.7.0+dfsg.orig.tar.xz

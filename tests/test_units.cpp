@@ -73,6 +73,8 @@ TEST_CASE("human formatting scales units and does not depend on the locale") {
     CHECK(decodesim::core::format_seconds(0.0062) == "6.200 ms");
     CHECK(decodesim::core::format_seconds(722e-6) == "722.0 us");
     CHECK(decodesim::core::format_bytes(999.97e9) == "1.000 TB");  // rounding moves it to the next prefix
+    CHECK(decodesim::core::format_seconds(0.0) == "0 s");
+    CHECK(decodesim::core::format_bytes(0.0) == "0 B");
 }
 
 TEST_CASE("one number format: four significant digits, SI prefixes up to E, never an exponent") {

@@ -264,6 +264,7 @@ std::string format_throughput(double ops_per_second) {
 }
 
 std::string format_seconds(double seconds) {
+    if (seconds == 0.0) return "0 s";  // not "0 fs", the smallest prefix
     return scaled(seconds, {{{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}}});
 }
 
