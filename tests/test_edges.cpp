@@ -521,3 +521,13 @@ TEST_CASE("wrap_text breaks at the last space that fits and indents the continua
     CHECK(wrap_text("abcdefghijklmno pq", 10) == "abcdefghijklmno\n  pq");  // a long word stays whole
     CHECK(wrap_text("", 10).empty());
 }
+
+TEST_CASE("a sweep with stderr redirected to a file draws no progress bar") {
+    // 1,024 batches x 4,096 contexts: about four million points, several seconds, past the one
+    // second after which a bar is drawn on a terminal. stderr here is a file (shell() redirects it).
+    const auto result = decodesim::shell("sweep --hardware h100-sxm --model llama-3.1-8b --batch 1:1024:+1 --context 1:131072:+32 "
+                              "--max-points 1e7 >/dev/null");
+    CHECK(result.exit_code == 0);
+    CHECK(result.err.find('\r') == std::string::npos);
+    CHECK(result.err.find("points/s") == std::string::npos);
+}
