@@ -156,8 +156,8 @@ void serve_requests(benchmark::State& state) {
     const engine::Evaluator evaluator(point);
     scenarios::StreamSpec spec;
     spec.arrivals.rate_per_s = 20.0;
-    spec.prompt = {scenarios::LengthDistribution::Kind::lognormal, 1000.0, 500.0};
-    spec.output = {scenarios::LengthDistribution::Kind::lognormal, 200.0, 100.0};
+    spec.prompt = {scenarios::LengthDistribution::Kind::lognormal, 1000.0, 500.0, std::nullopt};
+    spec.output = {scenarios::LengthDistribution::Kind::lognormal, 200.0, 100.0, std::nullopt};
     spec.requests = 100'000;
     const auto requests = scenarios::generate_requests(spec);
     double simulated = 0.0;

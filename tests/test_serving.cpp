@@ -211,7 +211,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     scenarios::PlanSpace space;
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
-    const scenarios::ServiceTargets targets{2.0, 0.05};
+    const scenarios::ServiceTargets targets{2.0, 0.05, std::nullopt};
     std::map<std::string, int> previous;
     for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0, 40.0}) {
         scenarios::PlanWorkload workload;

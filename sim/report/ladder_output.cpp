@@ -75,7 +75,8 @@ std::string ladder_chart(const LadderReport& report) {
     std::vector<Bar> bars;
     if (report.claimed_tokens_per_s_per_stream) {
         bars.push_back({"the vendor's claim", *report.claimed_tokens_per_s_per_stream,
-                        core::format_si(*report.claimed_tokens_per_s_per_stream, "tok/s per stream"), "#999999"});
+                        core::format_si(*report.claimed_tokens_per_s_per_stream, "tok/s per stream"), "#999999",
+                        std::nullopt});
     }
     for (std::size_t i = 0; i < report.steps.size(); ++i) {
         const auto& step = report.steps[i];

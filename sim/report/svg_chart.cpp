@@ -358,7 +358,11 @@ std::string render_chart(const Chart& chart) {
         body += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" "
                             "stroke-dasharray=\"5 4\"/>\n",
                             px, kTop, plot_bottom, marker.color);
-        marker_labels.push_back({{px, kTop, marker.label, kMarkerLabelFont, 4.0, 4.0}, marker.color, false, std::nullopt});
+        // Built member by member: GCC 12 misreads the nested aggregate (-Wmaybe-uninitialized).
+        PendingLabel label;
+        label.request = LabelRequest{px, kTop, marker.label, kMarkerLabelFont, 4.0, 4.0};
+        label.color = marker.color;
+        marker_labels.push_back(std::move(label));
     }
     for (const auto& point : chart.points) {
         if (!in_x_range(point.x) || !drawable(point.y, chart.y.logarithmic)) {
