@@ -29,4 +29,5 @@ run fuzz_hf_config tests/data/hf_configs tests/data/invalid
 run fuzz_units tests/fuzz/seeds/units
 run fuzz_ranges tests/fuzz/seeds/ranges
 run fuzz_command_line tests/fuzz/seeds/command_line
+run fuzz_checkpoint_headers tests/fuzz/seeds/checkpoints
 echo "fuzz: all targets ran clean"
