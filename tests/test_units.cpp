@@ -87,6 +87,7 @@ TEST_CASE("one number format: four significant digits, SI prefixes up to E, neve
     CHECK(format_significant(9.9996) == "10.00");    // the carry takes a digit from the decimals
     CHECK(format_significant(-0.00001) == "-0.00001000");
     CHECK(format_significant(0.0) == "0");
+    CHECK(format_significant(5e-324) == "4.941e-324");  // a subnormal: the only case with an exponent
     CHECK(format_si(17543.0, "tok/s") == "17.54 k tok/s");
     CHECK(format_si(999.96) == "1.000 k");
     CHECK(format_si(1.5e15) == "1.500 P");

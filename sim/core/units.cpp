@@ -280,6 +280,8 @@ std::string format_significant(double value, int digits) {
     // Rounded first, so that 9.9996 gives "10.00" and not "10.000".
     const double rounded = round_significant(value, digits);
     if (rounded == 0.0) return "0";
+    // Subnormals overflow the scale in round_significant; no figure a person reads is one.
+    if (!std::isfinite(rounded)) return fmt::format("{:.{}g}", value, digits);
     const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
     return fmt::format("{:.{}f}", rounded, std::max(0, digits - 1 - magnitude));
 }
