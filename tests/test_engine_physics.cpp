@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/cost_model.hpp"
@@ -147,11 +148,13 @@ TEST_CASE("tensor parallelism splits weights and KV heads, replicates KV heads b
     // 16 devices cannot split 8 KV heads further: each still holds one (replicated).
     const auto wide = testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 16).ideal().predict(engine::Workload::step(1.0, 1.0));
     CHECK(wide.memory.kv_per_token == 40960.0);
-    // Two all-reduces of 8192 x 2 B per layer; a ring moves 2(T-1)/T of it over 450 GB/s, and each
-    // pays 2 log2(8) = 6 hops of 2 us: 160 x (6 x 2e-6 + 1.75 x 16384 / 450e9) = 1.93 ms at the bound.
-    const auto& all_reduce = split.decode.operators.back();
-    CHECK(engine::operator_name(all_reduce.kind) == "all_reduce");
-    CHECK(all_reduce.time == doctest::Approx(160.0 * (6.0 * 2e-6 + 1.75 * 16384.0 / 450e9)).epsilon(1e-6));
+    // Two all-reduces of 8192 x 2 B per layer. A ring would pay 2(T-1) = 14 hops of 2 us and move
+    // 2(T-1)/T = 1.75 of the buffer per link; a tree pays 2 log2(8) = 6 hops and moves it twice:
+    // 6 x 2e-6 + 2 x 16384 / 450e9 = 12.07 us against 28.06 us, so the tree is taken:
+    // 160 x 12.07 us = 1.931 ms at the bound.
+    const auto& all_reduce = *std::find_if(split.decode.operators.begin(), split.decode.operators.end(),
+                                           [](const auto& op) { return op.kind == engine::OperatorKind::all_reduce; });
+    CHECK(all_reduce.time == doctest::Approx(160.0 * (6.0 * 2e-6 + 2.0 * 16384.0 / 450e9)).epsilon(1e-6));
     CHECK_THROWS_WITH(testing::setup("h100-sxm", "llama-3.1-70b", "bf16", "", 3).ideal(),
                       "error: tp: tensor parallelism 3 does not divide the 64 attention heads of Llama-3.1-70B");
 }

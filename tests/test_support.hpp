@@ -72,7 +72,7 @@ struct Setup {
     engine::Evaluator ideal() const { return evaluator(engine::ideal_efficiency()); }
     engine::Evaluator realistic() const { return evaluator(engine::default_efficiency(hardware)); }
     engine::OperatingPoint point(const engine::Workload& workload = engine::Workload::step(1, 1024)) const {
-        return {hardware, model, deployment, workload};
+        return {hardware, model, deployment, workload, std::nullopt};
     }
 };
 

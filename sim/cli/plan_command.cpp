@@ -43,11 +43,15 @@ struct PlanOptions {
     std::optional<double> min_tokens_per_s_per_user;
     SchedulerOptions scheduler;
     std::string by = "cost";
+    std::string disaggregation = "auto";
     bool json = false;
 };
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
+    if (options.disaggregation == "only" && options.users) {
+        throw core::UsageError("--disaggregation only: disaggregated pools are planned for --rate, not for a closed loop of --users");
+    }
     const scenarios::WorkloadScenario* scenario =
         options.scenario ? &scenarios::workload_scenario_named(*options.scenario) : nullptr;
     scenarios::LengthDistribution prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
@@ -87,6 +91,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.runtime = runtime_named(options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
+    space.disaggregation = options.disaggregation == "off"    ? scenarios::PlanDisaggregation::off
+                           : options.disaggregation == "only" ? scenarios::PlanDisaggregation::only
+                                                              : scenarios::PlanDisaggregation::automatic;
     const auto order = options.by == "devices" ? scenarios::PlanOrder::devices
                        : options.by == "power" ? scenarios::PlanOrder::power
                                                : scenarios::PlanOrder::cost;
@@ -131,6 +138,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         conditions.best_uncapped = best_uncapped;
     }
     conditions.order = options.by;
+    conditions.disaggregation = options.disaggregation;
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
                                        : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
@@ -190,6 +198,11 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::Range(1e-6, 1e9));
     add_scheduler_options(*command, options->scheduler);
     command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember({"cost", "devices", "power"}));
+    command->add_option("--disaggregation", options->disaggregation,
+                        "Disaggregated prefill and decode pools: auto (considered beside colocated replicas, kept "
+                        "when cheaper; open loop only), off, or only")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "off", "only"}));
     command->add_flag("--json", options->json, "Print one JSON object");
     run_when_parsed(command, run, options, &run_plan);
 }

@@ -51,6 +51,22 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
     command.add_option("--tp", options.tensor_parallel, help::kTensorParallel)
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_option("--pp", options.pipeline_parallel, help::kPipelineParallel)
+        ->capture_default_str()
+        ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_option("--ep", options.expert_parallel, help::kExpertParallel)
+        ->capture_default_str()
+        ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_option("--dp-attention", options.attention_data, help::kAttentionData)
+        ->capture_default_str()
+        ->check(CLI::Range(1, kMaxTensorParallel));
+    command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
+    auto* draft = command.add_option("--draft", options.draft, help::kDraft);
+    command.add_option("--spec-length", options.spec_length, help::kSpecLength)
+        ->capture_default_str()
+        ->check(CLI::Range(1, kMaxSpecLength))
+        ->needs(draft);
+    command.add_option("--acceptance", options.acceptance, help::kAcceptance)->check(CLI::Range(0.0, 1.0))->needs(draft);
     command.add_option("--clocks", options.clocks, help::kClocks)->capture_default_str();
     command.add_option("--power-limit", options.power_limit_watts, help::kPowerLimit)
         ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
@@ -124,6 +140,19 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     if (options.activation) choice.activation = activation_named(*options.activation);
     choice.runtime = runtime_named(options.runtime);
     choice.parallelism.tensor = options.tensor_parallel;
+    choice.parallelism.pipeline = options.pipeline_parallel;
+    choice.parallelism.expert = options.expert_parallel;
+    choice.parallelism.attention_data = options.attention_data;
+    choice.kv_offload = options.kv_offload;
+    if (options.draft) {
+        if (!options.acceptance) {
+            throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "
+                                   "published rates are 0.6 to 0.8 for a same-family draft, docs/model.md)");
+        }
+        choice.speculation.length = options.spec_length;
+        choice.speculation.acceptance = *options.acceptance;
+        choice.speculation.multi_token_heads = *options.draft == "mtp";
+    }
     choice.clocks = clock_choice(options.clocks, options.power_limit_watts);
     return choice;
 }
@@ -171,7 +200,10 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
                                              const engine::Workload& workload, Io io) {
     const engine::DeploymentChoice choice = deployment_choice(options);  // names first: cheap, and usage errors
     engine::OperatingPoint point =
-        engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload);
+        engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload,
+                                        options.draft && *options.draft != "mtp"
+                                            ? std::optional<profiles::ModelProfile>(catalog.model(*options.draft))
+                                            : std::nullopt);
     if (io.log != nullptr) {
         const engine::Deployment& deployment = point.deployment;
         const engine::Efficiency efficiency = engine::default_efficiency(point.hardware, deployment.runtime);

@@ -18,6 +18,7 @@ namespace decodesim::cli {
 inline constexpr long long kMaxBatch = 1'000'000'000LL;
 inline constexpr long long kMaxTokens = 1'000'000'000LL;
 inline constexpr int kMaxTensorParallel = 4096;
+inline constexpr int kMaxSpecLength = 64;
 // The highest board power a limit may name: above any single device we know (1.4 kW parts) by far.
 inline constexpr double kMaxPowerLimitWatts = 100'000.0;
 inline constexpr long long kDefaultContext = 1024;
@@ -32,6 +33,13 @@ struct DeploymentOptions {
     std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
     int tensor_parallel = 1;
+    int pipeline_parallel = 1;
+    int expert_parallel = 1;
+    int attention_data = 1;
+    bool kv_offload = false;
+    std::optional<std::string> draft;  // a draft model id or path, or "mtp" for the model's own heads
+    int spec_length = 4;
+    std::optional<double> acceptance;
     std::string clocks = "sustained";  // or peak
     std::optional<double> power_limit_watts;
 };
@@ -68,6 +76,13 @@ inline constexpr const char* kKv = "KV-cache format (default: the activation dat
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
 inline constexpr const char* kRuntime = "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
+inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split into contiguous blocks; docs/model.md)";
+inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";
+inline constexpr const char* kAttentionData = "Attention replicas per stage, each with its share of the batch (MoE; needs --ep tp x dp-attention)";
+inline constexpr const char* kKvOffload = "Let the KV cache spill to CPU memory, read back over the profile's host_link each step";
+inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
+inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";
+inline constexpr const char* kAcceptance = "Chance each draft token is accepted, given the ones before it were (with --draft; 0 to 1)";
 inline constexpr const char* kClocks =
     "sustained (what the device holds under long load at its default power) or peak (the datasheet's clock); docs/clocks.md";
 inline constexpr const char* kPowerLimit = "Board power limit in W (sets the sustained clock; within the profile's range)";

@@ -26,6 +26,7 @@ namespace {
 struct ServeOptions {
     DeploymentOptions deployment;
     int replicas = 1;
+    std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
     double rate = 1.0;
     // Unset: the --scenario's, else poisson, 1, 1000 and 200 (explicit flags override a scenario).
     std::optional<std::string> arrivals;
@@ -51,8 +52,13 @@ struct ServeOptions {
 
 int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io io) {
     // Flags first (cheap), then the profiles.
+    const std::optional<scenarios::PoolShape> pools =
+        options.disaggregate ? std::optional(parse_pool_shape(*options.disaggregate, "--disaggregate")) : std::nullopt;
     const scenarios::WorkloadScenario* scenario =
         options.scenario ? &scenarios::workload_scenario_named(*options.scenario) : nullptr;
+    if (pools && options.max_output) {
+        throw core::UsageError("--max-output reports its saving for colocated replicas; it cannot be combined with --disaggregate");
+    }
     if (!options.trace.empty() && (scenario || options.max_output)) {
         throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
     }
@@ -132,6 +138,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     scenarios::ServeConfig config;
     config.replicas = options.replicas;
     config.limits = options.scheduler.resolved();
+    config.disaggregation = pools;
     // Targets: the flags, else the scenario's p99 targets applied to each request.
     const scenarios::ServiceTargets targets{
         options.ttft_slo ? options.ttft_slo : scenario ? scenario->ttft_p99_s : std::nullopt,
@@ -141,7 +148,10 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     // The analytic steady state at the same load per replica, for comparison.
     scenarios::LoadShape per_replica = load;
     per_replica.rate_per_s = load.rate_per_s / options.replicas;
-    const scenarios::SteadyState analytic = scenarios::steady_state(evaluator, per_replica, config.limits);
+    std::optional<scenarios::DisaggregatedState> pools_analytic;
+    if (pools) pools_analytic = scenarios::disaggregated_state(evaluator, load, config.limits, *pools);
+    const scenarios::SteadyState analytic =
+        pools_analytic ? pools_analytic->overall : scenarios::steady_state(evaluator, per_replica, config.limits);
 
     conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
     conditions.point.scenario = scenario;
@@ -154,7 +164,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
                                                              point.deployment.parallelism.tensor,
                                                              point.hardware.price_per_hour);
     }
-    conditions.replicas = options.replicas;
+    conditions.replicas = pools ? pools->instances() : options.replicas;
+    conditions.disaggregation = pools_analytic;
     conditions.requests = static_cast<long long>(requests.size());
     conditions.seed = options.trace.empty() ? options.seed : 0;
     conditions.limits = config.limits;
@@ -185,9 +196,13 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     auto options = std::make_shared<ServeOptions>();
     CLI::App* command = app.add_subcommand("serve", "Simulate serving a request stream: latency percentiles, throughput, saturation");
     add_deployment_options(*command, options->deployment);
-    command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 4096));
+    auto* replicas = command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
+                         ->capture_default_str()
+                         ->check(CLI::Range(1, 4096));
+    command->add_option("--disaggregate", options->disaggregate,
+                        "Disaggregated prefill and decode: xPyD, as 2P3D for 2 prefill and 3 decode instances, each "
+                        "on --tp devices, the KV cache sent between them (docs/serving.md)")
+        ->excludes(replicas);
     auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
                      ->capture_default_str()
                      ->check(CLI::Range(1e-6, 1e7));

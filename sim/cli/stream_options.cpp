@@ -62,6 +62,28 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
     return length;
 }
 
+scenarios::PoolShape parse_pool_shape(const std::string& text, const std::string& flag) {
+    auto refuse = [&](const std::string& why) {
+        throw core::UsageError(fmt::format("{}: '{}' {}; expected xPyD, as 2P3D for 2 prefill and 3 decode instances",
+                                           flag, text, why));
+    };
+    // Two whole numbers, each followed by its letter: digits, 'P', digits, 'D'.
+    const auto p = text.find_first_of("Pp");
+    if (p == std::string::npos || p == 0 || text.size() < p + 3 || (text.back() != 'D' && text.back() != 'd')) {
+        refuse("is not of that form");
+    }
+    auto count = [&](const std::string& digits, const char* pool) {
+        std::int64_t value = 0;
+        if (!core::parse_whole_number(digits, value)) refuse(fmt::format("has a {} count that is {}", pool, core::why_not_whole_number(digits)));
+        if (value < 1 || value > 4096) refuse(fmt::format("has a {} count out of range 1 to 4096", pool));
+        return static_cast<int>(value);
+    };
+    scenarios::PoolShape shape;
+    shape.prefill_instances = count(text.substr(0, p), "prefill");
+    shape.decode_instances = count(text.substr(p + 1, text.size() - p - 2), "decode");
+    return shape;
+}
+
 scenarios::SchedulerLimits SchedulerOptions::resolved() const {
     scenarios::SchedulerLimits result = limits;
     result.chunked_prefill = !no_chunked_prefill;

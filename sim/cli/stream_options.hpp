@@ -15,6 +15,10 @@ namespace decodesim::cli {
 scenarios::LengthDistribution parse_length(const std::string& text, const std::string& flag);
 using scenarios::describe;
 
+// Parses "2P3D" (x prefill and y decode instances, each at least 1; case-insensitive). Throws
+// core::UsageError naming `flag`.
+scenarios::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
+
 struct SchedulerOptions {
     scenarios::SchedulerLimits limits;
     bool no_chunked_prefill = false;

@@ -31,32 +31,65 @@ double causal_pairs(double start, double tokens, double window) {
     return full_upto(window) - full_upto(start) + (end - window) * window;
 }
 
+double chunked_pairs(double start, double tokens, double chunk) {
+    if (chunk <= 0.0) return causal_pairs(start, tokens, 0.0);
+    // Token at position q (1-based) attends to ((q - 1) mod chunk) + 1 keys: its chunk so far.
+    auto pairs_upto = [chunk](double n) {
+        const double whole = std::floor(n / chunk);
+        const double rest = n - whole * chunk;
+        return whole * chunk * (chunk + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
+    };
+    return pairs_upto(start + tokens) - pairs_upto(start);
+}
+
 double expected_distinct_experts(double experts, double per_token, double tokens) {
     if (experts <= 0.0) return 0.0;
     // log1p keeps the power accurate when k/E is tiny and the token count is huge.
     return experts * -std::expm1(tokens * std::log1p(-per_token / experts));
 }
 
+int CostModel::attention_layers() const { return full_attention_layers + sliding_layers + chunked_layers + sparse_layers; }
+
 double CostModel::attended_tokens(double context) const {
     const double sliding_context = window > 0.0 ? std::min(context, window) : context;
-    return full_attention_layers * context + sliding_layers * sliding_context;
+    const double chunk_context = chunk > 0.0 ? std::min(context, chunk) : context;
+    const double sparse_context = topk > 0.0 ? std::min(context, topk) : context;
+    return full_attention_layers * context + sliding_layers * sliding_context + chunked_layers * chunk_context +
+           sparse_layers * sparse_context;
+}
+
+double CostModel::indexed_tokens(double context) const { return indexer_width > 0.0 ? sparse_layers * context : 0.0; }
+
+core::Bytes CostModel::kv_bytes_per_token() const {
+    return kv_bytes_per_token_per_layer * attention_layers() + indexer_bytes_per_token_per_layer * sparse_layers;
 }
 
 core::Bytes CostModel::kv_bytes_per_sequence(double context) const {
-    return attended_tokens(context) * kv_bytes_per_token_per_layer;
+    // DSA layers hold the whole context though they read only top-k of it.
+    const double sparse_read = topk > 0.0 ? std::min(context, topk) : context;
+    const double held = attended_tokens(context) + sparse_layers * (context - sparse_read);
+    return (held * kv_bytes_per_token_per_layer + indexer_bytes_per_token_per_layer * (sparse_layers * context) +
+            recurrent_state_bytes) /
+           static_cast<double>(parallelism.pipeline);
 }
 
 core::Bytes CostModel::weight_bytes() const {
-    return qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes +
-           expert.bytes * routed_experts + norms_weight_bytes + embedding_table_bytes;
+    // The groups hold every layer (a pipeline pass runs them all); a device holds its stage's share.
+    return (qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes +
+            expert.bytes * local_experts + norms_weight_bytes + embedding_table_bytes) /
+           static_cast<double>(parallelism.pipeline);
 }
 
 CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment) {
     const int tp = deployment.parallelism.tensor;
     const core::WeightFormat& format = *deployment.weights;
+    // Each expert is split over the stage's devices that do not hold other experts: with full
+    // expert parallelism (expert == stage devices) every expert sits whole on one device.
+    const int expert_split = deployment.parallelism.stage_devices() / deployment.parallelism.expert;
 
     CostModel cost;
     cost.tensor_parallel = tp;
+    cost.parallelism = deployment.parallelism;
     cost.layers = model.num_hidden_layers;
     cost.hidden_size = static_cast<double>(model.hidden_size);
     cost.activation_bytes = core::Bytes(core::datatype_bytes(deployment.activation));
@@ -92,6 +125,26 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         cost.query_key_value_width = 2.0 * heads * head_dim + 2.0 * kv_heads * head_dim;
     }
     if (model.sliding_window) cost.window = static_cast<double>(model.sliding_window->window);
+    if (model.chunked_attention) cost.chunk = static_cast<double>(model.chunked_attention->chunk);
+    if (model.sparse_attention) {
+        const auto& dsa = *model.sparse_attention;
+        cost.topk = static_cast<double>(dsa.index_topk);
+        // DeepSeek-V3.2's indexer caches its keys in fp8 with one fp32 scale per 128 elements,
+        // whatever the KV format (inference/model.py, Indexer.k_cache and k_scale_cache).
+        const double index_dim = static_cast<double>(dsa.index_head_dim);
+        cost.indexer_bytes_per_token_per_layer = core::Bytes(index_dim + 4.0 * std::ceil(index_dim / 128.0));
+        cost.indexer_width = dsa.index_n_heads * index_dim;  // every device scores all indexer heads
+    }
+    // A recurrent layer's state, split over the tensor group with its heads (channels): the
+    // recurrence in fp32 (HF's gated delta rule and mamba_ssm keep it so: it sums the whole context),
+    // the convolution window in the activation datatype. The update costs about three multiply-adds
+    // per state element and token (decay and read S k, rank-one write, read S q; for Mamba: decay,
+    // input, output).
+    const double recurrent_state_element_bytes = 4.0;
+    const double layer_state_bytes = (recurrent_state_elements(model) * recurrent_state_element_bytes +
+                                      recurrent_conv_elements(model) * cost.activation_bytes.value) / tp;
+    const double layer_state_flops = 6.0 * recurrent_state_elements(model) / tp;
+    const RecurrentMixer mixer = recurrent_mixer(model);
 
     const double norm_bits = 16.0;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
@@ -99,13 +152,37 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                                          model.num_attention_heads / std::max(1, model.num_key_value_heads), experts};
         auto bits = [&](TensorRole role) { return core::tensor_bits(format, role, context); };
 
-        if (is_sliding_layer(model, layer)) {
+        const bool recurrent = is_recurrent_layer(model, layer);
+        if (recurrent) {
+            ++cost.recurrent_layers;
+        } else if (is_sliding_layer(model, layer)) {
             ++cost.sliding_layers;
+        } else if (is_chunked_layer(model, layer)) {
+            ++cost.chunked_layers;
+        } else if (model.sparse_attention) {
+            ++cost.sparse_layers;
         } else {
             ++cost.full_attention_layers;
         }
 
-        if (model.mla) {
+        if (recurrent) {
+            // Projections split by heads (channels) over the tensor group, like attention's.
+            const auto& r = *model.recurrent;
+            add_matrix(cost.qkv, mixer.input / tp, bits(TensorRole::attn_q));
+            add_matrix(cost.qkv, mixer.vectors / tp, norm_bits);
+            add_matrix(cost.output, mixer.output / tp, bits(TensorRole::attn_output));
+            const double mixer_width = mixer.output / hidden / tp;  // value dim (DeltaNet) or inner width (Mamba)
+            const double kernel_width =
+                r.kind == profiles::RecurrentKind::gated_delta_net
+                    ? (2.0 * r.num_key_heads * static_cast<double>(r.key_head_dim) + 2.0 * mixer.output / hidden +
+                       2.0 * r.num_value_heads) / tp
+                    : 4.0 * mixer_width + 2.0 * static_cast<double>(r.d_state);
+            cost.qkv.activation_width += hidden + mixer.input / hidden / tp;
+            cost.output.activation_width += mixer_width + hidden;
+            cost.recurrent_state_bytes += core::Bytes(layer_state_bytes);
+            cost.recurrent_flops_per_token += layer_state_flops;
+            cost.recurrent_io_width += kernel_width;
+        } else if (model.mla) {
             const auto& mla = *model.mla;
             const double q_lora = static_cast<double>(mla.q_lora_rank);
             const double kv_lora = static_cast<double>(mla.kv_lora_rank);
@@ -122,6 +199,10 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             add_matrix(cost.output, heads * static_cast<double>(mla.v_head_dim) * hidden, bits(TensorRole::attn_output));
             cost.qkv.activation_width += hidden + heads * qk_head + kv_lora;
             cost.output.activation_width += heads * static_cast<double>(mla.v_head_dim) + hidden;
+            if (model.sparse_attention) {
+                add_matrix(cost.qkv, indexer_parameters(model) / tp, bits(TensorRole::attn_q));
+                cost.qkv.activation_width += cost.indexer_width / tp + model.sparse_attention->index_n_heads;
+            }
         } else {
             add_matrix(cost.qkv, hidden * heads * head_dim, bits(TensorRole::attn_q));
             add_matrix(cost.qkv, hidden * kv_heads * head_dim, bits(TensorRole::attn_k));
@@ -134,8 +215,8 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         cost.output.layers += 1;
 
         // A gated MLP has gate and up (2 matrices of H x I) and down (I x H); a plain one up and down.
-        auto add_mlp = [&](WeightGroup& group, double intermediate) {
-            const double per_device = intermediate / tp;
+        auto add_mlp = [&](WeightGroup& group, double intermediate, int split) {
+            const double per_device = intermediate / split;
             add_matrix(group, (gated ? 2.0 : 1.0) * hidden * per_device, bits(TensorRole::mlp_gate_up));
             add_matrix(group, per_device * hidden, bits(TensorRole::mlp_down));
             group.activation_width += 2.0 * hidden + (gated ? 3.0 : 2.0) * per_device;
@@ -144,21 +225,23 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         if (is_moe_layer(model, layer)) {
             const auto& moe = *model.moe;
             ++cost.moe_layers;
-            add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size));
+            add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size), expert_split);
             add_matrix(cost.router, hidden * experts, bits(TensorRole::router));
             cost.router.activation_width += hidden + experts;
             cost.router.layers += 1;
             for (int shared = 0; shared < moe.n_shared_experts; ++shared) {
-                add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size));
+                add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size), tp);
             }
         } else {
-            add_mlp(cost.mlp, static_cast<double>(model.intermediate_size));
+            add_mlp(cost.mlp, static_cast<double>(model.intermediate_size), tp);
+            ++cost.dense_layers;
         }
         cost.norms_weight_bytes += core::Bytes(2.0 * hidden * norm_bits / 8.0);
     }
     cost.norms_weight_bytes += core::Bytes(hidden * norm_bits / 8.0);  // final norm
     if (model.moe) {
         cost.routed_experts = experts;
+        cost.local_experts = experts / deployment.parallelism.expert;
         cost.experts_per_token = model.moe->num_experts_per_tok;
     }
 
@@ -184,6 +267,9 @@ bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
         case ShownWhen::moe: return cost.moe_layers > 0;
         case ShownWhen::shared_experts: return cost.shared_experts.params > 0.0;
         case ShownWhen::tensor_parallel: return cost.tensor_parallel > 1;
+        case ShownWhen::expert_parallel: return cost.parallelism.expert > 1;
+        case ShownWhen::pipeline_parallel: return cost.parallelism.pipeline > 1;
+        case ShownWhen::kv_offload: return cost.kv_device_room.has_value();
     }
     return true;
 }
@@ -199,24 +285,44 @@ OperatorCost linear_cost(const WeightGroup& group, double tokens, Bytes activati
             group.layers, 0.0};
 }
 
-// Every operator but attention: the same for decode and prefill, given the tokens in the pass
-// and the sequences whose newest position needs logits.
-void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences) {
+// Routed-expert work on the busiest device when `tokens` tokens each pick k of E experts spread
+// over `ep` devices. Routing is taken as uniform: a device's routed token-slots are then
+// Binomial(T k, 1/ep), whose expected maximum over ep devices is about mean + sd sqrt(2 ln ep)
+// (the Gaussian extreme-value estimate), capped at every token sending min(k, local experts)
+// slots there. Real routers are less even; docs/model.md says what that leaves out.
+double busiest_device_slots(double tokens, double per_token, int experts, int ep) {
+    const double slots = tokens * per_token;
+    if (ep <= 1) return slots;
+    const double share = 1.0 / ep;
+    const double mean = slots * share;
+    const double spread = std::sqrt(slots * share * (1.0 - share)) * std::sqrt(2.0 * std::log(static_cast<double>(ep)));
+    const double cap = tokens * std::min(per_token, static_cast<double>(experts) / ep);
+    return std::min(mean + spread, cap);
+}
+
+// Every operator but attention: the same for decode and prefill. `local` holds the tokens and
+// logits one attention replica processes; `stage_tokens` the tokens of the whole stage, which
+// the routed experts of the stage's devices serve between them.
+void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens) {
     const Bytes act = cost.activation_bytes;
+    const Parallelism& parallel = cost.parallelism;
     step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0};
     step[OperatorKind::qkv_projection] = linear_cost(cost.qkv, tokens, act);
     step[OperatorKind::output_projection] = linear_cost(cost.output, tokens, act);
     step[OperatorKind::mlp] = linear_cost(cost.mlp, tokens, act);
     step[OperatorKind::shared_experts] = linear_cost(cost.shared_experts, tokens, act);
     step[OperatorKind::router] = linear_cost(cost.router, tokens, act);
-    step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token_per_layer * (tokens * cost.layers), cost.layers,
-                                    0.0};
+    step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token() * tokens,
+                                    static_cast<double>(cost.attention_layers()), 0.0};
 
     if (cost.moe_layers > 0) {
-        const double distinct = expected_distinct_experts(cost.routed_experts, cost.experts_per_token, tokens);
-        const double routed_tokens = tokens * cost.experts_per_token;
-        step[OperatorKind::experts] = {Flops(2.0 * routed_tokens * cost.expert.params),
-                                       cost.expert.bytes * distinct + act * (routed_tokens * cost.expert.activation_width),
+        // The experts this device holds that any of the stage's tokens picked, and its routed slots.
+        const double distinct = expected_distinct_experts(cost.routed_experts, cost.experts_per_token, stage_tokens) *
+                                (static_cast<double>(cost.local_experts) / cost.routed_experts);
+        const double slots = busiest_device_slots(stage_tokens, cost.experts_per_token, cost.routed_experts,
+                                                  parallel.expert);
+        step[OperatorKind::experts] = {Flops(2.0 * slots * cost.expert.params),
+                                       cost.expert.bytes * distinct + act * (slots * cost.expert.activation_width),
                                        cost.expert.layers, 0.0};
     } else {
         step[OperatorKind::experts] = {};
@@ -231,9 +337,46 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     // Logits are needed for one position per sequence: the newest.
     step[OperatorKind::lm_head] = linear_cost(cost.lm_head, sequences, act);
 
-    // Two all-reduces of the hidden state per layer (after attention and after the MLP).
-    const double messages = cost.tensor_parallel > 1 ? 2.0 * cost.layers : 0.0;
-    step[OperatorKind::all_reduce] = {Flops(), act * (messages * tokens * cost.hidden_size), 0.0, messages};
+    // An all-reduce of the hidden state over the tensor group after each layer's attention and
+    // after each MLP; with expert parallelism a MoE layer's output is combined by its all-to-all.
+    double reductions = 0.0;
+    if (parallel.tensor > 1) {
+        const double moe_reductions = parallel.expert > 1 ? 0.0 : cost.moe_layers;
+        reductions = cost.layers + cost.dense_layers + moe_reductions;
+    }
+    step[OperatorKind::all_reduce] = {Flops(), act * (reductions * tokens * cost.hidden_size), 0.0, reductions};
+
+    // Dispatch and combine per MoE layer: each device sends its 1/stage share of the stage's
+    // tokens, each copied to k experts.
+    if (parallel.expert > 1 && cost.moe_layers > 0) {
+        const double exchanges = 2.0 * cost.moe_layers;
+        const double per_device = stage_tokens / parallel.stage_devices() * cost.experts_per_token;
+        step[OperatorKind::all_to_all] = {Flops(), act * (exchanges * per_device * cost.hidden_size), 0.0, exchanges};
+    } else {
+        step[OperatorKind::all_to_all] = {};
+    }
+
+    // The hidden state of the micro-batch, handed from each stage to the next.
+    if (parallel.pipeline > 1) {
+        const double hops = parallel.pipeline - 1.0;
+        step[OperatorKind::pipeline_send] = {Flops(), act * (hops * tokens * cost.hidden_size), 0.0, hops};
+    } else {
+        step[OperatorKind::pipeline_send] = {};
+    }
+}
+
+StepShape scaled(StepShape shape, double factor) {
+    shape.tokens *= factor;
+    shape.logits *= factor;
+    shape.decode_attended *= factor;
+    shape.prefill_tokens *= factor;
+    shape.prefill_pairs *= factor;
+    shape.prefill_cached *= factor;
+    shape.decode_indexed *= factor;
+    shape.prefill_index_pairs *= factor;
+    shape.prefill_indexed *= factor;
+    shape.state_passes *= factor;
+    return shape;
 }
 
 }  // namespace
@@ -245,6 +388,10 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     prefill_tokens += other.prefill_tokens;
     prefill_pairs += other.prefill_pairs;
     prefill_cached += other.prefill_cached;
+    decode_indexed += other.decode_indexed;
+    prefill_index_pairs += other.prefill_index_pairs;
+    prefill_indexed += other.prefill_indexed;
+    state_passes += other.state_passes;
     return *this;
 }
 
@@ -253,6 +400,8 @@ StepShape decode_shape(const CostModel& cost, double batch, double context) {
     shape.tokens = batch;
     shape.logits = batch;
     shape.decode_attended = batch * cost.attended_tokens(context);
+    shape.decode_indexed = batch * cost.indexed_tokens(context);
+    shape.state_passes = cost.recurrent_layers > 0 ? 2.0 * batch : 0.0;  // read and write each state
     return shape;
 }
 
@@ -262,30 +411,70 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
     shape.logits = completes ? sequences : 0.0;
     shape.prefill_tokens = sequences * tokens;
     shape.prefill_pairs = sequences * (cost.full_attention_layers * causal_pairs(start, tokens, 0.0) +
-                                       cost.sliding_layers * causal_pairs(start, tokens, cost.window));
+                                       cost.sliding_layers * causal_pairs(start, tokens, cost.window) +
+                                       cost.chunked_layers * chunked_pairs(start, tokens, cost.chunk) +
+                                       cost.sparse_layers * causal_pairs(start, tokens, cost.topk));
     shape.prefill_cached = start > 0.0 ? sequences * cost.attended_tokens(start) : 0.0;
+    if (cost.indexer_width > 0.0) {
+        shape.prefill_index_pairs = sequences * cost.sparse_layers * causal_pairs(start, tokens, 0.0);
+        shape.prefill_indexed = sequences * cost.indexed_tokens(start);
+    }
+    // A chunk writes each state once, and reads it first unless it starts the prompt (zero state).
+    if (cost.recurrent_layers > 0) shape.state_passes = sequences * (start > 0.0 ? 2.0 : 1.0);
     return shape;
 }
 
-StepCosts step_costs(const CostModel& cost, const StepShape& shape) {
+double pipeline_micro_batches(const CostModel& cost, const StepShape& shape) {
+    return std::clamp(shape.logits, 1.0, static_cast<double>(cost.parallelism.pipeline));
+}
+
+StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
+    // Pipeline parallelism: the step's sequences are split into one micro-batch per stage (fewer
+    // when there are fewer sequences); a token's step is one micro-batch's pass through every
+    // stage, so the step costs one micro-batch through all layers. With fewer micro-batches than
+    // stages the stages idle in turn: the bubble. Attention data parallelism: each replica of the
+    // stage holds 1/attention_data of the sequences.
+    const StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
+    const StepShape shape = scaled(stage, 1.0 / cost.parallelism.attention_data);
     StepCosts step;
-    add_common_costs(step, cost, shape.tokens, shape.logits);
+    add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens);
     // Decode attention reads each sequence's cache: the keys for the score, the values for the
     // product (MLA: the whole latent for the score, which the value product reuses on chip), with
     // the absorbed MLA widths. Prefill attention is fused (flash): it reads Q, K, V and writes O
     // once per layer, reads any earlier cache once, and runs MLA un-absorbed (per-head widths).
     const Bytes decode_cache = cost.kv_bytes_per_token_per_layer * shape.decode_attended;
-    const Bytes prefill_traffic = cost.activation_bytes * (shape.prefill_tokens * cost.layers * cost.query_key_value_width) +
-                                  cost.kv_bytes_per_token_per_layer * shape.prefill_cached;
+    // Recurrent layers read and write their constant states, whatever the context, and their scan
+    // kernels read the per-token inputs once; the DSA indexer reads its keys over the whole context.
+    const Bytes prefill_traffic =
+        cost.activation_bytes * (shape.prefill_tokens * (cost.attention_layers() * cost.query_key_value_width +
+                                                         cost.recurrent_io_width)) +
+        cost.kv_bytes_per_token_per_layer * shape.prefill_cached;
+    const Bytes state_and_index_traffic = cost.recurrent_state_bytes * shape.state_passes +
+                                          cost.indexer_bytes_per_token_per_layer * (shape.decode_indexed + shape.prefill_indexed);
     const double score_flops = 2.0 * cost.query_heads *
-                               (cost.score_width * shape.decode_attended + cost.prefill_score_width * shape.prefill_pairs);
+                                   (cost.score_width * shape.decode_attended + cost.prefill_score_width * shape.prefill_pairs) +
+                               2.0 * cost.indexer_width * (shape.decode_indexed + shape.prefill_index_pairs) +
+                               cost.recurrent_flops_per_token * shape.tokens;
     const double value_flops = 2.0 * cost.query_heads *
                                (cost.value_width * shape.decode_attended + cost.prefill_value_width * shape.prefill_pairs);
     step[OperatorKind::attention_score] = {Flops(score_flops),
-                                           (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic,
+                                           (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
+                                               state_and_index_traffic,
                                            cost.layers, 0.0};
     step[OperatorKind::attention_value] = {Flops(value_flops), cost.latent_cache ? Bytes() : decode_cache * 0.5, 0.0,
                                            0.0};
+    step[OperatorKind::kv_offload] = {};
+    if (cost.kv_device_room && decode_cache.value > 0.0) {
+        // The device holds its stage's share of every sequence it serves; what exceeds the room
+        // lives in CPU memory and streams over the host link each step, in the same proportion.
+        const double held = decode_cache.value * pipeline_micro_batches(cost, whole) / cost.parallelism.pipeline;
+        const double spilled = std::clamp(1.0 - cost.kv_device_room->value / held, 0.0, 1.0);
+        if (spilled > 0.0) {
+            step[OperatorKind::kv_offload] = {Flops(), decode_cache * spilled, 0.0, 0.0};
+            step[OperatorKind::attention_score].bytes -= decode_cache * (spilled * (cost.latent_cache ? 1.0 : 0.5));
+            step[OperatorKind::attention_value].bytes -= decode_cache * (cost.latent_cache ? 0.0 : spilled * 0.5);
+        }
+    }
     return step;
 }
 

@@ -2,6 +2,8 @@
 // A model under one deployment, reduced to per-device coefficients, so that evaluating a step
 // for any batch and context is a handful of multiply-adds (sweeps call it millions of times).
 
+#include <optional>
+
 #include "engine/deployment.hpp"
 #include "engine/operators.hpp"
 #include "profiles/model_profile.hpp"
@@ -21,7 +23,9 @@ struct CostModel {
     // Routed experts: one expert's weights, summed over MoE layers, on one device.
     WeightGroup expert;
     int moe_layers = 0;
-    int routed_experts = 0;
+    int dense_layers = 0;      // layers with a dense MLP (each ends in a tensor-parallel all-reduce)
+    int routed_experts = 0;    // in the model, per MoE layer
+    int local_experts = 0;     // of them on one device (routed_experts / expert parallelism)
     int experts_per_token = 0;
 
     core::Bytes embedding_row_bytes;    // one token's embedding row (the whole row, before vocab split)
@@ -42,15 +46,43 @@ struct CostModel {
     double prefill_value_width = 0.0;
     double query_key_value_width = 0.0; // Q, K, V elements per token (prefill attention traffic)
     bool latent_cache = false;          // MLA: one cache read serves both score and value
+    // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
+    // worst case within a chunk: a sequence's cost never falls as its context grows).
+    int chunked_layers = 0;
+    double chunk = 0.0;
+    // DeepSeek sparse attention: each query reads min(context, topk) latent tokens of a cache that
+    // holds the whole context, after the indexer scans its own small key cache over all of it.
+    int sparse_layers = 0;
+    double topk = 0.0;
+    core::Bytes indexer_bytes_per_token_per_layer;  // fp8 keys + one fp32 scale
+    double indexer_width = 0.0;         // indexer multiply-adds per scanned token per layer (heads x dim)
+    // Recurrent layers (Gated DeltaNet, Mamba) hold a constant state per sequence instead of a
+    // cache; each pass reads and writes it whole.
+    int recurrent_layers = 0;
+    core::Bytes recurrent_state_bytes;  // one sequence, summed over recurrent layers, on one device
+    double recurrent_flops_per_token = 0.0;  // state-update FLOPs per token, summed over recurrent layers
+    double recurrent_io_width = 0.0;    // elements in and out of the recurrent kernels per token, summed over layers
 
     int tensor_parallel = 1;
+    Parallelism parallelism;
     core::Bytes norms_weight_bytes;
+    // KV-cache room on one device when the cache may spill to CPU memory (--kv-offload); unset:
+    // no offload, the cache must fit.
+    std::optional<core::Bytes> kv_device_room;
 
-    // Tokens of context a sequence of `context` tokens actually reads, summed over layers.
+    // Layers with a KV cache (every layer but the recurrent ones).
+    int attention_layers() const;
+    // Tokens of context a sequence of `context` tokens actually reads, summed over layers (sliding
+    // windows, chunks and DSA's top-k applied; recurrent layers read none).
     double attended_tokens(double context) const;
-    // KV bytes on one device for one sequence at `context`.
+    // Indexer keys a DSA sequence of `context` tokens scans, summed over layers.
+    double indexed_tokens(double context) const;
+    // Cache bytes one new token adds on one device, summed over layers (KV and indexer keys).
+    core::Bytes kv_bytes_per_token() const;
+    // KV bytes on one device for one sequence at `context` (its pipeline stage's layers): the
+    // cache the layers hold (all of it under DSA, which reads only top-k) plus the recurrent state.
     core::Bytes kv_bytes_per_sequence(double context) const;
-    core::Bytes weight_bytes() const;  // every weight on one device (all experts)
+    core::Bytes weight_bytes() const;  // every weight on one device (its experts, its stage's layers)
 };
 
 // Expects a deployment that validate_deployment (prediction.hpp) accepted.
@@ -70,6 +102,10 @@ struct StepShape {
     double prefill_tokens = 0.0;     // prompt tokens in prefill chunks
     double prefill_pairs = 0.0;      // layer-summed (query, key) pairs of the chunks' causal attention
     double prefill_cached = 0.0;     // layer-tokens of earlier cache the chunks read: sum of attended_tokens(start)
+    double decode_indexed = 0.0;     // layer-tokens of DSA indexer keys the decode sequences scan: sum of indexed_tokens(context)
+    double prefill_index_pairs = 0.0;  // layer-summed (query, key) pairs the DSA indexer scores in the chunks
+    double prefill_indexed = 0.0;    // layer-tokens of earlier indexer keys the chunks read: sum of indexed_tokens(start)
+    double state_passes = 0.0;       // whole recurrent states read or written: 2 per decode sequence, 1 or 2 per chunk
 
     StepShape& operator+=(const StepShape& other);
 };
@@ -92,6 +128,8 @@ StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
 // (query, key) pairs of causal attention for prompt tokens start+1 .. start+tokens, at one layer
 // with a sliding `window` (0: none).
 double causal_pairs(double start, double tokens, double window);
+// The same for a chunked-attention layer: each token attends within its `chunk`-token chunk.
+double chunked_pairs(double start, double tokens, double chunk);
 
 // Expected distinct experts a layer reads when `tokens` tokens each pick k of E uniformly:
 // E * (1 - (1 - k/E)^tokens).

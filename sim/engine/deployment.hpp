@@ -9,8 +9,30 @@
 
 namespace decodesim::engine {
 
+// How one model instance is spread over devices (docs/model.md, "Parallelism"). Devices are
+// placed tensor-innermost: a tensor group fills a scale-up domain first, then the attention
+// replicas of a stage, then the pipeline stages, so the groups that talk every layer are the ones
+// most likely to share a domain.
 struct Parallelism {
-    int tensor = 1;  // devices one model instance spans, splitting every layer
+    int tensor = 1;          // devices splitting every layer's attention heads and dense MLP
+    int pipeline = 1;        // stages, each a contiguous block of layers; one micro-batch per stage
+    int expert = 1;          // devices the routed experts of a stage are spread over (divides stage_devices)
+    int attention_data = 1;  // attention replicas in a stage, each with its own share of the batch (MLA: DP attention)
+
+    int stage_devices() const { return tensor * attention_data; }
+    int devices() const { return stage_devices() * pipeline; }
+    bool any() const { return devices() > 1; }
+};
+
+// Speculative decoding: a cheap drafter proposes `length` tokens, the model verifies them in one
+// forward pass, and keeps the accepted prefix plus one token of its own (docs/model.md,
+// "Speculative decoding").
+struct Speculation {
+    int length = 0;            // draft tokens per verification step; 0: no speculation
+    double acceptance = 0.0;   // chance each draft token is accepted, given the ones before it were
+    bool multi_token_heads = false;  // the model's own multi-token-prediction module drafts (no draft model)
+
+    bool enabled() const { return length > 0; }
 };
 
 struct Deployment {
@@ -20,6 +42,8 @@ struct Deployment {
     Runtime runtime = kDefaultRuntime;
     Parallelism parallelism;
     ClockState clocks;  // the shares of the listed peaks it runs at
+    bool kv_offload = false;  // KV beyond device memory lives in CPU memory, read over the host link
+    Speculation speculation;
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -30,6 +54,8 @@ struct DeploymentChoice {
     Runtime runtime = kDefaultRuntime;
     Parallelism parallelism;
     ClockChoice clocks;  // default: sustained clocks at the default board power
+    bool kv_offload = false;
+    Speculation speculation;
 };
 
 }  // namespace decodesim::engine

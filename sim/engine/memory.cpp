@@ -13,18 +13,39 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
                                  double context) {
     MemoryFootprint memory;
     memory.weights = cost.weight_bytes();
-    memory.kv_per_token = cost.kv_bytes_per_token_per_layer * cost.layers;
+    memory.kv_per_token = cost.kv_bytes_per_token();
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
     memory.kv_per_sequence = per_sequence;
-    memory.kv = per_sequence * batch;
+    // Each attention replica of a stage holds its share of the sequences.
+    const double replicas = cost.parallelism.attention_data;
+    memory.kv = per_sequence * (batch / replicas);
     memory.capacity = hardware.memory_capacity;
     memory.usable = memory.capacity * usable_memory_fraction(hardware);
     memory.reserve = memory.capacity - memory.usable;
     memory.fits = memory.weights + memory.kv <= memory.usable;
+    // Offloaded KV may spill to CPU memory: only the weights must fit.
+    if (cost.kv_device_room) {
+        memory.spilled = core::max(core::Bytes(), memory.weights + memory.kv - memory.usable);
+        memory.fits = memory.weights <= memory.usable;
+    }
     const core::Bytes room = memory.usable - memory.weights;
     if (room.value > 0.0 && per_sequence.value > 0.0) {
         // Capped so that an absurdly small cache cannot overflow the integer.
-        memory.max_batch = static_cast<long long>(std::min(std::floor(room / per_sequence), 1e15));
+        memory.max_batch = static_cast<long long>(std::min(std::floor(room / per_sequence) * replicas, 1e15));
+    }
+    return memory;
+}
+
+MemoryFootprint with_draft(MemoryFootprint memory, const MemoryFootprint& draft, double batch) {
+    memory.weights += draft.weights;
+    memory.kv_per_token += draft.kv_per_token;
+    memory.kv_per_sequence += draft.kv_per_sequence;
+    memory.kv += draft.kv;
+    memory.fits = memory.weights + memory.kv <= memory.usable;
+    const core::Bytes room = memory.usable - memory.weights;
+    memory.max_batch = 0;
+    if (room.value > 0.0 && memory.kv_per_sequence.value > 0.0 && batch > 0.0) {
+        memory.max_batch = static_cast<long long>(std::min(std::floor(room / (memory.kv / batch)), 1e15));
     }
     return memory;
 }

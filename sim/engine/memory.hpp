@@ -19,6 +19,7 @@ struct MemoryFootprint {
     core::Bytes usable;              // capacity - reserve
     bool fits = false;
     long long max_batch = 0;         // sequences of this context that fit; 0 when the weights alone do not
+    core::Bytes spilled;             // KV held in CPU memory (--kv-offload); 0 otherwise
 
     core::Bytes headroom() const { return usable - weights - kv; }  // negative: short by that much
 };
@@ -27,6 +28,10 @@ struct MemoryFootprint {
 // one stream's KV cache beside them, or the batch (with the most streams that fit). `batch` is the
 // footprint's batch. The one wording of memory warnings, for every command.
 std::optional<std::string> memory_problem(const MemoryFootprint& footprint, double batch);
+
+// The footprint of a model and its speculative-decoding draft on the same devices, `batch`
+// sequences of each.
+MemoryFootprint with_draft(MemoryFootprint target, const MemoryFootprint& draft, double batch);
 
 // `context` is the most tokens a sequence holds during the workload.
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,

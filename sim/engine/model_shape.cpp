@@ -5,7 +5,18 @@ namespace decodesim::engine {
 bool is_moe_layer(const ModelProfile& model, int layer) {
     if (!model.moe) return false;
     const auto& moe = *model.moe;
-    return layer >= moe.first_k_dense_replace && layer % moe.moe_layer_freq == 0;
+    return layer >= moe.first_k_dense_replace && layer % moe.moe_layer_freq == moe.moe_layer_offset;
+}
+
+bool is_recurrent_layer(const ModelProfile& model, int layer) {
+    if (!model.recurrent) return false;
+    return layer % model.recurrent->attention_period != model.recurrent->attention_offset;
+}
+
+bool is_chunked_layer(const ModelProfile& model, int layer) {
+    if (!model.chunked_attention) return false;
+    const int pattern = model.chunked_attention->pattern;
+    return pattern == 0 || (layer + 1) % pattern != 0;
 }
 
 bool is_sliding_layer(const ModelProfile& model, int layer) {
@@ -24,6 +35,82 @@ int sliding_layer_count(const ModelProfile& model) {
     int count = 0;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) count += is_sliding_layer(model, layer) ? 1 : 0;
     return count;
+}
+
+int recurrent_layer_count(const ModelProfile& model) {
+    int count = 0;
+    for (int layer = 0; layer < model.num_hidden_layers; ++layer) count += is_recurrent_layer(model, layer) ? 1 : 0;
+    return count;
+}
+
+int chunked_layer_count(const ModelProfile& model) {
+    int count = 0;
+    for (int layer = 0; layer < model.num_hidden_layers; ++layer) count += is_chunked_layer(model, layer) ? 1 : 0;
+    return count;
+}
+
+RecurrentMixer recurrent_mixer(const ModelProfile& model) {
+    RecurrentMixer mixer;
+    if (!model.recurrent) return mixer;
+    const auto& r = *model.recurrent;
+    const double hidden = static_cast<double>(model.hidden_size);
+    const double kernel = static_cast<double>(r.conv_kernel);
+    if (r.kind == profiles::RecurrentKind::gated_delta_net) {
+        // HF Qwen3NextGatedDeltaNet: in_proj_qkvz (q, k, v and the output gate z), in_proj_ba (beta and
+        // decay per value head); a depthwise conv over q, k, v, dt_bias and A_log per value head, the
+        // gated norm over one value head; out_proj.
+        const double value_heads = r.num_value_heads;
+        const double key_dim = static_cast<double>(r.num_key_heads) * static_cast<double>(r.key_head_dim);
+        const double value_dim = value_heads * static_cast<double>(r.value_head_dim);
+        mixer.input = hidden * (2.0 * key_dim + 2.0 * value_dim) + hidden * 2.0 * value_heads;
+        mixer.vectors = (2.0 * key_dim + value_dim) * kernel + 2.0 * value_heads + static_cast<double>(r.value_head_dim);
+        mixer.output = value_dim * hidden;
+        return mixer;
+    }
+    // HF JambaMambaMixer: in_proj (x and gate), x_proj to (dt, B, C), dt_proj; the depthwise conv with
+    // bias, dt bias, A_log, D and Jamba's norms of dt, B and C; out_proj.
+    const double inner = static_cast<double>(r.expand) * hidden;
+    const double state = static_cast<double>(r.d_state);
+    const double dt_rank = static_cast<double>(r.dt_rank);
+    mixer.input = hidden * 2.0 * inner + inner * (dt_rank + 2.0 * state) + dt_rank * inner;
+    mixer.vectors = inner * kernel + inner + inner + inner * state + inner + dt_rank + 2.0 * state;
+    mixer.output = inner * hidden;
+    return mixer;
+}
+
+double recurrent_parameters(const ModelProfile& model) { return recurrent_mixer(model).total(); }
+
+double indexer_parameters(const ModelProfile& model) {
+    if (!model.sparse_attention || !model.mla) return 0.0;
+    const auto& dsa = *model.sparse_attention;
+    const double hidden = static_cast<double>(model.hidden_size);
+    const double heads = dsa.index_n_heads;
+    const double head_dim = static_cast<double>(dsa.index_head_dim);
+    // DeepSeek-V3.2 Indexer: wq_b from the query latent, wk and its LayerNorm (weight, bias),
+    // weights_proj giving each indexer head's weight per token.
+    return static_cast<double>(model.mla->q_lora_rank) * heads * head_dim + hidden * head_dim + 2.0 * head_dim +
+           hidden * heads;
+}
+
+double recurrent_state_elements(const ModelProfile& model) {
+    if (!model.recurrent) return 0.0;
+    const auto& r = *model.recurrent;
+    if (r.kind == profiles::RecurrentKind::gated_delta_net) {
+        return static_cast<double>(r.num_value_heads) * static_cast<double>(r.key_head_dim) *
+               static_cast<double>(r.value_head_dim);
+    }
+    return static_cast<double>(r.expand) * static_cast<double>(model.hidden_size) * static_cast<double>(r.d_state);
+}
+
+double recurrent_conv_elements(const ModelProfile& model) {
+    if (!model.recurrent) return 0.0;
+    const auto& r = *model.recurrent;
+    const double window = static_cast<double>(r.conv_kernel - 1);
+    if (r.kind == profiles::RecurrentKind::gated_delta_net) {
+        return (2.0 * r.num_key_heads * static_cast<double>(r.key_head_dim) +
+                r.num_value_heads * static_cast<double>(r.value_head_dim)) * window;
+    }
+    return static_cast<double>(r.expand) * static_cast<double>(model.hidden_size) * window;
 }
 
 double attention_parameters(const ModelProfile& model) {
@@ -59,7 +146,9 @@ ParameterCount count_parameters(const ModelProfile& model) {
     count.total = embedding + lm_head + hidden;  // + final norm
     count.active = embedding + lm_head + hidden;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
-        const double shared = attention_parameters(model) + norms_per_layer;
+        const double mixer = is_recurrent_layer(model, layer) ? recurrent_parameters(model)
+                                                               : attention_parameters(model) + indexer_parameters(model);
+        const double shared = mixer + norms_per_layer;
         count.total += shared;
         count.active += shared;
         if (is_moe_layer(model, layer)) {

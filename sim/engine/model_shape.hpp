@@ -13,8 +13,16 @@ bool is_moe_layer(const ModelProfile& model, int layer);
 // Layer i is global when (i + 1) % pattern == 0; every other layer slides (all, when pattern is 0).
 bool is_sliding_layer(const ModelProfile& model, int layer);
 
+// Hybrid models: layer i is a recurrent (linear-attention or Mamba) layer unless
+// i % attention_period == attention_offset; every layer attends when the model has no recurrent layers.
+bool is_recurrent_layer(const ModelProfile& model, int layer);
+// Llama 4: layer i attends within its chunk unless (i + 1) % pattern == 0 (a global NoPE layer).
+bool is_chunked_layer(const ModelProfile& model, int layer);
+
 int moe_layer_count(const ModelProfile& model);
 int sliding_layer_count(const ModelProfile& model);
+int recurrent_layer_count(const ModelProfile& model);
+int chunked_layer_count(const ModelProfile& model);
 
 struct ParameterCount {
     double total = 0;   // every weight, embeddings included
@@ -27,6 +35,23 @@ ParameterCount count_parameters(const ModelProfile& model);
 
 // Parameters of one layer's attention block (projections only).
 double attention_parameters(const ModelProfile& model);
+// One recurrent layer's mixer (Gated DeltaNet or Mamba) by the matrices a pass reads: input-side
+// projections, the output projection, and the convolution and per-channel vectors.
+struct RecurrentMixer {
+    double input = 0;
+    double output = 0;
+    double vectors = 0;
+    double total() const { return input + output + vectors; }
+};
+RecurrentMixer recurrent_mixer(const ModelProfile& model);
+// recurrent_mixer(model).total(); 0 for a model without recurrent layers.
+double recurrent_parameters(const ModelProfile& model);
+// Parameters of one layer's DSA lightning indexer; 0 without sparse attention.
+double indexer_parameters(const ModelProfile& model);
+// Elements of one recurrent layer's state for one sequence: the recurrent state proper and the
+// short-convolution window (kernel - 1 earlier inputs).
+double recurrent_state_elements(const ModelProfile& model);
+double recurrent_conv_elements(const ModelProfile& model);
 // Parameters of one routed expert (or one dense MLP when intermediate is the dense size).
 double mlp_parameters(const ModelProfile& model, double intermediate_size);
 

@@ -2,6 +2,7 @@
 
 #include "core/registry.hpp"
 #include "engine/prediction.hpp"
+#include "engine/speculative.hpp"
 
 namespace decodesim::engine {
 
@@ -13,6 +14,8 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.runtime = choice.runtime;
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
+    deployment.kv_offload = choice.kv_offload;
+    deployment.speculation = choice.speculation;
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights
@@ -36,9 +39,12 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
 }
 
 OperatingPoint resolve_operating_point(profiles::HardwareProfile hardware, profiles::ModelProfile model,
-                                       const DeploymentChoice& choice, const Workload& workload) {
+                                       const DeploymentChoice& choice, const Workload& workload,
+                                       std::optional<profiles::ModelProfile> draft) {
     const Deployment deployment = resolve_deployment(hardware, model, choice);
-    return {std::move(hardware), std::move(model), deployment, workload};
+    OperatingPoint point{std::move(hardware), std::move(model), deployment, workload, std::move(draft)};
+    validate_speculation(point);
+    return point;
 }
 
 }  // namespace decodesim::engine

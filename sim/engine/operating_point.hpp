@@ -2,6 +2,8 @@
 // The one operating point every question is asked about: a model on a device, deployed in some
 // way, under a workload. Every command, test and benchmark builds it with resolve_operating_point.
 
+#include <optional>
+
 #include "engine/deployment.hpp"
 #include "engine/workload.hpp"
 #include "profiles/hardware_profile.hpp"
@@ -14,6 +16,7 @@ struct OperatingPoint {
     profiles::ModelProfile model;
     Deployment deployment;
     Workload workload;
+    std::optional<profiles::ModelProfile> draft;  // the draft model of speculative decoding, when one is named
 };
 
 // Fills the defaults of `choice` for this device and model: weights bf16; activations bf16, or
@@ -25,6 +28,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
                               const DeploymentChoice& choice);
 
 OperatingPoint resolve_operating_point(profiles::HardwareProfile hardware, profiles::ModelProfile model,
-                                       const DeploymentChoice& choice, const Workload& workload);
+                                       const DeploymentChoice& choice, const Workload& workload,
+                                       std::optional<profiles::ModelProfile> draft = std::nullopt);
 
 }  // namespace decodesim::engine

@@ -11,7 +11,7 @@ core::Flops StepCosts::total_flops() const {
 core::Bytes StepCosts::total_bytes() const {
     core::Bytes bytes;
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
-        if (kOperators[i].stream != StreamClass::interconnect) bytes += operators[i].bytes;
+        if (kOperators[i].stream != StreamClass::interconnect && kOperators[i].stream != StreamClass::host) bytes += operators[i].bytes;
     }
     return bytes;
 }

@@ -25,6 +25,9 @@ enum class OperatorKind {
     norms,
     lm_head,
     all_reduce,
+    all_to_all,
+    pipeline_send,
+    kv_offload,
 };
 
 // Which peak an operator's arithmetic runs at.
@@ -38,11 +41,13 @@ enum class StreamClass {
     device,        // device memory at the achievable bandwidth
     weights,       // weight matrices: a runtime that dequantizes in its kernels may stream them slower
     kv_cache,      // KV-cache reads and writes, at the runtime's attention bandwidth
-    interconnect,  // bytes each device sends over the scale-up link, with per-message latency
+    interconnect,  // collectives between devices: timed by engine/collectives.hpp on the group's links
+    host,          // device to CPU memory over the host link (offloaded KV cache)
 };
 
 // When the per-operator report lists an operator (it is always costed; absent ones cost zero).
-enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel };
+enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel, expert_parallel, pipeline_parallel,
+                       kv_offload };
 
 struct OperatorInfo {
     OperatorKind kind;
@@ -81,6 +86,12 @@ inline constexpr std::array kOperators{
                  ShownWhen::always, "projection to the vocabulary, for the newest position of each sequence"},
     OperatorInfo{OperatorKind::all_reduce, "all_reduce", ArithmeticClass::activation, StreamClass::interconnect,
                  ShownWhen::tensor_parallel, "tensor-parallel reductions over the interconnect"},
+    OperatorInfo{OperatorKind::all_to_all, "all_to_all", ArithmeticClass::activation, StreamClass::interconnect,
+                 ShownWhen::expert_parallel, "expert-parallel dispatch and combine of routed tokens"},
+    OperatorInfo{OperatorKind::pipeline_send, "pipeline_send", ArithmeticClass::activation, StreamClass::interconnect,
+                 ShownWhen::pipeline_parallel, "hidden states passed from one pipeline stage to the next"},
+    OperatorInfo{OperatorKind::kv_offload, "kv_offload", ArithmeticClass::activation, StreamClass::host,
+                 ShownWhen::kv_offload, "KV cache read back from CPU memory over the host link"},
 };
 
 inline constexpr std::size_t kOperatorCount = kOperators.size();
@@ -101,9 +112,10 @@ static_assert(rows_in_enum_order(), "kOperators must list OperatorKind in declar
 
 struct OperatorCost {
     core::Flops flops;
-    core::Bytes bytes;     // device-memory traffic (interconnect operators: bytes each device sends)
+    core::Bytes bytes;     // device-memory traffic (interconnect operators: the collectives' buffers, summed;
+                           // host operators: bytes over the host link)
     double kernels = 0.0;  // kernel launches, for the fixed per-kernel overhead
-    double messages = 0.0; // interconnect operators: collective operations in the step
+    double messages = 0.0; // interconnect operators: collective operations in the step (each bytes / messages)
 };
 
 // Costs of one forward pass, one entry per row of kOperators.
@@ -113,7 +125,7 @@ struct StepCosts {
     OperatorCost& operator[](OperatorKind kind) { return operators[index_of(kind)]; }
     const OperatorCost& operator[](OperatorKind kind) const { return operators[index_of(kind)]; }
     core::Flops total_flops() const;
-    core::Bytes total_bytes() const;  // device memory only (interconnect traffic excluded)
+    core::Bytes total_bytes() const;  // device memory only (interconnect and host-link traffic excluded)
 };
 
 }  // namespace decodesim::engine

@@ -10,6 +10,7 @@
 #include "engine/model_shape.hpp"
 #include "engine/request.hpp"
 #include "engine/roofline.hpp"
+#include "engine/topology.hpp"
 
 namespace decodesim::engine {
 
@@ -20,8 +21,37 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
     auto refuse = [](const char* key, const std::string& message) {
         throw core::InputError(core::unlocated(key, message));
     };
-    const int tp = deployment.parallelism.tensor;
+    const Parallelism& parallel = deployment.parallelism;
+    const int tp = parallel.tensor;
     if (tp < 1) refuse("tp", "tensor parallelism must be at least 1");
+    if (parallel.pipeline < 1) refuse("pp", "pipeline parallelism must be at least 1");
+    if (parallel.expert < 1) refuse("ep", "expert parallelism must be at least 1");
+    if (parallel.attention_data < 1) refuse("dp-attention", "attention data parallelism must be at least 1");
+    if (parallel.pipeline > model.num_hidden_layers) {
+        refuse("pp", fmt::format("pipeline parallelism {} exceeds the {} layers of {}", parallel.pipeline,
+                                 model.num_hidden_layers, model.name));
+    }
+    if (parallel.expert > 1 || parallel.attention_data > 1) {
+        if (!model.moe) {
+            refuse(parallel.expert > 1 ? "ep" : "dp-attention",
+                   fmt::format("{} has no routed experts: expert parallelism and data-parallel attention apply to MoE "
+                               "models",
+                               model.name));
+        }
+        if (parallel.stage_devices() % parallel.expert != 0) {
+            refuse("ep", fmt::format("expert parallelism {} must divide the {} devices of a stage (tp {} x dp-attention {})",
+                                     parallel.expert, parallel.stage_devices(), tp, parallel.attention_data));
+        }
+        if (model.moe->n_routed_experts % parallel.expert != 0) {
+            refuse("ep", fmt::format("expert parallelism {} does not divide the {} routed experts of {}", parallel.expert,
+                                     model.moe->n_routed_experts, model.name));
+        }
+        if (parallel.attention_data > 1 && parallel.expert != parallel.stage_devices()) {
+            refuse("ep", fmt::format("data-parallel attention spreads the experts over every device of the stage: set "
+                                     "--ep {} (tp {} x dp-attention {})",
+                                     parallel.stage_devices(), tp, parallel.attention_data));
+        }
+    }
     if (model.num_attention_heads % tp != 0) {
         refuse("tp", fmt::format("tensor parallelism {} does not divide the {} attention heads of {}", tp,
                                  model.num_attention_heads, model.name));
@@ -35,6 +65,12 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
         refuse("tp", fmt::format("tensor parallelism {} needs an interconnect, and {} lists none (add an "
                                  "interconnect: block to its profile)",
                                  tp, hardware.name));
+    }
+    validate_topology(hardware, parallel);
+    if (deployment.kv_offload && !hardware.host_link) {
+        refuse("kv-offload", fmt::format("KV offload reads the cache back over the host link, and {} lists none (add a "
+                                         "host_link: block to its profile)",
+                                         hardware.name));
     }
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     for (Datatype datatype : {matmul, deployment.activation}) {
@@ -50,19 +86,28 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
     : model_(&model), hardware_(&hardware), deployment_(deployment) {
     validate_deployment(hardware, model, deployment);
     cost_ = build_cost_model(model, deployment);
+    if (deployment.kv_offload) {
+        const MemoryFootprint empty = memory_footprint(cost_, hardware, 0.0, 1.0);
+        cost_.kv_device_room = core::max(core::Bytes(), empty.usable - empty.weights);
+    }
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
-    const int tp = deployment.parallelism.tensor;
-    rates_ = device_rates(hardware, matmul, deployment.activation, tp, efficiency, deployment.weights->dequantizes,
-                          &deployment.clocks);
+    const Parallelism& parallel = deployment.parallelism;
+    rates_ = device_rates(hardware, matmul, deployment.activation, parallel, efficiency,
+                          deployment.weights->dequantizes, &deployment.clocks);
     // The roofline bound: datasheet peaks at the peak clock, whatever the clock condition.
-    peak_rates_ = device_rates(hardware, matmul, deployment.activation, tp, ideal_efficiency());
+    peak_rates_ = device_rates(hardware, matmul, deployment.activation, parallel, ideal_efficiency());
 }
 
 Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
                      Deployment deployment)
     : Evaluator(model, hardware, deployment, default_efficiency(hardware, deployment.runtime)) {}
 
-Evaluator::Evaluator(const OperatingPoint& point) : Evaluator(point.model, point.hardware, point.deployment) {}
+Evaluator::Evaluator(const OperatingPoint& point) : Evaluator(point.model, point.hardware, point.deployment) {
+    if (point.deployment.speculation.enabled() && !point.deployment.speculation.multi_token_heads && point.draft) {
+        draft_ = std::make_shared<const Evaluator>(*point.draft, point.hardware,
+                                                   draft_deployment(point.deployment, *point.draft));
+    }
+}
 
 StepTime Evaluator::decode_step(double batch, double context) const {
     return time_step(decode_step_costs(cost_, batch, context), rates_);
@@ -195,6 +240,13 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
         decode.bytes_per_step.value > 0.0 ? decode.flops_per_step / decode.bytes_per_step : 0.0;
 
     prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context);
+    if (draft_) {
+        prediction.memory = with_draft(prediction.memory, memory_footprint(draft_->cost_, *hardware_, batch, max_context),
+                                       batch);
+    }
+    if (deployment_.speculation.enabled()) {
+        prediction.speculative = speculative_decode(*this, draft_.get(), deployment_.speculation, batch, decode.context);
+    }
     if (detail == Detail::figures) return prediction;
 
     const StepTime per_operator = time_step(detail_costs, rates_);
@@ -204,6 +256,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
                                     per_operator.operators[i].time, per_operator.operators[i].bound});
     }
     if (auto problem = memory_problem(prediction.memory, batch)) prediction.warnings.push_back(std::move(*problem));
+    for (std::string& note : topology_notes(*hardware_, deployment_.parallelism)) prediction.warnings.push_back(std::move(note));
     if (auto warning = context_warning(*model_, max_context)) prediction.warnings.push_back(std::move(*warning));
     return prediction;
 }

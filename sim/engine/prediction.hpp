@@ -3,6 +3,7 @@
 // Every figure comes twice: the roofline bound (datasheet peaks, no overheads: what physics
 // allows) and the prediction (the efficiency model applied: what a user will measure).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "engine/memory.hpp"
 #include "engine/operating_point.hpp"
 #include "engine/roofline.hpp"
+#include "engine/speculative.hpp"
 
 namespace decodesim::engine {
 
@@ -70,7 +72,10 @@ struct Prediction {
     // The whole batch's prompts prefilled in one pass, as when `batch` requests arrive at once.
     PrefillResult batch_prefill;
     std::optional<RequestResult> request;
-    MemoryFootprint memory;
+    MemoryFootprint memory;  // a draft model's weights and cache included
+    // With speculative decoding: the decode figures above stay those of plain decoding, and this
+    // says what speculation makes of them at the same batch and context.
+    std::optional<SpeculativeResult> speculative;
     double machine_balance = 0.0;  // peak matmul FLOP/s per peak byte/s
     std::vector<std::string> warnings;
 };
@@ -122,6 +127,7 @@ private:
 
     const profiles::ModelProfile* model_;
     const profiles::HardwareProfile* hardware_;
+    std::shared_ptr<const Evaluator> draft_;  // the draft model of speculative decoding, when one is named
     Deployment deployment_;
     CostModel cost_;
     DeviceRates rates_;

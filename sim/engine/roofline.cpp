@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/topology.hpp"
+
 namespace decodesim::engine {
 
 using core::Datatype;
@@ -23,7 +25,8 @@ core::Bandwidth DeviceRates::bandwidth(StreamClass stream) const {
         case StreamClass::device: return memory_bandwidth;
         case StreamClass::weights: return weight_bandwidth;
         case StreamClass::kv_cache: return kv_bandwidth;
-        case StreamClass::interconnect: return link_bandwidth;
+        case StreamClass::interconnect: return core::Bandwidth();  // timed by collective_time
+        case StreamClass::host: return host_bandwidth;
     }
     return memory_bandwidth;
 }
@@ -55,7 +58,7 @@ FlopRate effective_peak(const profiles::HardwareProfile& hardware, Datatype data
 }
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
-                         Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
+                         Datatype activation_datatype, const Parallelism& parallelism, const Efficiency& efficiency,
                          bool weight_only_quantized, const ClockState* clocks) {
     DeviceRates rates;
     const double compute_share = clocks != nullptr ? clocks->compute_share : 1.0;
@@ -67,27 +70,24 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.matmul_rate = effective_peak(hardware, matmul_datatype) * (efficiency.compute * compute_share) *
                         (weight_only_quantized ? efficiency.quantized_compute : 1.0);
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
-    if (hardware.interconnect) {
-        rates.link_bandwidth = hardware.interconnect->bandwidth * efficiency.link_bandwidth;
-        rates.link_latency = hardware.interconnect->latency;
-    }
+    if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;
     rates.kernel_overhead = efficiency.kernel_overhead;
-    rates.tensor_parallel = tensor_parallel;
+    rates.parallelism = parallelism;
 
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
         const OperatorInfo& info = kOperators[i];
         rates.seconds_per_flop[i] = core::reciprocal(rates.rate(info.arithmetic));
         rates.seconds_per_byte[i] = core::reciprocal(rates.bandwidth(info.stream));
-        if (info.stream == StreamClass::interconnect) {
-            // A ring all-reduce moves 2(T-1)/T of the data over each link; small messages use tree
-            // or recursive-doubling algorithms, 2 * ceil(log2 T) hops of latency (docs/model.md).
-            const double tp = tensor_parallel;
-            rates.seconds_per_byte[i] = rates.seconds_per_byte[i] * (tensor_parallel > 1 ? 2.0 * (tp - 1.0) / tp : 0.0);
-        }
     }
-    rates.seconds_per_message =
-        tensor_parallel > 1 ? rates.link_latency * (2.0 * std::ceil(std::log2(static_cast<double>(tensor_parallel))))
-                            : core::Seconds();
+    // Collectives on the groups' links (engine/topology.hpp). Without an interconnect every group
+    // is one device (validate_topology refuses anything else).
+    if (hardware.interconnect) {
+        const DeploymentTopology topology = deployment_topology(hardware, parallelism, efficiency.link_bandwidth);
+        rates.collectives[index_of(OperatorKind::all_reduce)] = {Collective::all_reduce, topology.tensor, {}, 0.0};
+        rates.collectives[index_of(OperatorKind::all_to_all)] = {Collective::all_to_all, topology.expert, {}, 0.0};
+        rates.collectives[index_of(OperatorKind::pipeline_send)] = {Collective::send, topology.hop_inside,
+                                                                   topology.hop_crossing, topology.crossing_hop_share};
+    }
     return rates;
 }
 

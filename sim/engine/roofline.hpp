@@ -1,11 +1,13 @@
 #pragma once
 // Turns operator costs into times on a device: time = max(compute time, memory time) plus fixed
-// per-kernel overhead, and the interconnect time of tensor-parallel reductions.
+// per-kernel overhead, and the time of the collectives between devices (engine/collectives.hpp).
 
 #include <array>
 
 #include "core/datatype.hpp"
 #include "engine/clocks.hpp"
+#include "engine/collectives.hpp"
+#include "engine/deployment.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/operators.hpp"
 #include "profiles/hardware_profile.hpp"
@@ -23,15 +25,21 @@ struct DeviceRates {
     core::Bandwidth kv_bandwidth;         // KV-cache reads and writes
     core::FlopRate matmul_rate;           // weight matrix products, efficiency applied
     core::FlopRate activation_rate;       // attention and element-wise work, efficiency applied
-    core::Bandwidth link_bandwidth;       // per direction, 0 without a link
-    core::Seconds link_latency;           // per hop
+    core::Bandwidth host_bandwidth;       // device to CPU memory, 0 without a host link
     core::Seconds kernel_overhead;
-    int tensor_parallel = 1;
+    Parallelism parallelism;
 
     // Derived, per row of kOperators.
     std::array<core::SecondsPerByte, kOperatorCount> seconds_per_byte{};
     std::array<core::SecondsPerFlop, kOperatorCount> seconds_per_flop{};
-    core::Seconds seconds_per_message;    // latency of one collective (interconnect operators)
+    // Interconnect operators: the collective each message is, and the group it runs among.
+    struct CollectivePlan {
+        Collective collective = Collective::all_reduce;
+        GroupTopology group;
+        GroupTopology crossing;       // pipeline hops: a hop between domains
+        double crossing_share = 0.0;  // of the messages that take `crossing`
+    };
+    std::array<CollectivePlan, kOperatorCount> collectives{};
 
     core::Bandwidth bandwidth(StreamClass stream) const;
     core::FlopRate rate(ArithmeticClass arithmetic) const;
@@ -50,7 +58,7 @@ core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::D
 // quantized_* factors apply to them. `clocks`: the shares of the listed compute and memory peaks
 // the device runs at (engine/clocks.hpp); null for the datasheet peaks.
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
-                         core::Datatype activation_datatype, int tensor_parallel, const Efficiency& efficiency,
+                         core::Datatype activation_datatype, const Parallelism& parallelism, const Efficiency& efficiency,
                          bool weight_only_quantized = false, const ClockState* clocks = nullptr);
 
 struct OperatorTime {
@@ -66,8 +74,17 @@ struct OperatorTime {
 inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, const DeviceRates& rates) {
     OperatorTime time;
     if (kOperators[index].stream == StreamClass::interconnect) {
-        // Latency per collective plus the bytes over the link (the ring factor is in the reciprocal).
-        time.communication = cost.messages * rates.seconds_per_message + cost.bytes * rates.seconds_per_byte[index];
+        // Each message is one collective of bytes / messages on its group's links.
+        if (cost.messages > 0.0) {
+            const auto& plan = rates.collectives[index];
+            const core::Bytes each = cost.bytes / cost.messages;
+            core::Seconds one = collective_time(plan.collective, each, plan.group).time;
+            if (plan.crossing_share > 0.0) {
+                one = one * (1.0 - plan.crossing_share) +
+                      collective_time(plan.collective, each, plan.crossing).time * plan.crossing_share;
+            }
+            time.communication = one * cost.messages;
+        }
         time.time = time.communication;
         time.bound = Bound::communication;
         return time;

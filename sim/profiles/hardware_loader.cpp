@@ -24,6 +24,11 @@ std::vector<std::string> memory_type_names() {
 
 // Default per-hop latency of a scale-up link when a profile gives none (docs/model.md).
 constexpr double kDefaultLinkLatencySeconds = 2e-6;
+// One InfiniBand/RoCE hop through a switch, end to end, as nccl-tests show for small messages
+// across nodes (docs/model.md, "Topology").
+constexpr double kDefaultScaleOutLatencySeconds = 5e-6;
+// The largest scale-up domain accepted: above any shipped system (NVL576 is the largest announced).
+constexpr std::int64_t kMaxScaleUpDomain = 1024;
 
 // Plausible clocks: from an embedded part's lowest mode to well above any shipping GPU.
 constexpr double kLowestClockHz = 10e6;
@@ -185,8 +190,34 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
             core::Bandwidth(link->quantity("bandwidth", Dimension::bandwidth, Presence::required).value_or(0));
         interconnect.latency = core::Seconds(
             link->quantity("latency", Dimension::time, Presence::optional).value_or(kDefaultLinkLatencySeconds));
-        link->reject_unknown_keys({"bandwidth", "latency"});
+        interconnect.kind = link->string("kind", Presence::optional).value_or("");
+        if (auto domain = link->positive_integer("domain", Presence::optional, kMaxScaleUpDomain)) {
+            interconnect.domain = static_cast<int>(*domain);
+            interconnect.domain_stated = true;
+        }
+        interconnect.source = link->string("source", Presence::optional).value_or("");
+        link->reject_unknown_keys({"bandwidth", "latency", "kind", "domain", "source"});
         profile.interconnect = interconnect;
+    }
+    if (auto network = root.map("scale_out", Presence::optional)) {
+        ScaleOut scale_out;
+        scale_out.bandwidth =
+            core::Bandwidth(network->quantity("bandwidth", Dimension::bandwidth, Presence::required).value_or(0));
+        scale_out.latency = core::Seconds(
+            network->quantity("latency", Dimension::time, Presence::optional).value_or(kDefaultScaleOutLatencySeconds));
+        scale_out.kind = network->string("kind", Presence::optional).value_or("");
+        scale_out.source = network->string("source", Presence::optional).value_or("");
+        network->reject_unknown_keys({"bandwidth", "latency", "kind", "source"});
+        profile.scale_out = scale_out;
+    }
+    if (auto host = root.map("host_link", Presence::optional)) {
+        HostLink host_link;
+        host_link.bandwidth =
+            core::Bandwidth(host->quantity("bandwidth", Dimension::bandwidth, Presence::required).value_or(0));
+        host_link.kind = host->string("kind", Presence::optional).value_or("");
+        host_link.source = host->string("source", Presence::optional).value_or("");
+        host->reject_unknown_keys({"bandwidth", "kind", "source"});
+        profile.host_link = host_link;
     }
 
     if (auto power = root.quantity("power", Dimension::power, Presence::optional)) profile.power = core::Watts(*power);
@@ -212,7 +243,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     }
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
-    root.reject_unknown_keys({"name", "source", "memory", "compute", "interconnect", "power", "price_per_hour",
+    root.reject_unknown_keys({"name", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
                               "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;

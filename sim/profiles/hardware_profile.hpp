@@ -12,10 +12,32 @@
 
 namespace decodesim::profiles {
 
-// Per-device scale-up link used by tensor parallelism.
+// The scale-up link: what a device reaches at full link speed (NVLink/NVSwitch, XGMI/Infinity
+// Fabric, TPU ICI, or PCIe between boards without a bridge). A parallel group larger than
+// `domain` devices crosses into the scale-out network (docs/model.md, "Topology").
 struct Interconnect {
-    core::Bandwidth bandwidth;  // per direction
+    core::Bandwidth bandwidth;  // per device, per direction
     core::Seconds latency;      // per message hop
+    std::string kind;           // "NVLink 4", "XGMI", "ICI", "PCIe 5.0 x16", ... (for display)
+    int domain = 8;             // devices in one scale-up domain (8: an HGX/OAM board; 72: an NVL72 rack)
+    bool domain_stated = false; // false: the profile gave no domain and the default of 8 was taken
+    std::string source;         // where the link figures come from (else the profile's source)
+};
+
+// The scale-out network between scale-up domains (InfiniBand, RoCE, Ethernet, DCN): one NIC's
+// worth per device, as HGX nodes pair each GPU with its own NIC.
+struct ScaleOut {
+    core::Bandwidth bandwidth;  // per device, per direction
+    core::Seconds latency;      // per message hop
+    std::string kind;           // "InfiniBand NDR 400G", "RoCE 400G", ...
+    std::string source;
+};
+
+// The host link: device to CPU memory, for KV-cache offload (PCIe, NVLink-C2C).
+struct HostLink {
+    core::Bandwidth bandwidth;  // per direction
+    std::string kind;
+    std::string source;
 };
 
 // Optional per-device overrides of the engine's default efficiency model (docs/model.md).
@@ -72,6 +94,8 @@ struct HardwareProfile {
     // Dense peak per datatype, indexed by core::Datatype; 0 where the device lists none.
     std::array<core::FlopRate, core::kAllDatatypes.size()> peak_ops_per_s{};
     std::optional<Interconnect> interconnect;
+    std::optional<ScaleOut> scale_out;
+    std::optional<HostLink> host_link;
     std::optional<core::Watts> power;
     std::optional<double> price_per_hour;  // USD per device-hour, in (0, kMaxPricePerHour]
     EfficiencyOverrides efficiency;

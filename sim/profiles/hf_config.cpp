@@ -102,7 +102,10 @@ private:
     std::vector<core::Diagnostic>* diagnostics_;
 };
 
-enum class Family { llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3, deepseek, gpt_oss };
+enum class Family {
+    llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3, deepseek, gpt_oss,
+    qwen3_next, jamba, llama4, glm4_moe, minimax_m2
+};
 
 struct FamilyEntry {
     const char* model_type;
@@ -115,7 +118,36 @@ constexpr FamilyEntry kFamilies[] = {
     {"qwen3_moe", Family::qwen3_moe},  {"phi3", Family::phi3},             {"gemma", Family::gemma},
     {"gemma2", Family::gemma2},        {"gemma3", Family::gemma3},         {"gemma3_text", Family::gemma3},
     {"deepseek_v2", Family::deepseek}, {"deepseek_v3", Family::deepseek},  {"gpt_oss", Family::gpt_oss},
+    {"deepseek_v32", Family::deepseek}, {"kimi_k2", Family::deepseek},     {"qwen3_next", Family::qwen3_next},
+    {"jamba", Family::jamba},          {"llama4", Family::llama4},         {"llama4_text", Family::llama4},
+    {"glm4_moe", Family::glm4_moe},    {"minimax_m2", Family::minimax_m2},
 };
+
+// Turns a per-layer list of layer types into (period, offset) such that layer i is of type
+// `attention` iff i % period == offset (Qwen3-Next "full_attention" among "linear_attention").
+std::optional<std::pair<int, int>> attention_period_from_layer_types(const YAML::Node& layer_types,
+                                                                     const std::string& attention) {
+    if (!layer_types || !layer_types.IsSequence() || layer_types.size() == 0) return std::nullopt;
+    std::vector<bool> attends;
+    for (const auto& type : layer_types) attends.push_back(type.IsScalar() && type.Scalar() == attention);
+    int first = -1, second = -1;
+    for (std::size_t i = 0; i < attends.size(); ++i) {
+        if (!attends[i]) continue;
+        if (first < 0) {
+            first = static_cast<int>(i);
+        } else {
+            second = static_cast<int>(i);
+            break;
+        }
+    }
+    if (first < 0) return std::nullopt;
+    const int period = second < 0 ? static_cast<int>(attends.size()) : second - first;
+    if (first >= period) return std::nullopt;
+    for (std::size_t i = 0; i < attends.size(); ++i) {
+        if (attends[i] != (static_cast<int>(i) % period == first)) return std::nullopt;
+    }
+    return std::make_pair(period, first);
+}
 
 bool is_gemma(Family family) { return family == Family::gemma || family == Family::gemma2 || family == Family::gemma3; }
 
@@ -294,16 +326,21 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     model.max_position_embeddings = config.integer("max_position_embeddings", false);
 
     const bool has_moe_dims = family == Family::mixtral || family == Family::qwen2_moe || family == Family::qwen3_moe ||
-                              family == Family::gpt_oss || family == Family::deepseek;
-    if (!has_moe_dims || family == Family::qwen2_moe || family == Family::deepseek) {
+                              family == Family::gpt_oss || family == Family::deepseek || family == Family::qwen3_next ||
+                              family == Family::jamba || family == Family::llama4 || family == Family::glm4_moe ||
+                              family == Family::minimax_m2;
+    if (!has_moe_dims || family == Family::qwen2_moe || family == Family::deepseek || family == Family::qwen3_next ||
+        family == Family::jamba || family == Family::glm4_moe) {
         model.intermediate_size = config.integer("intermediate_size", !has_moe_dims).value_or(0);
     }
+    if (family == Family::llama4) model.intermediate_size = config.integer("intermediate_size_mlp", false).value_or(0);
 
     // Sliding windows.
     const bool window_declared = config.has("sliding_window");
     const bool window_disabled = config.boolean("use_sliding_window").value_or(true) == false;
     if (window_declared && !window_disabled && family != Family::qwen2 && family != Family::qwen3 &&
-        family != Family::qwen3_moe && family != Family::qwen2_moe) {
+        family != Family::qwen3_moe && family != Family::qwen2_moe && family != Family::qwen3_next &&
+        family != Family::jamba) {
         SlidingWindow window;
         window.window = config.integer("sliding_window", true).value_or(0);
         if (config.has("layer_types")) {
@@ -331,7 +368,34 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
                 moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
                 moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
                 break;
+            case Family::jamba:
+                moe.n_routed_experts = static_cast<int>(config.integer("num_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
+                moe.moe_layer_freq = static_cast<int>(config.integer("expert_layer_period", false).value_or(2));
+                moe.moe_layer_offset = static_cast<int>(config.integer("expert_layer_offset", false, 0).value_or(1));
+                break;
+            case Family::llama4: {
+                // Llama4TextConfig: interleave_moe_layer_step s makes layers s-1, 2s-1, ... MoE, each with
+                // one shared expert of the routed expert's size.
+                moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
+                moe.moe_layer_freq = static_cast<int>(config.integer("interleave_moe_layer_step", false).value_or(1));
+                moe.moe_layer_offset = moe.moe_layer_freq - 1;
+                moe.n_shared_experts = 1;
+                break;
+            }
+            case Family::glm4_moe:
+                moe.n_routed_experts = static_cast<int>(config.integer("n_routed_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("moe_intermediate_size", true).value_or(0);
+                moe.n_shared_experts = static_cast<int>(config.integer("n_shared_experts", false, 0).value_or(0));
+                moe.first_k_dense_replace = static_cast<int>(config.integer("first_k_dense_replace", false, 0).value_or(0));
+                break;
+            case Family::minimax_m2:
+                moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
+                break;
             case Family::qwen2_moe:
+            case Family::qwen3_next:
             case Family::qwen3_moe: {
                 moe.n_routed_experts = static_cast<int>(config.integer("num_experts", true).value_or(0));
                 moe.moe_intermediate_size = config.integer("moe_intermediate_size", true).value_or(0);
@@ -370,6 +434,79 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
         mla.v_head_dim = config.integer("v_head_dim", true).value_or(0);
         model.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
         model.mla = mla;
+    }
+
+    if (family == Family::deepseek && config.has("index_topk")) {
+        SparseAttention dsa;
+        dsa.index_topk = config.integer("index_topk", true).value_or(0);
+        dsa.index_n_heads = static_cast<int>(config.integer("index_n_heads", true).value_or(0));
+        dsa.index_head_dim = config.integer("index_head_dim", true).value_or(0);
+        model.sparse_attention = dsa;
+    }
+
+    if (family == Family::qwen3_next) {
+        RecurrentLayers recurrent;
+        recurrent.kind = RecurrentKind::gated_delta_net;
+        if (config.has("layer_types")) {
+            const auto pattern = attention_period_from_layer_types(config.node()["layer_types"], "full_attention");
+            if (!pattern) config.fail("layer_types", "full_attention layers that are not periodic are not supported");
+            recurrent.attention_period = pattern ? pattern->first : 1;
+            recurrent.attention_offset = pattern ? pattern->second : 0;
+        } else {
+            // Qwen3NextConfig: layer i is full attention iff (i + 1) % full_attention_interval == 0.
+            recurrent.attention_period = static_cast<int>(config.integer("full_attention_interval", false).value_or(4));
+            recurrent.attention_offset = recurrent.attention_period - 1;
+        }
+        recurrent.num_key_heads = static_cast<int>(config.integer("linear_num_key_heads", true).value_or(0));
+        recurrent.num_value_heads = static_cast<int>(config.integer("linear_num_value_heads", true).value_or(0));
+        recurrent.key_head_dim = config.integer("linear_key_head_dim", true).value_or(0);
+        recurrent.value_head_dim = config.integer("linear_value_head_dim", true).value_or(0);
+        recurrent.conv_kernel = config.integer("linear_conv_kernel_dim", true).value_or(0);
+        model.recurrent = recurrent;
+    }
+
+    if (family == Family::jamba) {
+        RecurrentLayers recurrent;
+        recurrent.kind = RecurrentKind::mamba;
+        recurrent.attention_period = static_cast<int>(config.integer("attn_layer_period", false).value_or(8));
+        recurrent.attention_offset = static_cast<int>(config.integer("attn_layer_offset", false, 0).value_or(4));
+        recurrent.d_state = config.integer("mamba_d_state", false).value_or(16);
+        recurrent.conv_kernel = config.integer("mamba_d_conv", false).value_or(4);
+        recurrent.expand = config.integer("mamba_expand", false).value_or(2);
+        // JambaConfig: mamba_dt_rank "auto" is ceil(hidden_size / 16).
+        if (config.has("mamba_dt_rank") && config.node()["mamba_dt_rank"].IsScalar() &&
+            config.node()["mamba_dt_rank"].Scalar() == "auto") {
+            recurrent.dt_rank = (model.hidden_size + 15) / 16;
+        } else {
+            recurrent.dt_rank = config.integer("mamba_dt_rank", false).value_or((model.hidden_size + 15) / 16);
+        }
+        model.recurrent = recurrent;
+    }
+
+    if (family == Family::llama4 && config.has("attention_chunk_size")) {
+        ChunkedAttention chunked;
+        chunked.chunk = config.integer("attention_chunk_size", true).value_or(0);
+        // no_rope_layers[i] == 0 marks a global NoPE layer; Llama4TextConfig makes every
+        // no_rope_layer_interval-th (default 4) layer one.
+        chunked.pattern = static_cast<int>(config.integer("no_rope_layer_interval", false).value_or(4));
+        if (const YAML::Node flags = config.node()["no_rope_layers"]; flags && flags.IsSequence() && flags.size() > 0) {
+            std::vector<bool> global;
+            for (const auto& flag : flags) global.push_back(flag.IsScalar() && flag.Scalar() == "0");
+            int period = 0;
+            for (std::size_t i = 0; i < global.size(); ++i) {
+                if (global[i]) {
+                    period = static_cast<int>(i) + 1;
+                    break;
+                }
+            }
+            bool periodic = period > 0;
+            for (std::size_t i = 0; periodic && i < global.size(); ++i) {
+                periodic = global[i] == ((static_cast<int>(i) + 1) % period == 0);
+            }
+            if (!periodic) config.fail("no_rope_layers", "global (NoPE) layers that are not every n-th layer are not supported");
+            chunked.pattern = period > 0 ? period : chunked.pattern;
+        }
+        if (chunked.chunk > 0) model.chunked_attention = chunked;
     }
 
     if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {

@@ -21,11 +21,17 @@ inline constexpr double kMaxParameters = 1e15;
 // The largest accepted value of a shape key, by its name in a model profile or a config.json.
 constexpr std::int64_t model_size_limit(std::string_view key) {
     if (key == "num_hidden_layers" || key == "sliding_window_pattern" || key == "first_k_dense_replace" ||
-        key == "moe_layer_freq" || key == "decoder_sparse_step") {
+        key == "moe_layer_freq" || key == "decoder_sparse_step" || key == "moe_layer_offset" ||
+        key == "attention_layer_period" || key == "attention_layer_offset" || key == "chunked_attention_pattern" ||
+        key == "full_attention_interval" || key == "attn_layer_period" || key == "attn_layer_offset" ||
+        key == "expert_layer_period" || key == "expert_layer_offset" || key == "interleave_moe_layer_step") {
         return kMaxLayers;
     }
     if (key == "vocab_size") return kMaxVocabulary;
-    if (key == "max_position_embeddings" || key == "sliding_window") return kMaxContext;
+    if (key == "max_position_embeddings" || key == "sliding_window" || key == "attention_chunk_size" ||
+        key == "index_topk") {
+        return kMaxContext;
+    }
     if (key == "n_routed_experts" || key == "num_local_experts" || key == "num_experts" ||
         key == "num_experts_per_tok" || key == "num_experts_per_token") {
         return kMaxExperts;

@@ -41,9 +41,40 @@ void check_model_consistency(const ModelProfile& model,
             fail("num_experts_per_tok", fmt::format("{} experts per token but only {} routed experts",
                                                     moe.num_experts_per_tok, moe.n_routed_experts));
         }
+        if (moe.moe_layer_offset >= moe.moe_layer_freq) {
+            fail("moe_layer_offset", fmt::format("offset {} can never equal layer % {}; expected less than moe_layer_freq",
+                                                 moe.moe_layer_offset, moe.moe_layer_freq));
+        }
         if (moe.first_k_dense_replace >= model.num_hidden_layers) {
             fail("first_k_dense_replace", "every layer would be dense; expected fewer than num_hidden_layers");
         }
+    }
+    if (model.recurrent) {
+        const auto& recurrent = *model.recurrent;
+        if (recurrent.attention_offset >= recurrent.attention_period) {
+            fail("attention_layer_offset",
+                 fmt::format("offset {} can never equal layer % {}; expected less than attention_layer_period",
+                             recurrent.attention_offset, recurrent.attention_period));
+        }
+        if (recurrent.conv_kernel < 2) {
+            fail(recurrent.kind == RecurrentKind::mamba ? "mamba_d_conv" : "linear_conv_kernel_dim",
+                 "a convolution of width 1 keeps no earlier inputs; expected at least 2");
+        }
+        if (recurrent.kind == RecurrentKind::gated_delta_net && recurrent.num_key_heads > 0 &&
+            recurrent.num_value_heads % recurrent.num_key_heads != 0) {
+            fail("linear_num_value_heads", fmt::format("{} value heads cannot share {} key heads evenly",
+                                                       recurrent.num_value_heads, recurrent.num_key_heads));
+        }
+    }
+    if (model.sparse_attention && !model.mla) {
+        fail("index_topk", "sparse attention (index_*) selects tokens of an MLA latent cache; kv_lora_rank and the "
+                           "other MLA keys are required");
+    }
+    if (model.chunked_attention && model.sliding_window) {
+        fail("attention_chunk_size", "a model has sliding-window or chunked attention layers, not both");
+    }
+    if (model.chunked_attention && model.chunked_attention->pattern == 1) {
+        fail("chunked_attention_pattern", "a pattern of 1 makes every layer global; remove attention_chunk_size instead");
     }
     if (model.sliding_window && model.sliding_window->pattern == 1) {
         fail("sliding_window_pattern", "a pattern of 1 makes every layer global; remove sliding_window instead");
@@ -91,7 +122,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     const bool has_moe = root.has("n_routed_experts") || root.has("num_experts_per_tok") ||
                          root.has("moe_intermediate_size") || root.has("n_shared_experts") ||
                          root.has("first_k_dense_replace") || root.has("moe_layer_freq") ||
-                         root.has("shared_expert_intermediate_size");
+                         root.has("shared_expert_intermediate_size") || root.has("moe_layer_offset");
     if (has_moe) {
         MixtureOfExperts moe;
         moe.n_routed_experts = static_cast<int>(root.positive_integer("n_routed_experts", required, model_size_limit("n_routed_experts")).value_or(0));
@@ -103,6 +134,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         moe.first_k_dense_replace =
             static_cast<int>(root.non_negative_integer("first_k_dense_replace", optional, model_size_limit("first_k_dense_replace")).value_or(0));
         moe.moe_layer_freq = static_cast<int>(root.positive_integer("moe_layer_freq", optional, model_size_limit("moe_layer_freq")).value_or(1));
+        moe.moe_layer_offset = static_cast<int>(root.non_negative_integer("moe_layer_offset", optional, model_size_limit("moe_layer_offset")).value_or(0));
         model.moe = moe;
     }
 
@@ -118,13 +150,63 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         model.mla = mla;
     }
 
+    const bool has_delta_net = root.has("linear_num_key_heads") || root.has("linear_num_value_heads") ||
+                               root.has("linear_key_head_dim") || root.has("linear_value_head_dim") ||
+                               root.has("linear_conv_kernel_dim");
+    const bool has_mamba = root.has("mamba_d_state") || root.has("mamba_d_conv") || root.has("mamba_expand") ||
+                           root.has("mamba_dt_rank");
+    if (has_delta_net && has_mamba) {
+        root.error(root.has("mamba_d_state") ? "mamba_d_state" : "mamba_d_conv",
+                   "a model has either Gated DeltaNet (linear_*) or Mamba (mamba_*) layers, not both");
+    }
+    if (has_delta_net || has_mamba || root.has("attention_layer_period") || root.has("attention_layer_offset")) {
+        RecurrentLayers recurrent;
+        recurrent.attention_period = static_cast<int>(root.positive_integer("attention_layer_period", required, model_size_limit("attention_layer_period")).value_or(1));
+        recurrent.attention_offset = static_cast<int>(root.non_negative_integer("attention_layer_offset", required, model_size_limit("attention_layer_offset")).value_or(0));
+        if (has_mamba) {
+            recurrent.kind = RecurrentKind::mamba;
+            recurrent.d_state = root.positive_integer("mamba_d_state", required, model_size_limit("mamba_d_state")).value_or(0);
+            recurrent.conv_kernel = root.positive_integer("mamba_d_conv", required, model_size_limit("mamba_d_conv")).value_or(0);
+            recurrent.expand = root.positive_integer("mamba_expand", required, model_size_limit("mamba_expand")).value_or(0);
+            recurrent.dt_rank = root.positive_integer("mamba_dt_rank", required, model_size_limit("mamba_dt_rank")).value_or(0);
+        } else {
+            recurrent.kind = RecurrentKind::gated_delta_net;
+            recurrent.num_key_heads = static_cast<int>(root.positive_integer("linear_num_key_heads", required, model_size_limit("linear_num_key_heads")).value_or(0));
+            recurrent.num_value_heads = static_cast<int>(root.positive_integer("linear_num_value_heads", required, model_size_limit("linear_num_value_heads")).value_or(0));
+            recurrent.key_head_dim = root.positive_integer("linear_key_head_dim", required, model_size_limit("linear_key_head_dim")).value_or(0);
+            recurrent.value_head_dim = root.positive_integer("linear_value_head_dim", required, model_size_limit("linear_value_head_dim")).value_or(0);
+            recurrent.conv_kernel = root.positive_integer("linear_conv_kernel_dim", required, model_size_limit("linear_conv_kernel_dim")).value_or(0);
+        }
+        model.recurrent = recurrent;
+    }
+
+    if (root.has("index_topk") || root.has("index_n_heads") || root.has("index_head_dim")) {
+        SparseAttention dsa;
+        dsa.index_topk = root.positive_integer("index_topk", required, model_size_limit("index_topk")).value_or(0);
+        dsa.index_n_heads = static_cast<int>(root.positive_integer("index_n_heads", required, model_size_limit("index_n_heads")).value_or(0));
+        dsa.index_head_dim = root.positive_integer("index_head_dim", required, model_size_limit("index_head_dim")).value_or(0);
+        model.sparse_attention = dsa;
+    }
+
+    if (root.has("attention_chunk_size") || root.has("chunked_attention_pattern")) {
+        ChunkedAttention chunked;
+        chunked.chunk = root.positive_integer("attention_chunk_size", required, model_size_limit("attention_chunk_size")).value_or(0);
+        chunked.pattern = static_cast<int>(root.positive_integer("chunked_attention_pattern", optional, model_size_limit("chunked_attention_pattern")).value_or(0));
+        model.chunked_attention = chunked;
+    }
+
     root.reject_unknown_keys({"name", "source", "parameters", "num_hidden_layers", "hidden_size", "intermediate_size",
                               "hidden_act", "gated_mlp", "num_attention_heads", "num_key_value_heads", "head_dim",
                               "vocab_size", "tie_word_embeddings", "max_position_embeddings", "sliding_window",
                               "sliding_window_pattern", "n_routed_experts", "num_experts_per_tok",
                               "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
                               "first_k_dense_replace", "moe_layer_freq", "kv_lora_rank", "q_lora_rank",
-                              "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"});
+                              "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "moe_layer_offset",
+                              "attention_layer_period", "attention_layer_offset", "linear_num_key_heads",
+                              "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+                              "linear_conv_kernel_dim", "mamba_d_state", "mamba_d_conv", "mamba_expand",
+                              "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
+                              "attention_chunk_size", "chunked_attention_pattern"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

@@ -24,7 +24,8 @@ struct MixtureOfExperts {
     int n_shared_experts = 0;
     std::int64_t shared_expert_intermediate_size = 0;
     int first_k_dense_replace = 0;  // leading dense layers
-    int moe_layer_freq = 1;         // after those, every n-th layer is MoE
+    int moe_layer_freq = 1;         // after those, layer i is MoE when i % moe_layer_freq == moe_layer_offset
+    int moe_layer_offset = 0;       // Jamba expert_layer_offset 1; Llama 4 interleave step s: offset s - 1
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3).
@@ -34,6 +35,47 @@ struct LatentAttention {
     std::int64_t qk_rope_head_dim = 0;
     std::int64_t qk_nope_head_dim = 0;
     std::int64_t v_head_dim = 0;
+};
+
+// Hybrid models whose non-attention layers keep a constant-size recurrent state per sequence
+// instead of a growing KV cache. Layer i is an attention layer iff i % attention_period ==
+// attention_offset (Qwen3-Next full_attention_interval 4: period 4, offset 3; Jamba
+// attn_layer_period 8, attn_layer_offset 4).
+enum class RecurrentKind {
+    gated_delta_net,  // Qwen3-Next linear attention: per value head a key_head_dim x value_head_dim state
+    mamba,            // Mamba-1 selective SSM (Jamba): per inner channel a d_state state
+};
+
+struct RecurrentLayers {
+    RecurrentKind kind = RecurrentKind::gated_delta_net;
+    int attention_period = 0;
+    int attention_offset = 0;
+    std::int64_t conv_kernel = 0;  // short causal convolution width (linear_conv_kernel_dim, mamba_d_conv)
+    // Gated DeltaNet.
+    int num_key_heads = 0;
+    int num_value_heads = 0;
+    std::int64_t key_head_dim = 0;
+    std::int64_t value_head_dim = 0;
+    // Mamba: inner width expand * hidden_size, d_state per inner channel, dt_rank for the step size.
+    std::int64_t expand = 0;
+    std::int64_t d_state = 0;
+    std::int64_t dt_rank = 0;
+};
+
+// DeepSeek sparse attention (DSA, DeepSeek-V3.2): a lightning indexer scores every cached token
+// with index_n_heads heads of index_head_dim over its own small key cache, and MLA then attends
+// to the index_topk best tokens only.
+struct SparseAttention {
+    std::int64_t index_topk = 0;
+    int index_n_heads = 0;
+    std::int64_t index_head_dim = 0;
+};
+
+// Chunked local attention (Llama 4 iRoPE): a chunked layer attends only within its
+// attention_chunk_size-token chunk; every pattern-th layer ((i + 1) % pattern == 0) is global.
+struct ChunkedAttention {
+    std::int64_t chunk = 0;  // tokens
+    int pattern = 0;
 };
 
 struct ModelProfile {
@@ -55,6 +97,9 @@ struct ModelProfile {
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;
+    std::optional<RecurrentLayers> recurrent;
+    std::optional<SparseAttention> sparse_attention;
+    std::optional<ChunkedAttention> chunked_attention;
     // How the checkpoint stores its weights, from config.json's quantization_config: the weight
     // format a deployment takes unless --weights says otherwise (null: none stated, or not one
     // decodesim reads). `checkpoint_quantization` says what the config stated, for messages.

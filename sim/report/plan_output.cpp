@@ -22,6 +22,14 @@ std::string device_range(const scenarios::PlanOption& option) {
                        high > 0 ? std::to_string(high) : "none");
 }
 
+// "4 x 3" (tp x replicas), or "4 x (1P+2D)" for disaggregated pools.
+std::string instances(const scenarios::PlanOption& option) {
+    const int tp = option.deployment.parallelism.tensor;
+    if (!option.disaggregated) return fmt::format("{} x {}", tp, option.replicas);
+    return fmt::format("{} x ({}P+{}D)", tp, option.disaggregated->pools.prefill_instances,
+                       option.disaggregated->pools.decode_instances);
+}
+
 }  // namespace
 
 std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
@@ -35,14 +43,14 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
         targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
     }
     if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
-    text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}\n\n", targets.empty() ? "none" : targets,
-                        c.runtime, c.clocks, c.order);
+    text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}; disaggregation {}\n\n",
+                        targets.empty() ? "none" : targets, c.runtime, c.clocks, c.order, c.disaggregation);
     TextTable table({"hardware", "devices (band)", "tp x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
                      "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99"});
     for (const auto& option : plan.options) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
-                       fmt::format("{} x {}", d.parallelism.tensor, option.replicas),
+                       instances(option),
                        fmt::format("{}/{}", d.weights->name, d.kv->name), figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
@@ -53,10 +61,19 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     text += table.render();
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
-        text += fmt::format("\nbest: {} x {} ({} replica{} at tp {}, {} weights){}\n", best.devices, best.hardware,
-                            best.replicas, best.replicas == 1 ? "" : "s", best.deployment.parallelism.tensor,
+        text += fmt::format("\nbest: {} x {} ({} {}{} at tp {}, {} weights){}\n", best.devices, best.hardware,
+                            best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s", best.deployment.parallelism.tensor,
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+        if (best.disaggregated) {
+            const auto& pools = *best.disaggregated;
+            text.pop_back();
+            text += fmt::format(" - disaggregated: {} prefill and {} decode instance{}, the KV cache of a prompt sent in {} "
+                                "over {}\n",
+                                pools.pools.prefill_instances, pools.pools.decode_instances,
+                                pools.pools.decode_instances == 1 ? "" : "s", core::format_seconds(pools.kv_transfer_s),
+                                pools.link);
+        }
     }
     if (c.max_output_tokens) {
         text += fmt::format("output cap: {:.0f} tokens brings the mean output from {:.0f} to {:.0f} tokens", *c.max_output_tokens,
@@ -79,7 +96,8 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     }
     text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
             "sustain within the targets; latency at the requested rate from the steady-state model; last token: TTFT "
-            "plus the mean output's decode steps, the tails added)\n";
+            "plus the mean output's decode steps, the tails added; tp x (xP+yD): x prefill and y decode instances, "
+            "disaggregated)\n";
     if (!plan.rejected.empty()) {
         text += "\ncannot serve it:\n";
         for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
@@ -92,7 +110,8 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
     document["schema_version"] = kSchemaVersion;
     document["model"] = c.model;
     nlohmann::json conditions = {{"prompt_tokens", c.prompt_tokens}, {"output_tokens", c.output_tokens},
-                                 {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order}};
+                                 {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order},
+                                 {"disaggregation", c.disaggregation}};
     if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
     if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
     if (c.max_output_tokens) {
@@ -132,7 +151,17 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
                            {"tpot_p99_s", option.per_replica.tpot_s.p99},
                            {"e2e_p99_s", option.per_replica.e2e_s.p99},
                            {"batch_per_replica", option.per_replica.batch},
+                           {"disaggregated", option.disaggregated.has_value()},
                            {"best", i == 0}});
+        if (option.disaggregated) {
+            const auto& pools = *option.disaggregated;
+            options.back()["prefill_instances"] = pools.pools.prefill_instances;
+            options.back()["decode_instances"] = pools.pools.decode_instances;
+            options.back()["kv_transfer_s"] = pools.kv_transfer_s;
+            options.back()["prefill_utilization"] = pools.prefill_utilization;
+            options.back()["decode_utilization"] = pools.decode_utilization;
+            options.back()["kv_link"] = pools.link;
+        }
     }
     document["options"] = std::move(options);
     if (c.best_uncapped) {

@@ -21,6 +21,7 @@ struct PlanConditions {
     std::string runtime;
     std::string clocks;
     std::string order;
+    std::string disaggregation = "auto";  // --disaggregation
     const scenarios::WorkloadScenario* scenario = nullptr;
     // --max-output: the cap, the mean output without it, and the best plan without it.
     std::optional<double> max_output_tokens;

@@ -16,12 +16,19 @@ nlohmann::json percentiles_json(const scenarios::Percentiles& p) {
 
 std::string seconds(double value) { return core::format_seconds(value); }
 
+std::string plural(int count, const char* noun) { return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s"); }
+
 }  // namespace
 
 std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult& r, const scenarios::SteadyState& a) {
     const Conditions& p = c.point;
-    std::string text = fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s",
-                                   p.tensor_parallel > 1 ? fmt::format(" (tensor parallel {} each)", p.tensor_parallel) : "");
+    const std::string each = p.tensor_parallel > 1 ? fmt::format(" (tensor parallel {} each)", p.tensor_parallel) : "";
+    std::string text =
+        r.disaggregation
+            ? fmt::format("{} on {}: {} and {}, disaggregated{}\n", p.model, p.hardware,
+                          plural(r.disaggregation->pools.prefill_instances, "prefill instance"),
+                          plural(r.disaggregation->pools.decode_instances, "decode instance"), each)
+            : fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s", each);
     text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}, clocks {}\n", p.weights,
                         p.kv, p.activation, p.runtime, p.clocks);
     text += fmt::format("  stream        {} requests, {} arrivals, prompt {}, output {}, seed {}\n", c.requests,
@@ -32,8 +39,9 @@ std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult
                         c.limits.prefix_caching ? ", prefix caching" : "");
     if (r.saturated) {
         text += fmt::format("SATURATED: {} requests were still queued at the last arrival; arrivals outrun service "
-                            "(the steady state saturates at {:.3g} requests/s per replica)\n\n",
-                            r.waiting_at_last_arrival, a.saturation_rate_per_s);
+                            "(the steady state saturates at {:.3g} requests/s {})\n\n",
+                            r.waiting_at_last_arrival, a.saturation_rate_per_s,
+                            r.disaggregation ? "in all" : "per replica");
     }
     TextTable latency({"latency", "p50", "p90", "p99", "mean"});
     auto row = [&](const char* name, const scenarios::Percentiles& q) {
@@ -75,7 +83,31 @@ std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult
                         r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
                         r.preemptions, r.prefix_hits, r.steps);
     if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
-    if (a.stable) {
+    if (r.disaggregation) {
+        const scenarios::DisaggregationStats& d = *r.disaggregation;
+        text += fmt::format("pools         prefill {:.0f}% busy, {:.2f} prompts in flight per instance; decode {:.0f}% busy, "
+                            "batch {:.1f} per instance\n",
+                            100.0 * d.prefill_utilization, d.mean_prefill_batch, 100.0 * d.decode_utilization,
+                            d.mean_decode_batch);
+        text += fmt::format("KV transfer   mean {} per request ({}) over {} at {} per device x {:.2f} efficiency, "
+                            "latency {}; mean wait before it {} (first token counted when it ends)\n",
+                            seconds(d.mean_kv_transfer_s), core::format_bytes(d.mean_kv_transfer_bytes), d.link.name,
+                            core::format_bandwidth(d.link.bandwidth.value), d.link.efficiency,
+                            seconds(d.link.latency.value), seconds(d.mean_kv_transfer_wait_s));
+    }
+    if (c.disaggregation) {
+        const scenarios::DisaggregatedState& d = *c.disaggregation;
+        if (a.stable) {
+            text += fmt::format("steady state  decode batch {:.1f} per instance, prefill pool {:.0f}% loaded, TTFT p99 {}, "
+                                "TPOT p99 {}; saturates at {:.3g} requests/s in all ({} bound)\n",
+                                a.batch, 100.0 * d.prefill_utilization, seconds(a.ttft_s.p99), seconds(a.tpot_s.p99),
+                                a.saturation_rate_per_s, a.binding);
+        } else {
+            text += fmt::format("steady state  none: the load is above the saturation rate of {:.3g} requests/s in all "
+                                "({} bound)\n",
+                                a.saturation_rate_per_s, a.binding);
+        }
+    } else if (a.stable) {
         text += fmt::format("steady state  batch {:.1f}, TTFT p99 {}, TPOT p99 {}; saturates at {:.3g} requests/s "
                             "per replica ({} bound)\n",
                             a.batch, seconds(a.ttft_s.p99), seconds(a.tpot_s.p99), a.saturation_rate_per_s, a.binding);
@@ -91,6 +123,10 @@ nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeRes
     nlohmann::json document = document_for(c.point);
     auto& given = document["conditions"];
     given["replicas"] = c.replicas;
+    if (r.disaggregation) {
+        given["disaggregation"] = fmt::format("{}P{}D", r.disaggregation->pools.prefill_instances,
+                                              r.disaggregation->pools.decode_instances);
+    }
     given["arrivals"] = c.arrivals;
     given["prompt_tokens"] = c.prompt;
     given["output_tokens"] = c.output;
@@ -147,6 +183,32 @@ nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeRes
                                 {"e2e_s", percentiles_json(a.e2e_s)},
                                 {"saturation_requests_per_s", a.saturation_rate_per_s},
                                 {"binding", a.binding}};
+    if (c.disaggregation) {
+        const scenarios::DisaggregatedState& d = *c.disaggregation;
+        auto& state = document["steady_state"];
+        state["prefill_s"] = d.prefill_s;
+        state["prefill_utilization"] = d.prefill_utilization;
+        state["prefill_wait_s"] = d.prefill_wait_s;
+        state["decode_utilization"] = d.decode_utilization;
+        state["kv_transfer_s"] = d.kv_transfer_s;
+    }
+    if (r.disaggregation) {
+        const scenarios::DisaggregationStats& d = *r.disaggregation;
+        document["disaggregation"] = {{"prefill_instances", d.pools.prefill_instances},
+                                      {"decode_instances", d.pools.decode_instances},
+                                      {"prefill_utilization", d.prefill_utilization},
+                                      {"decode_utilization", d.decode_utilization},
+                                      {"mean_prefill_batch", d.mean_prefill_batch},
+                                      {"mean_decode_batch", d.mean_decode_batch},
+                                      {"mean_kv_transfer_s", d.mean_kv_transfer_s},
+                                      {"mean_kv_transfer_wait_s", d.mean_kv_transfer_wait_s},
+                                      {"mean_kv_transfer_bytes", d.mean_kv_transfer_bytes},
+                                      {"transfers", d.transfers},
+                                      {"link", d.link.name},
+                                      {"link_bandwidth_bytes_per_s", d.link.bandwidth.value},
+                                      {"link_latency_s", d.link.latency.value},
+                                      {"link_efficiency", d.link.efficiency}};
+    }
     nlohmann::json timeline = {{"time_s", nlohmann::json::array()},
                                {"waiting", nlohmann::json::array()},
                                {"running", nlohmann::json::array()},

@@ -24,6 +24,8 @@ struct ServeConditions {
     scenarios::SchedulerLimits limits;
     scenarios::ServiceTargets targets;
     std::optional<scenarios::OutputCapEffect> output_cap;  // --max-output: what the cap saves
+    // --disaggregate: the analytic state of the pools (the simulated ones are in the result).
+    std::optional<scenarios::DisaggregatedState> disaggregation;
 };
 
 std::string serve_to_text(const ServeConditions& conditions, const scenarios::ServeResult& result,

@@ -65,6 +65,142 @@ std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const Pla
     return static_cast<int>(*fewest);
 }
 
+// --- Disaggregated pools --------------------------------------------------------------------
+
+bool meets_targets(const DisaggregatedState& state, const ServiceTargets& targets) {
+    return state.overall.stable && missed_target(state.overall, targets) == nullptr;
+}
+
+// The fewest instances, x prefill and y decode, whose steady state meets the targets at the
+// open-loop rate. TPOT depends on y alone, so y starts at the smallest that meets the TPOT target;
+// then x at the smallest that meets the TTFT target beside it; then, while a target is still
+// missed (the TTFT's wait for a decode slot, the time to the last token), one instance is added
+// to whichever pool brings the missed figure down more. Empty, with `reason`, when none can.
+std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evaluator, const PlanWorkload& workload,
+                                                 const SchedulerLimits& limits, const ServiceTargets& targets,
+                                                 std::string& reason) {
+    const LoadShape load = load_of(workload, *workload.rate_per_s);
+    auto state_of = [&](long long x, long long y) {
+        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)});
+    };
+    const DisaggregatedState probe = state_of(1, 1);
+    if (!std::isfinite(probe.prefill_s) || probe.decode_saturation_per_instance_s <= 0.0) {
+        reason = probe.overall.max_batch < 1.0 ? "the weights and one sequence's KV cache do not fit in memory"
+                                               : "a prompt does not fit one pass of the scheduler";
+        return std::nullopt;
+    }
+    // Each pool below saturation: offered prefill load under x, each decode instance under its rate.
+    const double fewest_prefill = std::floor(load.rate_per_s * probe.prefill_s) + 1.0;
+    const double fewest_decode = std::floor(load.rate_per_s / probe.decode_saturation_per_instance_s) + 1.0;
+    if (fewest_prefill > kMaxReplicas || fewest_decode > kMaxReplicas) {
+        reason = "needs more than 100,000 instances";
+        return std::nullopt;
+    }
+    const auto x_floor = static_cast<long long>(fewest_prefill);
+    const auto y_floor = static_cast<long long>(fewest_decode);
+    const auto y = first_true(y_floor, kMaxReplicas, [&](long long count) {
+        const DisaggregatedState state = state_of(x_floor, count);
+        return state.overall.stable && (!targets.tpot_s || state.overall.tpot_s.p99 <= *targets.tpot_s);
+    });
+    if (!y) {
+        reason = fmt::format("even a lone request misses the TPOT target (decode step {})",
+                             core::format_seconds(probe.overall.decode_step_s));
+        return std::nullopt;
+    }
+    const auto x = first_true(x_floor, kMaxReplicas, [&](long long count) {
+        const DisaggregatedState state = state_of(count, *y);
+        return state.overall.stable && (!targets.ttft_s || state.overall.ttft_s.p99 <= *targets.ttft_s);
+    });
+    if (!x) {
+        reason = fmt::format("even a lone request misses the TTFT target (prefill {} + KV transfer {})",
+                             core::format_seconds(probe.prefill_s), core::format_seconds(probe.kv_transfer_s));
+        return std::nullopt;
+    }
+    long long prefill = *x, decode = *y;
+    for (int step = 0; step < 256 && prefill + decode <= kMaxReplicas; ++step) {
+        const DisaggregatedState state = state_of(prefill, decode);
+        if (meets_targets(state, targets)) return state;
+        // The figure that misses, lower is better: the first missed target's p99.
+        auto missed_figure = [&](const DisaggregatedState& candidate) {
+            if (!candidate.overall.stable) return std::numeric_limits<double>::infinity();
+            const char* missed = missed_target(state.overall, targets);
+            const std::string_view name = missed ? missed : "";
+            return name == "ttft target"   ? candidate.overall.ttft_s.p99
+                   : name == "tpot target" ? candidate.overall.tpot_s.p99
+                                           : candidate.overall.e2e_s.p99;
+        };
+        const DisaggregatedState more_prefill = state_of(prefill + 1, decode);
+        const DisaggregatedState more_decode = state_of(prefill, decode + 1);
+        const double with_prefill = missed_figure(more_prefill), with_decode = missed_figure(more_decode);
+        const double now = missed_figure(state);
+        if (!(std::min(with_prefill, with_decode) < now * (1.0 - 1e-9))) break;  // neither pool helps
+        (with_prefill <= with_decode ? prefill : decode) += 1;
+    }
+    reason = "more instances do not bring the latency within the targets";
+    return std::nullopt;
+}
+
+// The largest total rate `pools` sustain within the targets (bisection; 0 when none).
+double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
+                      const ServiceTargets& targets, const PoolShape& pools) {
+    auto meets = [&](double rate) {
+        return meets_targets(disaggregated_state(evaluator, load_of(workload, rate), limits, pools), targets);
+    };
+    const double top = disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools).overall.saturation_rate_per_s;
+    if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
+    double low = top * 1e-6, high = top * (1.0 - 1e-9);
+    if (meets(high)) return high;
+    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (meets(middle) ? low : high) = middle;
+    }
+    return low;
+}
+
+// The price, energy and pools of a disaggregated deployment at the workload's rate.
+PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                                const DisaggregatedState& state, const PlanWorkload& workload) {
+    PlanOption option;
+    option.hardware = hardware.id;
+    option.deployment = deployment;
+    option.replicas = state.pools.instances();
+    option.devices = option.replicas * deployment.parallelism.devices();
+    option.rate_per_s = *workload.rate_per_s;
+    option.per_replica = state.overall;
+    const double output_per_s = option.rate_per_s * workload.output_tokens;
+    if (hardware.price_per_hour) {
+        option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+    }
+    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+    option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
+                                             state.decode_utilization, kv_link(hardware, deployment.runtime).name};
+    return option;
+}
+
+// A disaggregated winner's headroom, binding constraint and device count across the efficiency band.
+void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& model,
+                          const profiles::HardwareProfile& hardware, const PlanWorkload& workload,
+                          const ServiceTargets& targets, const SchedulerLimits& limits) {
+    const engine::Evaluator evaluator(model, hardware, option.deployment);
+    const PoolShape pools = option.disaggregated->pools;
+    const double max_rate = pools_max_rate(evaluator, workload, limits, targets, pools);
+    option.max_rate_at_targets_per_s = max_rate;
+    const DisaggregatedState edge = disaggregated_state(evaluator, load_of(workload, max_rate * 1.01), limits, pools);
+    const char* missed = edge.overall.stable ? missed_target(edge.overall, targets) : nullptr;
+    option.binding = !edge.overall.stable ? edge.overall.binding : missed ? missed : edge.overall.binding;
+    const engine::EfficiencyBand band =
+        engine::efficiency_band(hardware, engine::default_efficiency(hardware, option.deployment.runtime));
+    auto devices_at = [&](const engine::Efficiency& efficiency) {
+        const engine::Evaluator shifted(model, hardware, option.deployment, efficiency);
+        std::string why;
+        const auto state = cheapest_pools(shifted, workload, limits, targets, why);
+        return state ? state->pools.instances() * option.deployment.parallelism.devices() : 0;
+    };
+    option.devices_low = devices_at(band.high);
+    option.devices_high = devices_at(band.low);
+}
+
 // What `order` ranks by, smaller first; a device without a price or a power figure ranks last on
 // it (ties, within a device, go to fewer devices).
 double ranking_key(const PlanOption& option, PlanOrder order) {
@@ -85,6 +221,13 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
     if (!workload.rate_per_s && !workload.users) {
         throw core::InputError(core::unlocated("rate", "give a request rate or a number of users"));
     }
+    if (space.disaggregation == PlanDisaggregation::only && !workload.rate_per_s) {
+        throw core::InputError(core::unlocated(
+            "disaggregation", "disaggregated pools are planned for a request rate only, not for a closed loop of users"));
+    }
+    // Closed loops are planned colocated (docs/serving.md).
+    const bool colocated = space.disaggregation != PlanDisaggregation::only;
+    const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     Plan plan;
     for (const profiles::HardwareProfile& hardware : candidates) {
         std::optional<PlanOption> best;
@@ -104,6 +247,30 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                         continue;
                     }
                     const engine::Evaluator evaluator(model, hardware, deployment);
+                    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+                    auto offer = [&](const PlanOption& option) {
+                        // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
+                        const bool tie = best && key(option) == key(*best);
+                        if (!best || key(option) < key(*best) || (tie && option.devices < best->devices) ||
+                            (tie && option.devices == best->devices && best->disaggregated && !option.disaggregated)) {
+                            best = option;
+                        }
+                    };
+                    if (disaggregated) {
+                        std::string why;
+                        std::optional<DisaggregatedState> state;
+                        try {
+                            state = cheapest_pools(evaluator, workload, space.limits, targets, why);
+                        } catch (const core::InputError& error) {
+                            why = error.diagnostics().front().message;  // no link for the KV cache
+                        }
+                        if (state) {
+                            offer(disaggregated_option(hardware, deployment, *state, workload));
+                        } else if (!colocated && ran_reason.empty()) {
+                            ran_reason = fmt::format("tp {}, disaggregated: {}", tp, why);
+                        }
+                    }
+                    if (!colocated) continue;
                     const double max_rate =
                         max_rate_at_targets(evaluator, load_of(workload, 1.0), space.limits, targets);
                     if (max_rate <= 0.0) {
@@ -138,11 +305,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                     if (hardware.power) {
                         option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
                     }
-                    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
-                    if (!best || key(option) < key(*best) ||
-                        (key(option) == key(*best) && option.devices < best->devices)) {
-                        best = option;
-                    }
+                    offer(option);
                 }
             }
         }
@@ -150,6 +313,11 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
             plan.rejected.push_back({hardware.id, !ran_reason.empty()     ? ran_reason
                                                   : !built_reason.empty() ? built_reason
                                                                           : "no deployment to try"});
+            continue;
+        }
+        if (best->disaggregated) {
+            finish_disaggregated(*best, model, hardware, workload, targets, space.limits);
+            plan.options.push_back(*best);
             continue;
         }
         // The winner's binding constraint, its state at the load, and its device count across the

@@ -23,6 +23,13 @@ struct PlanWorkload {
     double arrival_cv2 = 1.0;
 };
 
+// Whether plan considers disaggregated prefill and decode pools beside colocated replicas.
+enum class PlanDisaggregation {
+    automatic,  // both; a device's disaggregated option is kept when it ranks better
+    off,        // colocated replicas only
+    only,       // disaggregated pools only
+};
+
 struct PlanSpace {
     std::vector<const core::WeightFormat*> weights;  // formats to consider
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
@@ -30,14 +37,24 @@ struct PlanSpace {
     engine::Runtime runtime = engine::kDefaultRuntime;
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;
+    PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
 };
 
 enum class PlanOrder { cost, devices, power };
 
+// A disaggregated option's pools (docs/serving.md, "Disaggregated prefill and decode").
+struct DisaggregatedPlan {
+    PoolShape pools;
+    double kv_transfer_s = 0.0;        // one mean prompt's KV cache, prefill to decode instance
+    double prefill_utilization = 0.0;  // per prefill instance, at the workload's rate
+    double decode_utilization = 0.0;   // per decode instance: its rate over its saturation rate
+    std::string link;                  // the link the KV cache crosses
+};
+
 struct PlanOption {
     std::string hardware;
     engine::Deployment deployment;
-    int replicas = 0;
+    int replicas = 0;                                  // colocated replicas, or all instances of both pools
     int devices = 0;
     std::optional<double> cost_per_hour;               // USD, all devices
     std::optional<double> cost_per_million_output_tokens;
@@ -45,8 +62,9 @@ struct PlanOption {
     double rate_per_s = 0.0;                           // the workload's rate (closed loop: solved)
     double max_rate_at_targets_per_s = 0.0;            // all replicas: the headroom
     std::string binding;                               // what caps one replica's rate at the targets
-    SteadyState per_replica;                           // at the workload's rate
+    SteadyState per_replica;                           // at the workload's rate (disaggregated: the whole deployment's)
     int devices_low = 0, devices_high = 0;             // across the efficiency band (docs/model.md)
+    std::optional<DisaggregatedPlan> disaggregated;    // set: x prefill and y decode instances
 };
 
 struct PlanRejection {
@@ -59,7 +77,8 @@ struct Plan {
     std::vector<PlanRejection> rejected;
 };
 
-// Throws core::InputError when the workload or the targets are malformed.
+// Throws core::InputError when the workload or the targets are malformed, or when disaggregated
+// pools are asked for a closed loop (--users), which only colocated replicas are planned for.
 Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
                       const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space,
                       PlanOrder order);

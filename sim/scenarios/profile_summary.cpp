@@ -42,7 +42,7 @@ core::Bytes kv_bytes_per_token_bf16(const profiles::ModelProfile& model) {
     deployment.weights = core::find_named(core::weight_formats(), "bf16");
     deployment.kv = core::find_named(core::kv_formats(), "bf16");
     const engine::CostModel cost = engine::build_cost_model(model, deployment);
-    return cost.kv_bytes_per_token_per_layer * cost.layers;
+    return cost.kv_bytes_per_token();
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware) {
     HardwareSummary summary;
     summary.bf16_peak = engine::effective_peak(hardware, core::Datatype::bf16);
     summary.machine_balance_bf16 = engine::machine_balance(
-        engine::device_rates(hardware, core::Datatype::bf16, core::Datatype::bf16, 1, engine::ideal_efficiency()));
+        engine::device_rates(hardware, core::Datatype::bf16, core::Datatype::bf16, engine::Parallelism{}, engine::ideal_efficiency()));
     summary.efficiency = engine::default_efficiency(hardware);
     return summary;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <queue>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -72,6 +73,9 @@ struct Sequence {
     long long allocated = 0;  // tokens of cache space held, in whole blocks (shared prefix included)
     double bytes = 0.0;       // KV bytes this sequence holds
     double last_token_s = 0.0;
+    // Disaggregated: the prompt's KV cache is on a prefill instance, still to be sent here.
+    bool remote = false;
+    double handed_off_s = 0.0;  // when its prefill ended
 
     bool prefilling() const { return cached < target; }
 };
@@ -89,7 +93,11 @@ struct Work {
     long long tokens;
 };
 
+// A colocated replica runs prefill and decode; in a disaggregated run an instance runs one.
+enum class Role { colocated, prefill, decode };
+
 struct Replica {
+    Role role = Role::colocated;
     std::deque<Sequence> waiting;
     std::vector<Sequence> running;
     std::unordered_map<long long, CachedPrefix> prefixes;
@@ -98,16 +106,41 @@ struct Replica {
     double busy_until = -1.0;  // < 0: idle
     double running_time = 0.0;  // integral of running sequences over time
     double peak_bytes = 0.0;
+    double busy_time = 0.0;     // time spent in passes
+    // Sequences whose KV cache this replica holds outside `running`: a prefill instance's prompts
+    // handed off and not yet sent, a decode instance's incoming transfers.
+    long long parked = 0;
+    double link_free_s = 0.0;   // decode instance: when its receiving link is free again
 
     bool busy() const { return busy_until >= 0.0; }
-    std::size_t outstanding() const { return waiting.size() + running.size(); }
+    std::size_t outstanding() const { return waiting.size() + running.size() + static_cast<std::size_t>(parked); }
+};
+
+// A KV cache on its way from a prefill to a decode instance.
+struct Transfer {
+    double done_s = 0.0;
+    std::size_t decode = 0;  // index into replicas_
+    Sequence sequence;       // as it will run on the decode instance
+
+    bool operator>(const Transfer& other) const { return done_s > other.done_s; }
 };
 
 class Simulation {
 public:
     Simulation(const engine::Evaluator& evaluator, const std::vector<Request>& requests, const ServeConfig& config)
         : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
-          replicas_(static_cast<std::size_t>(std::max(1, config.replicas))) {
+          replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
+                                                                   : std::max(1, config.replicas))) {
+        if (config.disaggregation) {
+            if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
+                throw core::InputError(core::unlocated("disaggregation", "needs at least one prefill and one decode instance"));
+            }
+            link_ = kv_link(evaluator.hardware(), evaluator.deployment().runtime);
+            prefill_count_ = static_cast<std::size_t>(config.disaggregation->prefill_instances);
+            for (std::size_t r = 0; r < replicas_.size(); ++r) {
+                replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
+            }
+        }
         const engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
         capacity_bytes_ = (memory.usable - memory.weights).value;
         if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
@@ -137,8 +170,15 @@ private:
     void preempt(Replica& replica, std::size_t index);
     Sequence admit(Replica& replica, std::size_t request, double now);
     void sample(double now);
-    void reject(Replica& replica);
+    void reject(Replica& replica, double now);
     void account_time(double now);
+    std::size_t least_loaded(std::size_t first, std::size_t last) const;
+    void hand_off(Replica& replica, Sequence sequence, double now);
+    void start_transfer(Replica& replica, Sequence sequence, double now);
+    void finish_transfer(const Transfer& transfer, double now);
+    void release_source(std::size_t request, double now);
+    DisaggregationStats pool_stats(double duration) const;
+    bool disaggregated() const { return config_.disaggregation.has_value(); }
 
     const engine::Evaluator& evaluator_;
     const engine::CostModel& cost_;
@@ -153,7 +193,83 @@ private:
     double last_accounted_s_ = 0.0;
     double waiting_time_ = 0.0;
     long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0;
+    // Disaggregated runs: prefill instances come first in replicas_, then the decode instances.
+    KvLink link_;
+    std::size_t prefill_count_ = 0;
+    std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>> transfers_;
+    // The prefill-side state of each handed-off prompt until its KV cache has been sent, with its instance.
+    std::unordered_map<std::size_t, std::pair<std::size_t, Sequence>> handed_off_;
+    double transfer_time_ = 0.0, transfer_wait_ = 0.0, transfer_bytes_ = 0.0;
+    long long transfers_done_ = 0;
 };
+
+std::size_t Simulation::least_loaded(std::size_t first, std::size_t last) const {
+    // Least outstanding requests; ties go to the lowest index.
+    std::size_t chosen = first;
+    for (std::size_t r = first + 1; r < last; ++r) {
+        if (replicas_[r].outstanding() < replicas_[chosen].outstanding()) chosen = r;
+    }
+    return chosen;
+}
+
+// A prompt whose prefill ended on a prefill instance: its KV cache stays there (parked) until the
+// decode instance it is routed to admits it and the transfer ends.
+void Simulation::hand_off(Replica& replica, Sequence sequence, double now) {
+    const auto source = static_cast<std::size_t>(&replica - replicas_.data());
+    const std::size_t decode = least_loaded(prefill_count_, replicas_.size());
+    ++replica.parked;
+    handed_off_[sequence.request] = {source, sequence};
+    Sequence incoming;
+    incoming.request = sequence.request;
+    incoming.target = requests_[sequence.request].prompt_tokens;
+    incoming.remote = true;
+    incoming.handed_off_s = now;
+    records_[sequence.request].decode_replica = static_cast<int>(decode - prefill_count_);
+    replicas_[decode].waiting.push_back(incoming);
+    if (!replicas_[decode].busy()) start_step(replicas_[decode], now);
+}
+
+// The decode instance has reserved the sequence's cache: the KV crosses the link, one transfer
+// at a time per receiving instance.
+void Simulation::start_transfer(Replica& replica, Sequence sequence, double now) {
+    const double tokens = static_cast<double>(sequence.target);
+    const double duration = kv_transfer_seconds(cost_, evaluator_.deployment(), link_, tokens);
+    const double start = std::max(now, replica.link_free_s);
+    replica.link_free_s = start + duration;
+    ++replica.parked;
+    transfer_time_ += duration;
+    transfer_wait_ += start - sequence.handed_off_s;
+    transfer_bytes_ += kv_bytes(sequence.target) * static_cast<double>(evaluator_.deployment().parallelism.devices());
+    ++transfers_done_;
+    transfers_.push({start + duration, static_cast<std::size_t>(&replica - replicas_.data()), sequence});
+}
+
+// The prefill instance frees the cache it kept for a handed-off prompt (sent, or rejected downstream).
+void Simulation::release_source(std::size_t request, double now) {
+    const auto it = handed_off_.find(request);
+    if (it == handed_off_.end()) return;
+    Replica& source = replicas_[it->second.first];
+    release(source, it->second.second);
+    --source.parked;
+    handed_off_.erase(it);
+    if (!source.busy()) start_step(source, now);
+}
+
+// The KV cache is on the decode instance: the first token reaches the user now (docs/serving.md),
+// and the sequence decodes from the next pass on.
+void Simulation::finish_transfer(const Transfer& transfer, double now) {
+    Replica& replica = replicas_[transfer.decode];
+    --replica.parked;
+    Sequence sequence = transfer.sequence;
+    sequence.remote = false;
+    sequence.cached = sequence.target;
+    sequence.generated = 1;
+    sequence.last_token_s = now;
+    records_[sequence.request].first_token_s = now;
+    replica.running.push_back(sequence);
+    release_source(sequence.request, now);
+    if (!replica.busy()) start_step(replica, now);
+}
 
 // Whole blocks for `tokens_needed` tokens, evicting unused prefixes if memory is short.
 bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_needed) {
@@ -209,18 +325,16 @@ void Simulation::preempt(Replica& replica, std::size_t index) {
 }
 
 // The request at the head of the queue can never be served here: it is dropped and counted.
-void Simulation::reject(Replica& replica) {
+void Simulation::reject(Replica& replica, double now) {
     ++rejected_;
-    records_[replica.waiting.front().request].rejected = true;
+    const Sequence sequence = replica.waiting.front();
+    records_[sequence.request].rejected = true;
     replica.waiting.pop_front();
+    if (sequence.remote) release_source(sequence.request, now);
 }
 
 void Simulation::arrive(std::size_t index, double now) {
-    // Least outstanding requests; ties go to the lowest index.
-    std::size_t chosen = 0;
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-        if (replicas_[r].outstanding() < replicas_[chosen].outstanding()) chosen = r;
-    }
+    const std::size_t chosen = least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
     Sequence sequence;
     sequence.request = index;
     sequence.target = requests_[index].prompt_tokens;
@@ -247,8 +361,13 @@ void Simulation::start_step(Replica& replica, double now) {
             ++i;
             continue;
         }
-        bool preempted_self = false;
+        bool preempted_self = false, wait_for_transfers = false;
         while (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (replica.running.size() == 1 && replica.parked > 0) {
+                // The rest of the memory holds caches in transit: they free it (or join the batch) soon.
+                wait_for_transfers = true;
+                break;
+            }
             if (replica.running.size() == 1) {
                 // Alone with the whole cache and still short: this request can never be served here.
                 release(replica, sequence);
@@ -266,6 +385,10 @@ void Simulation::start_step(Replica& replica, double now) {
             }
         }
         if (preempted_self) break;
+        if (wait_for_transfers) {
+            ++i;
+            continue;
+        }
         Sequence& scheduled = replica.running[i];
         if (scheduled.prefilling()) {
             shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
@@ -280,12 +403,26 @@ void Simulation::start_step(Replica& replica, double now) {
     // Then waiting requests, first come first served, while the pass has room; none after a
     // preemption in this pass (as vLLM's scheduler: admitting then would only evict again).
     const long long preemptions_before_admission = preemptions_;
+    // A decode instance counts the sequences whose cache is arriving among its running ones.
+    auto arriving = [&replica] { return replica.role == Role::decode ? replica.parked : 0; };
     while (preemptions_before_admission == preemptions_at_pass_start && !replica.waiting.empty() && budget > 0 &&
-           static_cast<long long>(replica.running.size()) < limits.max_sequences) {
+           static_cast<long long>(replica.running.size()) + arriving() < limits.max_sequences) {
         Sequence sequence = replica.waiting.front();
         const Request& request = requests_[sequence.request];
+        const bool alone = replica.running.empty() && replica.step.empty() && replica.parked == 0;
+        if (sequence.remote) {
+            // Disaggregated: reserve the whole prompt's cache here, then pull it from the prefill instance.
+            if (!reserve(replica, sequence, sequence.target)) {
+                if (!alone) break;
+                reject(replica, now);  // not even an empty decode instance holds this prompt
+                continue;
+            }
+            replica.waiting.pop_front();
+            start_transfer(replica, sequence, now);
+            continue;
+        }
         bool hit = false;
-        if (limits.prefix_caching && request.prefix_id >= 0 && sequence.cached == 0) {
+        if (limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 && sequence.cached == 0) {
             if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
                 // The last prompt token is always computed: its logits give the first output token.
                 hit = true;
@@ -296,10 +433,9 @@ void Simulation::start_step(Replica& replica, double now) {
         }
         const long long remaining = sequence.target - sequence.cached;
         const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
-        const bool alone = replica.running.empty() && replica.step.empty();
         if (tokens > budget) {
             if (!alone) break;
-            reject(replica);  // a whole prompt longer than a pass allows, without chunking
+            reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
             continue;
         }
         if (!reserve(replica, sequence, sequence.cached + tokens)) {
@@ -311,7 +447,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 }
                 break;
             }
-            reject(replica);  // not even an empty replica holds this prompt
+            reject(replica, now);  // not even an empty replica holds this prompt
             continue;
         }
         if (hit) {
@@ -332,7 +468,9 @@ void Simulation::start_step(Replica& replica, double now) {
         replica.busy_until = -1.0;
         return;
     }
-    replica.busy_until = now + evaluator_.step_time(shape).value;
+    const double pass = evaluator_.step_time(shape).value;
+    replica.busy_until = now + pass;
+    replica.busy_time += pass;
     ++steps_;
 }
 
@@ -346,13 +484,15 @@ void Simulation::finish_step(Replica& replica, double now) {
         if (was_prefilling && sequence.prefilling()) continue;
         ++sequence.generated;
         if (sequence.generated == 1) {
-            record.first_token_s = now;
+            // A prefill instance's first token reaches the user with the cache on the decode instance.
+            if (replica.role != Role::prefill || requests_[sequence.request].output_tokens <= 1) record.first_token_s = now;
         } else {
             gaps_.add(now - sequence.last_token_s);
         }
         sequence.last_token_s = now;
         const Request& request = requests_[sequence.request];
-        if (was_prefilling && config_.limits.prefix_caching && request.prefix_id >= 0 && sequence.shared == 0 &&
+        if (was_prefilling && config_.limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 &&
+            sequence.shared == 0 &&
             request.prefix_tokens > 0 && !replica.prefixes.count(request.prefix_id)) {
             // The first prefill of a shared prefix leaves it in the cache for later requests.
             CachedPrefix prefix{request.prefix_tokens, kv_bytes(request.prefix_tokens), 1, now};
@@ -368,6 +508,10 @@ void Simulation::finish_step(Replica& replica, double now) {
         if (sequence.generated >= requests_[sequence.request].output_tokens) {
             records_[sequence.request].finish_s = now;
             release(replica, sequence);
+            continue;
+        }
+        if (replica.role == Role::prefill && sequence.generated >= 1) {
+            hand_off(replica, sequence, now);
             continue;
         }
         if (kept != i) replica.running[kept] = sequence;
@@ -418,12 +562,19 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         for (Replica& replica : replicas_) {
             if (replica.busy() && (soonest == nullptr || replica.busy_until < soonest->busy_until)) soonest = &replica;
         }
-        const bool arrival_first =
-            next < requests_.size() && (soonest == nullptr || requests_[next].arrival_s <= soonest->busy_until);
-        if (!arrival_first && soonest == nullptr) break;
-        now = arrival_first ? requests_[next].arrival_s : soonest->busy_until;
+        const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
+        const double transfer_end =
+            transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
+        const bool arrival_first = next < requests_.size() && requests_[next].arrival_s <= std::min(step_end, transfer_end);
+        const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
+        if (!arrival_first && !transfer_first && soonest == nullptr) break;
+        now = arrival_first ? requests_[next].arrival_s : transfer_first ? transfer_end : step_end;
         account_time(now);
-        if (arrival_first) {
+        if (transfer_first) {
+            const Transfer transfer = transfers_.top();
+            transfers_.pop();
+            finish_transfer(transfer, now);
+        } else if (arrival_first) {
             arrive(next++, now);
             if (next == requests_.size() && !counted_last_arrival) {
                 counted_last_arrival = true;
@@ -478,11 +629,13 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         result.total_tokens_per_s = total_tokens / result.duration_s;
         result.requests_per_s = static_cast<double>(ttft.size()) / result.duration_s;
         result.goodput_requests_per_s = met / result.duration_s;
+        // The running batch of the instances that decode: every replica, or the decode pool.
         double running_time = 0.0;
-        for (const Replica& replica : replicas_) running_time += replica.running_time;
-        result.mean_running_batch = running_time / result.duration_s / static_cast<double>(replicas_.size());
+        for (std::size_t r = prefill_count_; r < replicas_.size(); ++r) running_time += replicas_[r].running_time;
+        result.mean_running_batch = running_time / result.duration_s / static_cast<double>(replicas_.size() - prefill_count_);
         result.mean_waiting = waiting_time_ / result.duration_s;
     }
+    if (disaggregated()) result.disaggregation = pool_stats(result.duration_s);
     result.goodput_fraction = ttft.empty() ? 0.0 : met / static_cast<double>(records_.size());
     result.offered_rate_per_s =
         last_arrival > first_arrival ? static_cast<double>(requests_.size() - 1) / (last_arrival - first_arrival) : 0.0;
@@ -501,6 +654,33 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     result.requests = std::move(records_);
     result.timeline = std::move(timeline_);
     return result;
+}
+
+DisaggregationStats Simulation::pool_stats(double duration) const {
+    DisaggregationStats stats;
+    stats.pools = *config_.disaggregation;
+    stats.link = link_;
+    double prefill_busy = 0.0, decode_busy = 0.0, prefill_running = 0.0, decode_running = 0.0;
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+        (r < prefill_count_ ? prefill_busy : decode_busy) += replicas_[r].busy_time;
+        (r < prefill_count_ ? prefill_running : decode_running) += replicas_[r].running_time;
+    }
+    const double prefill = static_cast<double>(stats.pools.prefill_instances);
+    const double decode = static_cast<double>(stats.pools.decode_instances);
+    if (duration > 0.0) {
+        stats.prefill_utilization = prefill_busy / duration / prefill;
+        stats.decode_utilization = decode_busy / duration / decode;
+        stats.mean_prefill_batch = prefill_running / duration / prefill;
+        stats.mean_decode_batch = decode_running / duration / decode;
+    }
+    stats.transfers = transfers_done_;
+    if (transfers_done_ > 0) {
+        const double count = static_cast<double>(transfers_done_);
+        stats.mean_kv_transfer_s = transfer_time_ / count;
+        stats.mean_kv_transfer_wait_s = transfer_wait_ / count;
+        stats.mean_kv_transfer_bytes = transfer_bytes_ / count;
+    }
+    return stats;
 }
 
 }  // namespace

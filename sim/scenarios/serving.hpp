@@ -1,13 +1,15 @@
 #pragma once
 // A request-level simulation of serving: continuous batching with chunked prefill, paged KV
 // blocks within the memory the engine leaves, preemption by recompute, prefix caching, and
-// replicas behind a least-loaded router. One event per forward pass, priced by the engine's one
-// cost function (engine::step_costs), so a million requests simulate in seconds.
+// replicas behind a least-loaded router, or disaggregated prefill and decode pools with the KV
+// cache sent between them. One event per forward pass, priced by the engine's one cost function
+// (engine::step_costs), so a million requests simulate in seconds.
 
 #include <optional>
 #include <vector>
 
 #include "engine/prediction.hpp"
+#include "scenarios/disaggregation.hpp"
 #include "scenarios/request_stream.hpp"
 
 namespace decodesim::scenarios {
@@ -22,8 +24,11 @@ struct SchedulerLimits {
 };
 
 struct ServeConfig {
-    int replicas = 1;
+    int replicas = 1;  // colocated replicas; ignored when `disaggregation` is set
     SchedulerLimits limits;
+    // Set: separate prefill and decode pools (docs/serving.md, "Disaggregated prefill and decode"),
+    // each instance with the same scheduler limits.
+    std::optional<PoolShape> disaggregation;
 };
 
 // Latency targets for goodput; unset: not checked.
@@ -39,8 +44,9 @@ struct Percentiles {
 
 struct RequestRecord {
     Request request;
-    int replica = 0;
-    double first_token_s = 0.0;  // absolute times
+    int replica = 0;             // disaggregated: the prefill instance
+    int decode_replica = -1;     // disaggregated: the decode instance; -1 otherwise
+    double first_token_s = 0.0;  // absolute times; disaggregated: when the KV cache reached the decode instance
     double finish_s = 0.0;
     int preemptions = 0;
     bool prefix_hit = false;
@@ -63,6 +69,20 @@ struct TimelineSample {
     double kv_fraction = 0.0;  // of the KV capacity, mean over replicas
 };
 
+// The two pools of a disaggregated run.
+struct DisaggregationStats {
+    PoolShape pools;
+    KvLink link;
+    double prefill_utilization = 0.0;     // share of the run the prefill instances spent in passes (their mean)
+    double decode_utilization = 0.0;      // the same for the decode instances
+    double mean_prefill_batch = 0.0;      // time-weighted prompts being prefilled, per prefill instance
+    double mean_decode_batch = 0.0;       // time-weighted sequences decoding, per decode instance
+    double mean_kv_transfer_s = 0.0;      // latency + bytes / bandwidth of each transfer, mean
+    double mean_kv_transfer_wait_s = 0.0; // from the end of prefill to the transfer's start (a decode slot, the link)
+    double mean_kv_transfer_bytes = 0.0;  // all devices of an instance
+    long long transfers = 0;
+};
+
 struct ServeResult {
     std::vector<RequestRecord> requests;   // in arrival order
     std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
@@ -74,7 +94,7 @@ struct ServeResult {
     double offered_rate_per_s = 0.0;       // arrivals over the arrival window
     double goodput_requests_per_s = 0.0;   // requests that met the targets
     double goodput_fraction = 0.0;
-    double mean_running_batch = 0.0;       // time-weighted, per replica
+    double mean_running_batch = 0.0;       // time-weighted, per replica (disaggregated: per decode instance)
     double mean_waiting = 0.0;             // time-weighted, all replicas
     double peak_kv_fraction = 0.0;
     double kv_capacity_tokens = 0.0;       // per replica, in tokens of one sequence's cache
@@ -84,10 +104,12 @@ struct ServeResult {
     long long rejected = 0;
     long long waiting_at_last_arrival = 0;
     bool saturated = false;                // arrivals outran service (docs/serving.md)
+    std::optional<DisaggregationStats> disaggregation;  // set for a disaggregated run
 };
 
 // Simulates `requests` (sorted by arrival) on `config.replicas` copies of the evaluator's
-// deployment. Throws core::InputError when the weights leave no room for one sequence's KV.
+// deployment, or on its disaggregated pools. Throws core::InputError when the weights leave no
+// room for one sequence's KV, or (disaggregated) when the device has no link for the KV cache.
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<Request>& requests,
                              const ServeConfig& config, const ServiceTargets& targets);
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "scenarios/disaggregation.hpp"
+
 namespace decodesim::scenarios {
 
 namespace {
@@ -277,7 +279,189 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     return state;
 }
 
+// --- Disaggregated pools -------------------------------------------------------------------
+
+// One prompt alone on a prefill instance: a pass per chunk of the token budget (infinite when a
+// whole prompt cannot fit a pass without chunked prefill).
+double prefill_alone(const Model& model) {
+    const double prompt = model.load.prompt_tokens;
+    const double budget = static_cast<double>(model.limits.max_batched_tokens);
+    if (!model.limits.chunked_prefill && prompt > budget) return std::numeric_limits<double>::infinity();
+    double time = 0.0;
+    for (double start = 0.0; start < prompt; start += budget) {
+        const double chunk = std::min(budget, prompt - start);
+        time += model.evaluator.step_time(engine::prefill_shape(model.cost, 1.0, start, chunk, start + chunk >= prompt)).value;
+    }
+    return time;
+}
+
+// A decode instance's fixed point of Little's law: batch = rate x (output - 1) x step, step =
+// the engine's decode step at that batch (no prompt ever rides in its passes). False when it
+// diverges or leaves the instance's limits.
+bool solve_decode(const Model& model, double rate, double& batch, double& step) {
+    const double decode_tokens = std::max(0.0, model.load.output_tokens - 1.0);
+    step = model.step(1.0, 0.0);
+    batch = 0.0;
+    for (int i = 0; i < kIterations; ++i) {
+        batch = rate * decode_tokens * step;
+        if (batch > model.max_batch || batch > static_cast<double>(model.limits.max_batched_tokens)) return false;
+        const double next = model.step(std::max(batch, 1e-9), 0.0);
+        if (!std::isfinite(next) || next > 1e6) return false;
+        const bool settled = std::fabs(next - step) <= 1e-9 * step;
+        step = next;
+        if (settled) return true;
+    }
+    return false;
+}
+
+// The largest rate a decode instance sustains (bisection, as saturation_rate), and what binds there.
+double decode_saturation(const Model& model, const char*& binding) {
+    auto largest = [](const Model& m) {
+        double batch = 0.0, step = 0.0, low = 0.0, high = 1.0;
+        while (solve_decode(m, high, batch, step) && high < 1e9) {
+            low = high;
+            high *= 2.0;
+        }
+        for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
+            const double middle = (low + high) / 2.0;
+            (solve_decode(m, middle, batch, step) ? low : high) = middle;
+        }
+        return low;
+    };
+    const double rate = largest(model);
+    Model uncapped = model;
+    uncapped.max_batch = std::numeric_limits<double>::infinity();
+    uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
+    if (largest(uncapped) > 1.02 * rate) {
+        binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
+        return rate;
+    }
+    double batch = 0.0, step = 0.0;
+    solve_decode(model, rate, batch, step);
+    const engine::StepTime detail = model.evaluator.decode_step(std::max(1.0, batch), model.context);
+    binding = detail.totals.bound == engine::Bound::compute         ? "compute"
+              : detail.totals.bound == engine::Bound::communication ? "interconnect"
+              : detail.totals.bound == engine::Bound::overhead      ? "overhead"
+                                                                    : "bandwidth";
+    return rate;
+}
+
+// Erlang C: the chance that an arrival finds all `servers` busy at `offered` erlangs (< servers).
+double erlang_c(double servers, double offered) {
+    double erlang_b = 1.0;
+    for (double k = 1.0; k <= servers; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
+    return servers * erlang_b / (servers - offered * (1.0 - erlang_b));
+}
+
+// A queue's wait as Erlang C and an exponential tail: P(W > t) = probability x exp(-rate t).
+struct Wait {
+    double probability = 0.0;
+    double rate = std::numeric_limits<double>::infinity();
+
+    double mean() const { return probability > 0.0 ? probability / rate : 0.0; }
+    double quantile(double fraction) const {
+        const double tail = 1.0 - fraction;
+        return probability > tail ? std::log(probability / tail) / rate : 0.0;
+    }
+};
+
 }  // namespace
+
+DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
+                                       const SchedulerLimits& limits, const PoolShape& pools) {
+    DisaggregatedState result;
+    result.pools = pools;
+    const KvLink link = kv_link(evaluator.hardware(), evaluator.deployment().runtime);
+    result.kv_transfer_s =
+        kv_transfer_seconds(evaluator.cost_model(), evaluator.deployment(), link, load.prompt_tokens);
+    const double prefill_instances = static_cast<double>(std::max(1, pools.prefill_instances));
+    const double decode_instances = static_cast<double>(std::max(1, pools.decode_instances));
+    LoadShape per_decode = load;
+    per_decode.rate_per_s = load.rate_per_s / decode_instances;
+    const Model decode = make_model(evaluator, per_decode, limits);
+    SteadyState& state = result.overall;
+    state.max_batch = decode.max_batch;
+
+    // Saturation: the prefill pool at x / prefill time, the decode pool at y times one instance's.
+    result.prefill_s = prefill_alone(decode);
+    const double prefill_saturation = std::isfinite(result.prefill_s) ? prefill_instances / result.prefill_s : 0.0;
+    const char* decode_binding = "bandwidth";
+    result.decode_saturation_per_instance_s = decode_saturation(decode, decode_binding);
+    const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
+    state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
+    state.binding = prefill_saturation <= decode_saturation_rate
+                        ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
+                        : decode_binding;
+    const double infinite = std::numeric_limits<double>::infinity();
+    state.utilization = state.saturation_rate_per_s > 0.0 ? load.rate_per_s / state.saturation_rate_per_s : infinite;
+    const double prefill_offered = load.rate_per_s * result.prefill_s;  // erlangs
+    result.prefill_utilization = prefill_offered / prefill_instances;
+    result.decode_utilization =
+        result.decode_saturation_per_instance_s > 0.0 ? per_decode.rate_per_s / result.decode_saturation_per_instance_s : infinite;
+    double batch = 0.0, step = 0.0;
+    if (!(prefill_offered < prefill_instances) || !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
+        state.stable = false;
+        return result;
+    }
+    state.stable = true;
+    state.batch = batch;
+    state.step_s = step;
+    state.decode_step_s = step;
+    state.prompt_step_s = result.prefill_s;
+
+    // TPOT: decode-only passes; their spread is the batch's own fluctuation (Poisson about its
+    // mean, as in the colocated model), seen almost whole over a request's life.
+    const double passes = std::max(1.0, load.output_tokens - 1.0);
+    const double batch_now = std::max(batch, 1.0);
+    const double slope = decode.step(batch_now + 1.0, 0.0) - decode.step(batch_now, 0.0);
+    const double spread = std::sqrt(slope * slope * batch_now);
+    state.tpot_s = {step, step + kZ90 * spread, step + kZ99 * spread, step, step + 4.0 * spread};
+
+    // TTFT = wait for a prefill instance + prefill + wait for a decode slot + the rest of the
+    // decode pass in flight (a decode instance admits between passes) + the KV transfer.
+    // Prefill wait: M/G/c by Allen-Cunneen, the M/M/c wait scaled by (ca^2 + cs^2) / 2 with a
+    // fixed prefill time (cs^2 = 0); the tail keeps Erlang C's exponential form on that scale.
+    Wait prefill_wait;
+    if (prefill_offered > 0.0) {
+        const double variability = std::max(1e-9, load.arrival_cv2 / 2.0);
+        prefill_wait.probability = erlang_c(prefill_instances, prefill_offered);
+        prefill_wait.rate = (prefill_instances - prefill_offered) / result.prefill_s / variability;
+    }
+    // A decode slot: as in the colocated model, c = max batch slots held for the decode and the transfer.
+    Wait slot_wait;
+    const double slots = std::max(1.0, std::floor(decode.max_batch));
+    const double hold = passes * step + result.kv_transfer_s;
+    const double slot_offered = per_decode.rate_per_s * hold;
+    if (slot_offered >= slots) {
+        slot_wait.probability = 1.0;
+        slot_wait.rate = 0.0;
+    } else if (slot_offered > 0.0) {
+        slot_wait.probability = erlang_c(slots, slot_offered);
+        slot_wait.rate = (slots - slot_offered) / hold;
+    }
+    const double busy = std::min(1.0, batch);  // share of time a decode instance is in a pass
+    auto in_flight = [&](double fraction) {
+        return busy > 0.0 ? step * std::clamp((fraction - (1.0 - busy)) / busy, 0.0, 1.0) : 0.0;
+    };
+    const double fixed = result.prefill_s + result.kv_transfer_s;
+    result.prefill_wait_s = prefill_wait.mean();
+    auto ttft_at = [&](double fraction) {
+        return fixed + prefill_wait.quantile(fraction) + slot_wait.quantile(fraction) + in_flight(fraction);
+    };
+    state.ttft_s.mean = fixed + prefill_wait.mean() + slot_wait.mean() + busy * step / 2.0;
+    state.ttft_s.p50 = ttft_at(0.50);
+    state.ttft_s.p90 = ttft_at(0.90);
+    state.ttft_s.p99 = ttft_at(0.99);
+    state.ttft_s.max = state.ttft_s.p99;
+    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
+    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
+    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
+    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
+    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
+    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
+    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+    return result;
+}
 
 SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
     const Model model = make_model(evaluator, load, limits);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/prediction.hpp"
+#include "scenarios/disaggregation.hpp"
 #include "scenarios/serving.hpp"
 
 namespace decodesim::scenarios {
@@ -59,5 +60,29 @@ const char* missed_target(const SteadyState& state, const ServiceTargets& target
 // stable); 0 when even a trickle misses them.
 double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
                            const ServiceTargets& targets);
+
+// Disaggregated prefill and decode in steady state (docs/serving.md, "Disaggregated prefill and
+// decode"): the prefill pool is an M/G/c queue whose c = x servers each prefill one prompt at a
+// time; the decode pool's instances each hold the batch Little's law gives at their share of the
+// rate, priced by the engine's decode step at that batch; between them the KV transfer.
+struct DisaggregatedState {
+    PoolShape pools;
+    // The figures a colocated replica reports, for the whole deployment: `batch`, `step_s`,
+    // `decode_step_s`, `max_batch` are a decode instance's; `saturation_rate_per_s` and
+    // `utilization` are the whole deployment's; `binding` is "prefill" when the prefill pool
+    // saturates first, else what saturates a decode instance.
+    SteadyState overall;
+    double prefill_s = 0.0;              // one prompt's prefill alone (all its chunks' passes)
+    double prefill_utilization = 0.0;    // offered load per prefill instance: rate x prefill_s / x
+    double prefill_wait_s = 0.0;         // mean wait for a prefill instance
+    double decode_utilization = 0.0;     // a decode instance's rate over its saturation rate
+    double decode_saturation_per_instance_s = 0.0;  // requests/s one decode instance sustains
+    double kv_transfer_s = 0.0;          // one mean prompt's KV cache (kv_transfer_seconds)
+};
+
+// The state of `pools` under `load` (its rate_per_s: all arrivals, both pools). Throws
+// core::InputError when the device has no link for the KV cache (kv_link).
+DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
+                                       const SchedulerLimits& limits, const PoolShape& pools);
 
 }  // namespace decodesim::scenarios

@@ -1,0 +1,224 @@
+// New architectures, each a mechanism: hybrid linear attention (Qwen3-Next Gated DeltaNet), Mamba
+// hybrids (Jamba), DeepSeek sparse attention (DSA), Llama 4 chunked attention with interleaved MoE,
+// and the GQA/MLA MoE variants (GLM-4.5, MiniMax-M2, Kimi K2). Each shipped profile's shape is
+// counted against its published size, and each mechanism's cache or state bytes are derived by hand.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/cost_model.hpp"
+#include "engine/model_shape.hpp"
+#include "engine/prediction.hpp"
+#include "profiles/hf_config.hpp"
+#include "profiles/model_loader.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+
+engine::CostModel bf16_cost(const profiles::ModelProfile& model) {
+    engine::Deployment deployment;
+    deployment.weights = core::find_named(core::weight_formats(), "bf16");
+    deployment.kv = core::find_named(core::kv_formats(), "bf16");
+    return engine::build_cost_model(model, deployment);
+}
+
+double cache_read_bytes(const engine::StepCosts& step) {
+    return step[engine::OperatorKind::attention_score].bytes.value + step[engine::OperatorKind::attention_value].bytes.value;
+}
+
+struct Published {
+    const char* id;
+    double total;
+    double active;           // 0: not published
+    double total_tolerance;  // fraction
+    double active_tolerance;
+};
+
+}  // namespace
+
+// Totals within 2%, the threshold at which model_warnings() flags a profile. What the count leaves
+// out, per model: MTP modules (GLM-4.5, MiniMax-M2, DeepSeek-V3.2's HF "685B"), attention biases
+// and q/k norms (GLM-4.5, MiniMax-M2), Qwen3-Next's attention output gate (~0.1B), Llama 4's vision
+// encoder (the published 109B of Scout includes it; the text decoder is ~107.8B).
+// Active figures are published rounded ("A3B", "17B", "10B") and vendors differ on whether the
+// embedding table counts, so they get wider bounds, stated per row: the count includes the input
+// embedding and the LM head (count_parameters' convention, as DeepSeek counts 37B).
+TEST_CASE("each new profile's shape counts to its published parameters") {
+    const auto catalog = testing::shipped_catalog();
+    const std::vector<Published> published = {
+        // Qwen3-Next: 3.9B counted vs "A3B": the A3B name excludes the 0.62B embedding and LM head
+        // and rounds down; 35% covers that.
+        {"qwen3-next-80b-a3b", 80.0e9, 3.0e9, 0.02, 0.35},
+        {"llama-4-scout", 109.0e9, 17.0e9, 0.02, 0.03},     // model card: 17B active (17.17B counted)
+        {"llama-4-maverick", 400.0e9, 17.0e9, 0.02, 0.03},  // model card: 17B active
+        // GLM-4.5: 33.6B counted vs 32B: 32B leaves out the 0.78B input embedding; 6% covers it.
+        {"glm-4.5", 355.0e9, 32.0e9, 0.02, 0.06},
+        {"kimi-k2", 1.04e12, 32.6e9, 0.02, 0.02},            // tech report: 1.04T / 32.6B
+        // DeepSeek-V3.2: 38.4B counted vs V3's 37B: V3 itself counts 37.6B, and the indexer adds 0.85B.
+        {"deepseek-v3.2", 671.0e9, 37.0e9, 0.02, 0.05},
+        // MiniMax-M2: 11.0B counted vs "10B": the embedding and LM head are 1.2B; 12% covers it.
+        {"minimax-m2", 230.0e9, 10.0e9, 0.02, 0.12},
+        {"jamba-1.5-mini", 52.0e9, 12.0e9, 0.02, 0.03},      // model card: 12B active / 52B total
+    };
+    for (const auto& row : published) {
+        CAPTURE(row.id);
+        const auto model = catalog.model(row.id);
+        const auto count = engine::count_parameters(model);
+        MESSAGE(std::string(row.id) << ": total " << count.total / 1e9 << "B (published " << row.total / 1e9 << "B), active "
+                       << count.active / 1e9 << "B (published " << row.active / 1e9 << "B)");
+        CHECK(count.total == doctest::Approx(row.total).epsilon(row.total_tolerance));
+        if (row.active > 0.0) CHECK(count.active == doctest::Approx(row.active).epsilon(row.active_tolerance));
+        CHECK(engine::model_warnings(model).empty());
+    }
+}
+
+TEST_CASE("the layer patterns: attention, MoE and chunked layers fall where the configs put them") {
+    const auto catalog = testing::shipped_catalog();
+    const auto qwen = catalog.model("qwen3-next-80b-a3b");
+    CHECK(engine::recurrent_layer_count(qwen) == 36);  // full_attention_interval 4: 12 full, 36 linear
+    CHECK_FALSE(engine::is_recurrent_layer(qwen, 3));
+    CHECK(engine::is_recurrent_layer(qwen, 0));
+    const auto jamba = catalog.model("jamba-1.5-mini");
+    CHECK(engine::recurrent_layer_count(jamba) == 28);  // attention at 4, 12, 20, 28
+    CHECK_FALSE(engine::is_recurrent_layer(jamba, 4));
+    CHECK(engine::moe_layer_count(jamba) == 16);        // odd layers
+    CHECK(engine::is_moe_layer(jamba, 1));
+    CHECK_FALSE(engine::is_moe_layer(jamba, 0));
+    const auto maverick = catalog.model("llama-4-maverick");
+    CHECK(engine::moe_layer_count(maverick) == 24);
+    CHECK(engine::is_moe_layer(maverick, 1));
+    CHECK(engine::chunked_layer_count(maverick) == 36);  // every 4th layer global
+    CHECK_FALSE(engine::is_chunked_layer(maverick, 3));
+    CHECK(engine::moe_layer_count(catalog.model("llama-4-scout")) == 48);
+    CHECK(engine::moe_layer_count(catalog.model("glm-4.5")) == 89);
+    CHECK(engine::moe_layer_count(catalog.model("kimi-k2")) == 60);
+}
+
+// Qwen3-Next at bf16 KV, tensor parallelism 1. A Gated DeltaNet layer keeps per sequence
+//   recurrent state: 32 value heads x 128 key dim x 128 value dim x 4 B (fp32) = 2,097,152 B
+//   conv window:     (2 x 16 x 128 + 32 x 128) channels x (4 - 1) taps x 2 B  =    49,152 B
+// = 2,146,304 B, x 36 linear layers = 77,266,944 B, whatever the context. The 12 full-attention
+// layers cache 2 (K, V) x 2 KV heads x 256 x 2 B = 2,048 B per token each: 24,576 B per token.
+TEST_CASE("Qwen3-Next: a constant recurrent state per sequence beside a small growing KV cache") {
+    const auto cost = bf16_cost(testing::shipped_catalog().model("qwen3-next-80b-a3b"));
+    CHECK(cost.recurrent_state_bytes.value == doctest::Approx(77266944.0));
+    CHECK(cost.kv_bytes_per_token().value == doctest::Approx(24576.0));
+    CHECK(cost.attended_tokens(1000.0) == doctest::Approx(12.0 * 1000.0));
+    CHECK(cost.kv_bytes_per_sequence(1000.0).value == doctest::Approx(24576.0 * 1000.0 + 77266944.0));
+    // Decode reads the KV of the full layers and reads and writes every state once per sequence.
+    for (const double context : {1000.0, 100000.0}) {
+        CAPTURE(context);
+        const auto step = engine::decode_step_costs(cost, 4.0, context);
+        CHECK(cache_read_bytes(step) == doctest::Approx(4.0 * (24576.0 * context + 2.0 * 77266944.0)));
+    }
+}
+
+// Jamba-1.5-Mini: a Mamba layer of inner width 2 x 4096 = 8192 keeps
+//   SSM state:   8192 x d_state 16 x 4 B (fp32)  = 524,288 B
+//   conv window: 8192 x (4 - 1) taps x 2 B       =  49,152 B
+// = 573,440 B, x 28 Mamba layers = 16,056,320 B per sequence. The 4 attention layers cache
+// 2 x 8 KV heads x 128 x 2 B = 4,096 B per token each: 16,384 B per token.
+TEST_CASE("Jamba: Mamba state per sequence and KV for one layer in eight") {
+    const auto cost = bf16_cost(testing::shipped_catalog().model("jamba-1.5-mini"));
+    CHECK(cost.recurrent_layers == 28);
+    CHECK(cost.recurrent_state_bytes.value == doctest::Approx(16056320.0));
+    CHECK(cost.kv_bytes_per_token().value == doctest::Approx(16384.0));
+    CHECK(cost.kv_bytes_per_sequence(256000.0).value == doctest::Approx(16384.0 * 256000.0 + 16056320.0));
+    const auto near = engine::decode_step_costs(cost, 1.0, 1000.0);
+    const auto far = engine::decode_step_costs(cost, 1.0, 2000.0);
+    CHECK(cache_read_bytes(far) - cache_read_bytes(near) == doctest::Approx(16384.0 * 1000.0));
+}
+
+// DeepSeek-V3.2 at bf16 KV: each of the 61 layers caches the MLA latent, (512 + 64) x 2 B = 1,152 B,
+// and the indexer's key, 128 B in fp8 + one 4 B fp32 scale = 132 B, per token: 78,324 B per token,
+// all held. A decode query reads min(context, 2048) latent tokens per layer and the indexer keys
+// over the whole context: at 100,000 tokens 61 x (2,048 x 1,152 + 100,000 x 132) = 949,117,056 B.
+TEST_CASE("DeepSeek-V3.2 DSA: top-k latent reads, indexer keys over the whole context") {
+    const auto cost = bf16_cost(testing::shipped_catalog().model("deepseek-v3.2"));
+    CHECK(cost.sparse_layers == 61);
+    CHECK(cost.kv_bytes_per_token().value == doctest::Approx(78324.0));
+    CHECK(cost.kv_bytes_per_sequence(100000.0).value == doctest::Approx(78324.0 * 100000.0));
+    CHECK(cost.attended_tokens(100000.0) == doctest::Approx(61.0 * 2048.0));
+    CHECK(cost.attended_tokens(1000.0) == doctest::Approx(61.0 * 1000.0));
+    CHECK(cache_read_bytes(engine::decode_step_costs(cost, 1.0, 100000.0)) == doctest::Approx(949117056.0));
+    // Against dense MLA (DeepSeek-V3) the long-context read shrinks ~6x.
+    const auto dense = bf16_cost(testing::shipped_catalog().model("deepseek-v3"));
+    CHECK(cache_read_bytes(engine::decode_step_costs(dense, 1.0, 100000.0)) == doctest::Approx(61.0 * 1152.0 * 100000.0));
+}
+
+// Llama 4: 36 chunked layers hold and read at most 8,192 tokens, 12 global layers the whole
+// context; each caches 2 x 8 KV heads x 128 x 2 B = 4,096 B per token. At 100,000 tokens:
+// 4,096 x (12 x 100,000 + 36 x 8,192) = 6,123,159,552 B.
+TEST_CASE("Llama 4: chunked local attention caps three layers in four at one chunk") {
+    const auto cost = bf16_cost(testing::shipped_catalog().model("llama-4-maverick"));
+    CHECK(cost.chunked_layers == 36);
+    CHECK(cost.full_attention_layers == 12);
+    CHECK(cost.kv_bytes_per_sequence(100000.0).value == doctest::Approx(6123159552.0));
+    CHECK(cost.kv_bytes_per_sequence(4096.0).value == doctest::Approx(4096.0 * 48.0 * 4096.0));
+    // Prefill: a token attends within its chunk so far; two whole chunks are 2 x 8,192 x 8,193 / 2 pairs.
+    CHECK(engine::chunked_pairs(0.0, 16384.0, 8192.0) == doctest::Approx(67117056.0));
+    CHECK(engine::chunked_pairs(8192.0, 1.0, 8192.0) == doctest::Approx(1.0));
+}
+
+TEST_CASE("hostile inputs to the new keys name the file, the line and the key") {
+    const std::string base =
+        "name: x\nsource: y\nnum_hidden_layers: 8\nhidden_size: 64\nhidden_act: silu\nnum_attention_heads: 4\n"
+        "num_key_value_heads: 2\nhead_dim: 16\nvocab_size: 100\ntie_word_embeddings: false\nintermediate_size: 128\n";
+    auto errors = [&](const std::string& extra) {
+        return testing::error_messages([&] { profiles::parse_model_profile(base + extra, "hostile.yaml"); });
+    };
+    CHECK(errors("mamba_d_state: 16\nmamba_d_conv: 4\nmamba_expand: 2\nmamba_dt_rank: 4\n") ==
+          std::vector<std::string>{"hostile.yaml:1:1: error: attention_layer_period: missing required key; expected a "
+                                   "positive integer",
+                                   "hostile.yaml:1:1: error: attention_layer_offset: missing required key; expected a "
+                                   "whole number"});
+    CHECK(errors("attention_layer_period: 4\nattention_layer_offset: 4\nlinear_num_key_heads: 2\n"
+                 "linear_num_value_heads: 4\nlinear_key_head_dim: 8\nlinear_value_head_dim: 8\nlinear_conv_kernel_dim: 4\n") ==
+          std::vector<std::string>{"hostile.yaml:13:25: error: attention_layer_offset: offset 4 can never equal layer % 4; "
+                                   "expected less than attention_layer_period"});
+    CHECK(errors("index_topk: 2048\nindex_n_heads: 4\nindex_head_dim: 16\n") ==
+          std::vector<std::string>{"hostile.yaml:12:13: error: index_topk: sparse attention (index_*) selects tokens of "
+                                   "an MLA latent cache; kv_lora_rank and the other MLA keys are required"});
+    CHECK(errors("attention_chunk_size: -5\n").size() == 1);
+    CHECK(errors("attention_chunk_size: -5\n")[0].rfind("hostile.yaml:12:23: error: attention_chunk_size:", 0) == 0);
+    CHECK(errors("linear_num_key_heads: 2\nmamba_d_state: 16\n").front().find("not both") != std::string::npos);
+}
+
+// The config.json spellings reach the same shape as the shipped profiles (the keys the profiles'
+// comments name: full_attention_interval, expert/attn_layer_period and _offset, interleave_moe_layer_step).
+TEST_CASE("config.json imports of the new families count like their profiles") {
+    const auto catalog = testing::shipped_catalog();
+    const std::string qwen =
+        R"({"model_type": "qwen3_next", "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 16,
+            "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936, "intermediate_size": 5120,
+            "num_experts": 512, "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+            "shared_expert_intermediate_size": 512, "decoder_sparse_step": 1, "mlp_only_layers": [],
+            "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+            "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+            "tie_word_embeddings": false})";
+    const auto imported = profiles::parse_hf_config(qwen, "config.json");
+    CHECK(engine::count_parameters(imported).total ==
+          doctest::Approx(engine::count_parameters(catalog.model("qwen3-next-80b-a3b")).total));
+    const std::string jamba =
+        R"({"model_type": "jamba", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "vocab_size": 65536, "intermediate_size": 14336, "num_experts": 16,
+            "num_experts_per_tok": 2, "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 8,
+            "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
+            "mamba_dt_rank": 256, "tie_word_embeddings": false})";
+    CHECK(engine::count_parameters(profiles::parse_hf_config(jamba, "config.json")).total ==
+          doctest::Approx(engine::count_parameters(catalog.model("jamba-1.5-mini")).total));
+    const std::string maverick =
+        R"({"model_type": "llama4", "text_config": {"num_hidden_layers": 48, "hidden_size": 5120,
+            "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 202048,
+            "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_local_experts": 128,
+            "num_experts_per_tok": 1, "interleave_moe_layer_step": 2, "attention_chunk_size": 8192,
+            "tie_word_embeddings": false}})";
+    const auto llama = profiles::parse_hf_config(maverick, "config.json");
+    CHECK(engine::count_parameters(llama).total ==
+          doctest::Approx(engine::count_parameters(catalog.model("llama-4-maverick")).total));
+    CHECK(engine::chunked_layer_count(llama) == 36);
+}
