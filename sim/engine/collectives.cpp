@@ -78,10 +78,12 @@ CollectiveTime hierarchical(Collective collective, core::Bytes bytes, const Grou
     const int d = group.per_domain;
     const int m = group.domains();
     const double p = static_cast<double>(group.devices);
+    // NCCL pipelines the phases chunk by chunk, each on its own links: the hops of every phase add
+    // up, and the slowest phase's transfer sets the pace (docs/model.md, "Collectives").
     CollectiveTime total{};
     auto add = [&](const CollectiveTime& part) {
         total.latency += part.latency;
-        total.transfer += part.transfer;
+        total.transfer = core::max(total.transfer, part.transfer);
     };
     switch (collective) {
         case Collective::all_reduce:
@@ -102,11 +104,12 @@ CollectiveTime hierarchical(Collective collective, core::Bytes bytes, const Grou
             break;
         case Collective::all_to_all: {
             // Parts for peers in the same domain go over the scale-up link, the rest over the NIC,
-            // both at once: the slower side sets the time.
+            // both at once: the slower side sets the time. Sends to the peers of one remote domain
+            // are posted together, so each remote domain costs one scale-out hop of latency.
             const core::Seconds inside = bytes * ((d - 1.0) / p) / group.scale_up.bandwidth;
             const core::Seconds outside = bytes * ((p - d) / p) / group.scale_out.bandwidth;
             total.transfer = core::max(inside, outside);
-            total.latency = group.scale_up.latency * (d - 1.0) + group.scale_out.latency * (p - d);
+            total.latency = group.scale_up.latency * (d - 1.0) + group.scale_out.latency * (m - 1.0);
             break;
         }
         case Collective::send: return flat(Collective::send, bytes, 2, group.scale_out);

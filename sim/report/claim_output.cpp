@@ -79,6 +79,10 @@ nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Clai
     if (check.max_context) document["max_context_tokens"] = *check.max_context;
     if (check.precision_needed) document["precision_needed"] = *check.precision_needed;
     document["speculative_decoding_could_explain"] = check.speculative_decoding_could_explain;
+    if (check.acceptance_needed) {
+        document["speculation_needed"] = {{"draft_length", check.speculation_length.value_or(0)},
+                                          {"acceptance", *check.acceptance_needed}};
+    }
     document["combination"] = check.combination;
     document["predicted_at_peak_clocks_tokens_per_s"] = check.predicted_at_peak_tokens_per_s;
     document["needs_peak_clocks"] = check.needs_peak_clocks;

@@ -161,7 +161,7 @@ std::string render_html_report(const ReportInputs& inputs) {
         "activations {}{}, runtime {}.</p>\n",
         decode.context, explanation.effective_batch, xml_escape(conditions.weights), xml_escape(conditions.kv),
         xml_escape(conditions.activation),
-        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel) : "",
+        conditions.parallelism.any() ? ", " + parallelism_text(conditions.parallelism) : std::string(),
         xml_escape(conditions.runtime));
     html += "<h2>Will more FLOPS help?</h2>\n";
     html += fmt::format("<p class=\"verdict\">{}</p>\n", xml_escape(why_verdict(explanation)));

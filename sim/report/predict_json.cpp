@@ -1,6 +1,9 @@
 #include "report/predict_json.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
 
 #include "core/text_escape.hpp"
 
@@ -11,21 +14,41 @@ using nlohmann::json;
 Conditions conditions_of(const std::string& hardware_id, const std::string& model_id,
                          const engine::Deployment& deployment, std::optional<engine::Workload> workload) {
     // Ids come from file names: made printable here, once, for every output that names them.
-    return {core::printable(hardware_id),
-            core::printable(model_id),
-            std::string(deployment.weights->name),
-            std::string(deployment.kv->name),
-            std::string(core::datatype_name(deployment.activation)),
-            deployment.parallelism.tensor,
-            std::string(engine::runtime_name(deployment.runtime)),
-            engine::clock_label(deployment.clocks),
-            deployment.clocks.compute_share,
-            deployment.clocks.memory_share,
-            workload};
+    Conditions conditions;
+    conditions.hardware = core::printable(hardware_id);
+    conditions.model = core::printable(model_id);
+    conditions.weights = std::string(deployment.weights->name);
+    conditions.kv = std::string(deployment.kv->name);
+    conditions.activation = std::string(core::datatype_name(deployment.activation));
+    conditions.tensor_parallel = deployment.parallelism.tensor;
+    conditions.runtime = std::string(engine::runtime_name(deployment.runtime));
+    conditions.clocks = engine::clock_label(deployment.clocks);
+    conditions.compute_share = deployment.clocks.compute_share;
+    conditions.memory_share = deployment.clocks.memory_share;
+    conditions.workload = workload;
+    conditions.parallelism = deployment.parallelism;
+    conditions.kv_offload = deployment.kv_offload;
+    conditions.speculation = deployment.speculation;
+    if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
+    return conditions;
 }
 
 Conditions conditions_of(const engine::OperatingPoint& point) {
-    return conditions_of(point.hardware.id, point.model.id, point.deployment, point.workload);
+    Conditions conditions = conditions_of(point.hardware.id, point.model.id, point.deployment, point.workload);
+    if (point.draft && point.deployment.speculation.enabled()) conditions.draft = core::printable(point.draft->id);
+    return conditions;
+}
+
+std::string parallelism_text(const engine::Parallelism& parallelism) {
+    std::vector<std::string> parts;
+    if (parallelism.tensor > 1) parts.push_back(fmt::format("tensor parallel {}", parallelism.tensor));
+    if (parallelism.attention_data > 1) parts.push_back(fmt::format("attention data parallel {}", parallelism.attention_data));
+    if (parallelism.expert > 1) parts.push_back(fmt::format("expert parallel {}", parallelism.expert));
+    if (parallelism.pipeline > 1) parts.push_back(fmt::format("{} pipeline stages", parallelism.pipeline));
+    if (parts.empty()) return {};
+    std::string text = fmt::format("{}", fmt::join(parts, ", "));
+    if (parts.size() > 1 || parallelism.pipeline > 1) text += fmt::format(" ({} devices)", parallelism.devices());
+    return text;
 }
 
 nlohmann::json conditions_to_json(const Conditions& conditions) {
@@ -33,6 +56,11 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"kv", conditions.kv},
                   {"activation", conditions.activation},
                   {"tensor_parallel", conditions.tensor_parallel},
+                  {"pipeline_parallel", conditions.parallelism.pipeline},
+                  {"expert_parallel", conditions.parallelism.expert},
+                  {"attention_data_parallel", conditions.parallelism.attention_data},
+                  {"devices", conditions.parallelism.devices()},
+                  {"kv_offload", conditions.kv_offload},
                   {"runtime", conditions.runtime},
                   {"clocks", conditions.clocks},
                   {"compute_clock_share", conditions.compute_share},
@@ -48,6 +76,11 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         }
     }
     if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
+    if (conditions.speculation.enabled()) {
+        block["speculation"] = {{"draft", conditions.draft},
+                                {"length", conditions.speculation.length},
+                                {"acceptance", conditions.speculation.acceptance}};
+    }
     return block;
 }
 
@@ -134,7 +167,25 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
         {"kv_bytes", memory.kv},           {"capacity_bytes", memory.capacity},
         {"reserve_bytes", memory.reserve}, {"usable_bytes", memory.usable},
         {"fits", memory.fits},                   {"max_batch", memory.max_batch},
+        {"kv_spilled_to_host_bytes", memory.spilled},
     };
+    if (prediction.speculative) {
+        const auto& spec = *prediction.speculative;
+        document["speculative"] = {
+            {"length", spec.length},
+            {"acceptance", spec.acceptance},
+            {"tokens_per_verification", spec.tokens_per_step},
+            {"draft_time_s", spec.draft_time},
+            {"verify_time_s", spec.verify_time},
+            {"step_time_s", spec.step_time},
+            {"verify_bound", engine::bound_name(spec.verify_bound)},
+            {"verify_arithmetic_intensity_flop_per_byte", spec.verify_arithmetic_intensity},
+            {"tokens_per_s_per_stream", spec.tokens_per_s_per_stream},
+            {"tokens_per_s_total", spec.tokens_per_s_total},
+            {"speedup", spec.speedup},
+            {"roofline_tokens_per_s_per_stream", spec.roofline_tokens_per_s_per_stream},
+        };
+    }
     document["machine_balance_flop_per_byte"] = prediction.machine_balance;
     if (include_operators) {
         json operators = json::array();

@@ -25,7 +25,15 @@ struct Conditions {
     double memory_share = 1.0;
     std::optional<engine::Workload> workload;  // batch and context, or batch, prompt and output
     const scenarios::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
+    engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
+    bool kv_offload = false;
+    engine::Speculation speculation;
+    std::string draft;  // the draft model's id, "mtp", or empty
 };
+
+// "tensor parallel 8, expert parallel 8, 2 pipeline stages": the parallelism beyond one device, in
+// words (empty for one device).
+std::string parallelism_text(const engine::Parallelism& parallelism);
 
 // The conditions of an operating point, as every output (text, JSON, CSV, JSONL) records them.
 Conditions conditions_of(const std::string& hardware_id, const std::string& model_id,

@@ -28,9 +28,13 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     } else {
         text += fmt::format("  context       {:.0f} tokens per stream\n", decode.context);
     }
+    const std::string parallel = parallelism_text(conditions.parallelism);
     text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
-                        conditions.tensor_parallel > 1 ? fmt::format(", tensor parallel {}", conditions.tensor_parallel)
-                                                       : std::string{});
+                        parallel.empty() ? std::string{} : ", " + parallel);
+    if (conditions.speculation.enabled()) {
+        text += fmt::format("  speculation   draft {}, {} tokens per step, acceptance {}\n", conditions.draft,
+                            conditions.speculation.length, core::format_significant(conditions.speculation.acceptance));
+    }
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
     text += fmt::format("  runtime       {}\n", conditions.runtime);
@@ -61,6 +65,16 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                        core::format(prediction.request->roofline_end_to_end)});
     }
     text += speed.render();
+    if (prediction.speculative) {
+        const auto& spec = *prediction.speculative;
+        text += fmt::format(
+            "\nwith speculation: {} per stream ({} total), x{} over plain decoding; roofline {}\n"
+            "  {} tokens per verification step; {} drafting + {} verifying ({}-bound, {:.3g} FLOP/byte)\n",
+            rate(spec.tokens_per_s_per_stream), rate(spec.tokens_per_s_total), core::format_significant(spec.speedup),
+            rate(spec.roofline_tokens_per_s_per_stream), core::format_significant(spec.tokens_per_step),
+            core::format(spec.draft_time), core::format(spec.verify_time), engine::bound_name(spec.verify_bound),
+            spec.verify_arithmetic_intensity);
+    }
 
     text += fmt::format(
         "\ndecode is {}-bound: memory {}, compute {}, fixed overhead {}, communication {} of the step\n"
@@ -73,6 +87,7 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     text += fmt::format("\nmemory ({} usable of {}, {} reserved)\n", memory.usable, memory.capacity, memory.reserve);
     text += fmt::format("  weights            {}\n", memory.weights);
     text += fmt::format("  KV cache           {} ({} per token)\n", memory.kv, memory.kv_per_token);
+    if (memory.spilled.value > 0.0) text += fmt::format("  spilled to host    {} (KV offload)\n", memory.spilled);
     text += fmt::format("  fits               {}\n", memory.fits ? "yes" : "NO");
     text += fmt::format("  largest batch      {} streams at this context\n", memory.max_batch);
 

@@ -22,7 +22,7 @@ std::string plural(int count, const char* noun) { return fmt::format("{} {}{}", 
 
 std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult& r, const scenarios::SteadyState& a) {
     const Conditions& p = c.point;
-    const std::string each = p.tensor_parallel > 1 ? fmt::format(" (tensor parallel {} each)", p.tensor_parallel) : "";
+    const std::string each = p.parallelism.any() ? fmt::format(" ({} each)", parallelism_text(p.parallelism)) : "";
     std::string text =
         r.disaggregation
             ? fmt::format("{} on {}: {} and {}, disaggregated{}\n", p.model, p.hardware,

@@ -39,6 +39,10 @@ struct ClaimCheck {
     std::optional<double> max_context;
     std::optional<std::string> precision_needed;  // the widest weight format under which it fits
     bool speculative_decoding_could_explain = false;
+    // The speculation that would: the draft length needing the lowest acceptance rate with the
+    // cheapest drafter (a multi-token-prediction module: one layer and the head), at the roofline.
+    std::optional<int> speculation_length;
+    std::optional<double> acceptance_needed;
     // Conditions needed together when none explains the claim alone ("fp8 weights", "batch >= 64").
     std::vector<std::string> combination;
     // The clock condition: what the deployment predicts at peak clocks, and whether the claim needs
@@ -49,10 +53,12 @@ struct ClaimCheck {
     std::vector<std::string> notes;         // plain-language conditions and assumptions
 };
 
-// The largest speedup speculative decoding reaches in published results: EAGLE-2 reports 3.05x to
-// 4.26x over plain decoding (arXiv 2406.16858). A per-stream claim up to this multiple of the bound
-// may rest on it.
-inline constexpr double kSpeculativeDecodingFactor = 4.26;
+// The highest per-token acceptance rate published for a drafter: DeepSeek-V3's multi-token
+// prediction accepts its second token 85% to 90% of the time (arXiv 2412.19437, section 5.4.3). A
+// per-stream claim that speculation explains only above this rate is not explained by it.
+inline constexpr double kMaxPublishedAcceptance = 0.90;
+// Draft lengths searched (vLLM and SGLang deployments use 1 to 8).
+inline constexpr int kMaxSearchedDraftLength = 8;
 
 // Fraction of the prediction below which a claim is conservative.
 inline constexpr double kConservativeFraction = 0.8;
