@@ -474,9 +474,9 @@ TEST_CASE("when one stream's KV cache does not fit, every command says so, and s
     // plan agrees with serve: a request that cannot fit whole is not served, however small the
     // share of a slot its mean footprint (the prompt and half the output) would take.
     const auto plan = testing::run(with({"plan"}, with(model, {"--prompt", "100000", "--output", "100", "--rate", "0.01",
-                                                              "--tp", "1", "--formats", "bf16", "--kv", "bf16"})));
+                                                              "--tp", "1", "--pp", "1", "--formats", "bf16", "--kv", "bf16"})));
     CHECK(plan.exit_code == cli::kNothingComputed);
-    CHECK(plan.err.find("l4: tp 1: the weights and one sequence's KV cache do not fit in memory") != std::string::npos);
+    CHECK(plan.err.find("l4: one device: the weights and one sequence's KV cache do not fit in memory") != std::string::npos);
 }
 
 }  // namespace decodesim

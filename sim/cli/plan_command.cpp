@@ -28,6 +28,7 @@ struct PlanOptions {
     std::string kv;
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
     std::string tensor_parallel = "1,2,4,8";
+    std::string pipeline_parallel = "1,2";
     std::string clocks = "sustained";
     std::optional<double> rate;
     std::optional<double> users;
@@ -87,6 +88,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.tensor_parallel.clear();
     for (long long tp : core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.tensor_parallel.push_back(static_cast<int>(tp));
+    }
+    space.pipeline_parallel.clear();
+    for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
+        space.pipeline_parallel.push_back(static_cast<int>(pp));
     }
     space.runtime = runtime_named(options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
@@ -172,6 +177,9 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime)->capture_default_str();
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
+    command->add_option("--pp", options->pipeline_parallel,
+                        "Pipeline stage counts to consider (MoE models also try --ep equal to each tp)")
+        ->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));

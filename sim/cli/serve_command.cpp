@@ -107,6 +107,12 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_fraction = options.prefix_fraction;
         spec.prefix_tokens = options.prefix_tokens;
         spec.prefix_groups = options.prefix_groups;
+        if (options.deployment.draft) {
+            // The request simulation prices each pass one token per sequence; speculation is
+            // evaluated per operating point (predict, why, check-claim), not yet under load.
+            throw core::UsageError("serve does not simulate speculative decoding yet; predict --draft gives its speed at "
+                                   "a batch and context (docs/model.md, \"Speculative decoding\")");
+        }
         // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
         const profiles::ModelProfile model = catalog.model(options.deployment.model);
         warn_beyond_context(io, model, spec.prompt.mean() + spec.output.mean());

@@ -22,9 +22,9 @@ std::string device_range(const scenarios::PlanOption& option) {
                        high > 0 ? std::to_string(high) : "none");
 }
 
-// "4 x 3" (tp x replicas), or "4 x (1P+2D)" for disaggregated pools.
+// "4 x 3" (devices per instance x replicas), or "4 x (1P+2D)" for disaggregated pools.
 std::string instances(const scenarios::PlanOption& option) {
-    const int tp = option.deployment.parallelism.tensor;
+    const int tp = option.deployment.parallelism.devices();
     if (!option.disaggregated) return fmt::format("{} x {}", tp, option.replicas);
     return fmt::format("{} x ({}P+{}D)", tp, option.disaggregated->pools.prefill_instances,
                        option.disaggregated->pools.decode_instances);
@@ -45,7 +45,7 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
     text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}; disaggregation {}\n\n",
                         targets.empty() ? "none" : targets, c.runtime, c.clocks, c.order, c.disaggregation);
-    TextTable table({"hardware", "devices (band)", "tp x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
+    TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
                      "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99"});
     for (const auto& option : plan.options) {
         const auto& d = option.deployment;
@@ -61,8 +61,10 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     text += table.render();
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
-        text += fmt::format("\nbest: {} x {} ({} {}{} at tp {}, {} weights){}\n", best.devices, best.hardware,
-                            best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s", best.deployment.parallelism.tensor,
+        text += fmt::format("\nbest: {} x {} ({} {}{}, {} each, {} weights){}\n", best.devices, best.hardware,
+                            best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s",
+                            best.deployment.parallelism.any() ? report::parallelism_text(best.deployment.parallelism)
+                                                              : std::string("one device"),
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
         if (best.disaggregated) {
@@ -96,7 +98,7 @@ std::string plan_to_text(const PlanConditions& c, const scenarios::Plan& plan) {
     }
     text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
             "sustain within the targets; latency at the requested rate from the steady-state model; last token: TTFT "
-            "plus the mean output's decode steps, the tails added; tp x (xP+yD): x prefill and y decode instances, "
+            "plus the mean output's decode steps, the tails added; devices x (xP+yD): x prefill and y decode instances, "
             "disaggregated)\n";
     if (!plan.rejected.empty()) {
         text += "\ncannot serve it:\n";
@@ -135,6 +137,10 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
                            {"devices", option.devices},
                            {"devices_band", {{"low", option.devices_low}, {"high", option.devices_high}}},
                            {"tp", d.parallelism.tensor},
+                           {"pp", d.parallelism.pipeline},
+                           {"ep", d.parallelism.expert},
+                           {"dp_attention", d.parallelism.attention_data},
+                           {"devices_per_instance", d.parallelism.devices()},
                            {"replicas", option.replicas},
                            {"weights", std::string(d.weights->name)},
                            {"kv", std::string(d.kv->name)},

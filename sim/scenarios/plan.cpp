@@ -213,6 +213,31 @@ double ranking_key(const PlanOption& option, PlanOrder order) {
     return option.cost_per_hour.value_or(kUnknown);
 }
 
+// "tp 8, ep 8, pp 2": how one instance is spread, for messages.
+std::string report_parallelism(const engine::Parallelism& p) {
+    std::string text = fmt::format("tp {}", p.tensor);
+    if (p.attention_data > 1) text += fmt::format(", dp-attention {}", p.attention_data);
+    if (p.expert > 1) text += fmt::format(", ep {}", p.expert);
+    if (p.pipeline > 1) text += fmt::format(", pp {}", p.pipeline);
+    return text;
+}
+
+// The ways to spread one instance that the search tries for each tensor-parallel degree: the
+// degree alone; for MoE models, the experts spread over the same devices (expert parallelism);
+// and two pipeline stages of each, which reach across a second scale-up domain.
+std::vector<engine::Parallelism> parallelism_candidates(const profiles::ModelProfile& model,
+                                                        const std::vector<int>& tensor_degrees,
+                                                        const std::vector<int>& stage_counts) {
+    std::vector<engine::Parallelism> candidates;
+    for (int tp : tensor_degrees) {
+        for (int stages : stage_counts) {
+            candidates.push_back(engine::Parallelism{tp, stages, 1, 1});
+            if (model.moe && tp > 1) candidates.push_back(engine::Parallelism{tp, stages, tp, 1});
+        }
+    }
+    return candidates;
+}
+
 }  // namespace
 
 Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
@@ -236,9 +261,12 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         std::string ran_reason, built_reason;
         for (const core::WeightFormat* weights : space.weights) {
             for (const core::KvFormat* kv : space.kv) {
-                for (int tp : space.tensor_parallel) {
-                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, engine::Parallelism{tp},
+                for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
+                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, parallelism,
                                                     space.clocks};
+                    const int tp = parallelism.devices();  // devices per instance, for counts
+                    const std::string spread =
+                        parallelism.any() ? report_parallelism(parallelism) : std::string("one device");
                     engine::Deployment deployment;
                     try {
                         deployment = engine::resolve_deployment(hardware, model, choice);
@@ -267,7 +295,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                         if (state) {
                             offer(disaggregated_option(hardware, deployment, *state, workload));
                         } else if (!colocated && ran_reason.empty()) {
-                            ran_reason = fmt::format("tp {}, disaggregated: {}", tp, why);
+                            ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
                         }
                     }
                     if (!colocated) continue;
@@ -276,11 +304,11 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
                     if (max_rate <= 0.0) {
                         const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), space.limits);
                         if (!ran_reason.empty()) continue;
-                        ran_reason = idle.max_batch < 1.0 ? fmt::format("tp {}: the weights and one sequence's KV cache "
-                                                                          "do not fit in memory", tp)
-                                                           : fmt::format("tp {}: even one request alone misses the targets "
+                        ran_reason = idle.max_batch < 1.0 ? fmt::format("{}: the weights and one sequence's KV cache "
+                                                                          "do not fit in memory", spread)
+                                                           : fmt::format("{}: even one request alone misses the targets "
                                                                          "(TTFT {}, TPOT {})",
-                                                                         tp, core::format_seconds(idle.ttft_s.p99),
+                                                                         spread, core::format_seconds(idle.ttft_s.p99),
                                                                          core::format_seconds(idle.tpot_s.p99));
                         continue;
                     }
@@ -328,7 +356,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
         const engine::EfficiencyBand band =
             engine::efficiency_band(hardware, engine::default_efficiency(hardware, best->deployment.runtime));
-        const int tp = best->deployment.parallelism.tensor;
+        const int tp = best->deployment.parallelism.devices();
         auto devices_at = [&](const engine::Efficiency& efficiency) {
             const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
             const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);

@@ -34,6 +34,7 @@ struct PlanSpace {
     std::vector<const core::WeightFormat*> weights;  // formats to consider
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
     std::vector<int> tensor_parallel{1, 2, 4, 8};
+    std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
     engine::Runtime runtime = engine::kDefaultRuntime;
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;

@@ -60,9 +60,10 @@ Explanation explain(const engine::OperatingPoint& point) {
             evaluate(model, more_capacity, deployment, workload, batch).decode.tokens_per_s_total / today;
     }
 
-    if (hardware.interconnect && deployment.parallelism.tensor > 1) {
+    if (hardware.interconnect && deployment.parallelism.any()) {
         HardwareProfile faster_link = hardware;
         faster_link.interconnect->bandwidth = hardware.interconnect->bandwidth * 2.0;
+        if (faster_link.scale_out) faster_link.scale_out->bandwidth = hardware.scale_out->bandwidth * 2.0;
         result.what_if.interconnect_x2 =
             evaluate(model, faster_link, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
     }
