@@ -376,6 +376,7 @@ StepShape scaled(StepShape shape, double factor) {
     shape.prefill_index_pairs *= factor;
     shape.prefill_indexed *= factor;
     shape.state_passes *= factor;
+    shape.sequences *= factor;
     return shape;
 }
 
@@ -392,6 +393,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     prefill_index_pairs += other.prefill_index_pairs;
     prefill_indexed += other.prefill_indexed;
     state_passes += other.state_passes;
+    sequences += other.sequences;
     return *this;
 }
 
@@ -399,6 +401,7 @@ StepShape decode_shape(const CostModel& cost, double batch, double context) {
     StepShape shape;
     shape.tokens = batch;
     shape.logits = batch;
+    shape.sequences = batch;
     shape.decode_attended = batch * cost.attended_tokens(context);
     shape.decode_indexed = batch * cost.indexed_tokens(context);
     shape.state_passes = cost.recurrent_layers > 0 ? 2.0 * batch : 0.0;  // read and write each state
@@ -409,6 +412,7 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
     StepShape shape;
     shape.tokens = sequences * tokens;
     shape.logits = completes ? sequences : 0.0;
+    shape.sequences = sequences;
     shape.prefill_tokens = sequences * tokens;
     shape.prefill_pairs = sequences * (cost.full_attention_layers * causal_pairs(start, tokens, 0.0) +
                                        cost.sliding_layers * causal_pairs(start, tokens, cost.window) +
@@ -425,7 +429,7 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
 }
 
 double pipeline_micro_batches(const CostModel& cost, const StepShape& shape) {
-    return std::clamp(shape.logits, 1.0, static_cast<double>(cost.parallelism.pipeline));
+    return std::clamp(shape.sequences, 1.0, static_cast<double>(cost.parallelism.pipeline));
 }
 
 StepCosts step_costs(const CostModel& cost, const StepShape& whole) {

@@ -106,6 +106,7 @@ struct StepShape {
     double prefill_index_pairs = 0.0;  // layer-summed (query, key) pairs the DSA indexer scores in the chunks
     double prefill_indexed = 0.0;    // layer-tokens of earlier indexer keys the chunks read: sum of indexed_tokens(start)
     double state_passes = 0.0;       // whole recurrent states read or written: 2 per decode sequence, 1 or 2 per chunk
+    double sequences = 0.0;          // sequences in the pass (pipeline micro-batches split these)
 
     StepShape& operator+=(const StepShape& other);
 };

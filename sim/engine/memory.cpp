@@ -13,7 +13,7 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
                                  double context) {
     MemoryFootprint memory;
     memory.weights = cost.weight_bytes();
-    memory.kv_per_token = cost.kv_bytes_per_token();
+    memory.kv_per_token = cost.kv_bytes_per_token() / static_cast<double>(cost.parallelism.pipeline);
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
     memory.kv_per_sequence = per_sequence;
     // Each attention replica of a stage holds its share of the sequences.
