@@ -49,6 +49,16 @@ std::string why_verdict(const scenarios::Explanation& explanation) {
             "and the time to first token by {}; prefill and large batches, which are compute-bound, feel clocks most.",
             100.0 * what_if.compute_clock_share, change(what_if.peak_clocks), change(what_if.peak_clocks_ttft));
     }
+    if (const auto& spec = explanation.prediction.speculative) {
+        // Verification multiplies the work per byte read by the positions checked per stream.
+        const bool compute = spec->verify_bound == engine::Bound::compute;
+        text += fmt::format(
+            " With speculative decoding each verification pass checks {} positions per stream at {:.3g} FLOP/byte "
+            "against a machine balance of {:.3g}: it is {}-bound, so more FLOPS {}.",
+            spec->length + 1, spec->verify_arithmetic_intensity, explanation.prediction.machine_balance,
+            engine::bound_name(spec->verify_bound),
+            compute ? "now speed up speculation directly" : "still help it little; bandwidth and the acceptance rate set its pace");
+    }
     return text;
 }
 
