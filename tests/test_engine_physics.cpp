@@ -176,6 +176,33 @@ TEST_CASE("prefill FLOPs include the causal attention term") {
     CHECK(prediction.prefill.roofline_time == doctest::Approx((linear + attention + norms) / 989.4e12).epsilon(0.02));
 }
 
+TEST_CASE("a shared prefix in the prefix cache skips its prefill and is held once") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    engine::Workload workload = engine::Workload::request(32.0, 8192.0, 256.0);
+    workload.shared_prefix = 6000.0;
+    const auto prediction = s.ideal().predict(workload);
+    // Prefill computes tokens 6001..8192 (2,192 of them). Attention: token q attends to q keys,
+    // sum over q = 6001..8192 = (8192 x 8193 - 6000 x 6001) / 2 = 15,555,528 pairs per layer, 4
+    // FLOPs x 32 heads x 128 each, over 32 layers; the linear layers see 2,192 tokens; lm_head one.
+    const double tokens = 2192.0;
+    const double pairs = (8192.0 * 8193.0 - 6000.0 * 6001.0) / 2.0;
+    const double linear = 2.0 * tokens * 32 * (kLlama8bLayer - 2 * 4096.0) + 2.0 * kLlama8bEmbedding;
+    const double attention = 4.0 * 32 * 128 * 32 * pairs;
+    const double norms = 4.0 * tokens * 4096 * 65;
+    CHECK(prediction.prefill.flops.value == doctest::Approx(linear + attention + norms).epsilon(1e-9));
+    // The cache: the 6,000 shared tokens once, and each stream's own 8,448 - 6,000 = 2,448, at
+    // 131,072 B per token: 131,072 x (6,000 + 32 x 2,448) = 11,054,088,192 B.
+    CHECK(prediction.memory.kv.value == doctest::Approx(131072.0 * (6000.0 + 32 * 2448.0)).epsilon(1e-12));
+    // Streams that fit: (0.9 x 80 GB - 16.06 GB of weights - the shared 786 MB) / (2,448 x 131,072 B).
+    const double room = 0.9 * 80e9 - 2 * kLlama8bParameters - 6000.0 * 131072.0;
+    CHECK(prediction.memory.max_batch == static_cast<long long>(std::floor(room / (2448.0 * 131072.0))));
+    // The command line refuses a prefix as long as the prompt.
+    const auto refused = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "100",
+                                       "--prefix-tokens", "100"});
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("--prefix-tokens 100 must be shorter than the prompt (100 tokens)") != std::string::npos);
+}
+
 TEST_CASE("memory: the largest batch fills what the reserve leaves") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 8192.0));

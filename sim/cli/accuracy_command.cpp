@@ -20,9 +20,10 @@ namespace decodesim::cli {
 namespace {
 
 struct AccuracyOptions {
-    std::string file;     // default: validation/measurements.csv under the profile root
-    std::string runtime;  // empty: by each row's engine
-    bool fit = false;     // fit the runtime presets on the training split and print the factors
+    std::string file;       // default: validation/measurements.csv under the profile root
+    std::string runtime;    // empty: by each row's engine
+    bool fit = false;       // fit the runtime presets on the training split and print the factors
+    bool held_out = false;  // lead with leave-one-source-out, leave-one-family-out and in-sample errors
     bool json = false;
     int worst = 10;
 };
@@ -35,6 +36,7 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
     scenarios::AccuracySettings settings;
     if (!options.runtime.empty()) settings.runtime = runtime_named(options.runtime);
     settings.fit = options.fit;
+    settings.held_out = options.held_out;
     const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); }};
     const scenarios::AccuracyResult result = scenarios::evaluate_accuracy(measurements, lookup, settings);
@@ -46,6 +48,7 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
 
     if (options.fit) {
         io.out << report::wrap_text(report::accuracy_fit_to_text(result));
+        if (options.held_out) io.out << "\n" << report::wrap_text(report::accuracy_held_out_to_text(result));
     } else if (options.json) {
         io.out << report::json_text(report::accuracy_to_json(result, path));
     } else {
@@ -62,6 +65,10 @@ void add_accuracy_command(CLI::App& app, CommandRun& run) {
     command->add_option("file", options->file, "Measurements CSV (default: validation/measurements.csv)");
     command->add_option("--runtime", options->runtime, "Use this runtime preset for every row (default: by the row's engine)");
     command->add_flag("--fit", options->fit, "Fit the llama.cpp and tensorrt-llm presets on the training split and print them");
+    command->add_flag(
+        "--held-out", options->held_out,
+        "Lead with the headline: the error on each source's rows (then each hardware family's) with the "
+        "presets refitted without them, beside the in-sample error (a few seconds: one refit per source and family)");
     command->add_option("--worst", options->worst, "How many worst rows to list")->check(CLI::Range(0, 1000));
     command->add_flag("--json", options->json, "Print JSON");
     run_when_parsed(command, run, options, &run_accuracy);

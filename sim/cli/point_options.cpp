@@ -15,7 +15,15 @@
 
 namespace decodesim::cli {
 
-engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_context) const {
+namespace {
+
+// The workload the flags name, before --prefix-tokens.
+engine::Workload unshared_workload(const WorkloadOptions& options, std::optional<std::int64_t> max_context) {
+    const auto& prompt = options.prompt;
+    const auto& output = options.output;
+    const auto& context = options.context;
+    const auto& scenario = options.scenario;
+    const long long batch = options.batch;
     if (prompt) {
         return engine::Workload::request(static_cast<double>(batch), static_cast<double>(*prompt),
                                          static_cast<double>(output.value_or(1)));
@@ -30,6 +38,22 @@ engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_conte
     }
     return engine::Workload::step(static_cast<double>(batch), static_cast<double>(context.value_or(kDefaultContext)));
 }
+
+}  // namespace
+
+engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_context) const {
+    engine::Workload workload = unshared_workload(*this, max_context);
+    if (shared_prefix > 0) {
+        if (static_cast<double>(shared_prefix) >= workload.prompt_tokens()) {
+            throw core::UsageError(fmt::format("--prefix-tokens {} must be shorter than the prompt ({:.0f} tokens): at "
+                                               "least one token of it is computed",
+                                               shared_prefix, workload.prompt_tokens()));
+        }
+        workload.shared_prefix = static_cast<double>(shared_prefix);
+    }
+    return workload;
+}
+
 
 const scenarios::WorkloadScenario* WorkloadOptions::named_scenario() const {
     return scenario ? &scenarios::workload_scenario_named(*scenario) : nullptr;
@@ -81,6 +105,8 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
     output->needs(prompt);
     context->excludes(prompt)->excludes(output);
     command.add_option("--scenario", options.scenario, help::kScenario);
+    command.add_option("--prefix-tokens", options.shared_prefix, help::kSharedPrefix)
+        ->check(CLI::Range(0LL, kMaxTokens));
 }
 
 void add_point_options(CLI::App& command, PointOptions& options) {

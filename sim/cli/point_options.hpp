@@ -52,6 +52,7 @@ struct WorkloadOptions {
     std::optional<long long> prompt;
     std::optional<long long> output;
     std::optional<std::string> scenario;
+    long long shared_prefix = 0;  // prompt tokens every stream shares, found in the prefix cache
 
     // `max_context`: the model's, to which a scenario's mean prompt is truncated (prompt + output).
     engine::Workload workload(std::optional<std::int64_t> max_context = std::nullopt) const;
@@ -89,6 +90,8 @@ inline constexpr const char* kPowerLimit = "Board power limit in W (sets the sus
 inline constexpr const char* kBatch = "Concurrent sequences";
 inline constexpr const char* kContext = "Tokens in each sequence's cache (default 1024)";
 inline constexpr const char* kPrompt = "Prompt tokens of a request";
+inline constexpr const char* kSharedPrefix =
+    "Leading prompt tokens every stream shares, already in the prefix cache: prefill skips them, the cache holds them once";
 inline constexpr const char* kOutput = "Output tokens of a request";
 inline constexpr const char* kScenario =
     "A named workload: chat, code, summarize, agent or batch (docs/scenarios.md); explicit flags override it";

@@ -14,6 +14,7 @@
 #include "cli/point_options.hpp"
 #include "cli/stream_options.hpp"
 #include "core/error.hpp"
+#include "core/text_escape.hpp"
 #include "profiles/trace.hpp"
 #include "report/serve_output.hpp"
 #include "scenarios/serving.hpp"
@@ -107,12 +108,6 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_fraction = options.prefix_fraction;
         spec.prefix_tokens = options.prefix_tokens;
         spec.prefix_groups = options.prefix_groups;
-        if (options.deployment.draft) {
-            // The request simulation prices each pass one token per sequence; speculation is
-            // evaluated per operating point (predict, why, check-claim), not yet under load.
-            throw core::UsageError("serve does not simulate speculative decoding yet; predict --draft gives its speed at "
-                                   "a batch and context (docs/model.md, \"Speculative decoding\")");
-        }
         // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
         const profiles::ModelProfile model = catalog.model(options.deployment.model);
         warn_beyond_context(io, model, spec.prompt.mean() + spec.output.mean());
@@ -145,6 +140,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.replicas = options.replicas;
     config.limits = options.scheduler.resolved();
     config.disaggregation = pools;
+    config.seed = options.seed;  // the draws of accepted draft tokens
     // Targets: the flags, else the scenario's p99 targets applied to each request.
     const scenarios::ServiceTargets targets{
         options.ttft_slo ? options.ttft_slo : scenario ? scenario->ttft_p99_s : std::nullopt,
@@ -161,6 +157,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
 
     conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
     conditions.point.scenario = scenario;
+    if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
     if (uncapped_load) {
         scenarios::LoadShape capped_per_replica = per_replica;
         scenarios::LoadShape uncapped_per_replica = *uncapped_load;
@@ -173,7 +170,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.replicas = pools ? pools->instances() : options.replicas;
     conditions.disaggregation = pools_analytic;
     conditions.requests = static_cast<long long>(requests.size());
-    conditions.seed = options.trace.empty() ? options.seed : 0;
+    // A trace has no seed of its own; speculation still draws its accepted tokens from --seed.
+    conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? options.seed : 0;
     conditions.limits = config.limits;
     conditions.targets = targets;
     const bool none_served = result.rejected > 0 && result.rejected == static_cast<long long>(requests.size());

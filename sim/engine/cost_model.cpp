@@ -73,6 +73,12 @@ core::Bytes CostModel::kv_bytes_per_sequence(double context) const {
            static_cast<double>(parallelism.pipeline);
 }
 
+core::Bytes CostModel::shared_prefix_bytes(double prefix) const {
+    return (kv_bytes_per_token_per_layer * ((full_attention_layers + sparse_layers) * prefix) +
+            indexer_bytes_per_token_per_layer * (sparse_layers * prefix)) /
+           static_cast<double>(parallelism.pipeline);
+}
+
 core::Bytes CostModel::weight_bytes() const {
     // The groups hold every layer (a pipeline pass runs them all); a device holds its stage's share.
     return (qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes +

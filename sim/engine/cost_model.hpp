@@ -83,6 +83,10 @@ struct CostModel {
     // cache the layers hold (all of it under DSA, which reads only top-k) plus the recurrent state.
     core::Bytes kv_bytes_per_sequence(double context) const;
     core::Bytes weight_bytes() const;  // every weight on one device (its experts, its stage's layers)
+    // KV bytes on one device of a `prefix` every sequence shares. Only layers that keep every token
+    // (full and DSA attention) still hold a prefix once the context has moved on; sliding, chunked
+    // and recurrent layers are counted as not sharing it.
+    core::Bytes shared_prefix_bytes(double prefix) const;
 };
 
 // Expects a deployment that validate_deployment (prediction.hpp) accepted.

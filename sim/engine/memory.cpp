@@ -10,7 +10,7 @@
 namespace decodesim::engine {
 
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,
-                                 double context) {
+                                 double context, double shared_prefix) {
     MemoryFootprint memory;
     memory.weights = cost.weight_bytes();
     memory.kv_per_token = cost.kv_bytes_per_token() / static_cast<double>(cost.parallelism.pipeline);
@@ -18,7 +18,11 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     memory.kv_per_sequence = per_sequence;
     // Each attention replica of a stage holds its share of the sequences.
     const double replicas = cost.parallelism.attention_data;
-    memory.kv = per_sequence * (batch / replicas);
+    // A shared prefix is held once per replica; each sequence adds only what follows it.
+    const core::Bytes shared = cost.shared_prefix_bytes(std::min(shared_prefix, context));
+    const core::Bytes own = per_sequence - shared;
+    const double per_replica = batch / replicas;
+    memory.kv = per_replica > 0.0 ? shared + own * per_replica : core::Bytes();
     memory.capacity = hardware.memory_capacity;
     memory.usable = memory.capacity * usable_memory_fraction(hardware);
     memory.reserve = memory.capacity - memory.usable;
@@ -28,10 +32,10 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
         memory.spilled = core::max(core::Bytes(), memory.weights + memory.kv - memory.usable);
         memory.fits = memory.weights <= memory.usable;
     }
-    const core::Bytes room = memory.usable - memory.weights;
-    if (room.value > 0.0 && per_sequence.value > 0.0) {
+    const core::Bytes room = memory.usable - memory.weights - shared;
+    if (room.value > 0.0 && own.value > 0.0) {
         // Capped so that an absurdly small cache cannot overflow the integer.
-        memory.max_batch = static_cast<long long>(std::min(std::floor(room / per_sequence) * replicas, 1e15));
+        memory.max_batch = static_cast<long long>(std::min(std::floor(room / own) * replicas, 1e15));
     }
     return memory;
 }

@@ -34,7 +34,8 @@ std::optional<std::string> memory_problem(const MemoryFootprint& footprint, doub
 MemoryFootprint with_draft(MemoryFootprint target, const MemoryFootprint& draft, double batch);
 
 // `context` is the most tokens a sequence holds during the workload.
+// `shared_prefix`: leading tokens every sequence shares, held once (a prefix cache).
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,
-                                 double context);
+                                 double context, double shared_prefix = 0.0);
 
 }  // namespace decodesim::engine

@@ -158,12 +158,13 @@ double Evaluator::mean_decode(double batch, double first, double last, const Dev
         first, last, breakpoints);
 }
 
-PrefillResult Evaluator::prefill(double sequences, double prompt) const {
-    const StepCosts costs = prefill_costs(cost_, sequences, prompt);
+PrefillResult Evaluator::prefill(double sequences, double prompt, double cached) const {
+    const StepCosts costs = step_costs(cost_, prefill_shape(cost_, sequences, cached, prompt - cached));
     const auto [predicted, roofline] = step_totals(costs, rates_, peak_rates_);
     PrefillResult result;
     result.sequences = sequences;
     result.prompt_tokens = prompt;
+    result.cached_tokens = cached;
     result.time = predicted.time;
     result.flops = costs.total_flops();
     result.bytes = costs.total_bytes();
@@ -208,10 +209,12 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
         decode.flops_per_step = detail_costs.total_flops();
     }
 
-    const bool reusable = own_prefill != nullptr && own_prefill->sequences == 1.0 && own_prefill->prompt_tokens == prompt;
-    prediction.prefill = reusable ? *own_prefill : this->prefill(1.0, prompt);
+    const double cached = workload.shared_prefix;
+    const bool reusable = own_prefill != nullptr && own_prefill->sequences == 1.0 &&
+                          own_prefill->prompt_tokens == prompt && own_prefill->cached_tokens == cached;
+    prediction.prefill = reusable ? *own_prefill : this->prefill(1.0, prompt, cached);
     prediction.ttft = prediction.prefill.time;
-    prediction.batch_prefill = batch == 1.0 ? prediction.prefill : this->prefill(batch, prompt);
+    prediction.batch_prefill = batch == 1.0 ? prediction.prefill : this->prefill(batch, prompt, cached);
     if (workload.is_request()) {
         RequestResult request;
         request.prompt = prompt;
@@ -239,7 +242,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     decode.arithmetic_intensity =
         decode.bytes_per_step.value > 0.0 ? decode.flops_per_step / decode.bytes_per_step : 0.0;
 
-    prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context);
+    prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context, cached);
     if (draft_) {
         prediction.memory = with_draft(prediction.memory, memory_footprint(draft_->cost_, *hardware_, batch, max_context),
                                        batch);

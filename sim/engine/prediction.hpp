@@ -45,6 +45,7 @@ struct DecodeResult {
 struct PrefillResult {
     double sequences = 1.0;      // prompts processed together in one forward pass
     double prompt_tokens = 0.0;  // per sequence
+    double cached_tokens = 0.0;  // of them found in the prefix cache, not computed
     core::Seconds time;
     core::Flops flops;
     core::Bytes bytes;
@@ -103,7 +104,9 @@ public:
     core::Seconds decode_step_time(double batch, double context) const;
 
     // Prefill of `sequences` prompts of `prompt` tokens each in one forward pass.
-    PrefillResult prefill(double sequences, double prompt) const;
+    // `cached`: leading tokens of each prompt already in the cache (a prefix-cache hit), which
+    // the pass reads but does not compute.
+    PrefillResult prefill(double sequences, double prompt, double cached = 0.0) const;
 
     // The predicted time of one forward pass of any shape (a serving step mixing decode tokens
     // and prefill chunks).
@@ -120,6 +123,9 @@ public:
     const Deployment& deployment() const { return deployment_; }
     const profiles::HardwareProfile& hardware() const { return *hardware_; }
     const profiles::ModelProfile& model() const { return *model_; }
+    // The draft model's evaluator when the deployment speculates with one; null otherwise (no
+    // speculation, or multi-token-prediction heads).
+    const Evaluator* draft() const { return draft_.get(); }
 
 private:
     template <typename Figure>

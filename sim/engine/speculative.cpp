@@ -14,15 +14,13 @@ double expected_tokens_per_verification(int length, double acceptance) {
     return (1.0 - std::pow(acceptance, length + 1.0)) / (1.0 - acceptance);
 }
 
-namespace {
-
-// The verification pass: k + 1 new positions per sequence after `context` cached tokens, each
-// needing logits.
 StepShape verification_shape(const CostModel& cost, int length, double batch, double context) {
     StepShape shape = prefill_shape(cost, batch, context, length + 1.0, true);
     shape.logits = batch * (length + 1.0);
     return shape;
 }
+
+namespace {
 
 // One draft token from the model's multi-token-prediction module: one of its layers (the mean
 // layer's share of a decode step without embedding and head) plus the output head.
@@ -39,7 +37,15 @@ core::Seconds draft_step(const Evaluator& target, const Evaluator* draft, double
     return roofline ? draft->roofline_decode_step(batch, context).totals.time : draft->decode_step_time(batch, context);
 }
 
+// The draft proposes token i at context + i - 1: the mean of the round's contexts.
+double mean_draft_context(int length, double context) { return context + (length - 1.0) / 2.0; }
+
 }  // namespace
+
+core::Seconds draft_round_time(const Evaluator& target, const Evaluator* draft, int length, double batch,
+                               double context) {
+    return draft_step(target, draft, batch, mean_draft_context(length, context), false) * length;
+}
 
 SpeculativeResult speculative_decode(const Evaluator& target, const Evaluator* draft, const Speculation& speculation,
                                      double batch, double context) {
@@ -55,15 +61,14 @@ SpeculativeResult speculative_decode(const Evaluator& target, const Evaluator* d
     result.verify_bound = verify.bound;
     const double bytes = costs.total_bytes().value;
     result.verify_arithmetic_intensity = bytes > 0.0 ? costs.total_flops().value / bytes : 0.0;
-    // The draft proposes token i at context + i - 1.
-    const double mean_draft_context = context + (speculation.length - 1.0) / 2.0;
-    result.draft_time = draft_step(target, draft, batch, mean_draft_context, false) * speculation.length;
+    result.draft_time = draft_round_time(target, draft, speculation.length, batch, context);
     result.step_time = result.draft_time + result.verify_time;
     result.tokens_per_s_per_stream = result.tokens_per_step / result.step_time.value;
     result.tokens_per_s_total = result.tokens_per_s_per_stream * batch;
     result.speedup = result.tokens_per_s_per_stream * target.decode_step_time(batch, context).value;
     const core::Seconds roofline_step =
-        draft_step(target, draft, batch, mean_draft_context, true) * speculation.length + roofline_verify.time;
+        draft_step(target, draft, batch, mean_draft_context(speculation.length, context), true) * speculation.length +
+        roofline_verify.time;
     result.roofline_tokens_per_s_per_stream = result.tokens_per_step / roofline_step.value;
     return result;
 }

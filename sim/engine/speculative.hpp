@@ -8,6 +8,7 @@
 // multi-token-prediction module (DeepSeek-V3 section 2.2: one transformer block sharing the
 // embedding and output head). Equations: docs/model.md, "Speculative decoding".
 
+#include "engine/cost_model.hpp"
 #include "engine/operating_point.hpp"
 #include "engine/roofline.hpp"
 
@@ -17,6 +18,16 @@ class Evaluator;
 
 // Expected tokens each verification step yields: (1 - a^(k+1)) / (1 - a), k + 1 when a = 1.
 double expected_tokens_per_verification(int length, double acceptance);
+
+// The verification pass of `length` draft tokens: k + 1 new positions per sequence after
+// `context` cached tokens, each needing logits. Added to other shapes, it is priced with them.
+StepShape verification_shape(const CostModel& cost, int length, double batch, double context);
+
+// The drafter's share of one speculation round: `length` draft steps for `batch` sequences that
+// hold `context` tokens before the round (the draft proposes token i at context + i - 1, priced at
+// their mean). `draft`: the draft model's evaluator; null for multi-token-prediction heads.
+core::Seconds draft_round_time(const Evaluator& target, const Evaluator* draft, int length, double batch,
+                               double context);
 
 struct SpeculativeResult {
     int length = 0;

@@ -12,13 +12,20 @@ struct Workload {
     // ... or a request: prompt tokens in, output tokens out (then `context` is ignored).
     std::optional<double> prompt;
     std::optional<double> output;
+    // Tokens at the start of every prompt already in the KV cache, shared by all streams (a
+    // prefix-cache hit: a system prompt, a document several questions share). Prefill skips them
+    // and the cache holds them once; each decode step still reads them for every stream.
+    double shared_prefix = 0.0;
 
     bool is_request() const { return prompt.has_value(); }
     // The longest context a stream holds: the step's context, or a request's prompt plus output.
     double max_context() const { return is_request() ? *prompt + output.value_or(1.0) : context; }
 
-    static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt}; }
-    static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output}; }
+    // The prompt prefilled before decoding: the request's, or for one step its context.
+    double prompt_tokens() const { return is_request() ? *prompt : context; }
+
+    static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt, 0.0}; }
+    static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output, 0.0}; }
 };
 
 }  // namespace decodesim::engine

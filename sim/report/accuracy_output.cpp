@@ -41,12 +41,50 @@ std::string metric_name(const scenarios::AccuracyRow& row) {
     return std::string(profiles::metric_info(row.measurement->metric).name);
 }
 
+// The headline table: one row per (what was left out, metric), held-out figures first.
+std::string held_out_table(const scenarios::HeldOutFigures& figures) {
+    TextTable table({"left out | metric", "rows", "groups", "median |error|", "mean |error|", "median error"});
+    const auto add = [&](const std::string& label, const scenarios::HeldOutErrors& errors, bool grouped) {
+        for (const auto& metric : errors.by_metric) {
+            const auto& s = metric.errors;
+            table.add_row({label + " | " + s.name, std::to_string(s.rows),
+                           grouped ? std::to_string(metric.groups) : "-", percent(s.median_absolute_error),
+                           percent(s.mean_absolute_error), percent(s.median_signed_error)});
+        }
+    };
+    add("source", figures.by_source, true);
+    add("family", figures.by_family, true);
+    add("none", figures.in_sample, false);
+    return table.render();
+}
+
+json held_out_to_json(const scenarios::HeldOutErrors& errors) {
+    json by_metric = json::array();
+    for (const auto& metric : errors.by_metric) {
+        const auto& s = metric.errors;
+        by_metric.push_back({{"metric", s.name},
+                             {"rows", s.rows},
+                             {"groups", metric.groups},
+                             {"median_absolute_error", s.median_absolute_error},
+                             {"mean_absolute_error", s.mean_absolute_error},
+                             {"median_signed_error", s.median_signed_error}});
+    }
+    return {{"held_out", errors.grouping},
+            {"groups", errors.groups},
+            {"by_metric", std::move(by_metric)},
+            {"by_group", summaries_to_json(errors.by_group)}};
+}
+
 }  // namespace
 
 std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std::string& file, int worst) {
     const std::size_t evaluated = result.evaluated();
     std::string text = fmt::format("{}: {} rows, {} evaluated, {} skipped\n\n", file, result.rows.size(), evaluated,
                                    result.rows.size() - evaluated);
+    if (result.held_out) {
+        text += accuracy_held_out_to_text(result) + "\n";
+        text += "With the shipped presets (fitted on the training split), by hardware split:\n";
+    }
     text += summary_table("split and metric", result.by_split_and_metric) + "\n";
     text += summary_table("split | engine | memory | metric", result.by_subset) + "\n";
 
@@ -72,6 +110,13 @@ std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std:
     return text;
 }
 
+std::string accuracy_held_out_to_text(const scenarios::AccuracyResult& result) {
+    if (!result.held_out) return {};
+    return "Headline: each row predicted by the presets refitted (as --fit does) on every other source's rows "
+           "(source), or every other hardware family's (family); none: fitted on every row, in sample.\n" +
+           held_out_table(*result.held_out);
+}
+
 std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                      "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
@@ -79,8 +124,9 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
         std::vector<std::string_view> families;
         for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
         const auto& factors = fit.factors;
-        table.add_row({fit.runtime, fmt::format("{}", fmt::join(families, "+")), std::to_string(fit.decode_rows),
-                       std::to_string(fit.prefill_rows), fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
+        table.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+                       std::to_string(fit.decode_rows), std::to_string(fit.prefill_rows),
+                       fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
                        fmt::format("{:.2f}", factors.quantized_weight_bandwidth),
                        fmt::format("{:.2f}", factors.attention_bandwidth), fmt::format("{:.2f}", factors.compute),
                        fmt::format("{:.2f}", factors.quantized_compute),
@@ -93,6 +139,11 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
 json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string& file) {
     json document = schema_document();
     document["file"] = file;
+    if (result.held_out) {
+        document["leave_one_source_out"] = held_out_to_json(result.held_out->by_source);
+        document["leave_one_family_out"] = held_out_to_json(result.held_out->by_family);
+        document["in_sample"] = held_out_to_json(result.held_out->in_sample);
+    }
     document["by_split_and_metric"] = summaries_to_json(result.by_split_and_metric);
     document["by_subset"] = summaries_to_json(result.by_subset);
     json rows = json::array();

@@ -8,16 +8,22 @@
 
 namespace decodesim::report {
 
-// The row counts, the error per split and metric and per subset, the `worst` rows with the largest
-// error, the rows that beat the roofline bound with their likeliest explanation, and why rows were
-// skipped. `file` is the measurements file, named in the first line.
+// The row counts; when computed, the headline (leave-one-source-out, leave-one-family-out and
+// in-sample error per metric); the error per split and metric and per subset, the `worst` rows
+// with the largest error, the rows that beat the roofline bound with their likeliest explanation,
+// and why rows were skipped. `file` is the measurements file, named in the first line.
 std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std::string& file, int worst);
+
+// The headline alone (empty when it was not computed): a line that says what was held out, then the
+// median and mean absolute and median signed error per (what was left out, metric).
+std::string accuracy_held_out_to_text(const scenarios::AccuracyResult& result);
 
 // The fitted runtime factors per (runtime, backend), with the median absolute error before and after.
 std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result);
 
-// schema_version, file, both summaries (errors as fractions) and every row: measured, predicted,
-// bound and error, or the reason it was skipped.
+// schema_version, file; when computed, leave_one_source_out, leave_one_family_out and in_sample
+// (per metric and per held-out group); both summaries (errors as fractions) and every row:
+// measured, predicted, bound and error, or the reason it was skipped.
 nlohmann::json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string& file);
 
 }  // namespace decodesim::report

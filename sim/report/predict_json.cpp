@@ -74,6 +74,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         } else {
             block["context_tokens"] = workload.context;
         }
+        block["shared_prefix_tokens"] = workload.shared_prefix;
     }
     if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
     if (conditions.speculation.enabled()) {
@@ -141,6 +142,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
         return json{
             {"sequences", pass.sequences},
             {"prompt_tokens", pass.prompt_tokens},
+            {"cached_tokens", pass.cached_tokens},
             {"time_s", pass.time},
             {"flops", pass.flops},
             {"bytes", pass.bytes},

@@ -28,6 +28,10 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     } else {
         text += fmt::format("  context       {:.0f} tokens per stream\n", decode.context);
     }
+    if (conditions.workload && conditions.workload->shared_prefix > 0.0) {
+        text += fmt::format("  prefix cache  the first {:.0f} prompt tokens shared by every stream, cached\n",
+                            conditions.workload->shared_prefix);
+    }
     const std::string parallel = parallelism_text(conditions.parallelism);
     text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
                         parallel.empty() ? std::string{} : ", " + parallel);

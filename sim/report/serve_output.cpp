@@ -83,6 +83,13 @@ std::string serve_to_text(const ServeConditions& c, const scenarios::ServeResult
                         r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
                         r.preemptions, r.prefix_hits, r.steps);
     if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
+    if (r.speculation) {
+        const scenarios::SpeculationStats& s = *r.speculation;
+        text += fmt::format("speculation   draft {}, {} per verification, acceptance {:g}: {:.3f} tokens per verification "
+                            "(expected {:.3f}) over {} verifications; drafting {:.0f}% of pass time\n",
+                            p.draft, plural(s.length, "draft token"), s.acceptance, s.mean_tokens_per_verification,
+                            s.expected_tokens_per_verification, s.verifications, 100.0 * s.draft_time_fraction);
+    }
     if (r.disaggregation) {
         const scenarios::DisaggregationStats& d = *r.disaggregation;
         text += fmt::format("pools         prefill {:.0f}% busy, {:.2f} prompts in flight per instance; decode {:.0f}% busy, "
@@ -175,6 +182,16 @@ nlohmann::json serve_to_json(const ServeConditions& c, const scenarios::ServeRes
     document["rejected"] = r.rejected;
     document["passes"] = r.steps;
     document["duration_s"] = r.duration_s;
+    if (r.speculation) {
+        const scenarios::SpeculationStats& s = *r.speculation;
+        document["speculation"] = {{"draft", c.point.draft},
+                                   {"length", s.length},
+                                   {"acceptance", s.acceptance},
+                                   {"expected_tokens_per_verification", s.expected_tokens_per_verification},
+                                   {"mean_tokens_per_verification", s.mean_tokens_per_verification},
+                                   {"verifications", s.verifications},
+                                   {"draft_time_fraction", s.draft_time_fraction}};
+    }
     document["steady_state"] = {{"stable", a.stable},
                                 {"batch", a.batch},
                                 {"step_s", a.step_s},

@@ -18,6 +18,48 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
 }
 
+// The figure of one evaluator for a supported row, in the row's metric.
+double figure_of(const profiles::Measurement& m, const engine::Evaluator& evaluator) {
+    const double prompt = std::max(1.0, m.prompt.value_or(1.0));
+    const double output = m.output.value_or(1.0);
+    if (m.metric == Metric::prefill_tokens_per_s) {
+        const double batch = m.batch.value_or(1.0);
+        const auto prefill_time = [&](double tokens) { return evaluator.prefill(batch, tokens).time.value; };
+        // A prompt processed after `context` tokens already in the cache (llama-bench -d): the
+        // difference of the two prefills carries its attention over the earlier tokens.
+        const double time =
+            m.context ? prefill_time(*m.context + prompt) - prefill_time(*m.context) : prefill_time(prompt);
+        return batch * prompt / time;
+    }
+    if (m.context) {  // one decode step at a stated context
+        const double batch = m.batch.value_or(1.0);
+        const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), engine::Detail::figures);
+        return m.metric == Metric::decode_tokens_per_s_total ? prediction.decode.tokens_per_s_total
+                                                             : prediction.decode.tokens_per_s_per_stream;
+    }
+    // A run of `output` decode steps after the prompt (llama-bench tg, batched-bench, serving).
+    double batch = m.batch.value_or(0.0);
+    if (batch <= 0.0) {
+        // Offline throughput with every request queued: the batch memory allows.
+        const auto probe =
+            evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), engine::Detail::figures);
+        batch = static_cast<double>(std::max<long long>(1, probe.memory.max_batch));
+    }
+    const auto prediction =
+        evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), engine::Detail::figures);
+    const double step = prediction.request->time_per_output_token.value;
+    if (m.metric == Metric::decode_tokens_per_s_per_stream) return 1.0 / step;
+    if (m.metric == Metric::tpot_s) return step;
+    // A measured latency at a stated concurrency: every request of the batch arrived together
+    // (the benchmark clients these rows come from start them at once), so the first token waits
+    // for the whole batch's prefill.
+    const double batch_prefill = prediction.batch_prefill.time.value;
+    if (m.metric == Metric::ttft_s) return batch_prefill;
+    if (m.metric == Metric::e2e_latency_s) return batch_prefill + output * step;
+    if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
+    // Offline: output tokens over the time to prefill and decode the whole batch.
+    return batch * output / (batch_prefill + output * step);
+}
 
 }  // namespace
 
@@ -31,6 +73,20 @@ Split split_of(const std::string& hardware_id) {
 }
 
 const char* split_name(Split split) { return split == Split::test ? "test" : "train"; }
+
+std::string source_key(std::string_view source) {
+    const std::size_t end = std::min(source.find(" ("), source.find(';'));
+    std::string_view key = source.substr(0, end);
+    while (!key.empty() && (key.back() == ' ' || key.back() == ',')) key.remove_suffix(1);
+    return std::string(key);
+}
+
+std::string_view hardware_family(std::string_view hardware_id) {
+    for (const auto& row : kHardwareFamilies) {
+        if (row.hardware_id == hardware_id) return row.family;
+    }
+    return "other";
+}
 
 std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.weights.empty()) return "weight precision not stated";
@@ -62,53 +118,17 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
 
     const engine::Evaluator predicted(model, hardware, deployment, engine::preset_efficiency(hardware, preset));
     const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
-    const double prompt = std::max(1.0, m.prompt.value_or(1.0));
-    const double output = m.output.value_or(1.0);
-
-    // The figure of one evaluator for this row's metric.
-    auto figure = [&](const engine::Evaluator& evaluator) -> double {
-        if (m.metric == Metric::prefill_tokens_per_s) {
-            const double batch = m.batch.value_or(1.0);
-            const auto prefill_time = [&](double tokens) {
-                return evaluator.prefill(batch, tokens).time.value;
-            };
-            // A prompt processed after `context` tokens already in the cache (llama-bench -d): the
-            // difference of the two prefills carries its attention over the earlier tokens.
-            const double time = m.context ? prefill_time(*m.context + prompt) - prefill_time(*m.context) : prefill_time(prompt);
-            return batch * prompt / time;
-        }
-        if (m.context) {  // one decode step at a stated context
-            const double batch = m.batch.value_or(1.0);
-            const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), engine::Detail::figures);
-            return m.metric == Metric::decode_tokens_per_s_total ? prediction.decode.tokens_per_s_total
-                                                           : prediction.decode.tokens_per_s_per_stream;
-        }
-        // A run of `output` decode steps after the prompt (llama-bench tg, batched-bench, serving).
-        double batch = m.batch.value_or(0.0);
-        if (batch <= 0.0) {
-            // Offline throughput with every request queued: the batch memory allows.
-            const auto probe = evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), engine::Detail::figures);
-            batch = static_cast<double>(std::max<long long>(1, probe.memory.max_batch));
-        }
-        const auto prediction = evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), engine::Detail::figures);
-        const double step = prediction.request->time_per_output_token.value;
-        if (m.metric == Metric::decode_tokens_per_s_per_stream) return 1.0 / step;
-        if (m.metric == Metric::tpot_s) return step;
-        // A measured latency at a stated concurrency: every request of the batch arrived together
-        // (the benchmark clients these rows come from start them at once), so the first token waits
-        // for the whole batch's prefill.
-        const double batch_prefill = prediction.batch_prefill.time.value;
-        if (m.metric == Metric::ttft_s) return batch_prefill;
-        if (m.metric == Metric::e2e_latency_s) return batch_prefill + output * step;
-        if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
-        // Offline: output tokens over the time to prefill and decode the whole batch.
-        return batch * output / (batch_prefill + output * step);
-    };
-    row.predicted = figure(predicted);
-    row.bound = figure(ideal);
+    row.predicted = figure_of(m, predicted);
+    row.bound = figure_of(m, ideal);
     row.error = row.predicted / m.value - 1.0;
     row.beats_bound = profiles::metric_info(m.metric).lower_is_better ? m.value < row.bound * (1.0 - 1e-9) : m.value > row.bound * (1.0 + 1e-9);
     return row;
+}
+
+double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                           const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                           const engine::RuntimePreset& preset) {
+    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, preset)));
 }
 
 std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,

@@ -68,25 +68,6 @@ std::string explain_beating_row(const profiles::Measurement& m) {
     return "data error or a condition the source does not state (check the source)";
 }
 
-// The llama.cpp and tensorrt-llm presets, refitted per backend on the cases run under each.
-std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases) {
-    // One set of factors per backend: CUDA/ROCm on discrete GPUs, Metal and others on unified memory.
-    const std::vector<std::vector<core::MemoryFamily>> backends{
-        {core::MemoryFamily::hbm, core::MemoryFamily::gddr}, {core::MemoryFamily::unified}};
-    std::vector<FitResult> fits;
-    for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
-        for (const auto& families : backends) {
-            std::vector<CalibrationCase> selected;
-            for (const auto& c : cases) {
-                if (c.deployment.runtime == runtime) selected.push_back(c);
-            }
-            FitResult fit = fit_runtime(selected, engine::runtime_preset(runtime), families);
-            if (fit.decode_rows + fit.prefill_rows > 0) fits.push_back(std::move(fit));
-        }
-    }
-    return fits;
-}
-
 }  // namespace
 
 engine::Runtime runtime_for_engine(const std::string& engine_name) {
@@ -133,7 +114,24 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
         }
     }
 
-    if (settings.fit) result.fits = fit_presets(cases);
+    if (settings.fit) {
+        std::vector<CalibrationCase> training;
+        for (const auto& c : cases) {
+            if (split_of(c.measurement->hardware) == Split::train) training.push_back(c);
+        }
+        result.fits = fit_presets(training);
+    }
+    if (settings.held_out) {
+        HeldOutFigures figures;
+        PredictionCache cache;  // the three share most grid points on most rows
+        figures.by_source = leave_one_group_out(
+            cases, "source", [](const CalibrationCase& c) { return source_key(c.measurement->source); }, &cache);
+        figures.by_family = leave_one_group_out(
+            cases, "hardware family",
+            [](const CalibrationCase& c) { return std::string(hardware_family(c.measurement->hardware)); }, &cache);
+        figures.in_sample = in_sample(cases, &cache);
+        result.held_out = std::move(figures);
+    }
 
     auto family_of = [&](const AccuracyRow& row) {
         std::string ignored;  // an evaluated row's hardware loaded

@@ -29,7 +29,16 @@ struct ProfileLookup {
 
 struct AccuracySettings {
     std::optional<engine::Runtime> runtime;  // every row under this preset; unset: by the row's engine
-    bool fit = false;                        // also fit the llama.cpp and tensorrt-llm presets (a grid search)
+    bool fit = false;                        // also fit the llama.cpp and tensorrt-llm presets on the training split
+    bool held_out = false;                   // also the leave-one-out and in-sample figures (HeldOutFigures)
+};
+
+// The headline: the error on rows whose source (or hardware family) the fit never saw, beside
+// the in-sample error of the same fit procedure on every row.
+struct HeldOutFigures {
+    HeldOutErrors by_source;  // leave one source (source_key) out
+    HeldOutErrors by_family;  // leave one hardware family (hardware_family) out
+    HeldOutErrors in_sample;  // fit on every evaluated row, predict every one
 };
 
 // A row whose measurement is better than the roofline bound, with the likeliest explanation.
@@ -47,6 +56,7 @@ struct AccuracyResult {
     std::vector<BeatingRow> beating_bound;            // in worst_first order
     std::map<std::string, int> skip_reasons;          // reason -> rows skipped for it
     std::vector<FitResult> fits;                      // with AccuracySettings::fit: each (runtime, backend) that had rows
+    std::optional<HeldOutFigures> held_out;           // with AccuracySettings::held_out
 
     std::size_t evaluated() const { return worst_first.size(); }
 };

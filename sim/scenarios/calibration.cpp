@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "engine/efficiency.hpp"
 
@@ -14,14 +17,21 @@ constexpr std::size_t kMinimumRows = 10;
 
 bool is_prefill(const profiles::Measurement& m) { return m.metric == profiles::Metric::prefill_tokens_per_s; }
 
-// Median absolute error of `cases` under `preset`.
-double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimePreset& preset) {
-    std::vector<AccuracyRow> rows;
-    rows.reserve(cases.size());
+// Median absolute error of `cases` under `preset` (predictions only: the bound is not needed).
+double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimePreset& preset,
+                PredictionCache* cache) {
+    std::vector<double> errors;
+    errors.reserve(cases.size());
     for (const CalibrationCase* c : cases) {
-        rows.push_back(evaluate_measurement(*c->measurement, *c->model, *c->hardware, c->deployment, preset));
+        const double predicted =
+            cache ? cache->predict(*c, preset)
+                  : predict_measurement(*c->measurement, *c->model, *c->hardware, c->deployment, preset);
+        errors.push_back(std::fabs(predicted / c->measurement->value - 1.0));
     }
-    return median_absolute_error(rows, [](const AccuracyRow&) { return true; });
+    if (errors.empty()) return 0.0;
+    std::sort(errors.begin(), errors.end());
+    const std::size_t middle = errors.size() / 2;
+    return errors.size() % 2 == 1 ? errors[middle] : (errors[middle - 1] + errors[middle]) / 2.0;
 }
 
 std::vector<double> steps(double first, double last, double step) {
@@ -32,18 +42,28 @@ std::vector<double> steps(double first, double last, double step) {
 
 }  // namespace
 
+double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimePreset& preset) {
+    const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
+    const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
+                  f.quantized_compute, f.attention_bandwidth,   f.compute};
+    const auto found = predictions_.find(key);
+    if (found != predictions_.end()) return found->second;
+    const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
+    predictions_.emplace(key, predicted);
+    return predicted;
+}
+
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<core::MemoryFamily>& families) {
+                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache) {
     const bool throughput_runtime = preset.runtime == engine::Runtime::tensorrt_llm;
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
-        if (split_of(c.measurement->hardware) != Split::train) continue;
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
     FitResult result;
-    result.runtime = std::string(preset.name);
+    result.runtime = preset.runtime;
     result.families = families;
     result.decode_rows = static_cast<int>(decode.size());
     result.prefill_rows = static_cast<int>(prefill.size());
@@ -55,8 +75,8 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         for (core::MemoryFamily family : families) candidate.by_family[static_cast<std::size_t>(family)] = factors;
     };
     apply();
-    result.decode_error_before = error_of(decode, candidate);
-    result.prefill_error_before = error_of(prefill, candidate);
+    result.decode_error_before = error_of(decode, candidate, cache);
+    result.prefill_error_before = error_of(prefill, candidate, cache);
 
     // Two factors at a time on a grid; the best pair is kept.
     auto search = [&](const std::vector<const CalibrationCase*>& rows, double& first, const std::vector<double>& first_values,
@@ -68,7 +88,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                 first = a;
                 second = b;
                 apply();
-                const double error = error_of(rows, candidate);
+                const double error = error_of(rows, candidate, cache);
                 if (error < best - 1e-12) {
                     best = error;
                     best_first = a;
@@ -98,9 +118,158 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
     }
     result.factors = factors;
-    result.decode_error_after = error_of(decode, candidate);
-    result.prefill_error_after = error_of(prefill, candidate);
+    result.decode_error_after = error_of(decode, candidate, cache);
+    result.prefill_error_after = error_of(prefill, candidate, cache);
     return result;
+}
+
+std::vector<FitGroup> fit_groups() {
+    // One set of factors per backend: CUDA/ROCm on discrete GPUs, Metal and others on unified memory.
+    const std::vector<std::vector<core::MemoryFamily>> backends{{core::MemoryFamily::hbm, core::MemoryFamily::gddr},
+                                                                {core::MemoryFamily::unified}};
+    std::vector<FitGroup> groups;
+    for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
+        for (const auto& families : backends) groups.push_back({runtime, families});
+    }
+    return groups;
+}
+
+bool in_fit_group(const CalibrationCase& c, const FitGroup& group) {
+    return c.deployment.runtime == group.runtime &&
+           std::find(group.families.begin(), group.families.end(), c.hardware->memory_family) != group.families.end();
+}
+
+namespace {
+
+// The fit of one group on `cases` (all of them in the group), or nothing when there are none.
+std::optional<FitResult> fit_group(const std::vector<CalibrationCase>& cases, const FitGroup& group,
+                                   PredictionCache* cache = nullptr) {
+    if (cases.empty()) return std::nullopt;
+    return fit_runtime(cases, engine::runtime_preset(group.runtime), group.families, cache);
+}
+
+std::vector<CalibrationCase> cases_in(const std::vector<CalibrationCase>& cases, const FitGroup& group,
+                                      const std::function<bool(std::size_t)>& keep) {
+    std::vector<CalibrationCase> selected;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (in_fit_group(cases[i], group) && keep(i)) selected.push_back(cases[i]);
+    }
+    return selected;
+}
+
+// Each case in `indices` predicted under the presets fitted as `fits`, into `errors.rows`.
+void predict_cases(const std::vector<CalibrationCase>& cases, const std::vector<std::size_t>& indices,
+                   const std::vector<FitResult>& fits, HeldOutErrors& errors) {
+    std::map<engine::Runtime, engine::RuntimePreset> presets;
+    for (const std::size_t i : indices) {
+        const CalibrationCase& c = cases[i];
+        auto preset = presets.find(c.deployment.runtime);
+        if (preset == presets.end()) {
+            preset = presets.emplace(c.deployment.runtime, fitted_preset(c.deployment.runtime, fits)).first;
+        }
+        errors.rows[i] = evaluate_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset->second);
+    }
+}
+
+// The per-metric summaries of `errors.rows`, each with the number of groups its rows come from.
+void summarize_by_metric(HeldOutErrors& errors) {
+    const auto metric_of = [](const AccuracyRow& row) {
+        return std::string(profiles::metric_info(row.measurement->metric).name);
+    };
+    std::map<std::string, std::set<std::string>> groups;
+    std::map<const AccuracyRow*, std::string> group_names;
+    for (std::size_t i = 0; i < errors.rows.size(); ++i) {
+        groups[metric_of(errors.rows[i])].insert(errors.group_of_row[i]);
+        group_names[&errors.rows[i]] = errors.group_of_row[i] + " | " + metric_of(errors.rows[i]);
+    }
+    errors.by_group = summarize(errors.rows, [&](const AccuracyRow& row) { return group_names.at(&row); });
+    const auto summaries = summarize(errors.rows, metric_of);
+    for (const auto& info : profiles::kMetrics) {
+        for (const auto& summary : summaries) {
+            if (summary.name == info.name) {
+                errors.by_metric.push_back({summary, static_cast<int>(groups[summary.name].size())});
+            }
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, PredictionCache* cache) {
+    std::vector<FitResult> fits;
+    for (const auto& group : fit_groups()) {
+        auto fit = fit_group(cases_in(cases, group, [](std::size_t) { return true; }), group, cache);
+        if (fit) fits.push_back(std::move(*fit));
+    }
+    return fits;
+}
+
+engine::RuntimePreset fitted_preset(engine::Runtime runtime, const std::vector<FitResult>& fits) {
+    engine::RuntimePreset preset = engine::runtime_preset(runtime);
+    for (const auto& group : fit_groups()) {
+        if (group.runtime != runtime) continue;
+        engine::RuntimeFactors factors{};  // the measured defaults, where every fit starts
+        for (const auto& fit : fits) {
+            if (fit.runtime == runtime && fit.families == group.families) factors = fit.factors;
+        }
+        for (const core::MemoryFamily family : group.families)
+            preset.by_family[static_cast<std::size_t>(family)] = factors;
+    }
+    return preset;
+}
+
+HeldOutErrors leave_one_group_out(const std::vector<CalibrationCase>& cases, const std::string& grouping,
+                                  const std::function<std::string(const CalibrationCase&)>& group_of,
+                                  PredictionCache* cache) {
+    HeldOutErrors errors;
+    errors.grouping = grouping;
+    errors.rows.resize(cases.size());
+    std::map<std::string, std::vector<std::size_t>> members;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        errors.group_of_row.push_back(group_of(cases[i]));
+        members[errors.group_of_row.back()].push_back(i);
+    }
+    errors.groups = static_cast<int>(members.size());
+
+    const auto groups = fit_groups();
+    PredictionCache own_cache;
+    if (!cache) cache = &own_cache;
+    std::vector<std::optional<FitResult>> on_all;
+    for (const auto& group : groups) {
+        on_all.push_back(fit_group(cases_in(cases, group, [](std::size_t) { return true; }), group, cache));
+    }
+
+    for (const auto& [name, held_out] : members) {
+        const std::set<std::size_t> out(held_out.begin(), held_out.end());
+        std::vector<FitResult> fits;
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            const bool touched = std::any_of(held_out.begin(), held_out.end(),
+                                             [&](std::size_t i) { return in_fit_group(cases[i], groups[g]); });
+            auto fit = touched ? fit_group(cases_in(cases, groups[g], [&](std::size_t i) { return !out.contains(i); }),
+                                           groups[g], cache)
+                               : on_all[g];
+            if (fit) fits.push_back(std::move(*fit));
+        }
+        predict_cases(cases, held_out, fits, errors);
+    }
+    summarize_by_metric(errors);
+    return errors;
+}
+
+HeldOutErrors in_sample(const std::vector<CalibrationCase>& cases, PredictionCache* cache) {
+    HeldOutErrors errors;
+    errors.grouping = "none";
+    errors.groups = 0;
+    errors.rows.resize(cases.size());
+    errors.group_of_row.assign(cases.size(), "");
+    std::vector<std::size_t> every(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) every[i] = i;
+    predict_cases(cases, every, fit_presets(cases, cache), errors);
+    summarize_by_metric(errors);
+    // Nothing was held out: no group counts, no per-group summaries.
+    for (auto& metric : errors.by_metric) metric.groups = 0;
+    errors.by_group.clear();
+    return errors;
 }
 
 }  // namespace decodesim::scenarios

@@ -1,9 +1,13 @@
 #pragma once
-// Fits a runtime preset's factors for one memory family on the training split, by grid search
-// minimizing the median absolute error. Fitted values are copied into engine/runtime.hpp with the
-// command that reproduces them (docs/validation.md); nothing is tuned per row.
+// Fits the runtime presets' factors per backend by grid search minimizing the median absolute
+// error, and measures what the fitted model gets right on rows the fit never saw (one source or
+// one hardware family held out at a time). Fitted values are copied into engine/runtime.hpp with
+// the command that reproduces them (docs/validation.md); nothing is tuned per row.
 
+#include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/runtime.hpp"
@@ -20,7 +24,7 @@ struct CalibrationCase {
 };
 
 struct FitResult {
-    std::string runtime;
+    engine::Runtime runtime = engine::Runtime::llama_cpp;
     std::vector<core::MemoryFamily> families;
     engine::RuntimeFactors factors;
     int decode_rows = 0;
@@ -29,13 +33,70 @@ struct FitResult {
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
 };
 
-// Fits two factors at a time for the training-split cases of `preset` on `family`: (kernel
+// Predictions already made, by measurement and the factors its memory family ran under: fits over
+// overlapping rows (one per held-out group) visit mostly the same grid points on mostly the same
+// rows. Valid for one set of cases (each measurement with one model, device and deployment).
+class PredictionCache {
+public:
+    double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
+
+private:
+    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double>;
+    std::map<Key, double> predictions_;
+};
+
+// Fits two factors at a time for every given case of `preset`'s runtime on `families`: (kernel
 // overhead, quantized weight bandwidth) on single-stream decode rows, or (compute, kernel overhead)
 // for tensorrt-llm's batched-throughput rows; then (compute, quantized compute) on prefill rows.
-// A group with fewer than 10 rows of a kind keeps its defaults.
+// The caller chooses the rows (the training split for `--fit`, all rows but one group's for the
+// held-out figures). A group with fewer than 10 rows of a kind keeps its defaults.
 // `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
 // unified memory).
+// `cache`, when given, remembers the predictions the grid search makes and reuses earlier ones.
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<core::MemoryFamily>& families);
+                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache = nullptr);
+
+// One set of fitted factors: a runtime on one backend.
+struct FitGroup {
+    engine::Runtime runtime;
+    std::vector<core::MemoryFamily> families;
+};
+// llama.cpp and tensorrt-llm, each on discrete GPUs (HBM and GDDR) and on unified memory.
+std::vector<FitGroup> fit_groups();
+bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
+
+// fit_runtime for every fit group on `cases`; a group with no rows among them is left out.
+std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, PredictionCache* cache = nullptr);
+
+// `runtime`'s preset with the factors of `fits`. A fitted runtime's backend that has no fit gets
+// the measured defaults (where every fit starts), never the shipped factors, which were fitted on
+// other rows; a runtime that is never fitted comes back unchanged.
+engine::RuntimePreset fitted_preset(engine::Runtime runtime, const std::vector<FitResult>& fits);
+
+// The error of one metric over held-out predictions.
+struct HeldOutSummary {
+    SubsetSummary errors;  // name: the metric
+    int groups = 0;        // how many held-out groups its rows come from (0 in sample)
+};
+
+struct HeldOutErrors {
+    std::string grouping;                   // "source", "hardware family", or "none" (in sample)
+    int groups = 0;                         // groups held out in turn
+    std::vector<AccuracyRow> rows;          // one per case, in case order
+    std::vector<std::string> group_of_row;  // parallel to rows
+    std::vector<HeldOutSummary> by_metric;  // in profiles::kMetrics order, metrics with rows only
+    std::vector<SubsetSummary> by_group;    // "group | metric", sorted by name (none in sample)
+};
+
+// Leave-one-group-out: for each group (`group_of`), fits the presets on the cases of every other
+// group and predicts the group's cases with that fit. A fit group with none of the held-out cases
+// reuses the fit on all cases, which the same rows would reproduce, so only the fits a group
+// touches are redone. Pass one `cache` to every call on the same cases to share predictions.
+HeldOutErrors leave_one_group_out(const std::vector<CalibrationCase>& cases, const std::string& grouping,
+                                  const std::function<std::string(const CalibrationCase&)>& group_of,
+                                  PredictionCache* cache = nullptr);
+
+// Fits on every case and predicts every case: the figure the held-out ones are compared with.
+HeldOutErrors in_sample(const std::vector<CalibrationCase>& cases, PredictionCache* cache = nullptr);
 
 }  // namespace decodesim::scenarios

@@ -110,7 +110,7 @@ engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core
     const engine::Deployment& deployment = point.deployment;
     // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
     const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime,
-                                          deployment.parallelism, clocks};
+                                          deployment.parallelism, clocks, deployment.kv_offload, {}};
     return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
 

@@ -263,7 +263,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
             for (const core::KvFormat* kv : space.kv) {
                 for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
                     engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, parallelism,
-                                                    space.clocks};
+                                                    space.clocks, false, {}};
                     const int tp = parallelism.devices();  // devices per instance, for counts
                     const std::string spread =
                         parallelism.any() ? report_parallelism(parallelism) : std::string("one device");

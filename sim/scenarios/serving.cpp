@@ -8,6 +8,7 @@
 #include <deque>
 #include <limits>
 #include <queue>
+#include <random>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -90,7 +91,7 @@ struct CachedPrefix {
 // One scheduled piece of a forward pass.
 struct Work {
     std::size_t sequence;  // index into Replica::running at scheduling time
-    long long tokens;
+    long long tokens;      // positions through the model: a prefill chunk, 1 to decode, k + 1 to verify
 };
 
 // A colocated replica runs prefill and decode; in a disaggregated run an instance runs one.
@@ -130,7 +131,8 @@ public:
     Simulation(const engine::Evaluator& evaluator, const std::vector<Request>& requests, const ServeConfig& config)
         : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
           replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
-                                                                   : std::max(1, config.replicas))) {
+                                                                   : std::max(1, config.replicas))),
+          speculation_(evaluator.deployment().speculation), draft_(evaluator.draft()), random_(config.seed) {
         if (config.disaggregation) {
             if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
                 throw core::InputError(core::unlocated("disaggregation", "needs at least one prefill and one decode instance"));
@@ -141,7 +143,12 @@ public:
                 replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
             }
         }
-        const engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
+        engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
+        if (draft_ != nullptr) {
+            // The draft model's weights share the devices, as in the engine's footprint (engine::with_draft).
+            memory = engine::with_draft(
+                memory, engine::memory_footprint(draft_->cost_model(), evaluator.hardware(), 1.0, 1.0), 1.0);
+        }
         capacity_bytes_ = (memory.usable - memory.weights).value;
         if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
             throw core::InputError(core::unlocated(
@@ -155,7 +162,14 @@ public:
     ServeResult run(const ServiceTargets& targets);
 
 private:
-    double kv_bytes(long long tokens) const { return cost_.kv_bytes_per_sequence(static_cast<double>(tokens)).value; }
+    // One sequence's cache at `tokens` tokens: the model's, and the draft model's beside it.
+    double kv_bytes(long long tokens) const {
+        const double target = cost_.kv_bytes_per_sequence(static_cast<double>(tokens)).value;
+        return draft_ == nullptr ? target
+                                 : target + draft_->cost_model().kv_bytes_per_sequence(static_cast<double>(tokens)).value;
+    }
+    bool speculates() const { return speculation_.enabled(); }
+    long long accepted_drafts();
     long long round_up_to_block(long long tokens) const {
         const long long block = config_.limits.block_tokens;
         return (tokens + block - 1) / block * block;
@@ -171,6 +185,7 @@ private:
     Sequence admit(Replica& replica, std::size_t request, double now);
     void sample(double now);
     void reject(Replica& replica, double now);
+    SpeculationStats speculation_stats() const;
     void account_time(double now);
     std::size_t least_loaded(std::size_t first, std::size_t last) const;
     void hand_off(Replica& replica, Sequence sequence, double now);
@@ -201,7 +216,27 @@ private:
     std::unordered_map<std::size_t, std::pair<std::size_t, Sequence>> handed_off_;
     double transfer_time_ = 0.0, transfer_wait_ = 0.0, transfer_bytes_ = 0.0;
     long long transfers_done_ = 0;
+    // Speculative decoding: the drafter (null for multi-token-prediction heads) and the draws of
+    // accepted drafts.
+    engine::Speculation speculation_;
+    const engine::Evaluator* draft_ = nullptr;
+    std::mt19937_64 random_;
+    long long verifications_ = 0;
+    double kept_tokens_ = 0.0, draft_time_ = 0.0;
 };
+
+// Draft tokens accepted in one verification: j with probability a^j (1 - a) for j < k and a^k
+// for j = k (each accepted with probability a given the ones before). One draw u on (0, 1]:
+// j = floor(ln u / ln a) has P(j >= m) = P(u <= a^m) = a^m; capping it at k gives the law above.
+// The uniform comes from the raw 53 bits, so a seed gives the same run on every standard library.
+long long Simulation::accepted_drafts() {
+    const double u = (static_cast<double>(random_() >> 11) + 1.0) * 0x1.0p-53;
+    const double acceptance = speculation_.acceptance;
+    if (acceptance <= 0.0) return 0;
+    if (acceptance >= 1.0) return speculation_.length;
+    const double drafts = std::floor(std::log(u) / std::log(acceptance));
+    return std::min(static_cast<long long>(speculation_.length), static_cast<long long>(drafts));
+}
 
 std::size_t Simulation::least_loaded(std::size_t first, std::size_t last) const {
     // Least outstanding requests; ties go to the lowest index.
@@ -239,7 +274,7 @@ void Simulation::start_transfer(Replica& replica, Sequence sequence, double now)
     ++replica.parked;
     transfer_time_ += duration;
     transfer_wait_ += start - sequence.handed_off_s;
-    transfer_bytes_ += kv_bytes(sequence.target) * static_cast<double>(evaluator_.deployment().parallelism.devices());
+    transfer_bytes_ += cost_.kv_bytes_per_sequence(tokens).value * static_cast<double>(evaluator_.deployment().parallelism.devices());
     ++transfers_done_;
     transfers_.push({start + duration, static_cast<std::size_t>(&replica - replicas_.data()), sequence});
 }
@@ -349,6 +384,10 @@ void Simulation::start_step(Replica& replica, double now) {
     const long long preemptions_at_pass_start = preemptions_;
     replica.step.clear();
     engine::StepShape shape;
+    // Speculating, a decoding sequence takes k + 1 positions of the pass (its last token and the
+    // k drafts), with room in its cache for all of them.
+    const long long decode_positions = speculates() ? speculation_.length + 1 : 1;
+    double decoding = 0.0, decoding_context = 0.0;  // decoding sequences in the pass, their cached tokens
     // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
     // of each prompt being prefilled. Memory short: the youngest running sequence is preempted.
     for (std::size_t i = 0; i < replica.running.size();) {
@@ -356,7 +395,7 @@ void Simulation::start_step(Replica& replica, double now) {
         const long long remaining = sequence.target - sequence.cached;
         const long long tokens = sequence.prefilling() ? (limits.chunked_prefill ? std::min(remaining, budget)
                                                                                  : (remaining <= budget ? remaining : 0))
-                                                       : (budget >= 1 ? 1 : 0);
+                                                       : (budget >= decode_positions ? decode_positions : 0);
         if (tokens == 0) {
             ++i;
             continue;
@@ -393,6 +432,10 @@ void Simulation::start_step(Replica& replica, double now) {
         if (scheduled.prefilling()) {
             shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
                                            scheduled.cached + tokens == scheduled.target);
+        } else if (speculates()) {
+            shape += engine::verification_shape(cost_, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
+            decoding += 1.0;
+            decoding_context += static_cast<double>(scheduled.cached);
         } else {
             shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
         }
@@ -468,7 +511,15 @@ void Simulation::start_step(Replica& replica, double now) {
         replica.busy_until = -1.0;
         return;
     }
-    const double pass = evaluator_.step_time(shape).value;
+    double pass = evaluator_.step_time(shape).value;
+    if (decoding > 0.0) {
+        // The drafter's k steps for the decoding sequences run before the verification pass.
+        const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
+                                                         decoding_context / decoding)
+                                    .value;
+        pass += drafting;
+        draft_time_ += drafting;
+    }
     replica.busy_until = now + pass;
     replica.busy_time += pass;
     ++steps_;
@@ -479,6 +530,20 @@ void Simulation::finish_step(Replica& replica, double now) {
         Sequence& sequence = replica.running[work.sequence];
         RequestRecord& record = records_[sequence.request];
         const bool was_prefilling = sequence.prefilling();
+        if (!was_prefilling && speculates()) {
+            // A verification: the accepted drafts and the model's own next token, never past the
+            // output's end. The cache keeps the last token's and the accepted drafts' KV.
+            const long long left = requests_[sequence.request].output_tokens - sequence.generated;
+            const long long kept = std::min(accepted_drafts() + 1, left);
+            sequence.cached += kept;
+            sequence.generated += kept;
+            ++verifications_;
+            kept_tokens_ += static_cast<double>(kept);
+            // The tokens reach the user together: one gap per delivery.
+            gaps_.add(now - sequence.last_token_s);
+            sequence.last_token_s = now;
+            continue;
+        }
         sequence.cached += work.tokens;
         // A decode token, or the token that ends a prefill (the first, or the next after a recompute).
         if (was_prefilling && sequence.prefilling()) continue;
@@ -636,6 +701,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         result.mean_waiting = waiting_time_ / result.duration_s;
     }
     if (disaggregated()) result.disaggregation = pool_stats(result.duration_s);
+    if (speculates()) result.speculation = speculation_stats();
     result.goodput_fraction = ttft.empty() ? 0.0 : met / static_cast<double>(records_.size());
     result.offered_rate_per_s =
         last_arrival > first_arrival ? static_cast<double>(requests_.size() - 1) / (last_arrival - first_arrival) : 0.0;
@@ -654,6 +720,21 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     result.requests = std::move(records_);
     result.timeline = std::move(timeline_);
     return result;
+}
+
+SpeculationStats Simulation::speculation_stats() const {
+    SpeculationStats stats;
+    stats.length = speculation_.length;
+    stats.acceptance = speculation_.acceptance;
+    stats.multi_token_heads = speculation_.multi_token_heads;
+    stats.expected_tokens_per_verification =
+        engine::expected_tokens_per_verification(speculation_.length, speculation_.acceptance);
+    stats.verifications = verifications_;
+    if (verifications_ > 0) stats.mean_tokens_per_verification = kept_tokens_ / static_cast<double>(verifications_);
+    double busy = 0.0;
+    for (const Replica& replica : replicas_) busy += replica.busy_time;
+    if (busy > 0.0) stats.draft_time_fraction = draft_time_ / busy;
+    return stats;
 }
 
 DisaggregationStats Simulation::pool_stats(double duration) const {

@@ -3,7 +3,9 @@
 // blocks within the memory the engine leaves, preemption by recompute, prefix caching, and
 // replicas behind a least-loaded router, or disaggregated prefill and decode pools with the KV
 // cache sent between them. One event per forward pass, priced by the engine's one cost function
-// (engine::step_costs), so a million requests simulate in seconds.
+// (engine::step_costs), so a million requests simulate in seconds. A deployment that speculates
+// verifies k draft tokens per decoding sequence in each pass and keeps a random accepted prefix
+// (docs/serving.md, "Speculative decoding").
 
 #include <optional>
 #include <vector>
@@ -29,6 +31,9 @@ struct ServeConfig {
     // Set: separate prefill and decode pools (docs/serving.md, "Disaggregated prefill and decode"),
     // each instance with the same scheduler limits.
     std::optional<PoolShape> disaggregation;
+    // Seeds the draws of accepted draft tokens under speculative decoding: the same seed gives
+    // the same run.
+    unsigned long long seed = 1;
 };
 
 // Latency targets for goodput; unset: not checked.
@@ -83,6 +88,19 @@ struct DisaggregationStats {
     long long transfers = 0;
 };
 
+// What speculative decoding did in a run.
+struct SpeculationStats {
+    int length = 0;                                 // draft tokens per verification (k)
+    double acceptance = 0.0;                        // the chance each draft token is accepted (a)
+    bool multi_token_heads = false;                 // the model's own MTP module drafts
+    double expected_tokens_per_verification = 0.0; // (1 - a^(k+1)) / (1 - a)
+    // Tokens a sequence kept per verification, the mean over the run: below the expectation by
+    // the drafts cut off at the end of each output.
+    double mean_tokens_per_verification = 0.0;
+    long long verifications = 0;                    // one per decoding sequence per pass
+    double draft_time_fraction = 0.0;               // of the time in passes, the drafter's
+};
+
 struct ServeResult {
     std::vector<RequestRecord> requests;   // in arrival order
     std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
@@ -105,11 +123,14 @@ struct ServeResult {
     long long waiting_at_last_arrival = 0;
     bool saturated = false;                // arrivals outran service (docs/serving.md)
     std::optional<DisaggregationStats> disaggregation;  // set for a disaggregated run
+    std::optional<SpeculationStats> speculation;        // set when the deployment speculates
 };
 
 // Simulates `requests` (sorted by arrival) on `config.replicas` copies of the evaluator's
-// deployment, or on its disaggregated pools. Throws core::InputError when the weights leave no
-// room for one sequence's KV, or (disaggregated) when the device has no link for the KV cache.
+// deployment, or on its disaggregated pools. The KV room is what the weights leave, a draft
+// model's weights included; each token's KV holds the draft's too. Throws core::InputError when
+// the weights leave no room for one sequence's KV, or (disaggregated) when the device has no link
+// for the KV cache.
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<Request>& requests,
                              const ServeConfig& config, const ServiceTargets& targets);
 

@@ -22,28 +22,88 @@ struct Model {
     SchedulerLimits limits;
     double context;    // mean decode context: the prompt and half the output
     double max_batch;  // by memory and by the scheduler
+    // Speculative decoding (docs/serving.md): k drafts per verification, 0 without, and the
+    // tokens a verification yields on average, E = (1 - a^(k+1)) / (1 - a); 1 without.
+    int drafts = 0;
+    double tokens_per_pass = 1.0;
 
-    // A pass with `batch` decode tokens and `prompts` whole prompts' worth of prefill.
+    double positions() const { return drafts + 1.0; }  // a decoding sequence's tokens in a pass
+    // Passes a mean request decodes over: its output - 1 tokens, E per pass.
+    double decode_passes() const { return std::max(0.0, load.output_tokens - 1.0) / tokens_per_pass; }
+    // The decode part of a pass: one token per sequence, or each sequence's verification.
+    engine::StepShape decode_part(double batch) const {
+        return drafts > 0 ? engine::verification_shape(cost, drafts, batch, std::max(0.0, context - 1.0))
+                          : engine::decode_shape(cost, batch, context);
+    }
+    // A pass with `batch` decoding sequences and `prompts` whole prompts' worth of prefill; when
+    // speculating, the drafter's k steps for the batch before it.
     double step(double batch, double prompts) const {
-        engine::StepShape shape = engine::decode_shape(cost, batch, context);
+        engine::StepShape shape = decode_part(batch);
         if (prompts > 0.0) shape += engine::prefill_shape(cost, prompts, 0.0, load.prompt_tokens);
-        return evaluator.step_time(shape).value;
+        double time = evaluator.step_time(shape).value;
+        if (drafts > 0) {
+            time += engine::draft_round_time(evaluator, evaluator.draft(), drafts, batch, std::max(0.0, context - 1.0)).value;
+        }
+        return time;
+    }
+    // What bounds the decode part of a pass at `batch`, as a binding name.
+    const char* decode_binding(double batch) const {
+        const engine::Bound bound =
+            engine::step_totals(engine::step_costs(cost, decode_part(std::max(1.0, batch))), evaluator.rates()).bound;
+        return bound == engine::Bound::compute         ? "compute"
+               : bound == engine::Bound::communication ? "interconnect"
+               : bound == engine::Bound::overhead      ? "overhead"
+                                                       : "bandwidth";
     }
 };
+
+// The spread speculation adds to a request's TPOT: the tokens a verification yields, T = j + 1
+// with j accepted drafts, vary (P(j) = a^j (1 - a) for j < k, a^k at k), so a request of n tokens
+// needs a random number of passes, of variance n Var(T) / E^3 (renewal theory). Returns the
+// relative spread of TPOT, sd / mean, for `tokens` decoded tokens.
+double acceptance_spread(const Model& model, double tokens) {
+    if (model.drafts == 0 || tokens <= 0.0) return 0.0;
+    const double a = model.evaluator.deployment().speculation.acceptance;
+    double second_moment = 0.0;
+    for (int j = 0; j <= model.drafts; ++j) {
+        const double p = j < model.drafts ? std::pow(a, j) * (1.0 - a) : std::pow(a, j);
+        second_moment += p * (j + 1.0) * (j + 1.0);
+    }
+    const double e = model.tokens_per_pass;
+    const double variance = std::max(0.0, second_moment - e * e);
+    // sd(passes) / mean(passes) = sqrt(n Var(T) / E^3) / (n / E).
+    return std::sqrt(variance / (tokens * e));
+}
 
 Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
     const engine::CostModel& cost = evaluator.cost_model();
     const double context = load.prompt_tokens + load.output_tokens / 2.0;
-    // Memory: the KV cache left beside the weights, over a sequence's mean footprint.
-    const engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
+    // Memory: the KV cache left beside the weights, over a sequence's mean footprint; a draft
+    // model's weights and cache share the devices (engine::with_draft, as the simulation).
+    engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
+    const engine::Evaluator* draft = evaluator.draft();
+    if (draft != nullptr) {
+        memory = engine::with_draft(memory, engine::memory_footprint(draft->cost_model(), evaluator.hardware(), 1.0, context),
+                                    1.0);
+    }
+    auto kv_bytes = [&](double tokens) {
+        return cost.kv_bytes_per_sequence(tokens).value +
+               (draft != nullptr ? draft->cost_model().kv_bytes_per_sequence(tokens).value : 0.0);
+    };
     const double room = (memory.usable - memory.weights).value;
-    const double per_sequence = cost.kv_bytes_per_sequence(context).value;
+    const double per_sequence = kv_bytes(context);
     double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
     // The mean footprint sets how many share the memory, but each request must fit whole at its
     // longest (the prompt and every output token), as the simulator's admission demands: when one
     // cannot, nothing is served, however small the fraction of a slot the mean would promise.
-    if (cost.kv_bytes_per_sequence(load.prompt_tokens + load.output_tokens).value > room) by_memory = 0.0;
-    return {evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
+    if (kv_bytes(load.prompt_tokens + load.output_tokens) > room) by_memory = 0.0;
+    Model model{evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
+    const engine::Speculation& speculation = evaluator.deployment().speculation;
+    if (speculation.enabled()) {
+        model.drafts = speculation.length;
+        model.tokens_per_pass = engine::expected_tokens_per_verification(speculation.length, speculation.acceptance);
+    }
+    return model;
 }
 
 // The pass time when the prompts that arrive during a pass are prefilled in the next one: k new
@@ -70,7 +130,7 @@ struct PassTable {
 
 PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     PassTable table;
-    const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch);
+    const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
     const double chunk = std::min(model.load.prompt_tokens, room);
     table.chunk_share = chunk / model.load.prompt_tokens;
     const double mean_chunks = mean_prompts / table.chunk_share;
@@ -142,21 +202,22 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
     return {quantile(0.50), quantile(0.90), quantile(0.99)};
 }
 
-// The fixed point of Little's law: batch = rate x (output - 1) x pass, prompts per pass = rate x
+// The fixed point of Little's law: batch = rate x (output - 1) / E x pass, prompts per pass = rate x
 // pass, pass = the mean of the pass mixture. Fills `state`; false when it diverges or leaves the
 // replica's limits.
 bool solve(const Model& model, double rate, SteadyState& state) {
-    const double decode_tokens = std::max(0.0, model.load.output_tokens - 1.0);
+    const double decode_passes = model.decode_passes();
     double step = model.step(1.0, 0.0);
     double batch = 0.0, prompts = 0.0;
     bool settled = false;
     for (int i = 0; i < kIterations && !settled; ++i) {
-        batch = rate * decode_tokens * step;
+        batch = rate * decode_passes * step;
         prompts = rate * step;
         if (batch > model.max_batch) return false;
-        // Each pass carries a token per decoding sequence and, on average, the prompt tokens that
-        // arrived meanwhile.
-        if (batch + prompts * model.load.prompt_tokens > static_cast<double>(model.limits.max_batched_tokens)) {
+        // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average,
+        // the prompt tokens that arrived meanwhile.
+        if (batch * model.positions() + prompts * model.load.prompt_tokens >
+            static_cast<double>(model.limits.max_batched_tokens)) {
             return false;
         }
         const double next = pass_mixture(model, std::max(batch, 1e-9), prompts).mean;
@@ -201,11 +262,7 @@ void find_saturation(const Model& model, SteadyState& state) {
     }
     SteadyState edge;
     solve(model, state.saturation_rate_per_s, edge);
-    const engine::StepTime detail = model.evaluator.decode_step(std::max(1.0, edge.batch), model.context);
-    state.binding = detail.totals.bound == engine::Bound::compute         ? "compute"
-                    : detail.totals.bound == engine::Bound::communication ? "interconnect"
-                    : detail.totals.bound == engine::Bound::overhead      ? "overhead"
-                                                                          : "bandwidth";
+    state.binding = model.decode_binding(edge.batch);
 }
 
 // The state at `load.rate_per_s`, given the saturation already found.
@@ -224,21 +281,27 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     const PassMixture mixture = pass_mixture(model, std::max(state.batch, 1e-9), state.prompts_per_step);
     state.decode_step_s = mixture.decode_only;
     state.prompt_step_s = mixture.with_prompt;
-    // TPOT: a request's mean over its output - 1 passes. Its mean is the mean pass; its spread is
-    // the passes' spread over the square root of their count (central limit).
+    // TPOT: a request's mean over its output - 1 tokens, decoded in (output - 1) / E passes
+    // (E = 1 without speculation). Its mean is the mean pass over E: the approximation takes every
+    // pass to yield E tokens on average, whatever the batch and context. Its spread is the passes'
+    // spread over the square root of their count (central limit), and under speculation the
+    // spread of the passes a request needs (acceptance_spread).
     // The batch a request decodes beside varies too: busy slots of an M/G/infinity system are
     // Poisson with mean `batch`, and a request lives about one holding time, so it sees that
     // variance almost whole: d(pass)/d(batch)^2 x batch.
-    const double passes = std::max(1.0, load.output_tokens - 1.0);
+    const double passes = std::max(1.0, model.decode_passes());
     const double variance = std::max(0.0, mixture.second_moment - mixture.mean * mixture.mean);
     const double batch_now = std::max(state.batch, 1.0);
     const double slope = (model.step(batch_now + 1.0, state.prompts_per_step) - model.step(batch_now, state.prompts_per_step));
-    const double spread = std::sqrt(variance / passes + slope * slope * batch_now);
-    state.tpot_s.mean = state.step_s;
-    state.tpot_s.p50 = state.step_s;
-    state.tpot_s.p90 = state.step_s + kZ90 * spread;
-    state.tpot_s.p99 = state.step_s + kZ99 * spread;
-    state.tpot_s.max = state.step_s + 4.0 * spread;
+    const double relative = acceptance_spread(model, load.output_tokens - 1.0);
+    const double tpot = state.step_s / model.tokens_per_pass;
+    const double spread = std::sqrt((variance / passes + slope * slope * batch_now) / std::pow(model.tokens_per_pass, 2.0) +
+                                    tpot * tpot * relative * relative);
+    state.tpot_s.mean = tpot;
+    state.tpot_s.p50 = tpot;
+    state.tpot_s.p90 = tpot + kZ90 * spread;
+    state.tpot_s.p99 = tpot + kZ99 * spread;
+    state.tpot_s.max = tpot + 4.0 * spread;
 
     // TTFT: the rest of the pass in flight when the request arrives (length-biased: E[T^2] / 2E[T]
     // on average), the pass or passes that carry its prompt, and a wait for a free slot. Continuous
@@ -299,12 +362,14 @@ double prefill_alone(const Model& model) {
 // the engine's decode step at that batch (no prompt ever rides in its passes). False when it
 // diverges or leaves the instance's limits.
 bool solve_decode(const Model& model, double rate, double& batch, double& step) {
-    const double decode_tokens = std::max(0.0, model.load.output_tokens - 1.0);
+    const double decode_passes = model.decode_passes();
     step = model.step(1.0, 0.0);
     batch = 0.0;
     for (int i = 0; i < kIterations; ++i) {
-        batch = rate * decode_tokens * step;
-        if (batch > model.max_batch || batch > static_cast<double>(model.limits.max_batched_tokens)) return false;
+        batch = rate * decode_passes * step;
+        if (batch > model.max_batch || batch * model.positions() > static_cast<double>(model.limits.max_batched_tokens)) {
+            return false;
+        }
         const double next = model.step(std::max(batch, 1e-9), 0.0);
         if (!std::isfinite(next) || next > 1e6) return false;
         const bool settled = std::fabs(next - step) <= 1e-9 * step;
@@ -338,11 +403,7 @@ double decode_saturation(const Model& model, const char*& binding) {
     }
     double batch = 0.0, step = 0.0;
     solve_decode(model, rate, batch, step);
-    const engine::StepTime detail = model.evaluator.decode_step(std::max(1.0, batch), model.context);
-    binding = detail.totals.bound == engine::Bound::compute         ? "compute"
-              : detail.totals.bound == engine::Bound::communication ? "interconnect"
-              : detail.totals.bound == engine::Bound::overhead      ? "overhead"
-                                                                    : "bandwidth";
+    binding = model.decode_binding(batch);
     return rate;
 }
 
@@ -409,13 +470,17 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.decode_step_s = step;
     state.prompt_step_s = result.prefill_s;
 
-    // TPOT: decode-only passes; their spread is the batch's own fluctuation (Poisson about its
-    // mean, as in the colocated model), seen almost whole over a request's life.
-    const double passes = std::max(1.0, load.output_tokens - 1.0);
+    // TPOT: decode-only passes over the tokens each yields (E, speculating); their spread is the
+    // batch's own fluctuation (Poisson about its mean, as in the colocated model), seen almost
+    // whole over a request's life, and speculation's (acceptance_spread).
+    const double passes = std::max(1.0, decode.decode_passes());
     const double batch_now = std::max(batch, 1.0);
     const double slope = decode.step(batch_now + 1.0, 0.0) - decode.step(batch_now, 0.0);
-    const double spread = std::sqrt(slope * slope * batch_now);
-    state.tpot_s = {step, step + kZ90 * spread, step + kZ99 * spread, step, step + 4.0 * spread};
+    const double tpot = step / decode.tokens_per_pass;
+    const double relative = acceptance_spread(decode, load.output_tokens - 1.0);
+    const double spread = std::sqrt(slope * slope * batch_now / std::pow(decode.tokens_per_pass, 2.0) +
+                                    tpot * tpot * relative * relative);
+    state.tpot_s = {tpot, tpot + kZ90 * spread, tpot + kZ99 * spread, tpot, tpot + 4.0 * spread};
 
     // TTFT = wait for a prefill instance + prefill + wait for a decode slot + the rest of the
     // decode pass in flight (a decode instance admits between passes) + the KV transfer.

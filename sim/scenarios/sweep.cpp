@@ -75,7 +75,7 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
                                 const engine::DeploymentChoice choice{weights, kv, activation, runtime,
-                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks};
+                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {}};
                                 engine::Deployment deployment;
                                 std::optional<engine::Evaluator> evaluator;
                                 try {

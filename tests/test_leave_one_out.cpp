@@ -1,0 +1,231 @@
+// The held-out figures of `decodesim accuracy`: leave one source (or hardware family) out, refit,
+// predict the source's rows. A hand-made measurement set whose fits follow from the data: each
+// expected residual is derived in the comments.
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "engine/operating_point.hpp"
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy_run.hpp"
+#include "scenarios/calibration.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Llama-3.1-8B bf16 on an H100 SXM under llama.cpp, single stream at context 1: a row the fit of
+// the (llama.cpp, HBM+GDDR) factors reads.
+profiles::Measurement decode_row(const std::string& id, const std::string& source) {
+    profiles::Measurement m;
+    m.id = id;
+    m.hardware = "h100-sxm";
+    m.model = "llama-3.1-8b";
+    m.weights = "bf16";
+    m.kv = "bf16";
+    m.engine = "llama.cpp";
+    m.batch = 1.0;
+    m.context = 1.0;
+    m.metric = profiles::Metric::decode_tokens_per_s_per_stream;
+    m.source = source;
+    return m;
+}
+
+// The llama.cpp preset with every factor at the measured defaults but the kernel overhead.
+engine::RuntimePreset llama_cpp_with_overhead(double seconds) {
+    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : preset.by_family) {
+        factors = engine::RuntimeFactors{};
+        factors.kernel_overhead = core::Seconds(seconds);
+    }
+    return preset;
+}
+
+// Three sources on one device, every row under the same conditions, so one prediction per preset:
+// p10 with a 10 us kernel overhead (a point of the fit's 1 us grid), p4 with the measured defaults
+// (4 us). Source a: 10 rows measured at exactly p10; b: 1 row at p10; c: 1 row at p10 / 1.25.
+// a's rows are cited with different notes, which source_key folds into one publication.
+struct ThreeSources {
+    profiles::Catalog catalog = testing::shipped_catalog();
+    profiles::HardwareProfile hardware = catalog.hardware("h100-sxm");
+    profiles::ModelProfile model = catalog.model("llama-3.1-8b");
+    engine::Deployment deployment;
+    double p10 = 0.0, p4 = 0.0;
+    std::vector<profiles::Measurement> rows;
+
+    ThreeSources() {
+        engine::DeploymentChoice choice;
+        choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
+        choice.kv = &core::named_or_throw(core::kv_formats(), "bf16", "--kv", "format");
+        choice.runtime = engine::Runtime::llama_cpp;
+        choice.clocks.condition = engine::ClockCondition::peak;  // as accuracy runs a row without clocks=sustained
+        deployment = engine::resolve_deployment(hardware, model, choice);
+        const auto probe = decode_row("probe", "");
+        p10 = scenarios::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(10e-6));
+        p4 = scenarios::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(4e-6));
+        for (int i = 0; i < 10; ++i) {
+            rows.push_back(decode_row(fmt::format("a{}", i), fmt::format("https://a.example/t (table {})", i)));
+        }
+        rows.push_back(decode_row("b", "https://b.example/t; read via a transcription"));
+        rows.push_back(decode_row("c", "https://c.example/t"));
+        for (auto& row : rows) row.value = p10;
+        rows.back().value = p10 / 1.25;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("leave one source out: each source's rows are predicted by a fit that never saw them") {
+    const ThreeSources data;
+    const auto& [hardware, model, deployment, rows] = std::tie(data.hardware, data.model, data.deployment, data.rows);
+    const double p10 = data.p10, p4 = data.p4;
+    // Less overhead per kernel, a shorter step: the defaults predict faster.
+    REQUIRE(p4 > p10);
+
+    std::vector<scenarios::CalibrationCase> cases;
+    for (const auto& row : rows) cases.push_back({&row, &model, &hardware, deployment});
+    const auto by_source = scenarios::leave_one_group_out(cases, "source", [](const scenarios::CalibrationCase& c) {
+        return scenarios::source_key(c.measurement->source);
+    });
+    CHECK(by_source.groups == 3);
+    REQUIRE(by_source.rows.size() == rows.size());
+    CHECK(by_source.group_of_row[0] == "https://a.example/t");
+    CHECK(by_source.group_of_row[10] == "https://b.example/t");
+
+    // a held out: b and c are 2 rows, under the 10 a fit needs, so the factors stay at the
+    // measured defaults (never the shipped ones) and a's rows get p4 / p10 - 1.
+    const double a_residual = p4 / p10 - 1.0;
+    for (int i = 0; i < 10; ++i) CHECK(by_source.rows[i].error == doctest::Approx(a_residual).epsilon(1e-9));
+    // b held out: a's 10 rows and c make 11; at 10 us ten of them are exact, the median |error| is
+    // 0, and no other grid point reaches it: the fit is 10 us and b's residual p10 / p10 - 1 = 0.
+    CHECK(std::fabs(by_source.rows[10].error) < 1e-9);
+    // c held out: a and b, all exact at 10 us, fit 10 us; c measured p10 / 1.25 gives +25%.
+    CHECK(by_source.rows[11].error == doctest::Approx(0.25).epsilon(1e-9));
+
+    // Per metric: 12 rows from 3 sources; sorted |error| are 0, 0.25 and ten times a_residual, so
+    // the median (6th and 7th) is a_residual and the mean (10 a_residual + 0.25) / 12.
+    REQUIRE(by_source.by_metric.size() == 1);
+    const auto& summary = by_source.by_metric[0];
+    CHECK(summary.errors.name == "decode_tokens_per_s_per_stream");
+    CHECK(summary.errors.rows == 12);
+    CHECK(summary.groups == 3);
+    CHECK(summary.errors.median_absolute_error == doctest::Approx(a_residual).epsilon(1e-9));
+    CHECK(summary.errors.mean_absolute_error == doctest::Approx((10 * a_residual + 0.25) / 12).epsilon(1e-9));
+
+    // In sample the fit sees all 12 rows (11 exact at 10 us): a and b are exact, c is +25%.
+    const auto in_sample = scenarios::in_sample(cases);
+    CHECK(std::fabs(in_sample.rows[0].error) < 1e-9);
+    CHECK(in_sample.rows[11].error == doctest::Approx(0.25).epsilon(1e-9));
+    REQUIRE(in_sample.by_metric.size() == 1);
+    CHECK(in_sample.by_metric[0].errors.median_absolute_error < 1e-9);
+
+    // Every row here is one hardware family: holding it out leaves nothing to fit on, so every
+    // row is predicted under the measured defaults.
+    const auto by_family =
+        scenarios::leave_one_group_out(cases, "hardware family", [](const scenarios::CalibrationCase& c) {
+            return std::string(scenarios::hardware_family(c.measurement->hardware));
+        });
+    CHECK(by_family.groups == 1);
+    CHECK(by_family.group_of_row[0] == "nvidia-hopper");
+    CHECK(by_family.rows[11].error == doctest::Approx(p4 / (p10 / 1.25) - 1.0).epsilon(1e-9));
+}
+
+TEST_CASE("leave one source out: a source is the source column up to the first space-parenthesis or semicolon") {
+    CHECK(scenarios::source_key(
+              "https://github.com/ggml-org/llama.cpp/discussions/4167 (first-post summary table; read via "
+              "a transcription)") == "https://github.com/ggml-org/llama.cpp/discussions/4167");
+    CHECK(scenarios::source_key(
+              "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md (commit 00dd2bd), LLaMA 2 tables") ==
+          "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md");
+    // A parenthesis inside the URL is part of it: only " (" ends the key.
+    CHECK(scenarios::source_key(
+              "https://llm-tracker.info/AMD-Strix-Halo-(Ryzen-AI-Max+-395)-GPU-Performance (2025-05-17; x)") ==
+          "https://llm-tracker.info/AMD-Strix-Halo-(Ryzen-AI-Max+-395)-GPU-Performance");
+    CHECK(scenarios::source_key("https://example.org/a; b (c)") == "https://example.org/a");
+    CHECK(scenarios::source_key("plain source, ") == "plain source");
+    CHECK(scenarios::source_key("") == "");
+}
+
+TEST_CASE("leave one family out: hardware ids group by vendor and generation") {
+    CHECK(scenarios::hardware_family("h100-sxm") == "nvidia-hopper");
+    CHECK(scenarios::hardware_family("gh200") == "nvidia-hopper");
+    CHECK(scenarios::hardware_family("rtx-4090") == "nvidia-ada");
+    // "rtx-50..." is not always Blackwell: the RTX 5000 Ada is Ada.
+    CHECK(scenarios::hardware_family("rtx-5000-ada") == "nvidia-ada");
+    CHECK(scenarios::hardware_family("rtx-5090") == "nvidia-blackwell");
+    CHECK(scenarios::hardware_family("dgx-spark") == "nvidia-blackwell");
+    CHECK(scenarios::hardware_family("a100-sxm-80gb") == "nvidia-ampere");
+    CHECK(scenarios::hardware_family("apple-m2-ultra") == "apple-m2");
+    CHECK(scenarios::hardware_family("strix-halo") == "amd-rdna");
+    CHECK(scenarios::hardware_family("mi300x") == "amd-cdna");
+    CHECK(scenarios::hardware_family("no-such-gpu") == "other");
+
+    // Every id in the table is a shipped profile, listed once.
+    const auto catalog = testing::shipped_catalog();
+    std::set<std::string_view> listed;
+    for (const auto& row : scenarios::kHardwareFamilies) {
+        CAPTURE(row.hardware_id);
+        CHECK(listed.insert(row.hardware_id).second);
+        CHECK_NOTHROW(catalog.hardware(std::string(row.hardware_id)));
+    }
+    // Every measured device has a family: a new measured device needs a row in kHardwareFamilies.
+    for (const auto& m : profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv")) {
+        CAPTURE(m.hardware);
+        CHECK(scenarios::hardware_family(m.hardware) != "other");
+    }
+}
+
+TEST_CASE("accuracy --held-out: the headline first in text, its three blocks in JSON") {
+    const ThreeSources data;
+    const fs::path folder = fs::path(DECODESIM_BINARY_DIR) / "leave_one_out";
+    fs::create_directories(folder);
+    const std::string file = (folder / "three-sources.csv").string();
+    {
+        std::ofstream csv(file);
+        csv << "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+        for (const auto& m : data.rows) {
+            csv << fmt::format(
+                "{},h100-sxm,llama-3.1-8b,bf16,bf16,llama.cpp,1,,,1,decode_tokens_per_s_per_stream,{:.17g},\"{}\",\n",
+                m.id, m.value, m.source);
+        }
+    }
+    const auto text = testing::run({"accuracy", file, "--held-out", "--worst", "0"});
+    REQUIRE(text.exit_code == 0);
+    const auto headline = text.out.find("Headline:");
+    REQUIRE(headline != std::string::npos);
+    CHECK(headline < text.out.find("split and metric"));
+    CHECK(text.out.find("source | decode_tokens_per_s_per_stream") != std::string::npos);
+
+    const auto json = testing::run({"accuracy", file, "--held-out", "--json"});
+    REQUIRE(json.exit_code == 0);
+    const auto document = nlohmann::json::parse(json.out);
+    // The same figures as the scenario above: a's 10 rows at p4 / p10 - 1 lead the median.
+    const auto& by_source = document["leave_one_source_out"];
+    CHECK(by_source["held_out"] == "source");
+    CHECK(by_source["groups"] == 3);
+    REQUIRE(by_source["by_metric"].size() == 1);
+    CHECK(by_source["by_metric"][0]["metric"] == "decode_tokens_per_s_per_stream");
+    CHECK(by_source["by_metric"][0]["rows"] == 12);
+    CHECK(by_source["by_metric"][0]["median_absolute_error"].get<double>() ==
+          doctest::Approx(data.p4 / data.p10 - 1.0).epsilon(1e-9));
+    CHECK(document["leave_one_family_out"]["groups"] == 1);
+    CHECK(document["in_sample"]["by_metric"][0]["median_absolute_error"].get<double>() < 1e-9);
+    // One row per (source, metric): c's +25% alone.
+    bool found = false;
+    for (const auto& group : by_source["by_group"]) {
+        if (group["subset"] != "https://c.example/t | decode_tokens_per_s_per_stream") continue;
+        found = true;
+        CHECK(group["median_absolute_error"].get<double>() == doctest::Approx(0.25).epsilon(1e-9));
+    }
+    CHECK(found);
+    // Without the flag, no headline.
+    CHECK_FALSE(nlohmann::json::parse(testing::run({"accuracy", file, "--json"}).out).contains("leave_one_source_out"));
+}

@@ -1,0 +1,212 @@
+// Speculative decoding under load in `serve`: each pass verifies k drafts per decoding sequence
+// and keeps a random accepted prefix. A lone request's TPOT against the engine's draft and
+// verification times, the edge acceptances 0 and 1 exactly, the law of large numbers on the
+// tokens per verification, the KV room the draft takes, the analytic steady state, and the CLI.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "engine/memory.hpp"
+#include "engine/speculative.hpp"
+#include "scenarios/serving.hpp"
+#include "scenarios/steady_state.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace decodesim;
+
+std::vector<scenarios::Request> poisson(double rate, long long prompt, long long output, long long count,
+                                        std::uint64_t seed = 1) {
+    scenarios::StreamSpec spec;
+    spec.arrivals.rate_per_s = rate;
+    spec.prompt.first = static_cast<double>(prompt);
+    spec.output.first = static_cast<double>(output);
+    spec.requests = count;
+    spec.seed = seed;
+    return scenarios::generate_requests(spec);
+}
+
+// Llama-3.1-8B on one h100-sxm, drafted by Llama-3.2-1B (same 128,256-token vocabulary). The
+// evaluator points into the operating point, so the two live together and never move.
+struct Speculating {
+    engine::OperatingPoint point;
+    engine::Evaluator evaluator;
+
+    explicit Speculating(engine::OperatingPoint resolved) : point(std::move(resolved)), evaluator(point) {}
+};
+
+std::unique_ptr<Speculating> speculating(int length, double acceptance, const std::string& draft = "llama-3.2-1b") {
+    const auto catalog = testing::shipped_catalog();
+    engine::DeploymentChoice choice;
+    choice.speculation = {length, acceptance, false};
+    return std::make_unique<Speculating>(engine::resolve_operating_point(
+        catalog.hardware("h100-sxm"), catalog.model("llama-3.1-8b"), choice, engine::Workload::request(1.0, 1000.0, 200.0),
+        catalog.model(draft)));
+}
+
+// E = (1 - a^(k+1)) / (1 - a).
+double expected_tokens(int length, double acceptance) {
+    return (1.0 - std::pow(acceptance, length + 1.0)) / (1.0 - acceptance);
+}
+
+}  // namespace
+
+TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) / E") {
+    // Requests 1000 s apart (each takes about 2 s): every request is alone, batch 1. Its passes
+    // after the prefill each cost the draft's 4 decode steps plus one verification of 5 positions,
+    // and yield E tokens on average: k = 4, a = 0.7, E = (1 - 0.7^5) / 0.3 = 0.83193 / 0.3 =
+    // 2.7731. The engine prices one such pass at the request's mean context (prompt 1000 plus
+    // half the 400-token output, (1001 + 1399) / 2 = 1200): predict --draft llama-3.2-1b
+    // --acceptance 0.7 --prompt 1000 --output 400 gives verify_time 6.572 ms (the 8B's 16 GB of
+    // bf16 weights streamed once for 5 positions), draft_time 5.755 ms (4 x 1.439 ms, the 1B's
+    // steps mostly fixed costs at batch 1), step 12.327 ms; so TPOT = 12.327 / 2.7731 = 4.445 ms
+    // against plain decoding's 6.560 ms. The step time is affine in the context, so the mean over
+    // the passes is the step at the mean context.
+    // Sampling: T (tokens per pass) has Var(T) = 10.1119 - 2.7731^2 = 2.42, so one request's
+    // TPOT spreads by sqrt(2.42 / (399 x 2.7731)) = 4.7%, the mean of 200 by 0.33%. The output's
+    // end cuts the last pass short: a request needs n / E + (E[T^2] + E) / (2 E^2) = n / E + 0.84
+    // passes (renewal theory), +0.6% on 144 passes. 3% covers both.
+    const auto s = speculating(4, 0.7);
+    const double e = expected_tokens(4, 0.7);
+    CHECK(e == doctest::Approx(2.7731).epsilon(1e-4));
+    const auto prediction = s->evaluator.predict(engine::Workload::request(1.0, 1000.0, 400.0));
+    REQUIRE(prediction.speculative.has_value());
+    const engine::SpeculativeResult& pass = *prediction.speculative;
+    CHECK(pass.step_time.value == doctest::Approx(pass.draft_time.value + pass.verify_time.value));
+    CHECK(pass.verify_time.value == doctest::Approx(6.572e-3).epsilon(1e-3));
+    CHECK(pass.draft_time.value == doctest::Approx(5.755e-3).epsilon(1e-3));
+    const double tpot = pass.step_time.value / e;
+    CHECK(tpot == doctest::Approx(4.445e-3).epsilon(1e-3));
+
+    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 1000, 400, 200, 3), {}, {});
+    REQUIRE(result.speculation.has_value());
+    CHECK(result.mean_running_batch < 0.01);
+    CHECK(result.tpot_s.mean == doctest::Approx(tpot).epsilon(0.03));
+    // TTFT is the prefill alone: speculation starts with the first decode pass.
+    CHECK(result.ttft_s.p50 == doctest::Approx(prediction.ttft.value).epsilon(1e-9));
+    // Against plain decoding on the same devices: fewer passes, each dearer.
+    const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto plain = plain_setup.realistic();
+    const auto without = scenarios::simulate_serving(plain, poisson(0.001, 1000, 400, 200, 3), {}, {});
+    CHECK(result.tpot_s.mean < without.tpot_s.mean);
+    CHECK(result.tpot_s.mean * pass.speedup == doctest::Approx(without.tpot_s.mean).epsilon(0.03));
+
+    // The analytic steady state at the same trickle: TPOT = step / E, the same figure.
+    const scenarios::SteadyState state = scenarios::steady_state(s->evaluator, {0.001, 1000.0, 400.0, 1.0}, {});
+    REQUIRE(state.stable);
+    CHECK(state.tpot_s.mean == doctest::Approx(tpot).epsilon(0.01));
+}
+
+TEST_CASE("acceptance 0: one token per verification, each pass costing the draft and the verification") {
+    // No draft is ever accepted, so each pass yields the model's own token only: a lone request of
+    // prompt P = 1000 and output N = 100 decodes its N - 1 = 99 tokens in 99 passes, the i-th
+    // (i = 0 .. 98) verifying 5 positions after P + i cached tokens and drafting 4 steps from
+    // there. TPOT = sum_i (verify(P + i) + draft(P + i)) / 99, exactly, from the engine's calls.
+    const auto s = speculating(4, 0.0);
+    const engine::CostModel& cost = s->evaluator.cost_model();
+    double passes = 0.0;
+    for (int i = 0; i < 99; ++i) {
+        const double context = 1000.0 + i;
+        passes += s->evaluator.step_time(engine::verification_shape(cost, 4, 1.0, context)).value +
+                  engine::draft_round_time(s->evaluator, s->evaluator.draft(), 4, 1.0, context).value;
+    }
+    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 1000, 100, 10, 5), {}, {});
+    REQUIRE(result.speculation.has_value());
+    CHECK(result.speculation->mean_tokens_per_verification == 1.0);
+    CHECK(result.speculation->verifications == 10 * 99);
+    CHECK(result.speculation->expected_tokens_per_verification == 1.0);
+    CHECK(result.tpot_s.p50 == doctest::Approx(passes / 99.0).epsilon(1e-9));
+    CHECK(result.tpot_s.max == doctest::Approx(passes / 99.0).epsilon(1e-9));
+    // The drafter's share of the passes is its 4 steps over the whole: between 0 and 1.
+    CHECK(result.speculation->draft_time_fraction > 0.1);
+    CHECK(result.speculation->draft_time_fraction < 0.9);
+}
+
+TEST_CASE("acceptance 1: k + 1 tokens per verification until the output's end") {
+    // Every draft is accepted: each pass yields all 4 drafts and the model's own token, 5. An
+    // output of N = 203 tokens has 202 after the first: 40 passes of 5 (200 tokens) and a 41st
+    // cut to the 2 left, never past the end. Mean per verification 202 / 41 = 4.9268.
+    const auto s = speculating(4, 1.0);
+    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 500, 203, 8, 2), {}, {});
+    REQUIRE(result.speculation.has_value());
+    CHECK(result.speculation->expected_tokens_per_verification == 5.0);
+    CHECK(result.speculation->verifications == 8 * 41);
+    CHECK(result.speculation->mean_tokens_per_verification == doctest::Approx(202.0 / 41.0).epsilon(1e-12));
+    CHECK(result.rejected == 0);
+    for (const auto& record : result.requests) CHECK(record.finish_s > record.first_token_s);
+}
+
+TEST_CASE("over a long run the tokens per verification average to E, and a seed gives the same run") {
+    // k = 3, a = 0.6: E = (1 - 0.6^4) / 0.4 = 0.8704 / 0.4 = 2.176. 400 requests of 1000 output
+    // tokens at 10/s are about 400 x 999 / 2.176 = 184,000 verifications; the per-verification
+    // spread (Var(T) = 6.0064 - 2.176^2 = 1.271) makes the mean's standard error
+    // sqrt(1.271 / 184,000) = 0.0026, 0.1% of E; the cut last pass of each output costs under
+    // 1 / 459 = 0.2%. So 3% is a safe bound, and the run is at load (batches of several).
+    const auto s = speculating(3, 0.6);
+    const double e = expected_tokens(3, 0.6);
+    CHECK(e == doctest::Approx(2.176));
+    const auto requests = poisson(10.0, 500, 1000, 400, 11);
+    scenarios::ServeConfig config;
+    config.seed = 42;
+    const auto result = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    REQUIRE(result.speculation.has_value());
+    CHECK(result.mean_running_batch > 2.0);
+    CHECK(result.speculation->verifications > 150000);
+    CHECK(result.speculation->mean_tokens_per_verification == doctest::Approx(e).epsilon(0.03));
+    CHECK(result.speculation->mean_tokens_per_verification < e);
+    // The same seed, the same run; another seed, other draws.
+    const auto again = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    CHECK(again.tpot_s.p99 == result.tpot_s.p99);
+    CHECK(again.speculation->verifications == result.speculation->verifications);
+    config.seed = 43;
+    const auto other = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    CHECK(other.speculation->verifications != result.speculation->verifications);
+}
+
+TEST_CASE("the draft model's weights and cache take their share of the KV room") {
+    // Capacity in tokens = (usable - target weights - draft weights) / (target + draft KV per
+    // token), the footprint the engine reports with the draft (engine::with_draft).
+    const auto s = speculating(4, 0.7);
+    const auto& hardware = s->point.hardware;
+    const engine::MemoryFootprint target = engine::memory_footprint(s->evaluator.cost_model(), hardware, 1.0, 1.0);
+    const engine::MemoryFootprint draft = engine::memory_footprint(s->evaluator.draft()->cost_model(), hardware, 1.0, 1.0);
+    const double room = (target.usable - target.weights - draft.weights).value;
+    const double per_token = (s->evaluator.cost_model().kv_bytes_per_sequence(1.0) +
+                              s->evaluator.draft()->cost_model().kv_bytes_per_sequence(1.0))
+                                 .value;
+    const auto result = scenarios::simulate_serving(s->evaluator, poisson(1.0, 100, 10, 3), {}, {});
+    CHECK(result.kv_capacity_tokens == doctest::Approx(room / per_token).epsilon(1e-12));
+    const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto plain = plain_setup.realistic();
+    CHECK(result.kv_capacity_tokens < scenarios::simulate_serving(plain, poisson(1.0, 100, 10, 3), {}, {}).kv_capacity_tokens);
+}
+
+TEST_CASE("serve --draft reports the speculation, and refuses a draft of another vocabulary") {
+    const auto run = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--draft", "llama-3.2-1b",
+                                   "--acceptance", "0.7", "--rate", "2", "--requests", "50", "--json"});
+    REQUIRE(run.exit_code == 0);
+    const auto document = nlohmann::json::parse(run.out);
+    const auto& speculation = document.at("speculation");
+    CHECK(speculation.at("draft") == "llama-3.2-1b");
+    CHECK(speculation.at("length") == 4);
+    CHECK(speculation.at("acceptance") == 0.7);
+    CHECK(speculation.at("expected_tokens_per_verification").get<double>() == doctest::Approx(2.7731).epsilon(1e-4));
+    CHECK(speculation.at("mean_tokens_per_verification").get<double>() > 1.0);
+    CHECK(speculation.at("verifications").get<long long>() > 0);
+
+    const auto text = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--draft",
+                                    "llama-3.2-1b", "--acceptance", "0.7", "--rate", "2", "--requests", "50"});
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.out.find("speculation   draft llama-3.2-1b, 4 draft tokens per verification, acceptance 0.7: ") !=
+          std::string::npos);
+
+    // Mistral-7B's 32,000-token vocabulary against Llama-3.1-8B's 128,256: the engine's message.
+    const auto refused = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--draft",
+                                       "mistral-7b", "--acceptance", "0.7", "--requests", "10"});
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.find("a draft must share the model's tokenizer") != std::string::npos);
+    CHECK(refused.err.find("does not simulate speculative decoding") == std::string::npos);
+}
