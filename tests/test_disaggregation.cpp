@@ -13,16 +13,7 @@ namespace {
 
 using namespace decodesim;
 
-std::vector<scenarios::Request> fixed_stream(double rate, long long prompt, long long output, long long count,
-                                             std::uint64_t seed = 1) {
-    scenarios::StreamSpec spec;
-    spec.arrivals.rate_per_s = rate;
-    spec.prompt.first = static_cast<double>(prompt);
-    spec.output.first = static_cast<double>(output);
-    spec.requests = count;
-    spec.seed = seed;
-    return scenarios::generate_requests(spec);
-}
+using testing::fixed_stream;
 
 // The H100 SXM's network as DGX H100 nodes have it, stated here so the test does not move when the
 // profile's figures do: one ConnectX-7 (400 Gb/s = 50 GB/s per direction) per GPU, 5 us a message.

@@ -18,16 +18,7 @@ namespace {
 
 using namespace decodesim;
 
-std::vector<scenarios::Request> poisson(double rate, long long prompt, long long output, long long count,
-                                        std::uint64_t seed = 1) {
-    scenarios::StreamSpec spec;
-    spec.arrivals.rate_per_s = rate;
-    spec.prompt.first = static_cast<double>(prompt);
-    spec.output.first = static_cast<double>(output);
-    spec.requests = count;
-    spec.seed = seed;
-    return scenarios::generate_requests(spec);
-}
+using testing::fixed_stream;
 
 // Llama-3.1-8B on one h100-sxm, drafted by Llama-3.2-1B (same 128,256-token vocabulary). The
 // evaluator points into the operating point, so the two live together and never move.
@@ -81,7 +72,7 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     const double tpot = pass.step_time.value / e;
     CHECK(tpot == doctest::Approx(4.445e-3).epsilon(1e-3));
 
-    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 1000, 400, 200, 3), {}, {});
+    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.mean_running_batch < 0.01);
     CHECK(result.tpot_s.mean == doctest::Approx(tpot).epsilon(0.03));
@@ -90,7 +81,7 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     // Against plain decoding on the same devices: fewer passes, each dearer.
     const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto plain = plain_setup.realistic();
-    const auto without = scenarios::simulate_serving(plain, poisson(0.001, 1000, 400, 200, 3), {}, {});
+    const auto without = scenarios::simulate_serving(plain, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     CHECK(result.tpot_s.mean < without.tpot_s.mean);
     CHECK(result.tpot_s.mean * pass.speedup == doctest::Approx(without.tpot_s.mean).epsilon(0.03));
 
@@ -113,7 +104,7 @@ TEST_CASE("acceptance 0: one token per verification, each pass costing the draft
         passes += s->evaluator.step_time(engine::verification_shape(cost, 4, 1.0, context)).value +
                   engine::draft_round_time(s->evaluator, s->evaluator.draft(), 4, 1.0, context).value;
     }
-    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 1000, 100, 10, 5), {}, {});
+    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 100, 10, 5), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.speculation->mean_tokens_per_verification == 1.0);
     CHECK(result.speculation->verifications == 10 * 99);
@@ -130,7 +121,7 @@ TEST_CASE("acceptance 1: k + 1 tokens per verification until the output's end") 
     // output of N = 203 tokens has 202 after the first: 40 passes of 5 (200 tokens) and a 41st
     // cut to the 2 left, never past the end. Mean per verification 202 / 41 = 4.9268.
     const auto s = speculating(4, 1.0);
-    const auto result = scenarios::simulate_serving(s->evaluator, poisson(0.001, 500, 203, 8, 2), {}, {});
+    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 500, 203, 8, 2), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.speculation->expected_tokens_per_verification == 5.0);
     CHECK(result.speculation->verifications == 8 * 41);
@@ -148,7 +139,7 @@ TEST_CASE("over a long run the tokens per verification average to E, and a seed 
     const auto s = speculating(3, 0.6);
     const double e = expected_tokens(3, 0.6);
     CHECK(e == doctest::Approx(2.176));
-    const auto requests = poisson(10.0, 500, 1000, 400, 11);
+    const auto requests = fixed_stream(10.0, 500, 1000, 400, 11);
     scenarios::ServeConfig config;
     config.seed = 42;
     const auto result = scenarios::simulate_serving(s->evaluator, requests, config, {});
@@ -177,11 +168,11 @@ TEST_CASE("the draft model's weights and cache take their share of the KV room")
     const double per_token = (s->evaluator.cost_model().kv_bytes_per_sequence(1.0) +
                               s->evaluator.draft()->cost_model().kv_bytes_per_sequence(1.0))
                                  .value;
-    const auto result = scenarios::simulate_serving(s->evaluator, poisson(1.0, 100, 10, 3), {}, {});
+    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(1.0, 100, 10, 3), {}, {});
     CHECK(result.kv_capacity_tokens == doctest::Approx(room / per_token).epsilon(1e-12));
     const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto plain = plain_setup.realistic();
-    CHECK(result.kv_capacity_tokens < scenarios::simulate_serving(plain, poisson(1.0, 100, 10, 3), {}, {}).kv_capacity_tokens);
+    CHECK(result.kv_capacity_tokens < scenarios::simulate_serving(plain, fixed_stream(1.0, 100, 10, 3), {}, {}).kv_capacity_tokens);
 }
 
 TEST_CASE("serve --draft reports the speculation, and refuses a draft of another vocabulary") {

@@ -15,16 +15,7 @@ namespace {
 
 using namespace decodesim;
 
-std::vector<scenarios::Request> poisson(double rate, long long prompt, long long output, long long count,
-                                        std::uint64_t seed = 1) {
-    scenarios::StreamSpec spec;
-    spec.arrivals.rate_per_s = rate;
-    spec.prompt.first = static_cast<double>(prompt);
-    spec.output.first = static_cast<double>(output);
-    spec.requests = count;
-    spec.seed = seed;
-    return scenarios::generate_requests(spec);
-}
+using testing::fixed_stream;
 
 }  // namespace
 
@@ -34,7 +25,7 @@ TEST_CASE("a lone request sees its own prefill as TTFT and the batch-1 decode st
     // contexts: the figures `predict` gives for one stream.
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const auto requests = poisson(0.001, 1000, 200, 20);
+    const auto requests = fixed_stream(0.001, 1000, 200, 20);
     const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
     const auto alone = evaluator.predict(engine::Workload::request(1.0, 1000.0, 200.0));
     CHECK(result.ttft_s.p50 == doctest::Approx(alone.ttft.value).epsilon(1e-9));
@@ -49,7 +40,7 @@ TEST_CASE("Little's law holds on the simulation's own output") {
     // L = lambda W: the time-average number of requests in the system (running + waiting) equals
     // the completion rate times the mean time in the system.
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    const auto result = scenarios::simulate_serving(s.realistic(), poisson(15.0, 1000, 200, 4000), {}, {});
+    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(15.0, 1000, 200, 4000), {}, {});
     const double in_system = result.mean_running_batch + result.mean_waiting;
     CHECK(in_system == doctest::Approx(result.requests_per_s * result.e2e_s.mean).epsilon(0.01));
 }
@@ -66,7 +57,7 @@ TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts"
     const double rho = 0.5;
     scenarios::ServeConfig config;
     config.limits.max_sequences = 1;
-    const auto result = scenarios::simulate_serving(evaluator, poisson(rho / service, 500, 100, 20000, 7), config, {});
+    const auto result = scenarios::simulate_serving(evaluator, fixed_stream(rho / service, 500, 100, 20000, 7), config, {});
     const double wait = result.ttft_s.mean - alone.ttft.value;
     CHECK(wait == doctest::Approx(rho * service / (2.0 * (1.0 - rho))).epsilon(0.05));
 }
@@ -77,20 +68,20 @@ TEST_CASE("arrivals above capacity saturate the server, and below it they do not
     scenarios::LoadShape load{1.0, 1000.0, 200.0, 1.0};
     const double capacity = scenarios::steady_state(evaluator, load, {}).saturation_rate_per_s;
     REQUIRE(capacity > 1.0);
-    const auto over = scenarios::simulate_serving(evaluator, poisson(1.5 * capacity, 1000, 200, 3000), {}, {});
+    const auto over = scenarios::simulate_serving(evaluator, fixed_stream(1.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK(over.saturated);
     // A saturated server completes requests at its capacity: the steady state's saturation rate.
     CHECK(over.requests_per_s == doctest::Approx(capacity).epsilon(0.1));
-    const auto under = scenarios::simulate_serving(evaluator, poisson(0.5 * capacity, 1000, 200, 3000), {}, {});
+    const auto under = scenarios::simulate_serving(evaluator, fixed_stream(0.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK_FALSE(under.saturated);
 }
 
 TEST_CASE("the same seed gives the same run, another seed another run") {
     const auto s = testing::setup("l4", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const auto a = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 3), {}, {});
-    const auto b = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 3), {}, {});
-    const auto c = scenarios::simulate_serving(evaluator, poisson(0.2, 2000, 300, 500, 4), {}, {});
+    const auto a = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
+    const auto b = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
+    const auto c = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 4), {}, {});
     CHECK(a.ttft_s.p99 == b.ttft_s.p99);
     CHECK(a.steps == b.steps);
     CHECK(a.ttft_s.p99 != c.ttft_s.p99);
@@ -100,7 +91,7 @@ TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomp
     // An L4 (24 GB) holds Llama-3.1-8B's 16 GB of weights and about 40k tokens of KV cache; 256
     // sequences of 2,000 + 500 tokens need 640k: preemption is forced.
     const auto s = testing::setup("l4", "llama-3.1-8b");
-    const auto result = scenarios::simulate_serving(s.realistic(), poisson(100.0, 2000, 500, 300), {}, {});
+    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(100.0, 2000, 500, 300), {}, {});
     CHECK(result.preemptions > 0);
     CHECK(result.rejected == 0);
     CHECK(result.peak_kv_fraction <= 1.0);
@@ -155,7 +146,7 @@ TEST_CASE("the analytic steady state agrees with the simulation where its assump
         CAPTURE(load);
         const double rate = load * capacity;
         const auto analytic = scenarios::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, {});
-        const auto simulated = scenarios::simulate_serving(evaluator, poisson(rate, 1000, 200, 6000, 11), {}, {});
+        const auto simulated = scenarios::simulate_serving(evaluator, fixed_stream(rate, 1000, 200, 6000, 11), {}, {});
         REQUIRE(analytic.stable);
         CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08));
         CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08));
@@ -238,7 +229,7 @@ TEST_CASE("without chunked prefill, a recomputed prompt longer than a pass is co
     scenarios::ServeConfig config;
     config.limits.chunked_prefill = false;
     config.limits.max_batched_tokens = 2000;
-    const auto result = scenarios::simulate_serving(s.realistic(), poisson(50.0, 1500, 500, 200), config, {});
+    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(50.0, 1500, 500, 200), config, {});
     long long unfinished_or_rejected = 0;
     for (const auto& record : result.requests) {
         if (record.rejected) {

@@ -13,6 +13,7 @@
 #include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/quantization.hpp"
+#include "scenarios/request_stream.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
 #include <nlohmann/json.hpp>
@@ -32,6 +33,18 @@ std::ostream& operator<<(std::ostream& stream, Quantity<Tag> quantity) {
 namespace decodesim::testing {
 
 inline profiles::Catalog shipped_catalog() { return profiles::Catalog(DECODESIM_ROOT); }
+
+// A stream of `count` requests of fixed lengths, Poisson arrivals at `rate` per second.
+inline std::vector<scenarios::Request> fixed_stream(double rate, long long prompt, long long output, long long count,
+                                                    std::uint64_t seed = 1) {
+    scenarios::StreamSpec spec;
+    spec.arrivals.rate_per_s = rate;
+    spec.prompt.first = static_cast<double>(prompt);
+    spec.output.first = static_cast<double>(output);
+    spec.requests = count;
+    spec.seed = seed;
+    return scenarios::generate_requests(spec);
+}
 
 inline std::string test_data(const std::string& relative) { return std::string(DECODESIM_TEST_DATA) + "/" + relative; }
 

@@ -11,6 +11,17 @@ namespace decodesim::scenarios {
 
 namespace {
 
+// A request's completion from its first token and the per-token pace, and the output rate.
+void finish_request_figures(SteadyState& state, const LoadShape& load) {
+    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
+    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
+    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
+    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
+    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
+    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
+    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+}
+
 constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
 constexpr double kZ90 = 1.282;
 constexpr int kIterations = 200;
@@ -332,13 +343,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
     state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
-    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
-    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
-    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
-    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
-    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
-    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+    finish_request_figures(state, load);
     return state;
 }
 
@@ -518,13 +523,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.ttft_s.p90 = ttft_at(0.90);
     state.ttft_s.p99 = ttft_at(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
-    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
-    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
-    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
-    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
-    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
-    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+    finish_request_figures(state, load);
     return result;
 }
 
