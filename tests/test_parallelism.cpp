@@ -500,3 +500,13 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
     REQUIRE(messages.size() == 1);
     CHECK(messages[0].find("vocabulary") != std::string::npos);
 }
+
+TEST_CASE("a deployment wider than any cluster is refused before its device count can overflow") {
+    // 4,096 x 4,096 x 32 = 536,870,912 devices: far past the 1,048,576 limit (and, with more stages,
+    // past what an int holds).
+    const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tp", "4096",
+                                      "--dp-attention", "4096", "--pp", "32"});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("tp 4096 x dp-attention 4096 x pp 32 = 536870912 devices, beyond the 1048576") !=
+          std::string::npos);
+}

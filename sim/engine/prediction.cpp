@@ -27,6 +27,13 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
     if (parallel.pipeline < 1) refuse("pp", "pipeline parallelism must be at least 1");
     if (parallel.expert < 1) refuse("ep", "expert parallelism must be at least 1");
     if (parallel.attention_data < 1) refuse("dp-attention", "attention data parallelism must be at least 1");
+    // Counted wide, so that no product of the degrees can overflow: far beyond any cluster built.
+    constexpr long long kMaxDevices = 1LL << 20;
+    const long long devices = static_cast<long long>(tp) * parallel.attention_data * parallel.pipeline;
+    if (devices > kMaxDevices) {
+        refuse("tp", fmt::format("tp {} x dp-attention {} x pp {} = {} devices, beyond the {} a deployment may span", tp,
+                                 parallel.attention_data, parallel.pipeline, devices, kMaxDevices));
+    }
     if (parallel.pipeline > model.num_hidden_layers) {
         refuse("pp", fmt::format("pipeline parallelism {} exceeds the {} layers of {}", parallel.pipeline,
                                  model.num_hidden_layers, model.name));
