@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "engine/collectives.hpp"
 #include "engine/cost_model.hpp"
@@ -509,4 +510,20 @@ TEST_CASE("a deployment wider than any cluster is refused before its device coun
     CHECK(result.exit_code == 1);
     CHECK(result.err.find("tp 4096 x dp-attention 4096 x pp 32 = 536870912 devices, beyond the 1048576") !=
           std::string::npos);
+}
+
+TEST_CASE("why evaluates the point with its draft model and lets offloaded KV run past the memory wall") {
+    // Llama-3.1-70B at tp 8 drafted by Llama-3.2-1B, k = 4: the verdict speaks of the verification
+    // pass of k + 1 = 5 positions, which only the draft-aware evaluation reports.
+    const auto drafted = testing::run({"why", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--tp", "8", "--draft",
+                                       "llama-3.2-1b", "--acceptance", "0.7", "--batch", "64", "--json"});
+    REQUIRE(drafted.exit_code == 0);
+    const auto verdict = nlohmann::json::parse(drafted.out)["verdict"].get<std::string>();
+    CHECK(verdict.find("each verification pass checks 5 positions per stream") != std::string::npos);
+    // Llama-3.1-8B at 8,192 tokens: 52 streams fit on an H100 (test_engine_physics), but with the
+    // cache allowed to spill over the host link all 64 asked for run.
+    const auto spilled = testing::run({"why", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--kv-offload",
+                                       "--batch", "64", "--context", "8192", "--json"});
+    REQUIRE(spilled.exit_code == 0);
+    CHECK(nlohmann::json::parse(spilled.out)["evaluated_batch"] == 64);
 }

@@ -254,7 +254,8 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
         prediction.memory = with_draft(prediction.memory, memory_footprint(draft_->cost_, *hardware_, batch, max_context),
                                        batch);
     }
-    if (deployment_.speculation.enabled()) {
+    // A draft model's evaluator exists only when built from an operating point that names it.
+    if (deployment_.speculation.enabled() && (deployment_.speculation.multi_token_heads || draft_)) {
         prediction.speculative = speculative_decode(*this, draft_.get(), deployment_.speculation, batch, decode.context);
     }
     if (detail == Detail::figures) return prediction;

@@ -53,8 +53,9 @@ std::string why_verdict(const scenarios::Explanation& explanation) {
         // Verification multiplies the work per byte read by the positions checked per stream.
         const bool compute = spec->verify_bound == engine::Bound::compute;
         text += fmt::format(
-            " With speculative decoding each verification pass checks {} positions per stream at {:.3g} FLOP/byte "
-            "against a machine balance of {:.3g}: it is {}-bound, so more FLOPS {}.",
+            " With speculative decoding each verification pass checks {} positions per stream ({:.3g} FLOP/byte; "
+            "the peak machine balance is {:.3g}) and is {}-bound at the rates this deployment achieves, so more "
+            "FLOPS {}.",
             spec->length + 1, spec->verify_arithmetic_intensity, explanation.prediction.machine_balance,
             engine::bound_name(spec->verify_bound),
             compute ? "now speed up speculation directly" : "still help it little; bandwidth and the acceptance rate set its pace");

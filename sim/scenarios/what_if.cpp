@@ -17,6 +17,14 @@ engine::Prediction evaluate(const profiles::ModelProfile& model, const HardwareP
     return evaluator.predict(workload);
 }
 
+// The point itself at `batch`, its draft model included (speculation is reported beside it).
+engine::Prediction evaluate_point(const engine::OperatingPoint& point, double batch) {
+    engine::OperatingPoint at = point;
+    at.workload.batch = batch;
+    const engine::Evaluator evaluator(at);
+    return evaluator.predict(at.workload);
+}
+
 // The batch a deployment can actually run: the request, capped by the memory wall, at least 1.
 double runnable_batch(double requested, long long max_batch) {
     return std::max(1.0, std::min(requested, static_cast<double>(max_batch)));
@@ -31,12 +39,13 @@ Explanation explain(const engine::OperatingPoint& point) {
     const engine::Workload& workload = point.workload;
     Explanation result;
     result.requested_batch = workload.batch;
-    const engine::Prediction requested = evaluate(model, hardware, deployment, workload, workload.batch);
+    const engine::Prediction requested = evaluate_point(point, workload.batch);
     result.capped_by_memory = !requested.memory.fits;
-    result.effective_batch = runnable_batch(workload.batch, requested.memory.max_batch);
-    result.prediction = result.effective_batch == workload.batch
-                            ? requested
-                            : evaluate(model, hardware, deployment, workload, result.effective_batch);
+    // With KV offload the batch beyond the memory wall runs, its cache spilled to CPU memory.
+    result.effective_batch =
+        requested.memory.fits ? workload.batch : runnable_batch(workload.batch, requested.memory.max_batch);
+    result.prediction =
+        result.effective_batch == workload.batch ? requested : evaluate_point(point, result.effective_batch);
     const double today = result.prediction.decode.tokens_per_s_total;
 
     HardwareProfile more_bandwidth = hardware;
@@ -71,7 +80,8 @@ Explanation explain(const engine::OperatingPoint& point) {
     result.what_if.compute_clock_share = deployment.clocks.compute_share;
     if (deployment.clocks.choice.condition != engine::ClockCondition::peak) {
         engine::DeploymentChoice at_peak{deployment.weights, deployment.kv, deployment.activation, deployment.runtime,
-                                         deployment.parallelism, {engine::ClockCondition::peak, std::nullopt}};
+                                         deployment.parallelism, {engine::ClockCondition::peak, std::nullopt},
+                                         deployment.kv_offload, {}};  // plain decoding: what clocks do to it
         const engine::Prediction peak = evaluate(model, hardware, engine::resolve_deployment(hardware, model, at_peak),
                                                  workload, result.effective_batch);
         result.what_if.peak_clocks = peak.decode.tokens_per_s_total / today;
