@@ -25,7 +25,7 @@ TEST_CASE("predict --json carries the documented keys in SI units") {
     CHECK(json.contains("ttft_s"));
     CHECK(json["decode"]["bound"] == "memory");
     CHECK(json["memory"]["kv_bytes_per_token"] == 131072.0);
-    CHECK(json["memory"]["capacity_bytes"] == 80e9);
+    CHECK(json["memory"]["capacity_bytes"] == 80.0 * 1073741824.0);  // "80 GiB": 85,899,345,920 B
     REQUIRE(json["operators"].is_array());
     for (const auto& op : json["operators"]) {
         CHECK(op.contains("name"));

@@ -318,10 +318,10 @@ TEST_CASE("profiles: absurd values are refused with the plausible range, and uni
              Case{"bandwidth: 3.35 TB/s", "bandwidth: 5000 TB/s",
                   "memory.bandwidth: '5000 TB/s' is outside the plausible range for a bandwidth of one device, 100 MB/s to 1 PB/s"},
              Case{"bandwidth: 3.35 TB/s", "bandwidth: 3 B/s", "outside the plausible range for a bandwidth"},
-             Case{"capacity: 80 GB", "capacity: 2000 TB", "memory.capacity: '2000 TB' is outside the plausible range"},
+             Case{"capacity: 80 GiB", "capacity: 2000 TB", "memory.capacity: '2000 TB' is outside the plausible range"},
              Case{"power: 700 W", "power: 0.000000000001 W", "power: '0.000000000001 W' is outside the plausible range for a power"},
              Case{"fp32: 66.9 TFLOPS", "fp32: 66.9 tflops", "compute.fp32: unknown unit 'tflops': units are case-sensitive; write 'TFLOPS'"},
-             Case{"capacity: 80 GB", "capacity: 80 Gb", "'Gb' is ambiguous: units are case-sensitive and a lower-case 'b' means bits"},
+             Case{"capacity: 80 GiB", "capacity: 80 Gb", "'Gb' is ambiguous: units are case-sensitive and a lower-case 'b' means bits"},
              Case{"price_per_hour: 2.49", "price_per_hour: 1e9", "price_per_hour: expected a number greater than 0 and at most 10000"},
          }) {
         CAPTURE(c.to);
@@ -381,8 +381,9 @@ TEST_CASE("escaping: a file name with a quote, a newline and bytes that are not 
 }
 
 TEST_CASE("memory warnings name the actual cause") {
-    // Llama 3.1 8B in bf16 on a 24 GB RTX 4090: 16.06 GB of weights fit, but one stream at 131,072
-    // tokens holds 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 131,072 B per token, 17.18 GB.
+    // Llama 3.1 8B in bf16 on a 24 GiB RTX 4090 (0.9 x 25.77e9 = 23.19 GB usable): 16.06 GB of
+    // weights fit, but one stream at 131,072 tokens holds 32 layers x 8 KV heads x 128 x 2 (K, V) x
+    // 2 bytes = 131,072 B per token, 17.18 GB: 33.24 GB > 23.19 GB.
     const auto result = testing::run({"curve", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--context", "131072"});
     CHECK(result.exit_code == 0);
     CHECK(result.err.find("one stream's KV cache (17.2 GB) does not fit beside the weights") != std::string::npos);
@@ -455,8 +456,8 @@ TEST_CASE("second battery: empty values, token counts in serve, tiny shares and 
 }
 
 TEST_CASE("when one stream's KV cache does not fit, every command says so, and serve computes nothing") {
-    // Llama 3.1 8B bf16 on a 24 GB L4: 16.06 GB of weights fit; one stream at 100,000 tokens needs
-    // 100,000 x 131,072 B = 13.1 GB more.
+    // Llama 3.1 8B bf16 on a 24 GiB L4 (23.19 GB usable): 16.06 GB of weights fit; one stream at
+    // 100,000 tokens needs 100,000 x 131,072 B = 13.1 GB more, 29.17 GB > 23.19 GB.
     const std::string message = "one stream's KV cache (13.1 GB) does not fit beside the weights";
     const std::vector<std::string> model{"--hardware", "l4", "--model", "llama-3.1-8b"};
     for (const auto& line : std::vector<std::vector<std::string>>{

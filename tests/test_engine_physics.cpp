@@ -193,8 +193,9 @@ TEST_CASE("a shared prefix in the prefix cache skips its prefill and is held onc
     // The cache: the 6,000 shared tokens once, and each stream's own 8,448 - 6,000 = 2,448, at
     // 131,072 B per token: 131,072 x (6,000 + 32 x 2,448) = 11,054,088,192 B.
     CHECK(prediction.memory.kv.value == doctest::Approx(131072.0 * (6000.0 + 32 * 2448.0)).epsilon(1e-12));
-    // Streams that fit: (0.9 x 80 GB - 16.06 GB of weights - the shared 786 MB) / (2,448 x 131,072 B).
-    const double room = 0.9 * 80e9 - 2 * kLlama8bParameters - 6000.0 * 131072.0;
+    // Streams that fit: (0.9 x 80 GiB - 16.06 GB of weights - the shared 786 MB) / (2,448 x 131,072 B)
+    // = (77,309,411,328 - 16,060,522,496 - 786,432,000) / 320,864,256 = 188.4: 188.
+    const double room = 0.9 * 80.0 * 1073741824.0 - 2 * kLlama8bParameters - 6000.0 * 131072.0;
     CHECK(prediction.memory.max_batch == static_cast<long long>(std::floor(room / (2448.0 * 131072.0))));
     // The command line refuses a prefix as long as the prompt.
     const auto refused = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "100",
@@ -206,13 +207,14 @@ TEST_CASE("a shared prefix in the prefix cache skips its prefill and is held onc
 TEST_CASE("memory: the largest batch fills what the reserve leaves") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto prediction = s.ideal().predict(engine::Workload::step(1.0, 8192.0));
-    // Usable: 90% of 80 GB = 72 GB; minus 16.06 GB of weights leaves 55.94 GB; a sequence at 8192
-    // tokens holds 8192 x 131,072 B = 1.074 GB, so 52 sequences fit.
-    const double room = 0.9 * 80e9 - 2 * kLlama8bParameters;
+    // Usable: 90% of 80 GiB (85,899,345,920 B) = 77,309,411,328 B; minus 16,060,522,496 B of weights
+    // leaves 61,248,888,832 B; a sequence at 8192 tokens holds 8192 x 131,072 B = 1,073,741,824 B,
+    // so 61,248,888,832 / 1,073,741,824 = 57.04: 57 sequences fit.
+    const double room = 0.9 * 80.0 * 1073741824.0 - 2 * kLlama8bParameters;
     CHECK(prediction.memory.max_batch == static_cast<long long>(std::floor(room / (8192.0 * 131072.0))));
-    CHECK(prediction.memory.max_batch == 52);
-    CHECK(s.ideal().predict(engine::Workload::step(52.0, 8192.0)).memory.fits);
-    CHECK_FALSE(s.ideal().predict(engine::Workload::step(53.0, 8192.0)).memory.fits);
+    CHECK(prediction.memory.max_batch == 57);
+    CHECK(s.ideal().predict(engine::Workload::step(57.0, 8192.0)).memory.fits);
+    CHECK_FALSE(s.ideal().predict(engine::Workload::step(58.0, 8192.0)).memory.fits);
 }
 
 TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {

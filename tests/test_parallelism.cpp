@@ -378,11 +378,12 @@ TEST_CASE("attention data parallelism: DeepSeek-V3 at tp 1, dp-attention 8, ep 8
                            2.0 * 7168.0 * 256.0 * 58.0 + 123.0 * 7168.0 * 2.0 + 2.0 * 129280.0 * 7168.0 * 2.0;
     REQUIRE(weights == 100816775168.0);
     CHECK(memory.weights == doctest::Approx(weights));
-    // Usable: 141 GB x 0.90 = 126.9 GB; room 26,083,224,832 B = 90.62 sequences of 4,096 tokens on
-    // one replica's device: 90, and 8 replicas hold 8 x 90 = 720.
-    const double one_replica = std::floor((141e9 * 0.9 - weights) / per_sequence);
-    REQUIRE(one_replica == 90.0);
-    CHECK(memory.max_batch == 8 * 90);
+    // Usable: 141 GiB (151,397,597,184 B) x 0.90 = 136,257,837,465.6 B; room 35,441,062,297.6 B
+    // = 123.13 sequences of 4,096 tokens on one replica's device: 123, and 8 replicas hold
+    // 8 x 123 = 984.
+    const double one_replica = std::floor((141.0 * 1073741824.0 * 0.9 - weights) / per_sequence);
+    REQUIRE(one_replica == 123.0);
+    CHECK(memory.max_batch == 8 * 123);
 
     // Each replica attends over its own 8 sequences: the step reads 8 x 61 x 4,096 latent rows.
     const auto costs = engine::decode_step_costs(evaluator.cost_model(), 64.0, context);
@@ -390,14 +391,14 @@ TEST_CASE("attention data parallelism: DeepSeek-V3 at tp 1, dp-attention 8, ep 8
 }
 
 TEST_CASE("KV offload: Llama-3.1-8B on h100-sxm spills what exceeds device memory over PCIe") {
-    // Weights 8,030,261,248 x 2 B = 16,060,522,496 B (test_engine_physics.cpp); usable 80 GB x 0.9
-    // = 72 GB; room for KV 55,939,477,504 B. Batch 64 at 8,192 tokens: 64 x 8192 x 131,072 B
-    // = 68,719,476,736 B of KV, 12,779,999,232 B more than the room.
+    // Weights 8,030,261,248 x 2 B = 16,060,522,496 B (test_engine_physics.cpp); usable 80 GiB x 0.9
+    // = 85,899,345,920 x 0.9 = 77,309,411,328 B; room for KV 61,248,888,832 B. Batch 64 at 8,192
+    // tokens: 64 x 8192 x 131,072 B = 68,719,476,736 B of KV, 7,470,587,904 B more than the room.
     const double weights = 2.0 * 8030261248.0;
-    const double room = 72e9 - weights;
+    const double room = 0.9 * 80.0 * 1073741824.0 - weights;
     const double kv = 64.0 * 8192.0 * 131072.0;
     const double spilled = kv - room;
-    REQUIRE(spilled == doctest::Approx(12779999232.0));
+    REQUIRE(spilled == doctest::Approx(7470587904.0));
     const engine::Workload workload = engine::Workload::step(64.0, 8192.0);
 
     const auto resident = deployed("h100-sxm", "llama-3.1-8b", "bf16", parallelism(1));
@@ -408,13 +409,13 @@ TEST_CASE("KV offload: Llama-3.1-8B on h100-sxm spills what exceeds device memor
     const auto prediction = evaluator.predict(workload);
     CHECK(prediction.memory.fits);  // only the weights must fit
     CHECK(prediction.memory.spilled == doctest::Approx(spilled));
-    // The step reads the whole cache once, 68.72 GB; the spilled share, spilled / kv = 18.60%,
+    // The step reads the whole cache once, 68.72 GB; the spilled share, spilled / kv = 10.87%,
     // comes over the host link, the rest (exactly the room) from device memory.
     const auto costs = engine::decode_step_costs(evaluator.cost_model(), 64.0, 8192.0);
     CHECK(costs[OperatorKind::kv_offload].bytes == doctest::Approx(spilled));
     CHECK(costs[OperatorKind::attention_score].bytes + costs[OperatorKind::attention_value].bytes ==
           doctest::Approx(room));
-    // At the roofline over PCIe 5.0 x16, 64 GB/s: 12.78e9 / 64e9 = 0.19969 s.
+    // At the roofline over PCIe 5.0 x16, 64 GB/s: 7.471e9 / 64e9 = 0.11673 s.
     CHECK(operator_time(evaluator.roofline_decode_step(64.0, 8192.0), OperatorKind::kv_offload) ==
           near(spilled / 64e9));
 

@@ -54,18 +54,20 @@ TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
 
 TEST_CASE("capacity counts only when memory caps the batch") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    // 8192-token sequences: 52 fit (docs: (72e9 - 16.06e9) / (8192 x 131072)); asking for 200 is capped.
+    // 8192-token sequences: 57 fit ((0.9 x 80 GiB - 16.06e9) / (8192 x 131072) = (77.31e9 - 16.06e9)
+    // / 1.074e9 = 57.04); asking for 200 is capped.
     const auto explanation = scenarios::explain(s.point(engine::Workload::step(200, 8192)));
     CHECK(explanation.capped_by_memory);
-    CHECK(explanation.effective_batch == 52.0);
-    // Twice the capacity: (144e9 - 16.06e9) / 1.074e9 = 119 sequences. Each step streams the weights
-    // plus 1.074 GB of KV per sequence at 2.747 TB/s, plus the fixed overhead:
-    // 52 streams: (15.01e9 + 52 x 1.074e9) / 2.747e12 + 1.036 ms = 26.8 ms -> 1940 tokens/s;
-    // 119 streams: (15.01e9 + 119 x 1.074e9) / 2.747e12 + 1.036 ms = 53.0 ms -> 2245 tokens/s: x1.157.
-    CHECK(*explanation.max_batch_with_capacity_x2 == 119);
+    CHECK(explanation.effective_batch == 57.0);
+    // Twice the capacity: (2 x 77.31e9 - 16.06e9) / 1.074e9 = 138.56e9 / 1.074e9 = 129.04: 129
+    // sequences. Each step streams the weights plus 1.074 GB of KV per sequence at 2.747 TB/s, plus
+    // the fixed overhead:
+    // 57 streams: (15.01e9 + 57 x 1.074e9) / 2.747e12 + 1.036 ms = 28.8 ms -> 1981 tokens/s;
+    // 129 streams: (15.01e9 + 129 x 1.074e9) / 2.747e12 + 1.036 ms = 56.9 ms -> 2266 tokens/s: x1.144.
+    CHECK(*explanation.max_batch_with_capacity_x2 == 129);
     const double sequence = 8192 * kKvPerToken, bandwidth = 3.35e12 * 0.82;
-    const double today = 52 / ((kStreamedWeights + 52 * sequence) / bandwidth + kOverhead);
-    const double doubled = 119 / ((kStreamedWeights + 119 * sequence) / bandwidth + kOverhead);
+    const double today = 57 / ((kStreamedWeights + 57 * sequence) / bandwidth + kOverhead);
+    const double doubled = 129 / ((kStreamedWeights + 129 * sequence) / bandwidth + kOverhead);
     CHECK(explanation.what_if.capacity_x2 == doctest::Approx(doubled / today).epsilon(0.01));
 }
 
@@ -73,9 +75,9 @@ TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to t
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     const auto curve = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), {});
-    CHECK(curve.max_batch == 52);
+    CHECK(curve.max_batch == 57);  // (0.9 x 80 GiB - 16.06e9) / (8192 x 131,072 B) = 57.04 (test_engine_physics.cpp)
     CHECK(curve.max_batch == evaluator.predict(engine::Workload::step(1, 8192)).memory.max_batch);
-    REQUIRE(curve.points.size() == 52);
+    REQUIRE(curve.points.size() == 57);
     for (std::size_t i = 1; i < curve.points.size(); ++i) {
         CHECK(curve.points[i].tokens_per_s_total > curve.points[i - 1].tokens_per_s_total);
         CHECK(curve.points[i].tokens_per_s_per_stream <= curve.points[i - 1].tokens_per_s_per_stream);
@@ -85,8 +87,8 @@ TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to t
     scenarios::CurveOptions past;
     past.last_batch = 60;
     const auto extended = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), past);
-    CHECK(extended.points[51].fits);
-    CHECK_FALSE(extended.points[52].fits);
+    CHECK(extended.points[56].fits);        // batch 57, the wall
+    CHECK_FALSE(extended.points[57].fits);  // batch 58
 }
 
 TEST_CASE("500 tokens/s per stream for Llama-3.1-70B bf16 on one H100 is impossible") {

@@ -88,8 +88,9 @@ TEST_CASE("the same seed gives the same run, another seed another run") {
 }
 
 TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomputed, and every request still finishes") {
-    // An L4 (24 GB) holds Llama-3.1-8B's 16 GB of weights and about 40k tokens of KV cache; 256
-    // sequences of 2,000 + 500 tokens need 640k: preemption is forced.
+    // An L4 (24 GiB) holds Llama-3.1-8B's 16 GB of weights and about 54k tokens of KV cache
+    // ((0.9 x 25,769,803,776 - 16,060,522,496) B / 131,072 B = 54,415); 256 sequences of 2,000 + 500
+    // tokens need 640k: preemption is forced.
     const auto s = testing::setup("l4", "llama-3.1-8b");
     const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(100.0, 2000, 500, 300), {}, {});
     CHECK(result.preemptions > 0);
@@ -103,7 +104,7 @@ TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomp
 }
 
 TEST_CASE("a prompt no replica can hold is rejected, not served or looped on") {
-    // 24 GB L4: 400k tokens of prompt can never fit beside the weights.
+    // 24 GiB L4: 400k tokens of prompt can never fit beside the weights (room for about 54k, above).
     const auto s = testing::setup("l4", "llama-3.1-8b");
     std::vector<scenarios::Request> requests{{0.0, 400000, 10, -1, 0}, {0.1, 100, 10, -1, 0}};
     const auto result = scenarios::simulate_serving(s.realistic(), requests, {}, {});
