@@ -71,3 +71,25 @@ TEST_CASE("mxfp4 applies to the experts only, as GPT-OSS ships") {
     // the remaining 1.80e9 params (attention, router, embeddings) at 2 bytes = 3.61 GB.
     CHECK(bytes == doctest::Approx(10.15e9 + 3.61e9).epsilon(0.01));
 }
+
+TEST_CASE("mxfp4_moe prices the GGUF file type tensor by tensor: experts MXFP4, the rest Q8_0") {
+    // llama-quant.cpp (llama_tensor_get_type, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): 3-D expert tensors
+    // MXFP4 (17 bytes per 32 weights = 4.25 bits), every other tensor and the output matrix Q8_0
+    // (34 bytes per 32 = 8.5 bits). llama-bench prints these files as "gpt-oss 20B MXFP4 MoE,
+    // 11.27 GiB" and "gpt-oss 120B MXFP4 MoE, 59.02 GiB" (llama.cpp benches/dgx-spark.md, rows in
+    // validation/measurements.csv).
+    const auto bytes_of = [](const char* id) {
+        const auto model = testing::shipped_catalog().model(id);
+        engine::Deployment deployment;
+        deployment.weights = core::find_named(core::weight_formats(), "mxfp4_moe");
+        deployment.kv = core::find_named(core::kv_formats(), "bf16");
+        return engine::build_cost_model(model, deployment).weight_bytes().value;
+    };
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    // 20b: experts 24 x 32 x 3 x 2880 x 2880 = 19.11e9 at 4.25 bits = 10.15e9 B; the other
+    // 20.91e9 - 19.11e9 = 1.80e9 parameters at 8.5 bits = 1.91e9 B; 12.06e9 B = 11.23 GiB.
+    CHECK(bytes_of("gpt-oss-20b") / gib == doctest::Approx(11.27).epsilon(0.01));
+    // 120b: experts 36 x 128 x 3 x 2880 x 2880 = 114.65e9 at 4.25 bits = 60.90e9 B; the other
+    // 116.83e9 - 114.65e9 = 2.18e9 at 8.5 bits = 2.32e9 B; 63.22e9 B = 58.88 GiB.
+    CHECK(bytes_of("gpt-oss-120b") / gib == doctest::Approx(59.02).epsilon(0.01));
+}

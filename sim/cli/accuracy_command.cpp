@@ -64,7 +64,7 @@ void add_accuracy_command(CLI::App& app, CommandRun& run) {
     CLI::App* command = app.add_subcommand("accuracy", "Predict every public measurement in validation/ and report the error");
     command->add_option("file", options->file, "Measurements CSV (default: validation/measurements.csv)");
     command->add_option("--runtime", options->runtime, "Use this runtime preset for every row (default: by the row's engine)");
-    command->add_flag("--fit", options->fit, "Fit the llama.cpp and tensorrt-llm presets on the training split and print them");
+    command->add_flag("--fit", options->fit, "Fit the vllm, llama.cpp and tensorrt-llm presets on the training split and print them");
     command->add_flag(
         "--held-out", options->held_out,
         "Lead with the headline: the error on each source's rows (then each hardware family's) with the "

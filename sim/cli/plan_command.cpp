@@ -11,6 +11,7 @@
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
+#include "cli/runtime_option.hpp"
 #include "cli/stream_options.hpp"
 #include "core/error.hpp"
 #include "core/value_range.hpp"
@@ -93,7 +94,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.pipeline_parallel.push_back(static_cast<int>(pp));
     }
-    space.runtime = runtime_named(options.runtime);
+    const RuntimeChoice runtime = runtime_choice(options.runtime);
+    space.runtime = runtime.runtime;
+    space.runtime_file = runtime.file;
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
     space.disaggregation = options.disaggregation == "off"    ? scenarios::PlanDisaggregation::off
@@ -134,7 +137,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.prompt_tokens = workload.prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
-    conditions.runtime = options.runtime;
+    conditions.runtime = space.runtime_file ? std::string(space.runtime_file->name) : options.runtime;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;
     if (options.max_output) {

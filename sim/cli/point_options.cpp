@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/runtime_option.hpp"
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/memory.hpp"
@@ -164,7 +165,9 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     if (options.weights) choice.weights = &weight_format_named(*options.weights);
     if (options.kv) choice.kv = &kv_format_named(*options.kv);
     if (options.activation) choice.activation = activation_named(*options.activation);
-    choice.runtime = runtime_named(options.runtime);
+    const RuntimeChoice runtime = runtime_choice(options.runtime);
+    choice.runtime = runtime.runtime;
+    choice.runtime_file = runtime.file;
     choice.parallelism.tensor = options.tensor_parallel;
     choice.parallelism.pipeline = options.pipeline_parallel;
     choice.parallelism.expert = options.expert_parallel;
@@ -232,7 +235,7 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
                                             : std::nullopt);
     if (io.log != nullptr) {
         const engine::Deployment& deployment = point.deployment;
-        const engine::Efficiency efficiency = engine::default_efficiency(point.hardware, deployment.runtime);
+        const engine::Efficiency efficiency = engine::deployment_efficiency(point.hardware, deployment);
         io.log->info("hardware {} from {}", point.hardware.id, catalog.hardware_path(options.hardware));
         io.log->info("model {} from {}", point.model.id, catalog.model_path(options.model));
         if (point.model.checkpoint_bits_per_weight) {
@@ -244,7 +247,7 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
         io.log->info("weights {} ({:.4g} bits base), KV {}, activations {}, tp {}, runtime {}", deployment.weights->name,
                      deployment.weights->bits_per_weight, deployment.kv->name,
                      core::datatype_name(deployment.activation), deployment.parallelism.tensor,
-                     engine::runtime_name(deployment.runtime));
+                     engine::runtime_label(deployment));
         io.log->info("efficiency: bandwidth {:.3f}, compute {:.3f}, kernel overhead {}, usable memory {:.2f}",
                      efficiency.memory_bandwidth, efficiency.compute, efficiency.kernel_overhead,
                      engine::usable_memory_fraction(point.hardware));

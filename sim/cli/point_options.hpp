@@ -75,7 +75,8 @@ inline constexpr const char* kModel = "Model id, profile YAML, or Hugging Face c
 inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
 inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
-inline constexpr const char* kRuntime = "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md)";
+inline constexpr const char* kRuntime =
+    "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md), or a preset file path.yaml (docs/cli.md)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
 inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split into contiguous blocks; docs/model.md)";
 inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";

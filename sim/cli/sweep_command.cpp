@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
+#include "cli/runtime_option.hpp"
 #include "core/error.hpp"
 #include "core/value_range.hpp"
 #include "report/sweep_writer.hpp"
@@ -110,7 +111,12 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
         }
     }
     grid.runtimes.clear();
-    for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) grid.runtimes.push_back(runtime_named(name));
+    grid.runtime_files.clear();
+    for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) {
+        const RuntimeChoice runtime = runtime_choice(name);
+        grid.runtimes.push_back(runtime.runtime);
+        grid.runtime_files.push_back(runtime.file);
+    }
     grid.clocks.clear();
     for (const auto& name : core::parse_name_list(options.clocks, "--clocks")) {
         grid.clocks.push_back(clock_choice(name, options.power_limit_watts));

@@ -11,6 +11,7 @@ constexpr double kQ4_K = 144.0 * 8 / 256;  // 4.5
 constexpr double kQ4_0 = 18.0 * 8 / 32;    // 4.5
 constexpr double kQ3_K = 110.0 * 8 / 256;  // 3.4375
 constexpr double kQ2_K = 84.0 * 8 / 256;   // 2.625
+constexpr double kMxfp4 = 17.0 * 8 / 32;   // 4.25: E2M1 + one E8M0 scale per 32
 constexpr double kHalf = 16.0;
 
 // llama-quant's use_more_bits: the first and last eighth of the layers and every third between.
@@ -20,6 +21,12 @@ bool use_more_bits(int layer, int num_layers) {
 
 double gguf_tensor_bits(std::string_view name, TensorRole role, const LayerContext& context) {
     const bool eight_experts = context.num_experts == 8;
+    // MXFP4_MOE (llama-quant.cpp, llama_tensor_get_type): the 3-D expert tensors in MXFP4, every
+    // other tensor, the output matrix included, in Q8_0.
+    if (name == "mxfp4_moe") {
+        const bool expert_matrix = role == TensorRole::mlp_gate_up || role == TensorRole::mlp_down;
+        return context.routed_expert && expert_matrix ? kMxfp4 : kQ8_0;
+    }
     // The output matrix gets Q6_K in every K-quant and in Q4_0; Q8_0 keeps it in Q8_0.
     if (role == TensorRole::lm_head) return name == "q8_0" ? kQ8_0 : kQ6_K;
     if (name == "q8_0") return kQ8_0;
@@ -61,7 +68,7 @@ const std::vector<WeightFormat>& weight_formats() {
          FormatCoverage::linear_layers, std::nullopt, true},
         {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,
          FormatCoverage::linear_layers, std::nullopt, true},
-        {"mxfp4", "OCP MXFP4 (E2M1 + E8M0 scale per 32) on MLP/expert weights only, as GPT-OSS ships", 4.25,
+        {"mxfp4", "OCP MXFP4 (E2M1 + E8M0 scale per 32) on MLP/expert weights only, as GPT-OSS ships", kMxfp4,
          FormatCoverage::mlp_only, std::nullopt, true},
         {"nvfp4", "NVFP4 (E2M1 + E4M3 scale per 16) W4A4 on FP4 tensor cores; embedding and lm_head bf16", 4.5,
          FormatCoverage::linear_layers, Datatype::fp4},
@@ -72,6 +79,8 @@ const std::vector<WeightFormat>& weight_formats() {
         {"q4_k_m", "llama.cpp Q4_K_M mixture (Q4_K, Q6_K on half of attn_v/ffn_down)", kQ4_K,
          FormatCoverage::gguf_mixture, Datatype::int8, true},
         {"q4_0", "llama.cpp Q4_0 (block 32, fp16 scale)", kQ4_0, FormatCoverage::gguf_mixture, Datatype::int8, true},
+        {"mxfp4_moe", "llama.cpp MXFP4_MOE file (the ggml-org gpt-oss GGUFs): routed experts MXFP4, every other tensor Q8_0",
+         kMxfp4, FormatCoverage::gguf_mixture, Datatype::int8, true},
         {"q2_k", "llama.cpp Q2_K mixture (Q2_K, Q3_K/Q4_K on attn_v, attn_output, ffn_down)", kQ2_K,
          FormatCoverage::gguf_mixture, Datatype::int8, true},
     };

@@ -62,6 +62,7 @@ struct LayerContext {
     int num_layers = 1;
     int gqa_ratio = 1;                // attention heads per KV head
     int num_experts = 0;              // routed experts per layer (0 for dense models)
+    bool routed_expert = false;       // the tensor is a routed expert's (a 3-D expert tensor in GGUF)
 };
 
 // Bits per weight of one tensor role at one layer, for a format. 16 for tensors the format

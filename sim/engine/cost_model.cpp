@@ -155,7 +155,10 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     const double norm_bits = 16.0;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
         const core::LayerContext context{layer, model.num_hidden_layers,
-                                         model.num_attention_heads / std::max(1, model.num_key_value_heads), experts};
+                                         model.num_attention_heads / std::max(1, model.num_key_value_heads), experts,
+                                         false};
+        core::LayerContext expert_context = context;
+        expert_context.routed_expert = true;
         auto bits = [&](TensorRole role) { return core::tensor_bits(format, role, context); };
 
         const bool recurrent = is_recurrent_layer(model, layer);
@@ -221,25 +224,27 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         cost.output.layers += 1;
 
         // A gated MLP has gate and up (2 matrices of H x I) and down (I x H); a plain one up and down.
-        auto add_mlp = [&](WeightGroup& group, double intermediate, int split) {
+        auto add_mlp = [&](WeightGroup& group, double intermediate, int split, bool routed) {
             const double per_device = intermediate / split;
-            add_matrix(group, (gated ? 2.0 : 1.0) * hidden * per_device, bits(TensorRole::mlp_gate_up));
-            add_matrix(group, per_device * hidden, bits(TensorRole::mlp_down));
+            const core::LayerContext& where = routed ? expert_context : context;
+            add_matrix(group, (gated ? 2.0 : 1.0) * hidden * per_device,
+                       core::tensor_bits(format, TensorRole::mlp_gate_up, where));
+            add_matrix(group, per_device * hidden, core::tensor_bits(format, TensorRole::mlp_down, where));
             group.activation_width += 2.0 * hidden + (gated ? 3.0 : 2.0) * per_device;
             group.layers += 2;  // two kernels: gate/up, down
         };
         if (is_moe_layer(model, layer)) {
             const auto& moe = *model.moe;
             ++cost.moe_layers;
-            add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size), expert_split);
+            add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size), expert_split, true);
             add_matrix(cost.router, hidden * experts, bits(TensorRole::router));
             cost.router.activation_width += hidden + experts;
             cost.router.layers += 1;
             for (int shared = 0; shared < moe.n_shared_experts; ++shared) {
-                add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size), tp);
+                add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size), tp, false);
             }
         } else {
-            add_mlp(cost.mlp, static_cast<double>(model.intermediate_size), tp);
+            add_mlp(cost.mlp, static_cast<double>(model.intermediate_size), tp, false);
             ++cost.dense_layers;
         }
         cost.norms_weight_bytes += core::Bytes(2.0 * hidden * norm_bits / 8.0);
@@ -253,7 +258,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
 
     // Vocabulary-parallel embedding and lm_head. A tied model's single matrix is quantized like an
     // output matrix (llama.cpp treats token_embd as the output when there is no separate one).
-    const core::LayerContext last{model.num_hidden_layers - 1, model.num_hidden_layers, 1, experts};
+    const core::LayerContext last{model.num_hidden_layers - 1, model.num_hidden_layers, 1, experts, false};
     const double vocabulary = static_cast<double>(model.vocab_size) / tp;
     const double lm_head_bits = core::tensor_bits(format, TensorRole::lm_head, last);
     const double embedding_bits =
@@ -288,7 +293,7 @@ using core::Flops;
 // A weight group read once for the whole batch of `tokens` tokens.
 OperatorCost linear_cost(const WeightGroup& group, double tokens, Bytes activation_bytes) {
     return {Flops(2.0 * tokens * group.params), group.bytes + activation_bytes * (tokens * group.activation_width),
-            group.layers, 0.0};
+            group.layers, 0.0, 0.0};
 }
 
 // Routed-expert work on the busiest device when `tokens` tokens each pick k of E experts spread
@@ -312,14 +317,14 @@ double busiest_device_slots(double tokens, double per_token, int experts, int ep
 void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens) {
     const Bytes act = cost.activation_bytes;
     const Parallelism& parallel = cost.parallelism;
-    step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0};
+    step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0, 0.0};
     step[OperatorKind::qkv_projection] = linear_cost(cost.qkv, tokens, act);
     step[OperatorKind::output_projection] = linear_cost(cost.output, tokens, act);
     step[OperatorKind::mlp] = linear_cost(cost.mlp, tokens, act);
     step[OperatorKind::shared_experts] = linear_cost(cost.shared_experts, tokens, act);
     step[OperatorKind::router] = linear_cost(cost.router, tokens, act);
     step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token() * tokens,
-                                    static_cast<double>(cost.attention_layers()), 0.0};
+                                    static_cast<double>(cost.attention_layers()), 0.0, 0.0};
 
     if (cost.moe_layers > 0) {
         // The experts this device holds that any of the stage's tokens picked, and its routed slots.
@@ -329,7 +334,7 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
                                                   parallel.expert);
         step[OperatorKind::experts] = {Flops(2.0 * slots * cost.expert.params),
                                        cost.expert.bytes * distinct + act * (slots * cost.expert.activation_width),
-                                       cost.expert.layers, 0.0};
+                                       cost.expert.layers, 0.0, 0.0};
     } else {
         step[OperatorKind::experts] = {};
     }
@@ -338,10 +343,13 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     const double norm_count = 2.0 * cost.layers + 1.0;
     step[OperatorKind::norms] = {Flops(4.0 * tokens * cost.hidden_size * norm_count),
                                  cost.norms_weight_bytes + act * (2.0 * tokens * cost.hidden_size * norm_count),
-                                 norm_count, 0.0};
+                                 norm_count, 0.0, 0.0};
 
     // Logits are needed for one position per sequence: the newest.
     step[OperatorKind::lm_head] = linear_cost(cost.lm_head, sequences, act);
+    // The runtime's host work per sequence (scheduling, sampling) is charged where each sequence
+    // is sampled.
+    step[OperatorKind::lm_head].sequences = sequences;
 
     // An all-reduce of the hidden state over the tensor group after each layer's attention and
     // after each MLP; with expert parallelism a MoE layer's output is combined by its all-to-all.
@@ -350,14 +358,14 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
         const double moe_reductions = parallel.expert > 1 ? 0.0 : cost.moe_layers;
         reductions = cost.layers + cost.dense_layers + moe_reductions;
     }
-    step[OperatorKind::all_reduce] = {Flops(), act * (reductions * tokens * cost.hidden_size), 0.0, reductions};
+    step[OperatorKind::all_reduce] = {Flops(), act * (reductions * tokens * cost.hidden_size), 0.0, reductions, 0.0};
 
     // Dispatch and combine per MoE layer: each device sends its 1/stage share of the stage's
     // tokens, each copied to k experts.
     if (parallel.expert > 1 && cost.moe_layers > 0) {
         const double exchanges = 2.0 * cost.moe_layers;
         const double per_device = stage_tokens / parallel.stage_devices() * cost.experts_per_token;
-        step[OperatorKind::all_to_all] = {Flops(), act * (exchanges * per_device * cost.hidden_size), 0.0, exchanges};
+        step[OperatorKind::all_to_all] = {Flops(), act * (exchanges * per_device * cost.hidden_size), 0.0, exchanges, 0.0};
     } else {
         step[OperatorKind::all_to_all] = {};
     }
@@ -365,7 +373,7 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     // The hidden state of the micro-batch, handed from each stage to the next.
     if (parallel.pipeline > 1) {
         const double hops = parallel.pipeline - 1.0;
-        step[OperatorKind::pipeline_send] = {Flops(), act * (hops * tokens * cost.hidden_size), 0.0, hops};
+        step[OperatorKind::pipeline_send] = {Flops(), act * (hops * tokens * cost.hidden_size), 0.0, hops, 0.0};
     } else {
         step[OperatorKind::pipeline_send] = {};
     }
@@ -470,9 +478,9 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     step[OperatorKind::attention_score] = {Flops(score_flops),
                                            (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
                                                state_and_index_traffic,
-                                           cost.layers, 0.0};
+                                           cost.layers, 0.0, 0.0};
     step[OperatorKind::attention_value] = {Flops(value_flops), cost.latent_cache ? Bytes() : decode_cache * 0.5, 0.0,
-                                           0.0};
+                                           0.0, 0.0};
     step[OperatorKind::kv_offload] = {};
     if (cost.kv_device_room && decode_cache.value > 0.0) {
         // The device holds its stage's share of every sequence it serves; what exceeds the room
@@ -480,7 +488,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
         const double held = decode_cache.value * pipeline_micro_batches(cost, whole) / cost.parallelism.pipeline;
         const double spilled = std::clamp(1.0 - cost.kv_device_room->value / held, 0.0, 1.0);
         if (spilled > 0.0) {
-            step[OperatorKind::kv_offload] = {Flops(), decode_cache * spilled, 0.0, 0.0};
+            step[OperatorKind::kv_offload] = {Flops(), decode_cache * spilled, 0.0, 0.0, 0.0};
             step[OperatorKind::attention_score].bytes -= decode_cache * (spilled * (cost.latent_cache ? 1.0 : 0.5));
             step[OperatorKind::attention_value].bytes -= decode_cache * (cost.latent_cache ? 0.0 : spilled * 0.5);
         }

@@ -2,6 +2,9 @@
 // How a model is deployed: storage formats, the activation datatype, the software stack and the
 // parallelism. Resolved once (operating_point.hpp); the engine never sees a name.
 
+#include <memory>
+#include <string_view>
+
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
 #include "engine/clocks.hpp"
@@ -44,6 +47,9 @@ struct Deployment {
     ClockState clocks;  // the shares of the listed peaks it runs at
     bool kv_offload = false;  // KV beyond device memory lives in CPU memory, read over the host link
     Speculation speculation;
+    // A preset loaded from a file (`--runtime path.yaml`, profiles/runtime_file.hpp) that refines
+    // `runtime`, its base; null: the built-in preset of `runtime`.
+    std::shared_ptr<const RuntimePreset> runtime_file;
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -56,6 +62,14 @@ struct DeploymentChoice {
     ClockChoice clocks;  // default: sustained clocks at the default board power
     bool kv_offload = false;
     Speculation speculation;
+    std::shared_ptr<const RuntimePreset> runtime_file;  // null: the built-in preset of `runtime`
 };
+
+// The preset a deployment runs under: its file's, else the built-in one. Every efficiency and
+// every runtime name shown comes through these two (and deployment_efficiency, efficiency.hpp).
+inline const RuntimePreset& deployment_runtime_preset(const Deployment& deployment) {
+    return deployment.runtime_file ? *deployment.runtime_file : runtime_preset(deployment.runtime);
+}
+inline std::string_view runtime_label(const Deployment& deployment) { return deployment_runtime_preset(deployment).name; }
 
 }  // namespace decodesim::engine

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/residual_band.hpp"
+
 namespace decodesim::engine {
 namespace {
 
@@ -28,6 +30,10 @@ Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime
     return preset_efficiency(hardware, runtime_preset(runtime));
 }
 
+Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment) {
+    return preset_efficiency(hardware, deployment_runtime_preset(deployment));
+}
+
 Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset) {
     if (preset.ideal) return ideal_efficiency();
     const RuntimeFactors& factors = preset.factors(hardware.memory_family);
@@ -35,6 +41,8 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     efficiency.memory_bandwidth = measured_bandwidth_fraction(hardware.memory_family).median;
     efficiency.compute = kMeasuredComputeFraction.median;
     efficiency.kernel_overhead = factors.kernel_overhead;
+    efficiency.sequence_overhead = factors.sequence_overhead;
+    efficiency.runtime = preset.runtime;
     efficiency.link_bandwidth = kMeasuredLinkFraction.median;
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
@@ -48,20 +56,25 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
 }
 
 EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal) {
-    // Each factor moves by the ratio of its measured end to its median.
+    const BandRatios decode = residual_band(hardware.memory_family, nominal.runtime, PassKind::decode);
+    const BandRatios prefill = residual_band(hardware.memory_family, nominal.runtime, PassKind::prefill);
+    // A bandwidth-bound step's time is bytes / bandwidth plus its fixed costs: scaling the
+    // bandwidth by r and the fixed costs by 1/r scales its rate by r. A compute-bound pass scales
+    // with the compute rate. Neither end goes past the datasheet.
+    const auto at = [&](double decode_ratio, double prefill_ratio) {
+        Efficiency end = nominal;
+        end.memory_bandwidth = std::min(1.0, nominal.memory_bandwidth * decode_ratio);
+        end.kernel_overhead = nominal.kernel_overhead / decode_ratio;
+        end.sequence_overhead = nominal.sequence_overhead / decode_ratio;
+        end.compute = std::min(1.0, nominal.compute * prefill_ratio);
+        return end;
+    };
+    EfficiencyBand band{at(decode.low, prefill.low), at(decode.high, prefill.high)};
     auto scaled = [](double value, double end, const MeasuredRange& range) {
         return std::min(1.0, value * end / range.median);
     };
-    const MeasuredRange bandwidth = measured_bandwidth_fraction(hardware.memory_family);
-    EfficiencyBand band{nominal, nominal};
-    band.low.memory_bandwidth = scaled(nominal.memory_bandwidth, bandwidth.low, bandwidth);
-    band.high.memory_bandwidth = scaled(nominal.memory_bandwidth, bandwidth.high, bandwidth);
-    band.low.compute = scaled(nominal.compute, kMeasuredComputeFraction.low, kMeasuredComputeFraction);
-    band.high.compute = scaled(nominal.compute, kMeasuredComputeFraction.high, kMeasuredComputeFraction);
     band.low.link_bandwidth = scaled(nominal.link_bandwidth, kMeasuredLinkFraction.low, kMeasuredLinkFraction);
     band.high.link_bandwidth = scaled(nominal.link_bandwidth, kMeasuredLinkFraction.high, kMeasuredLinkFraction);
-    band.low.kernel_overhead = nominal.kernel_overhead * kMeasuredOverheadScale.high;
-    band.high.kernel_overhead = nominal.kernel_overhead * kMeasuredOverheadScale.low;
     return band;
 }
 

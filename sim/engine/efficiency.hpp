@@ -2,6 +2,7 @@
 // What fraction of the datasheet a real software stack achieves, and the fixed costs it adds.
 // Every default here is documented with its provenance in docs/model.md.
 
+#include "engine/deployment.hpp"
 #include "engine/runtime.hpp"
 #include "profiles/hardware_profile.hpp"
 
@@ -11,11 +12,13 @@ struct Efficiency {
     double memory_bandwidth = 1.0;  // achieved / peak memory bandwidth, (0, 1]
     double compute = 1.0;           // achieved / peak matrix rate, (0, 1]
     core::Seconds kernel_overhead;  // fixed time per kernel launch
+    core::Seconds sequence_overhead;  // host time per sequence per step (serving runtimes' scheduling, sampling)
     double link_bandwidth = 1.0;    // achieved / peak interconnect bandwidth, (0, 1]
     // Runtime factors, multiplying the above for some operators (1 = no change):
     double quantized_weight_bandwidth = 1.0;  // weight-only quantized matmuls (dequantization in the kernel)
     double quantized_compute = 1.0;
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
+    Runtime runtime = Runtime::ideal;         // the preset these figures come from (its band: residual_band.hpp)
 };
 
 // A measured efficiency: the median the defaults use, and the ends of the measured range
@@ -32,8 +35,6 @@ MeasuredRange measured_bandwidth_fraction(core::MemoryFamily family);
 inline constexpr MeasuredRange kMeasuredComputeFraction{0.50, 0.80, 0.97};
 // NCCL all-reduce bus bandwidth over the link's peak (section 3).
 inline constexpr MeasuredRange kMeasuredLinkFraction{0.65, 0.77, 0.84};
-// Kernel launch overhead, relative to the runtime's nominal figure: 3 to 6 us around 4 us.
-inline constexpr MeasuredRange kMeasuredOverheadScale{0.75, 1.0, 1.5};
 
 // Datasheet peaks, no overheads: the physical ceiling.
 Efficiency ideal_efficiency();
@@ -43,9 +44,14 @@ Efficiency ideal_efficiency();
 Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime = kDefaultRuntime);
 // The same for a preset that is not in the table (a candidate while fitting one).
 Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset);
+// The efficiency a deployment runs at: its runtime file's preset when it has one, else its
+// built-in runtime's. Every caller with a Deployment uses this one.
+Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment);
 
-// The plausible range of an efficiency: the low and high ends of the measurements the defaults
-// were taken from, applied to `nominal`.
+// The plausible range of an efficiency: the spread of decodesim's held-out errors for this device
+// class and the nominal efficiency's runtime (engine/residual_band.hpp), applied to the rates each
+// pass is bound by: decode's memory bandwidth and fixed costs, the compute rate; the link
+// bandwidth moves over its measured range.
 struct EfficiencyBand {
     Efficiency low;   // everything at the slow end of its measured range
     Efficiency high;  // everything at the fast end (never above the datasheet)

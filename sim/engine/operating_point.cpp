@@ -12,6 +12,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
                               const DeploymentChoice& choice) {
     Deployment deployment;
     deployment.runtime = choice.runtime;
+    deployment.runtime_file = choice.runtime_file;
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;

@@ -116,6 +116,7 @@ struct OperatorCost {
                            // host operators: bytes over the host link)
     double kernels = 0.0;  // kernel launches, for the fixed per-kernel overhead
     double messages = 0.0; // interconnect operators: collective operations in the step (each bytes / messages)
+    double sequences = 0.0; // sequences the runtime schedules and samples in the step, for its per-sequence host cost
 };
 
 // Costs of one forward pass, one entry per row of kOperators.

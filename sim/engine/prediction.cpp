@@ -107,7 +107,7 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
 
 Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
                      Deployment deployment)
-    : Evaluator(model, hardware, deployment, default_efficiency(hardware, deployment.runtime)) {}
+    : Evaluator(model, hardware, deployment, deployment_efficiency(hardware, deployment)) {}
 
 Evaluator::Evaluator(const OperatingPoint& point) : Evaluator(point.model, point.hardware, point.deployment) {
     if (point.deployment.speculation.enabled() && !point.deployment.speculation.multi_token_heads && point.draft) {

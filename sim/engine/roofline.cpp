@@ -72,6 +72,7 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;
     rates.kernel_overhead = efficiency.kernel_overhead;
+    rates.sequence_overhead = efficiency.sequence_overhead;
     rates.parallelism = parallelism;
 
     for (std::size_t i = 0; i < kOperatorCount; ++i) {

@@ -27,6 +27,7 @@ struct DeviceRates {
     core::FlopRate activation_rate;       // attention and element-wise work, efficiency applied
     core::Bandwidth host_bandwidth;       // device to CPU memory, 0 without a host link
     core::Seconds kernel_overhead;
+    core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)
     Parallelism parallelism;
 
     // Derived, per row of kOperators.
@@ -91,7 +92,7 @@ inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, c
     }
     time.compute = cost.flops * rates.seconds_per_flop[index];
     time.memory = cost.bytes * rates.seconds_per_byte[index];
-    time.overhead = cost.kernels * rates.kernel_overhead;
+    time.overhead = cost.kernels * rates.kernel_overhead + cost.sequences * rates.sequence_overhead;
     time.bound = time.compute > time.memory ? Bound::compute : Bound::memory;
     time.time = core::max(time.compute, time.memory) + time.overhead;
     return time;

@@ -18,6 +18,10 @@ struct RuntimeFactors {
     double quantized_compute = 1.0;           // compute multiplier for weight-only quantized matmuls
     double attention_bandwidth = 1.0;         // bandwidth multiplier for KV-cache reads and writes
     double compute = 1.0;                     // multiplier on the hardware's achievable compute fraction
+    // Host-side time each decode step spends per sequence in the batch (scheduling, sampling,
+    // detokenization, batch bookkeeping): the overhead of a serving runtime that grows with the
+    // batch, which a per-kernel launch cost cannot express (docs/model.md, "Runtime presets").
+    core::Seconds sequence_overhead{0.0};
 };
 
 struct RuntimePreset {
@@ -34,14 +38,17 @@ struct RuntimePreset {
 
 namespace runtime_detail {
 inline constexpr RuntimeFactors kMeasuredDefaults{};
-inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0};
+inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0)};
 }  // namespace runtime_detail
 
-// One row per runtime, in Runtime order. vllm: no vLLM measurements are in validation/, so it
-// keeps the measured hardware defaults (docs/model.md). llama.cpp and tensorrt-llm: fitted on the
-// training split of validation/measurements.csv by `decodesim accuracy --fit` (docs/validation.md),
-// one set for discrete GPUs (HBM and GDDR: the CUDA/ROCm backends) and one for unified memory.
-// Factor order: kernel overhead, quantized weight bandwidth, quantized compute, attention bandwidth, compute.
+// One row per runtime, in Runtime order. vllm keeps the measured hardware defaults: its rows in
+// validation/ come from many vLLM-class engines (vLLM, SGLang, LMDeploy, gpt-fast, MLX ...), and a
+// fit on them ran to the edges of its grid (docs/validation.md, "The vllm preset"). llama.cpp and
+// tensorrt-llm: fitted on the training split of validation/measurements.csv by
+// `decodesim accuracy --fit` (docs/validation.md), one set for discrete GPUs (HBM and GDDR: the
+// CUDA/ROCm backends) and one for unified memory.
+// Factor order: kernel overhead, quantized weight bandwidth, quantized compute, attention bandwidth, compute,
+// sequence overhead.
 inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
@@ -50,12 +57,12 @@ inline constexpr std::array kRuntimePresets{
                    runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(4e-6), 0.88, 0.65, 1.00, 0.45},
-                   RuntimeFactors{core::Seconds(4e-6), 0.88, 0.65, 1.00, 0.45},
-                   RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.80, 0.85}}},
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0)},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0)},
+                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.25, 0.90, 0.60, core::Seconds(40e-6)}}},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-                  {RuntimeFactors{core::Seconds(20e-6), 1.0, 1.0, 1.0, 0.68},
-                   RuntimeFactors{core::Seconds(20e-6), 1.0, 1.0, 1.0, 0.68}, runtime_detail::kMeasuredDefaults}},
+                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6)},
+                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6)}, runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::ideal, "ideal", "datasheet peaks, no overheads: the roofline bound", true,
                   {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads}},
 };

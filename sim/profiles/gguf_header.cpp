@@ -61,7 +61,7 @@ constexpr FileTypeRow kFileTypes[] = {
     {23, "IQ3_XXS", ""},       {24, "IQ1_S", ""},        {25, "IQ4_NL", ""},       {26, "IQ3_S", ""},
     {27, "IQ3_M", ""},         {28, "IQ2_S", ""},        {29, "IQ2_M", ""},        {30, "IQ4_XS", ""},
     {31, "IQ1_M", ""},         {32, "BF16", "bf16"},     {36, "TQ1_0", ""},        {37, "TQ2_0", ""},
-    {38, "MXFP4_MOE", "mxfp4"},
+    {38, "MXFP4_MOE", "mxfp4_moe"},
 };
 
 // The decodesim format a dominant tensor type maps to, when a file states no general.file_type.

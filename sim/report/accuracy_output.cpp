@@ -58,6 +58,54 @@ std::string held_out_table(const scenarios::HeldOutFigures& figures) {
     return table.render();
 }
 
+std::string band_label(const engine::ShippedBand& entry) {
+    const auto& b = entry.band;
+    if (entry.pooled) return fmt::format("all | all | {}", engine::pass_kind_name(b.kind));
+    return fmt::format("{} | {} | {}", core::memory_family_name(b.family), engine::runtime_name(b.runtime),
+                       engine::pass_kind_name(b.kind));
+}
+
+// The band derived from the leave-one-source-out ratios, and how often it holds a measurement.
+std::string band_text(const scenarios::DerivedBands& derived) {
+    TextTable bands({"memory | runtime | pass", "rows", "low", "high"});
+    for (const auto& entry : derived.bands) {
+        bands.add_row({band_label(entry), std::to_string(entry.band.rows), fmt::format("{:.2f}", entry.band.low),
+                       fmt::format("{:.2f}", entry.band.high)});
+    }
+    TextTable coverage({"metric", "rows", "inside, nested", "inside, shipped table"});
+    for (std::size_t i = 0; i < derived.nested.size(); ++i) {
+        const auto& nested = derived.nested[i];
+        const auto shipped = std::find_if(derived.shipped.begin(), derived.shipped.end(),
+                                          [&](const auto& s) { return s.name == nested.name; });
+        coverage.add_row({nested.name, std::to_string(nested.rows), percent(nested.inside),
+                          shipped != derived.shipped.end() ? percent(shipped->inside) : "-"});
+    }
+    return fmt::format("Band: measured / predicted as a rate, the central {:.0f}% of the leave-one-source-out "
+                       "ratios (a class with fewer than {} rows takes its pass's pooled band):\n",
+                       engine::kBandCentralShare * 100.0, engine::kBandMinimumRows) +
+           bands.render() +
+           "\nCoverage: the share of measurements inside the band; nested: each source's rows against the band "
+           "derived without that source; shipped: against engine/residual_band.cpp's table.\n" +
+           coverage.render();
+}
+
+json band_to_json(const scenarios::DerivedBands& derived) {
+    json bands = json::array();
+    for (const auto& entry : derived.bands) {
+        const auto& b = entry.band;
+        bands.push_back({{"memory", entry.pooled ? "all" : std::string(core::memory_family_name(b.family))},
+                         {"runtime", entry.pooled ? "all" : std::string(engine::runtime_name(b.runtime))},
+                         {"pass", engine::pass_kind_name(b.kind)}, {"rows", b.rows}, {"low", b.low}, {"high", b.high}});
+    }
+    const auto coverage_json = [](const std::vector<scenarios::BandCoverage>& coverage) {
+        json array = json::array();
+        for (const auto& c : coverage) array.push_back({{"metric", c.name}, {"rows", c.rows}, {"inside", c.inside}});
+        return array;
+    };
+    return {{"central_share", engine::kBandCentralShare}, {"bands", bands},
+            {"nested_coverage", coverage_json(derived.nested)}, {"shipped_coverage", coverage_json(derived.shipped)}};
+}
+
 json held_out_to_json(const scenarios::HeldOutErrors& errors) {
     json by_metric = json::array();
     for (const auto& metric : errors.by_metric) {
@@ -114,12 +162,13 @@ std::string accuracy_held_out_to_text(const scenarios::AccuracyResult& result) {
     if (!result.held_out) return {};
     return "Headline: each row predicted by the presets refitted (as --fit does) on every other source's rows "
            "(source), or every other hardware family's (family); none: fitted on every row, in sample.\n" +
-           held_out_table(*result.held_out);
+           held_out_table(*result.held_out) + "\n" + band_text(result.held_out->bands);
 }
 
 std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
-                     "attention bw", "compute", "quantized compute", "decode error", "prefill error"});
+                     "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
+                     "prefill error"});
     for (const auto& fit : result.fits) {
         std::vector<std::string_view> families;
         for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
@@ -130,6 +179,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                        fmt::format("{:.2f}", factors.quantized_weight_bandwidth),
                        fmt::format("{:.2f}", factors.attention_bandwidth), fmt::format("{:.2f}", factors.compute),
                        fmt::format("{:.2f}", factors.quantized_compute),
+                       fmt::format("{:.0f} us", factors.sequence_overhead.value * 1e6),
                        fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
                        fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
     }
@@ -143,6 +193,7 @@ json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string
         document["leave_one_source_out"] = held_out_to_json(result.held_out->by_source);
         document["leave_one_family_out"] = held_out_to_json(result.held_out->by_family);
         document["in_sample"] = held_out_to_json(result.held_out->in_sample);
+        document["band"] = band_to_json(result.held_out->bands);
     }
     document["by_split_and_metric"] = summaries_to_json(result.by_split_and_metric);
     document["by_subset"] = summaries_to_json(result.by_subset);

@@ -145,7 +145,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const scenarios::Plan& plan
                            {"weights", std::string(d.weights->name)},
                            {"kv", std::string(d.kv->name)},
                            {"activation", std::string(core::datatype_name(d.activation))},
-                           {"runtime", std::string(engine::runtime_name(d.runtime))},
+                           {"runtime", std::string(engine::runtime_label(d))},
                            {"clocks", engine::clock_label(d.clocks)},
                            {"cost_per_hour", optional(option.cost_per_hour)},
                            {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},

@@ -21,7 +21,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.kv = std::string(deployment.kv->name);
     conditions.activation = std::string(core::datatype_name(deployment.activation));
     conditions.tensor_parallel = deployment.parallelism.tensor;
-    conditions.runtime = std::string(engine::runtime_name(deployment.runtime));
+    conditions.runtime = std::string(engine::runtime_label(deployment));
     conditions.clocks = engine::clock_label(deployment.clocks);
     conditions.compute_share = deployment.clocks.compute_share;
     conditions.memory_share = deployment.clocks.memory_share;

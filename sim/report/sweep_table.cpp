@@ -55,7 +55,7 @@ void SweepTable::add(const scenarios::SweepPoint& point) {
     if (point.deployment_index != deployment_index_) {
         deployments_.push_back({point.hardware->id, point.model->id, std::string(deployment.weights->name),
                                 std::string(deployment.kv->name), std::string(core::datatype_name(deployment.activation)),
-                                std::string(engine::runtime_name(deployment.runtime)),
+                                std::string(engine::runtime_label(deployment)),
                                 std::string(engine::clock_label(deployment.clocks)), 0});
         deployment_index_ = point.deployment_index;
     }

@@ -116,7 +116,7 @@ void SweepWriter::start_deployment(const scenarios::SweepPoint& point) {
         field(deployment.weights->name);
         field(deployment.kv->name);
         field(core::datatype_name(deployment.activation));
-        field(engine::runtime_name(deployment.runtime));
+        field(engine::runtime_label(deployment));
         field(deployment.parallelism.tensor);
         field(engine::clock_label(deployment.clocks));
         field(memory.weights.value);

@@ -71,8 +71,15 @@ std::string explain_beating_row(const profiles::Measurement& m) {
 }  // namespace
 
 engine::Runtime runtime_for_engine(const std::string& engine_name) {
-    if (engine_name == "llama.cpp") return engine::Runtime::llama_cpp;
+    // llama.cpp's forks and builds run its GGUF kernels and graph (ik_llama.cpp; ipex-llm's SYCL
+    // build; ollama and LM Studio embed it).
+    if (engine_name == "llama.cpp" || engine_name == "ik_llama.cpp" || engine_name == "ipex-llm" ||
+        engine_name == "ollama") {
+        return engine::Runtime::llama_cpp;
+    }
     if (engine_name == "tensorrt-llm" || engine_name.starts_with("mlperf")) return engine::Runtime::tensorrt_llm;
+    // Everything else is a vLLM-class stack: CUDA/HIP graphs or a compiled model, library GEMMs,
+    // paged or fused attention (vllm, sglang, lmdeploy, gpt-fast, torchao, mlc-llm, exllamav2, mlx, ...).
     return engine::kDefaultRuntime;
 }
 
@@ -130,6 +137,7 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             cases, "hardware family",
             [](const CalibrationCase& c) { return std::string(hardware_family(c.measurement->hardware)); }, &cache);
         figures.in_sample = in_sample(cases, &cache);
+        figures.bands = derive_residual_bands(cases, figures.by_source);
         result.held_out = std::move(figures);
     }
 

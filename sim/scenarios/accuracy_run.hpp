@@ -16,6 +16,7 @@
 #include "profiles/model_profile.hpp"
 #include "scenarios/accuracy.hpp"
 #include "scenarios/calibration.hpp"
+#include "scenarios/residual_bands.hpp"
 
 namespace decodesim::scenarios {
 
@@ -29,7 +30,7 @@ struct ProfileLookup {
 
 struct AccuracySettings {
     std::optional<engine::Runtime> runtime;  // every row under this preset; unset: by the row's engine
-    bool fit = false;                        // also fit the llama.cpp and tensorrt-llm presets on the training split
+    bool fit = false;                        // also fit the vllm, llama.cpp and tensorrt-llm presets on the training split
     bool held_out = false;                   // also the leave-one-out and in-sample figures (HeldOutFigures)
 };
 
@@ -39,6 +40,7 @@ struct HeldOutFigures {
     HeldOutErrors by_source;  // leave one source (source_key) out
     HeldOutErrors by_family;  // leave one hardware family (hardware_family) out
     HeldOutErrors in_sample;  // fit on every evaluated row, predict every one
+    DerivedBands bands;       // the band from the by_source residuals, and its nested coverage
 };
 
 // A row whose measurement is better than the roofline bound, with the likeliest explanation.

@@ -15,7 +15,10 @@ namespace {
 
 constexpr std::size_t kMinimumRows = 10;
 
-bool is_prefill(const profiles::Measurement& m) { return m.metric == profiles::Metric::prefill_tokens_per_s; }
+// Prefill throughput and time to first token measure the prompt's pass.
+bool is_prefill(const profiles::Measurement& m) {
+    return m.metric == profiles::Metric::prefill_tokens_per_s || m.metric == profiles::Metric::ttft_s;
+}
 
 // Median absolute error of `cases` under `preset` (predictions only: the bound is not needed).
 double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimePreset& preset,
@@ -45,7 +48,8 @@ std::vector<double> steps(double first, double last, double step) {
 double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimePreset& preset) {
     const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
-                  f.quantized_compute, f.attention_bandwidth,   f.compute};
+                  f.quantized_compute, f.attention_bandwidth,   f.compute,
+                  f.sequence_overhead.value};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
     const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
@@ -55,12 +59,18 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
 
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
                       const std::vector<core::MemoryFamily>& families, PredictionCache* cache) {
-    const bool throughput_runtime = preset.runtime == engine::Runtime::tensorrt_llm;
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
+    }
+    // Single-stream decode measures the per-kernel costs; batched decode (a stated concurrency or
+    // an offline run at the batch memory allows) the compute rate and the per-sequence host cost.
+    std::vector<const CalibrationCase*> single_stream, batched;
+    for (const CalibrationCase* c : decode) {
+        const auto& batch = c->measurement->batch;
+        (batch && *batch <= 1.0 ? single_stream : batched).push_back(c);
     }
     FitResult result;
     result.runtime = preset.runtime;
@@ -101,21 +111,25 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         apply();
     };
     // Too few rows would fit noise, so a family with fewer than kMinimumRows keeps the defaults.
-    if (decode.size() >= kMinimumRows) {
-        if (throughput_runtime) {
-            // Batched throughput: the step is compute-bound at the batches these runs use.
-            search(decode, factors.compute, steps(0.3, 1.25, 0.025), factors.kernel_overhead.value, steps(0.0, 30e-6, 2e-6));
-        } else {
-            search(decode, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
-                   steps(0.4, 1.0, 0.02));
-            // Then how well the attention kernels stream the KV cache (long-context rows), with the
-            // overhead refitted beside it.
-            search(decode, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead.value,
-                   steps(0.0, 30e-6, 1e-6));
-        }
+    if (single_stream.size() >= kMinimumRows) {
+        search(single_stream, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
+               steps(0.4, 1.0, 0.02));
+        // Then how well the attention kernels stream the KV cache (long-context rows), with the
+        // overhead refitted beside it.
+        search(single_stream, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead.value,
+               steps(0.0, 30e-6, 1e-6));
     }
-    if (prefill.size() >= kMinimumRows) {
+    const bool prefill_fitted = prefill.size() >= kMinimumRows;
+    if (prefill_fitted) {
         search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
+    }
+    if (batched.size() >= kMinimumRows) {
+        // Batched throughput: the runtime's host work grows with the batch; the per-kernel cost
+        // stays what single streams say. The compute rate is the prefill rows' where they fixed it
+        // (a prefill is a purer compute measurement), else fitted here beside the host cost.
+        std::vector<double> compute_values{factors.compute};
+        if (!prefill_fitted) compute_values = steps(0.3, 1.25, 0.025);
+        search(batched, factors.compute, compute_values, factors.sequence_overhead.value, steps(0.0, 40e-6, 1e-6));
     }
     result.factors = factors;
     result.decode_error_after = error_of(decode, candidate, cache);

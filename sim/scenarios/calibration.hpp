@@ -41,13 +41,15 @@ public:
     double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
 
 private:
-    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double>;
+    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double>;
     std::map<Key, double> predictions_;
 };
 
 // Fits two factors at a time for every given case of `preset`'s runtime on `families`: (kernel
-// overhead, quantized weight bandwidth) on single-stream decode rows, or (compute, kernel overhead)
-// for tensorrt-llm's batched-throughput rows; then (compute, quantized compute) on prefill rows.
+// overhead, quantized weight bandwidth) then (attention bandwidth, kernel overhead) on
+// single-stream decode rows; (compute, quantized compute) on prefill rows (prefill throughput and time to first token); then (compute, sequence overhead) on
+// batched decode rows (a concurrency above 1, or offline throughput), with the compute rate the
+// prefill rows fixed where there were enough of them.
 // The caller chooses the rows (the training split for `--fit`, all rows but one group's for the
 // held-out figures). A group with fewer than 10 rows of a kind keeps its defaults.
 // `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
@@ -61,7 +63,7 @@ struct FitGroup {
     engine::Runtime runtime;
     std::vector<core::MemoryFamily> families;
 };
-// llama.cpp and tensorrt-llm, each on discrete GPUs (HBM and GDDR) and on unified memory.
+// vllm, llama.cpp and tensorrt-llm, each on discrete GPUs (HBM and GDDR) and on unified memory.
 std::vector<FitGroup> fit_groups();
 bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
 

@@ -110,7 +110,8 @@ engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core
     const engine::Deployment& deployment = point.deployment;
     // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
     const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime,
-                                          deployment.parallelism, clocks, deployment.kv_offload, {}};
+                                          deployment.parallelism, clocks, deployment.kv_offload, {},
+                                          deployment.runtime_file};
     return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
 
@@ -171,9 +172,9 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
             check.notes.push_back(fmt::format(
                 "above what decodesim predicts even at peak clocks ({:.4g} {}): it needs a software stack faster than "
                 "the {} preset",
-                check.predicted_at_peak_tokens_per_s, kind_of(claim), engine::runtime_name(deployment.runtime)));
+                check.predicted_at_peak_tokens_per_s, kind_of(claim), engine::runtime_label(deployment)));
         }
-        const double achievable = engine::default_efficiency(hardware, deployment.runtime).memory_bandwidth;
+        const double achievable = engine::deployment_efficiency(hardware, deployment).memory_bandwidth;
         if (!claim.prefill && check.implied_bandwidth_utilization > achievable) {
             check.notes.push_back(fmt::format(
                 "it implies {:.0f}% of peak memory bandwidth, above the {:.0f}% that copy benchmarks reach on this "

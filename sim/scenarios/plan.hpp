@@ -3,6 +3,7 @@
 // parallelism, replicas) that serves a workload within its latency targets, from the analytic
 // steady state (steady_state.hpp) on the engine's step model.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct PlanSpace {
     std::vector<int> tensor_parallel{1, 2, 4, 8};
     std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
     engine::Runtime runtime = engine::kDefaultRuntime;
+    std::shared_ptr<const engine::RuntimePreset> runtime_file;  // `--runtime path.yaml`; null: the built-in preset
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;

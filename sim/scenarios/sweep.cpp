@@ -70,19 +70,22 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
             for (const core::WeightFormat* weights : grid.weights) {
                 for (const core::KvFormat* kv : grid.kv) {
                     for (const auto& activation : grid.activations) {
-                        for (engine::Runtime runtime : grid.runtimes) {
+                        for (std::size_t r = 0; r < grid.runtimes.size(); ++r) {
+                            const engine::Runtime runtime = grid.runtimes[r];
+                            const auto runtime_file = r < grid.runtime_files.size() ? grid.runtime_files[r] : nullptr;
                             for (long long tp : grid.tensor_parallel) {
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
                                 const engine::DeploymentChoice choice{weights, kv, activation, runtime,
-                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {}};
+                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {},
+                                                                      runtime_file};
                                 engine::Deployment deployment;
                                 std::optional<engine::Evaluator> evaluator;
                                 try {
                                     deployment = engine::resolve_deployment(hardware, model, choice);
                                     evaluator.emplace(model, hardware, deployment);
                                 } catch (const core::InputError& error) {
-                                    on_skip({hardware.id, model.id, engine::runtime_name(runtime), tp,
+                                    on_skip({hardware.id, model.id, runtime_file ? runtime_file->name : engine::runtime_name(runtime), tp,
                                              error.diagnostics().front().message, points_per_deployment});
                                     continue;
                                 }

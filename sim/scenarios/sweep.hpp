@@ -3,6 +3,7 @@
 // constant memory.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct SweepGrid {
     std::vector<const core::KvFormat*> kv;   // nullptr: the activation type
     std::vector<std::optional<core::Datatype>> activations{std::nullopt};  // unset: the resolver's default
     std::vector<engine::Runtime> runtimes{engine::kDefaultRuntime};
+    // Parallel to `runtimes`: the preset file each refines it with (`--runtime path.yaml`); a
+    // missing or null entry is the built-in preset.
+    std::vector<std::shared_ptr<const engine::RuntimePreset>> runtime_files;
     std::vector<long long> tensor_parallel;
     std::vector<engine::ClockChoice> clocks{engine::ClockChoice{}};
     std::vector<long long> batch;

@@ -1,0 +1,177 @@
+// `decodesim calibrate`: refits a runtime preset on the user's own benchmark and writes it as a
+// preset file that `--runtime path.yaml` reads (docs/cli.md, "calibrate").
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/output_file.hpp"
+#include "cli/point_options.hpp"
+#include "cli/runtime_option.hpp"
+#include "core/error.hpp"
+#include "core/registry.hpp"
+#include "engine/operating_point.hpp"
+#include "profiles/benchmark_results.hpp"
+#include "report/calibrate_output.hpp"
+#include "report/text_wrap.hpp"
+#include "scenarios/accuracy_run.hpp"
+#include "scenarios/user_calibration.hpp"
+
+namespace decodesim::cli {
+namespace {
+
+struct CalibrateOptions {
+    std::vector<std::string> files;
+    std::string hardware;
+    std::string model;
+    std::optional<std::string> weights;  // unset: from the file (llama-bench model_type; vllm --metadata weights=)
+    std::optional<std::string> runtime;  // unset: the benchmark's engine
+    std::optional<std::string> output;   // unset: the preset is printed
+    std::optional<std::string> name;     // unset: HARDWARE-BASE-calibrated
+    bool json = false;
+};
+
+std::string today_utc() {
+    const auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    const std::chrono::year_month_day date{days};
+    return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+                       static_cast<unsigned>(date.day()));
+}
+
+std::string command_line(const CalibrateOptions& options) {
+    std::string text = "decodesim calibrate";
+    for (const auto& file : options.files) text += " " + file;
+    text += " --hardware " + options.hardware + " --model " + options.model;
+    if (options.weights) text += " --weights " + *options.weights;
+    if (options.runtime) text += " --runtime " + *options.runtime;
+    return text;
+}
+
+// The runtime the rows ran on: --runtime, else the benchmark's engine (one for all rows).
+RuntimeChoice base_runtime(const CalibrateOptions& options, const std::vector<profiles::Measurement>& rows) {
+    if (options.runtime) return runtime_choice(*options.runtime);
+    const std::string& engine_name = rows.front().engine;
+    for (const auto& row : rows) {
+        if (row.engine != engine_name) {
+            throw core::UsageError(fmt::format("the rows name several engines ({} and {}); pass --runtime to say which "
+                                               "preset to refit",
+                                               engine_name, row.engine));
+        }
+    }
+    return {scenarios::runtime_for_engine(engine_name), nullptr};
+}
+
+int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& catalog, Io io) {
+    if (options.weights) weight_format_named(*options.weights);  // a usage error before any file is read
+    if (options.runtime) runtime_choice(*options.runtime);
+    profiles::BenchmarkResults results = profiles::load_benchmark_results(options.files, options.weights);
+    const profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
+    const profiles::ModelProfile model = catalog.model(options.model);
+
+    // A measurements table names each row's device and model: only this pair's rows are used.
+    std::vector<profiles::Measurement> rows;
+    int skipped = static_cast<int>(results.skipped.size());
+    for (const std::string& reason : results.skipped) warn(io, reason);
+    for (profiles::Measurement& row : results.rows) {
+        if (results.format == profiles::BenchmarkFormat::measurements_csv) {
+            if (row.hardware != hardware.id || row.model != model.id) {
+                ++skipped;
+                continue;
+            }
+        } else {
+            row.hardware = hardware.id;
+            row.model = model.id;
+        }
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty()) {
+        throw core::NothingComputed(fmt::format("no row of {} is for {} running {}", options.files.front(), hardware.id,
+                                                model.id));
+    }
+
+    const RuntimeChoice runtime = base_runtime(options, rows);
+    const engine::RuntimePreset& base = runtime.file ? *runtime.file : engine::runtime_preset(runtime.runtime);
+    if (base.ideal) throw core::UsageError("--runtime ideal has no factors to fit; name vllm, llama.cpp or tensorrt-llm");
+
+    std::vector<scenarios::CalibrationCase> cases;
+    for (const profiles::Measurement& row : rows) {
+        const std::string reason = scenarios::unsupported_reason(row);
+        if (!reason.empty()) {
+            warn(io, fmt::format("{}: {}; not used", row.id, reason));
+            ++skipped;
+            continue;
+        }
+        try {
+            engine::DeploymentChoice choice;
+            choice.weights = &weight_format_named(row.weights);
+            if (!row.kv.empty()) choice.kv = &kv_format_named(row.kv);
+            choice.runtime = runtime.runtime;
+            choice.runtime_file = runtime.file;
+            choice.parallelism.tensor = row.devices;
+            choice.clocks.condition = row.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
+            cases.push_back({&row, &model, &hardware, engine::resolve_deployment(hardware, model, choice)});
+        } catch (const std::exception& error) {
+            warn(io, fmt::format("{}: {}; not used", row.id, error.what()));
+            ++skipped;
+        }
+    }
+    const scenarios::UserCalibration calibration = scenarios::calibrate_runtime(cases, base);
+
+    report::CalibrateContext context;
+    context.command = command_line(options);
+    context.date = today_utc();
+    context.format = std::string(profiles::benchmark_format_name(results.format));
+    context.hardware = hardware.id;
+    context.model = model.id;
+    context.base = std::string(engine::runtime_name(base.runtime));
+    context.name = options.name.value_or(fmt::format("{}-{}-calibrated", hardware.id, context.base));
+    context.skipped_rows = skipped;
+
+    const std::string preset = report::runtime_preset_yaml(calibration, context);
+    if (options.output) {
+        AtomicFile file(*options.output);
+        file.stream() << preset;
+        file.commit();
+    }
+    if (options.json) {
+        io.out << report::calibrate_to_json(calibration, context, options.output.value_or(""));
+    } else if (options.output) {
+        io.out << report::wrap_text(report::calibrate_to_text(calibration, context));
+        io.out << fmt::format("\nwrote {} (fitted on all {} rows); use it with --runtime {}\n", *options.output,
+                              calibration.rows, *options.output);
+    } else {
+        // Without --output the summary becomes comments, so that stdout is itself a preset file.
+        std::istringstream summary(report::calibrate_to_text(calibration, context));
+        for (std::string line; std::getline(summary, line);) io.out << (line.empty() ? "#" : "# " + line) << "\n";
+        io.out << "# the preset below is fitted on all rows; save it with --output FILE\n" << preset;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<CalibrateOptions>();
+    CLI::App* command = app.add_subcommand(
+        "calibrate", "Refit a runtime preset on your own benchmark (llama-bench, vllm bench serve) and write it as a file");
+    command->add_option("files", options->files,
+                        "llama-bench -o csv/json/jsonl output, vllm bench serve result JSONs (or their folder), or a "
+                        "measurements CSV")
+        ->required();
+    command->add_option("--hardware", options->hardware, help::kHardware)->required();
+    command->add_option("--model", options->model, help::kModel)->required();
+    command->add_option("--weights", options->weights,
+                        "Weight format of every row (default: from llama-bench's model_type, or vllm's --metadata weights=)");
+    command->add_option("--runtime", options->runtime,
+                        "Preset to refit: vllm, llama.cpp, tensorrt-llm or a preset file (default: the benchmark's engine)");
+    command->add_option("--output", options->output, "Write the preset file here (default: print it)");
+    command->add_option("--name", options->name, "The preset's name in reports (default: HARDWARE-RUNTIME-calibrated)");
+    command->add_flag("--json", options->json, "Print the fit as JSON");
+    run_when_parsed(command, run, options, &run_calibrate);
+}
+
+}  // namespace decodesim::cli

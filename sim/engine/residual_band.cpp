@@ -1,0 +1,43 @@
+#include "engine/residual_band.hpp"
+
+#include <array>
+
+namespace decodesim::engine {
+namespace {
+
+using core::MemoryFamily;
+
+// `decodesim accuracy --held-out`, section "Band", on validation/measurements.csv (1639 rows).
+constexpr auto kShipped = std::to_array<ShippedBand>({
+    {true, {MemoryFamily::hbm, Runtime::vllm, PassKind::decode, 0.48, 2.91, 924}},
+    {true, {MemoryFamily::hbm, Runtime::vllm, PassKind::prefill, 0.12, 5.63, 299}},
+    {false, {MemoryFamily::hbm, Runtime::vllm, PassKind::decode, 0.29, 1.10, 214}},
+    {false, {MemoryFamily::hbm, Runtime::vllm, PassKind::prefill, 0.21, 3.92, 38}},
+    {false, {MemoryFamily::hbm, Runtime::tensorrt_llm, PassKind::decode, 0.77, 3.47, 370}},
+    {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::decode, 0.49, 1.31, 67}},
+    {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::prefill, 0.36, 1.88, 60}},
+    {false, {MemoryFamily::gddr, Runtime::tensorrt_llm, PassKind::decode, 0.83, 3.88, 60}},
+    {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::decode, 0.64, 1.13, 192}},
+    {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::prefill, 0.12, 5.67, 174}},
+});
+
+}  // namespace
+
+std::span<const ShippedBand> shipped_residual_bands() { return kShipped; }
+
+BandRatios residual_band(MemoryFamily family, Runtime runtime, PassKind kind) {
+    if (runtime == Runtime::ideal) return {};
+    const ResidualBand* pooled = nullptr;
+    for (const ShippedBand& entry : kShipped) {
+        const ResidualBand& band = entry.band;
+        if (band.kind != kind) continue;
+        if (entry.pooled) {
+            pooled = &band;
+        } else if (band.family == family && band.runtime == runtime) {
+            return {band.low, band.high};
+        }
+    }
+    return pooled ? BandRatios{pooled->low, pooled->high} : BandRatios{};
+}
+
+}  // namespace decodesim::engine

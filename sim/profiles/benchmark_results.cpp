@@ -1,0 +1,379 @@
+#include "profiles/benchmark_results.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "profiles/input_file.hpp"
+#include "profiles/measurements.hpp"
+#include "profiles/strict_map.hpp"
+
+namespace decodesim::profiles {
+namespace {
+
+constexpr std::size_t kMaxBenchmarkBytes = std::size_t{64} << 20;
+constexpr std::string_view kExpectedSize = "a benchmark result is a few MB at most";
+// A serving run this long has settled at the sustained clock (profiles/measurement.hpp).
+constexpr double kSustainedRunSeconds = 60.0;
+
+// One record of any format: its fields as text, and where it starts.
+struct Record {
+    int line = 0;
+    std::map<std::string, std::string> fields;  // a JSON null is left out
+
+    const std::string* find(const std::string& key) const {
+        const auto found = fields.find(key);
+        return found == fields.end() || found->second.empty() ? nullptr : &found->second;
+    }
+};
+
+// Splits one CSV record (RFC 4180 quoting; no newlines inside fields), as llama-bench writes it.
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            fields.back() += '"';
+            ++i;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            fields.emplace_back();
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    return fields;
+}
+
+std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+std::vector<Record> csv_records(const std::string& text, const std::string& path, std::vector<core::Diagnostic>& problems) {
+    std::istringstream stream(text);
+    std::string line;
+    std::vector<std::string> header;
+    std::vector<Record> records;
+    for (int number = 1; std::getline(stream, line); ++number) {
+        if (line.empty() || line == "\r") continue;
+        auto fields = split_csv(line);
+        if (header.empty()) {
+            header = std::move(fields);
+            continue;
+        }
+        if (fields.size() != header.size()) {
+            problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", header.size(), fields.size())});
+            continue;
+        }
+        Record record{number, {}};
+        for (std::size_t i = 0; i < header.size(); ++i) record.fields[header[i]] = fields[i];
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
+Record json_record(const YAML::Node& node, const std::string& path, std::vector<core::Diagnostic>& problems) {
+    Record record{location_of_node(path, node).line, {}};
+    if (!node.IsMap()) {
+        problems.push_back({location_of_node(path, node), "", "expected an object of benchmark fields"});
+        return record;
+    }
+    for (const auto& entry : node) {
+        if (entry.second.IsScalar()) record.fields[entry.first.Scalar()] = entry.second.Scalar();
+    }
+    return record;
+}
+
+std::vector<Record> json_records(const std::string& text, const std::string& path, bool lines,
+                                 std::vector<core::Diagnostic>& problems) {
+    std::vector<Record> records;
+    if (lines) {
+        std::istringstream stream(text);
+        std::string line;
+        for (int number = 1; std::getline(stream, line); ++number) {
+            if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+            Record record = json_record(parse_document(line, path), path, problems);
+            record.line = number;
+            records.push_back(std::move(record));
+        }
+        return records;
+    }
+    const YAML::Node document = parse_document(text, path);
+    if (document.IsSequence()) {
+        for (const auto& item : document) records.push_back(json_record(item, path, problems));
+    } else {
+        records.push_back(json_record(document, path, problems));
+    }
+    return records;
+}
+
+// Reads the number a field holds, or records why not.
+class FieldReader {
+public:
+    FieldReader(const Record& record, const std::string& path, std::vector<core::Diagnostic>& problems)
+        : record_(record), path_(path), problems_(problems) {}
+
+    std::optional<double> number(const std::string& key, bool required) {
+        const std::string* text = record_.find(key);
+        if (text == nullptr) {
+            if (required) error(key, "missing");
+            return std::nullopt;
+        }
+        double value = 0.0;
+        if (!core::parse_number(*text, value) || value < 0.0) {
+            error(key, fmt::format("'{}' is not a non-negative number", *text));
+            return std::nullopt;
+        }
+        return value;
+    }
+    const std::string* text(const std::string& key) const { return record_.find(key); }
+    void error(const std::string& key, const std::string& message) {
+        problems_.push_back({{path_, record_.line, 1}, key, message});
+    }
+
+private:
+    const Record& record_;
+    const std::string& path_;
+    std::vector<core::Diagnostic>& problems_;
+};
+
+std::optional<std::string> kv_of_llama_type(const std::string& type) {
+    static const std::map<std::string, std::string> kTypes{
+        {"f16", "fp16"}, {"bf16", "bf16"}, {"f32", "fp32"}, {"q8_0", "q8_0"}, {"q4_0", "q4_0"}};
+    const auto found = kTypes.find(type);
+    return found == kTypes.end() ? std::nullopt : std::optional<std::string>(found->second);
+}
+
+void add_llama_bench_row(const Record& record, const std::string& path, const std::optional<std::string>& weights,
+                         BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
+    FieldReader fields(record, path, problems);
+    const auto prompt = fields.number("n_prompt", true);
+    const auto generated = fields.number("n_gen", true);
+    const auto depth = fields.number("n_depth", false);  // absent before llama.cpp added -d
+    const auto rate = fields.number("avg_ts", true);
+    Measurement row;
+    row.line = record.line;
+    row.id = fmt::format("{}:{}", path, record.line);
+    row.engine = "llama.cpp";
+    row.batch = 1.0;
+    row.source = path;
+    if (weights) {
+        row.weights = *weights;
+    } else if (const std::string* type = fields.text("model_type")) {
+        if (const auto format = llama_bench_weight_format(*type)) {
+            row.weights = std::string(*format);
+        } else {
+            fields.error("model_type", fmt::format("row {}: no weight format known for '{}'; pass --weights", record.line, *type));
+        }
+    } else {
+        fields.error("model_type", fmt::format("row {}: missing; pass --weights", record.line));
+    }
+    if (const std::string* type = fields.text("type_k")) {
+        if (const auto kv = kv_of_llama_type(*type)) {
+            row.kv = *kv;
+        } else {
+            fields.error("type_k", fmt::format("row {}: unknown KV-cache type '{}'; expected f16, bf16, f32, q8_0 or q4_0",
+                                               record.line, *type));
+        }
+    }
+    if (!prompt || !generated || !rate) return;
+    if (*rate <= 0.0) {
+        fields.error("avg_ts", fmt::format("row {}: a rate of 0 tokens/s measures nothing", record.line));
+        return;
+    }
+    row.value = *rate;
+    const double context = depth.value_or(0.0);
+    if (*prompt > 0.0 && *generated == 0.0) {
+        // pp: a prompt after `context` tokens already in the cache.
+        row.metric = Metric::prefill_tokens_per_s;
+        row.prompt = *prompt;
+        if (context > 0.0) row.context = context;
+    } else if (*generated > 0.0 && *prompt == 0.0) {
+        row.metric = Metric::decode_tokens_per_s_per_stream;
+        row.output = *generated;
+        // tg after -d tokens: the step time grows linearly with the context, so the run's mean step
+        // is the one at its middle.
+        if (context > 0.0) row.context = context + *generated / 2.0;
+    } else {
+        results.skipped.push_back(fmt::format("{}:{}: a combined prompt and generation test (pg) is not used", path, record.line));
+        return;
+    }
+    results.rows.push_back(std::move(row));
+}
+
+void add_vllm_rows(const Record& record, const std::string& path, const std::optional<std::string>& weights,
+                   BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
+    FieldReader fields(record, path, problems);
+    const auto concurrency = fields.number("max_concurrency", false);
+    const auto completed = fields.number("completed", true);
+    const auto input_tokens = fields.number("total_input_tokens", true);
+    const auto output_tokens = fields.number("total_output_tokens", true);
+    const auto throughput = fields.number("output_throughput", true);
+    const auto duration = fields.number("duration", false);
+    auto median_or_mean = [&](const std::string& what) {
+        const auto median = fields.number("median_" + what, false);
+        return median ? median : fields.number("mean_" + what, false);
+    };
+    const auto ttft_ms = median_or_mean("ttft_ms");
+    const auto tpot_ms = median_or_mean("tpot_ms");
+    if (!concurrency) {
+        fields.error("max_concurrency", "not stated: a run without --max-concurrency measures a request rate, not a "
+                                        "concurrency; rerun with --max-concurrency N");
+    }
+    std::string weight_format;
+    if (weights) {
+        weight_format = *weights;
+    } else if (const std::string* stated = fields.text("weights")) {
+        weight_format = *stated;
+    } else {
+        fields.error("weights", "the result does not state the weight format; pass --weights (or run vllm bench serve "
+                                "with --metadata weights=NAME)");
+    }
+    if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput || *completed <= 0.0) return;
+    auto length = [&](const std::string& key, double total) {
+        return fields.number(key, false).value_or(std::round(total / *completed));
+    };
+    Measurement base;
+    base.line = record.line;
+    base.engine = "vllm";
+    base.weights = weight_format;
+    base.batch = *concurrency;
+    base.prompt = std::max(1.0, length("random_input_len", *input_tokens));
+    base.output = std::max(1.0, length("random_output_len", *output_tokens));
+    base.source = path;
+    base.sustained_clocks = duration && *duration >= kSustainedRunSeconds;
+    auto add = [&](Metric metric, std::optional<double> value) {
+        if (!value || *value <= 0.0) return;
+        Measurement row = base;
+        row.metric = metric;
+        row.value = *value;
+        row.id = fmt::format("{} {}", path, metric_info(metric).name);
+        results.rows.push_back(std::move(row));
+    };
+    add(Metric::decode_tokens_per_s_total, throughput);
+    add(Metric::tpot_s, tpot_ms ? std::optional<double>(*tpot_ms / 1e3) : std::nullopt);
+    add(Metric::ttft_s, ttft_ms ? std::optional<double>(*ttft_ms / 1e3) : std::nullopt);
+}
+
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        if (path_kind(path) != PathKind::folder) {
+            files.push_back(path);
+            continue;
+        }
+        require_folder(path, "calibrate");
+        std::vector<std::string> found;
+        for (const auto& entry : std::filesystem::directory_iterator(path)) {
+            if (entry.path().extension() == ".json") found.push_back(entry.path().string());
+        }
+        if (found.empty()) {
+            throw core::InputError(core::Diagnostic{{path, 0, 0}, "", "the folder holds no *.json benchmark result"});
+        }
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    return files;
+}
+
+}  // namespace
+
+std::string_view benchmark_format_name(BenchmarkFormat format) {
+    switch (format) {
+        case BenchmarkFormat::llama_bench_csv: return "llama-bench CSV";
+        case BenchmarkFormat::llama_bench_json: return "llama-bench JSON";
+        case BenchmarkFormat::llama_bench_jsonl: return "llama-bench JSON lines";
+        case BenchmarkFormat::vllm_bench_serve: return "vllm bench serve JSON";
+        case BenchmarkFormat::measurements_csv: return "measurements CSV";
+    }
+    return "?";
+}
+
+std::optional<BenchmarkFormat> detect_benchmark_format(std::string_view text) {
+    const std::size_t start = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (start == std::string_view::npos) return std::nullopt;
+    const bool llama = text.find("\"avg_ts\"") != std::string_view::npos;
+    if (text[start] == '[') return llama ? std::optional(BenchmarkFormat::llama_bench_json) : std::nullopt;
+    if (text[start] == '{') {
+        if (llama) return BenchmarkFormat::llama_bench_jsonl;
+        const bool vllm = text.find("\"output_throughput\"") != std::string_view::npos ||
+                          text.find("\"max_concurrency\"") != std::string_view::npos;
+        return vllm ? std::optional(BenchmarkFormat::vllm_bench_serve) : std::nullopt;
+    }
+    const auto header = split_csv(first_line(text.substr(start)));
+    auto has = [&](std::string_view column) { return std::find(header.begin(), header.end(), column) != header.end(); };
+    if (has("avg_ts") && has("n_prompt") && has("n_gen")) return BenchmarkFormat::llama_bench_csv;
+    if (!header.empty() && header.front() == "id" && has("metric") && has("value")) return BenchmarkFormat::measurements_csv;
+    return std::nullopt;
+}
+
+std::optional<std::string_view> llama_bench_weight_format(std::string_view model_type) {
+    // "<architecture> <size> <file type>": the file type may hold spaces ("Q4_K - Medium").
+    const std::size_t first = model_type.find(' ');
+    const std::size_t second = first == std::string_view::npos ? first : model_type.find(' ', first + 1);
+    const std::string_view file_type = second == std::string_view::npos ? model_type : model_type.substr(second + 1);
+    for (const auto& row : kLlamaBenchWeightFormats) {
+        if (row.file_type == file_type) return row.weights;
+    }
+    return std::nullopt;
+}
+
+BenchmarkResults load_benchmark_results(const std::vector<std::string>& paths, const std::optional<std::string>& weights) {
+    BenchmarkResults results;
+    std::optional<BenchmarkFormat> format;
+    std::vector<core::Diagnostic> problems;
+    for (const std::string& path : expand_paths(paths)) {
+        const std::string text = read_input_file(path, kMaxBenchmarkBytes, kExpectedSize);
+        const auto detected = detect_benchmark_format(text);
+        if (!detected) {
+            throw core::InputError(core::Diagnostic{
+                {path, 1, 1}, "",
+                "not a benchmark result decodesim reads: expected llama-bench -o csv/json/jsonl output, a vllm bench serve "
+                "result JSON, or a table with the columns of validation/measurements.csv"});
+        }
+        if (format && *format != *detected) {
+            throw core::InputError(core::Diagnostic{{path, 1, 1}, "",
+                                                    fmt::format("a {} among {} files; give files of one format",
+                                                                benchmark_format_name(*detected),
+                                                                benchmark_format_name(*format))});
+        }
+        format = detected;
+        switch (*detected) {
+            case BenchmarkFormat::measurements_csv:
+                for (Measurement& row : load_measurements(path)) {
+                    if (weights) row.weights = *weights;
+                    results.rows.push_back(std::move(row));
+                }
+                break;
+            case BenchmarkFormat::llama_bench_csv:
+                for (const Record& record : csv_records(text, path, problems)) {
+                    add_llama_bench_row(record, path, weights, results, problems);
+                }
+                break;
+            case BenchmarkFormat::llama_bench_json:
+            case BenchmarkFormat::llama_bench_jsonl:
+                for (const Record& record :
+                     json_records(text, path, *detected == BenchmarkFormat::llama_bench_jsonl, problems)) {
+                    add_llama_bench_row(record, path, weights, results, problems);
+                }
+                break;
+            case BenchmarkFormat::vllm_bench_serve:
+                for (const Record& record : json_records(text, path, false, problems)) {
+                    add_vllm_rows(record, path, weights, results, problems);
+                }
+                break;
+        }
+    }
+    if (!problems.empty()) throw core::InputError(std::move(problems));
+    results.format = format.value_or(BenchmarkFormat::llama_bench_csv);
+    return results;
+}
+
+}  // namespace decodesim::profiles

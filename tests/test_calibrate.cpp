@@ -1,0 +1,338 @@
+// `decodesim calibrate` and `--runtime path.yaml`: benchmark formats, the held-out rule, recovery
+// of known factors, the preset file's round trip and its errors (docs/cli.md, "calibrate").
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/runtime_option.hpp"
+#include "engine/custom_runtime.hpp"
+#include "engine/operating_point.hpp"
+#include "profiles/benchmark_results.hpp"
+#include "scenarios/accuracy.hpp"
+#include "scenarios/user_calibration.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace decodesim;
+using testing::run;
+using testing::test_data;
+
+std::string scratch(const std::string& name) {
+    const std::filesystem::path folder = std::filesystem::path(DECODESIM_BINARY_DIR) / "calibrate";
+    std::filesystem::create_directories(folder);
+    return (folder / name).string();
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const std::string path = scratch(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+const engine::RuntimeFactors& gddr(const engine::RuntimePreset& preset) {
+    return preset.factors(core::MemoryFamily::gddr);
+}
+
+}  // namespace
+
+TEST_CASE("llama-bench model_type names map to weight formats") {
+    using profiles::llama_bench_weight_format;
+    // llama.cpp writes model_type as "<arch> <size> <file type>" (llama_model_ftype_name).
+    CHECK(llama_bench_weight_format("llama 8B Q4_K - Medium") == "q4_k_m");
+    CHECK(llama_bench_weight_format("qwen2 7B Q4_0") == "q4_0");
+    CHECK(llama_bench_weight_format("llama 70B Q8_0") == "q8_0");
+    CHECK(llama_bench_weight_format("llama 8B F16") == "fp16");
+    CHECK(llama_bench_weight_format("llama 8B BF16") == "bf16");
+    CHECK(llama_bench_weight_format("llama 8B Q6_K") == "q6_k");
+    CHECK(llama_bench_weight_format("llama 8B Q5_K - Medium") == "q5_k_m");
+    CHECK(llama_bench_weight_format("llama 8B Q2_K - Medium") == "q2_k");
+    CHECK(llama_bench_weight_format("qwen3moe 30B.A3B Q4_K - Medium") == "q4_k_m");
+    CHECK_FALSE(llama_bench_weight_format("llama 8B IQ2_XXS - 2.0625 bpw"));
+    CHECK_FALSE(llama_bench_weight_format("llama 8B Q4_K - Small"));
+    // Every name the table gives is a format --weights accepts.
+    for (const auto& row : profiles::kLlamaBenchWeightFormats) {
+        INFO(row.file_type);
+        CHECK(core::find_named(core::weight_formats(), row.weights) != nullptr);
+    }
+}
+
+TEST_CASE("each benchmark format is detected from its content and read into rows") {
+    using profiles::BenchmarkFormat;
+    struct Case {
+        const char* file;
+        BenchmarkFormat format;
+    };
+    // The three llama-bench fixtures hold the same five tests: pp512, tg128, pp512 @ d4096,
+    // tg128 @ d4096, and a pg test (prompt and generation together), which is not used.
+    for (const Case c : {Case{"llama_bench.csv", BenchmarkFormat::llama_bench_csv},
+                         Case{"llama_bench.json", BenchmarkFormat::llama_bench_json},
+                         Case{"llama_bench.jsonl", BenchmarkFormat::llama_bench_jsonl}}) {
+        INFO(c.file);
+        const auto results = profiles::load_benchmark_results({test_data(std::string("calibrate/") + c.file)}, std::nullopt);
+        CHECK(results.format == c.format);
+        REQUIRE(results.rows.size() == 4);
+        CHECK(results.skipped.size() == 1);
+        const auto& pp = results.rows[0];
+        CHECK(pp.metric == profiles::Metric::prefill_tokens_per_s);
+        CHECK(pp.prompt == 512.0);
+        CHECK_FALSE(pp.context);
+        CHECK(pp.value == doctest::Approx(11001.3));
+        CHECK(pp.weights == "q4_k_m");  // "llama 8B Q4_K - Medium"
+        CHECK(pp.kv == "fp16");         // type_k f16
+        CHECK(pp.engine == "llama.cpp");
+        const auto& tg = results.rows[1];
+        CHECK(tg.metric == profiles::Metric::decode_tokens_per_s_per_stream);
+        CHECK(tg.output == 128.0);
+        CHECK_FALSE(tg.context);
+        CHECK(results.rows[2].context == 4096.0);  // pp512 after 4096 tokens in the cache
+        // tg128 after 4096 tokens: its steps run at contexts 4096..4223, mean 4096 + 128 / 2.
+        CHECK(results.rows[3].context == 4160.0);
+        // --weights replaces what model_type says.
+        const auto forced =
+            profiles::load_benchmark_results({test_data(std::string("calibrate/") + c.file)}, std::string("q8_0"));
+        CHECK(forced.rows[0].weights == "q8_0");
+    }
+
+    const auto vllm = profiles::load_benchmark_results({test_data("calibrate/vllm_serve.json")}, std::nullopt);
+    CHECK(vllm.format == BenchmarkFormat::vllm_bench_serve);
+    REQUIRE(vllm.rows.size() == 3);  // total decode rate, TPOT, TTFT
+    CHECK(vllm.rows[0].metric == profiles::Metric::decode_tokens_per_s_total);
+    CHECK(vllm.rows[0].value == 1721.0);
+    CHECK(vllm.rows[0].batch == 32.0);     // max_concurrency
+    CHECK(vllm.rows[0].prompt == 1024.0);  // random_input_len
+    CHECK(vllm.rows[0].output == 256.0);   // random_output_len
+    CHECK(vllm.rows[0].weights == "bf16"); // --metadata weights=bf16
+    CHECK(vllm.rows[0].sustained_clocks);  // a 95 s run: past the 60 s a clock takes to settle
+    CHECK(vllm.rows[1].metric == profiles::Metric::tpot_s);
+    CHECK(vllm.rows[1].value == doctest::Approx(0.0176));  // median_tpot_ms 17.6
+    CHECK(vllm.rows[2].metric == profiles::Metric::ttft_s);
+    CHECK(vllm.rows[2].value == doctest::Approx(0.1981));  // median_ttft_ms 198.1
+
+    const auto table = profiles::load_benchmark_results({test_data("calibrate/measurements.csv")}, std::nullopt);
+    CHECK(table.format == BenchmarkFormat::measurements_csv);
+    CHECK(table.rows.size() == 3);
+
+    // Not a benchmark: a hardware profile.
+    const auto messages = testing::error_messages(
+        [] { profiles::load_benchmark_results({std::string(DECODESIM_ROOT) + "/hardware_profiles/rtx-4090.yaml"}, std::nullopt); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("rtx-4090.yaml:1:1: error: not a benchmark result") != std::string::npos);
+}
+
+TEST_CASE("an unknown llama-bench file type is an error naming the row and the value") {
+    const std::string path = write_file(
+        "iq2.csv", "model_type,n_prompt,n_gen,avg_ts\n\"llama 8B IQ2_XXS - 2.0625 bpw\",512,0,900.0\n");
+    const auto messages = testing::error_messages([&] { profiles::load_benchmark_results({path}, std::nullopt); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0] == path + ":2:1: error: model_type: row 2: no weight format known for 'llama 8B IQ2_XXS - "
+                                "2.0625 bpw'; pass --weights");
+}
+
+TEST_CASE("the held-out rows are every fourth after a stable sort by metric and shape") {
+    // Twelve prefill rows given with prompts 12, 11, ..., 1: sorted by prompt they run 1..12, and
+    // positions 3, 7 and 11 (0-based) are the prompts 4, 8 and 12, given at indices 8, 4 and 0.
+    std::vector<profiles::Measurement> rows(12);
+    std::vector<scenarios::CalibrationCase> cases;
+    for (int i = 0; i < 12; ++i) {
+        rows[i].metric = profiles::Metric::prefill_tokens_per_s;
+        rows[i].prompt = 12.0 - i;
+        cases.push_back({&rows[i], nullptr, nullptr, {}});
+    }
+    const std::vector<bool> held_out = scenarios::held_out_rows(cases);
+    std::vector<int> indices;
+    for (int i = 0; i < 12; ++i) {
+        if (held_out[i]) indices.push_back(i);
+    }
+    CHECK(indices == std::vector<int>{0, 4, 8});
+}
+
+TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and writes a preset predict reads") {
+    // An RTX 4090 (GDDR) running Llama 3.1 8B Q4_K_M under llama.cpp whose true factors are
+    // kernel overhead 7 us, quantized weight bandwidth 0.80, compute 0.55, quantized compute 0.70
+    // and attention bandwidth 1.0: all on the fit's grids (calibration.cpp). llama.cpp's shipped
+    // GDDR factors are not these, so it is off on these rows.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("rtx-4090");
+    const auto model = catalog.model("llama-3.1-8b");
+    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::gddr)] =
+        engine::RuntimeFactors{core::Seconds(7e-6), 0.80, 0.70, 1.0, 0.55, core::Seconds(0.0)};
+    engine::DeploymentChoice choice;
+    choice.weights = core::find_named(core::weight_formats(), "q4_k_m");
+    choice.kv = core::find_named(core::kv_formats(), "fp16");
+    choice.runtime = engine::Runtime::llama_cpp;
+    choice.clocks.condition = engine::ClockCondition::peak;  // llama-bench runs are short
+    const engine::Deployment deployment = engine::resolve_deployment(hardware, model, choice);
+
+    // 21 prefill rows (7 prompts x 3 depths) and 21 decode rows (3 lengths x 7 depths): after a
+    // quarter is held out, 16 of each kind are fitted, above fit_runtime's 10.
+    std::string csv = "model_type,type_k,n_prompt,n_gen,n_depth,avg_ts\n";
+    auto add = [&](double prompt, double generated, double depth) {
+        profiles::Measurement m;
+        m.engine = "llama.cpp";
+        m.weights = "q4_k_m";
+        m.batch = 1.0;
+        if (prompt > 0) {
+            m.metric = profiles::Metric::prefill_tokens_per_s;
+            m.prompt = prompt;
+            if (depth > 0) m.context = depth;
+        } else {
+            m.metric = profiles::Metric::decode_tokens_per_s_per_stream;
+            m.output = generated;
+            if (depth > 0) m.context = depth + generated / 2.0;
+        }
+        const double rate = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+        csv += fmt::format("\"llama 8B Q4_K - Medium\",f16,{},{},{},{:.10g}\n", prompt, generated, depth, rate);
+    };
+    for (double prompt : {128, 256, 512, 1024, 2048, 4096, 8192}) {
+        for (double depth : {0, 2048, 8192}) add(prompt, 0, depth);
+    }
+    for (double generated : {32, 128, 512}) {
+        for (double depth : {0, 512, 1024, 2048, 4096, 8192, 16384}) add(0, generated, depth);
+    }
+    const std::string bench = write_file("synthetic.csv", csv);
+    const std::string preset = scratch("synthetic-preset.yaml");
+    std::filesystem::remove(preset);
+
+    const auto result = run({"calibrate", bench, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--output", preset,
+                             "--name", "my-4090", "--json"});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    CHECK(json["rows"] == 42);
+    // Sorted, the 21 decode rows take positions 0..20 and the 21 prefill rows 21..41: positions
+    // 3, 7, ..., 39 are held out, 5 of each.
+    CHECK(json["held_out_rows"] == 10);
+    CHECK(json["in_sample"] == false);
+    // The data are the model's own under the true factors, so the fit finds them to within a grid step.
+    const auto& fitted = json["factors"];
+    CHECK(fitted["kernel_overhead_s"].get<double>() == doctest::Approx(7e-6).epsilon(1e-6 / 7e-6));
+    CHECK(fitted["quantized_weight_bandwidth"].get<double>() == doctest::Approx(0.80).epsilon(0.02 / 0.80));
+    CHECK(fitted["attention_bandwidth"].get<double>() == doctest::Approx(1.0).epsilon(0.05));
+    // Prefill: the quantized matmuls see compute x quantized compute, the attention matmuls
+    // compute alone, so the pair is determined; grid steps 0.05 and 0.05.
+    CHECK(fitted["compute"].get<double>() == doctest::Approx(0.55).epsilon(0.05 / 0.55));
+    CHECK(fitted["quantized_compute"].get<double>() == doctest::Approx(0.70).epsilon(0.05 / 0.70));
+    // Never fitted (fit_runtime does not search it): llama.cpp's 0.
+    CHECK(fitted["sequence_overhead_s"].get<double>() == 0.0);
+    for (const auto& errors : json["errors"]) {
+        INFO(errors["metric"]);
+        CHECK(errors["median_abs_error_after"].get<double>() < 0.01);
+        // The shipped factors are not the truth, so the fit can only improve on them.
+        CHECK(errors["median_abs_error_before"].get<double>() > errors["median_abs_error_after"].get<double>());
+    }
+
+    // The file reads back with the same factors (rounded to 0.01 us and 4 decimals when written).
+    const auto loaded = cli::load_runtime_preset(preset);
+    CHECK(loaded->name == "my-4090");
+    CHECK(loaded->runtime == engine::Runtime::llama_cpp);
+    for (const auto& field : engine::kRuntimeFactorFields) {
+        INFO(field.key);
+        const double written = fitted[std::string(field.key) + (field.duration ? "_s" : "")].get<double>();
+        CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
+    }
+    // Families it does not state keep the base's factors.
+    const auto& base_hbm = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::hbm);
+    CHECK(loaded->factors(core::MemoryFamily::hbm).compute == base_hbm.compute);
+
+    // predict reads it, names it, and its decode speed is the truth's (the fit's error < 1%).
+    const auto predicted = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--weights", "q4_k_m",
+                                "--kv", "fp16", "--clocks", "peak", "--runtime", preset, "--context", "1024", "--json"});
+    REQUIRE(predicted.exit_code == 0);
+    const auto prediction = nlohmann::json::parse(predicted.out);
+    CHECK(prediction["conditions"]["runtime"] == "my-4090");
+    const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, truth))
+                                  .predict(engine::Workload::step(1, 1024))
+                                  .decode.tokens_per_s_per_stream;
+    CHECK(prediction["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(truth_rate).epsilon(0.01));
+}
+
+TEST_CASE("a bad runtime preset file is one error naming the file, line and key, and exits 1") {
+    struct Case {
+        const char* name;
+        const char* text;
+        const char* expected;  // after "PATH:"
+    };
+    const char* header = "name: mine\nbase: llama.cpp\nsource: by hand\n";
+    const std::vector<Case> cases{
+        {"unknown-key.yaml", "factors:\n  gddr:\n    compute: 0.5\n    computer: 0.5\n",
+         "7:5: error: factors.gddr.computer: unknown key; did you mean 'compute'?"},
+        {"unknown-family.yaml", "factors:\n  ddr:\n    compute: 0.5\n",
+         "5:3: error: factors.ddr: unknown key; did you mean 'gddr'?"},
+        {"zero.yaml", "factors:\n  gddr:\n    compute: 0\n",
+         "6:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '0'"},
+        {"too-large.yaml", "factors:\n  gddr:\n    compute: 1.6\n",
+         "6:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '1.6'"},
+        {"nan.yaml", "factors:\n  gddr:\n    compute: .nan\n",
+         "6:14: error: factors.gddr.compute: expected a finite number, found '.nan'"},
+        {"negative.yaml", "factors:\n  gddr:\n    kernel_overhead: -1 us\n",
+         "6:22: error: factors.gddr.kernel_overhead: expected a time from 0 us to 1000 us"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const std::string path = write_file(c.name, std::string(header) + c.text);
+        const auto result = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", path});
+        CHECK(result.exit_code == 1);
+        CHECK(result.err == path + ":" + c.expected + "\n");
+    }
+    // The header's own keys: an unknown base, and a missing name.
+    const std::string base = write_file("base.yaml", "name: mine\nbase: llama-cpp\nsource: by hand\n");
+    const auto unknown_base = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", base});
+    CHECK(unknown_base.exit_code == 1);
+    CHECK(unknown_base.err == base + ":2:7: error: base: unknown runtime 'llama-cpp' (did you mean 'llama.cpp'?); "
+                                     "expected one of vllm llama.cpp tensorrt-llm\n");
+    const std::string nameless = write_file("nameless.yaml", "base: vllm\nsource: by hand\n");
+    const auto no_name = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", nameless});
+    CHECK(no_name.exit_code == 1);
+    CHECK(no_name.err == nameless + ":1:1: error: name: missing required key; expected a text value\n");
+}
+
+TEST_CASE("--runtime names a built-in preset, an existing file or a .yaml path, else it is a usage error") {
+    const auto missing = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "missing.yaml"});
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err.find("missing.yaml") != std::string::npos);
+    const auto typo = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "vlm"});
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err.find("unknown runtime 'vlm' (did you mean 'vllm'?)") != std::string::npos);
+}
+
+TEST_CASE("a preset file that halves compute doubles a compute-bound prefill") {
+    // vllm's HBM compute factor is 1.0 (the measured 0.80 of the peak); a file that sets it to 0.5
+    // leaves 0.40. An 8192-token prompt of Llama 3.1 8B on an H100 is compute-bound, and its
+    // kernel overheads are a small share, so its TTFT grows by close to 0.80 / 0.40 = 2.
+    REQUIRE(engine::runtime_preset(engine::Runtime::vllm).factors(core::MemoryFamily::hbm).compute == 1.0);
+    const std::string path = write_file("half-compute.yaml",
+                                        "name: half-compute\nbase: vllm\nsource: test\nfactors:\n  hbm:\n    compute: 0.5\n");
+    auto ttft = [](const std::string& runtime) {
+        const auto result = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "8192",
+                                 "--output", "1", "--runtime", runtime, "--json"});
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["ttft_s"].get<double>();
+    };
+    const double ratio = ttft(path) / ttft("vllm");
+    CHECK(ratio > 1.85);
+    CHECK(ratio <= 2.0);
+    // plan, curve and check-claim accept the same file.
+    CHECK(run({"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", path}).exit_code == 0);
+    CHECK(run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", path, "--tokens-per-s",
+               "100", "--per", "stream"})
+              .exit_code == 0);
+}
+
+TEST_CASE("calibrate with fewer than 8 rows says its errors are in sample") {
+    const std::string out = scratch("few.yaml");
+    const auto result = run({"calibrate", test_data("calibrate/llama_bench.csv"), "--hardware", "rtx-4090", "--model",
+                             "llama-3.1-8b", "--output", out});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("IN SAMPLE") != std::string::npos);
+    // Four usable rows: fewer than fit_runtime's 10 of a kind, so the preset is llama.cpp's own.
+    const auto loaded = cli::load_runtime_preset(out);
+    const auto& base = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::gddr);
+    CHECK(gddr(*loaded).compute == doctest::Approx(base.compute));
+    CHECK(gddr(*loaded).kernel_overhead.value == doctest::Approx(base.kernel_overhead.value));
+}

@@ -1,0 +1,131 @@
+// The band: the spread of held-out ratios (measured / predicted as a rate) per device class,
+// runtime and pass, and the share of each source's rows it holds when derived without them.
+// Every expected figure is derived by hand in the comments.
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/efficiency.hpp"
+#include "engine/residual_band.hpp"
+#include "scenarios/residual_bands.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+
+// 25 decode rows on an H100 under vllm, one source each, predicted 100 tok/s and measured
+// 88, 89, ..., 112: ratios 0.88 to 1.12 in steps of 0.01.
+struct TwentyFiveSources {
+    profiles::Catalog catalog = testing::shipped_catalog();
+    profiles::HardwareProfile hardware = catalog.hardware("h100-sxm");
+    profiles::ModelProfile model = catalog.model("llama-3.1-8b");
+    std::vector<profiles::Measurement> measurements;
+    std::vector<scenarios::CalibrationCase> cases;
+    scenarios::HeldOutErrors by_source;
+
+    TwentyFiveSources() {
+        measurements.resize(25);
+        by_source.rows.resize(25);
+        for (int i = 0; i < 25; ++i) {
+            auto& m = measurements[i];
+            m.id = fmt::format("r{}", i);
+            m.metric = profiles::Metric::decode_tokens_per_s_per_stream;
+            m.value = 88.0 + i;
+        }
+        engine::Deployment deployment;
+        deployment.runtime = engine::Runtime::vllm;
+        for (int i = 0; i < 25; ++i) {
+            cases.push_back({&measurements[i], &model, &hardware, deployment});
+            by_source.rows[i].measurement = &measurements[i];
+            by_source.rows[i].predicted = 100.0;
+            by_source.group_of_row.push_back(fmt::format("source {}", i));
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("band: the central 90% of the held-out ratios, interpolated between neighbours") {
+    const TwentyFiveSources data;
+    const auto derived = scenarios::derive_residual_bands(data.cases, data.by_source);
+    // Pooled decode band and the (hbm, vllm, decode) class: the same 25 ratios. The 5th percentile
+    // sits at position 0.05 x 24 = 1.2 of the sorted ratios: 0.89 + 0.2 x 0.01 = 0.892; the 95th at
+    // 0.95 x 24 = 22.8: 1.10 + 0.8 x 0.01 = 1.108.
+    REQUIRE(derived.bands.size() == 2);
+    for (const auto& entry : derived.bands) {
+        CHECK(entry.band.kind == engine::PassKind::decode);
+        CHECK(entry.band.low == doctest::Approx(0.892));
+        CHECK(entry.band.high == doctest::Approx(1.108));
+        CHECK(entry.band.rows == 25);
+    }
+    CHECK(derived.bands[0].pooled);
+    CHECK_FALSE(derived.bands[1].pooled);
+}
+
+TEST_CASE("band: nested coverage holds each source's rows against the band of the others") {
+    const TwentyFiveSources data;
+    const auto derived = scenarios::derive_residual_bands(data.cases, data.by_source);
+    // Without row i the other 24 ratios give the band; the 5th percentile is at position
+    // 0.05 x 23 = 1.15. Row 0 (0.88): the others start 0.89, 0.90: low = 0.8915, outside. Row 1
+    // (0.89): the others start 0.88, 0.90, 0.91: low = 0.9015, outside. Row 2 (0.90): the others
+    // start 0.88, 0.89, 0.91: low = 0.893, inside. The top end mirrors it: rows 23 and 24 fall
+    // outside, row 22 inside. 21 of 25 rows inside: 84%.
+    REQUIRE_FALSE(derived.nested.empty());
+    const auto all = std::find_if(derived.nested.begin(), derived.nested.end(), [](const auto& c) { return c.name == "all"; });
+    REQUIRE(all != derived.nested.end());
+    CHECK(all->rows == 25);
+    CHECK(all->inside == doctest::Approx(21.0 / 25.0));
+}
+
+TEST_CASE("band: a time's ratio is predicted over measured, so above 1 is always faster than predicted") {
+    profiles::Measurement m;
+    m.metric = profiles::Metric::tpot_s;
+    m.value = 0.020;  // measured 20 ms per token
+    scenarios::AccuracyRow row;
+    row.measurement = &m;
+    row.predicted = 0.025;  // predicted 25 ms: the measurement is 1.25x faster
+    CHECK(scenarios::rate_ratio(row) == doctest::Approx(1.25));
+    CHECK(scenarios::pass_kind(profiles::Metric::ttft_s) == engine::PassKind::prefill);
+    CHECK(scenarios::pass_kind(profiles::Metric::e2e_latency_s) == engine::PassKind::decode);
+}
+
+TEST_CASE("band: the ideal runtime has none, a class without enough rows takes its pass's pooled band") {
+    const auto ideal = engine::residual_band(core::MemoryFamily::hbm, engine::Runtime::ideal, engine::PassKind::decode);
+    CHECK(ideal.low == 1.0);
+    CHECK(ideal.high == 1.0);
+    // The shipped table lists no (unified, tensorrt-llm) class: its band is the pooled decode band.
+    double pooled_low = 0.0, pooled_high = 0.0;
+    for (const auto& entry : engine::shipped_residual_bands()) {
+        if (entry.pooled && entry.band.kind == engine::PassKind::decode) {
+            pooled_low = entry.band.low;
+            pooled_high = entry.band.high;
+        }
+        // Every class row rests on enough held-out rows, and spans 1 or lies to one side of it.
+        CHECK(entry.band.low < entry.band.high);
+        if (!entry.pooled) CHECK(entry.band.rows >= engine::kBandMinimumRows);
+    }
+    const auto unlisted =
+        engine::residual_band(core::MemoryFamily::unified, engine::Runtime::tensorrt_llm, engine::PassKind::decode);
+    CHECK(unlisted.low == pooled_low);
+    CHECK(unlisted.high == pooled_high);
+}
+
+TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out ratios") {
+    // Llama-3.1-8B on an H100 at batch 1 under vllm: every operator is bandwidth-bound, so the step
+    // is bytes / bandwidth plus fixed costs. The low end scales the bandwidth by r and the fixed
+    // costs by 1 / r, so its tokens/s are exactly r times the nominal, r = the (hbm, vllm, decode)
+    // band's low ratio; the high end likewise, unless the bandwidth reaches the datasheet.
+    const auto band = engine::residual_band(core::MemoryFamily::hbm, engine::Runtime::vllm, engine::PassKind::decode);
+    const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm",
+                                      "--band", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    const double nominal = json["decode"]["tokens_per_s_per_stream"];
+    const double low = json["band"]["low"]["tokens_per_s_per_stream"];
+    const double high = json["band"]["high"]["tokens_per_s_per_stream"];
+    CHECK(low / nominal == doctest::Approx(band.low).epsilon(1e-6));
+    CHECK(high / nominal == doctest::Approx(band.high).epsilon(1e-6));
+}
