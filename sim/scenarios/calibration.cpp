@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "engine/custom_runtime.hpp"
 #include "engine/efficiency.hpp"
 
 namespace decodesim::scenarios {
@@ -76,6 +77,8 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     result.runtime = preset.runtime;
     result.families = families;
     result.decode_rows = static_cast<int>(decode.size());
+    result.single_stream_rows = static_cast<int>(single_stream.size());
+    result.batched_rows = static_cast<int>(batched.size());
     result.prefill_rows = static_cast<int>(prefill.size());
     engine::RuntimePreset candidate = preset;
     // Start from the defaults, so the fit does not depend on values fitted before; the group's
@@ -109,6 +112,18 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         first = best_first;
         second = best_second;
         apply();
+        // Which members were searched, by the table that names them (a single value is no search).
+        const auto record = [&](const double& member, std::size_t values) {
+            if (values < 2) return;
+            for (const engine::RuntimeFactorField& field : engine::kRuntimeFactorFields) {
+                if (&field.value(factors) != &member) continue;
+                if (std::find(result.fitted.begin(), result.fitted.end(), field.key) == result.fitted.end()) {
+                    result.fitted.push_back(field.key);
+                }
+            }
+        };
+        record(first, first_values.size());
+        record(second, second_values.size());
     };
     // Too few rows would fit noise, so a family with fewer than kMinimumRows keeps the defaults.
     if (single_stream.size() >= kMinimumRows) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -27,8 +28,12 @@ struct FitResult {
     engine::Runtime runtime = engine::Runtime::llama_cpp;
     std::vector<core::MemoryFamily> families;
     engine::RuntimeFactors factors;
-    int decode_rows = 0;
-    int prefill_rows = 0;
+    // The factors the fit searched (keys of engine::kRuntimeFactorFields); the others kept the
+    // measured defaults it starts from, for lack of rows of the kind that measures them.
+    std::vector<std::string_view> fitted;
+    int decode_rows = 0;            // single-stream and batched
+    int single_stream_rows = 0, batched_rows = 0;
+    int prefill_rows = 0;           // prefill throughput and time to first token
     double decode_error_before = 0.0, decode_error_after = 0.0;
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
 };

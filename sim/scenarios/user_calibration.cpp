@@ -11,45 +11,7 @@
 namespace decodesim::scenarios {
 namespace {
 
-// fit_runtime's least rows of a kind (decode or prefill) to fit anything (calibration.hpp).
-constexpr int kFitMinimumRows = 10;
 constexpr double kCloseEnough = 0.02;
-
-// The rows of each kind fit_runtime fits on, and the factors it searches on each (calibration.cpp;
-// its FitResult does not list them): single-stream decode, prefill (throughput and TTFT), and
-// batched decode.
-struct RowKinds {
-    int single_stream = 0, prefill = 0, batched = 0;
-};
-
-RowKinds row_kinds(const std::vector<CalibrationCase>& cases) {
-    RowKinds kinds;
-    for (const CalibrationCase& c : cases) {
-        const profiles::Measurement& m = *c.measurement;
-        if (!unsupported_reason(m).empty()) continue;
-        if (m.metric == profiles::Metric::prefill_tokens_per_s || m.metric == profiles::Metric::ttft_s) {
-            ++kinds.prefill;
-        } else if (m.batch && *m.batch <= 1.0) {
-            ++kinds.single_stream;
-        } else {
-            ++kinds.batched;
-        }
-    }
-    return kinds;
-}
-
-std::vector<std::string_view> fitted_keys(const RowKinds& kinds) {
-    std::vector<std::string_view> keys;
-    if (kinds.single_stream >= kFitMinimumRows) {
-        keys.insert(keys.end(), {"kernel_overhead", "quantized_weight_bandwidth", "attention_bandwidth"});
-    }
-    if (kinds.prefill >= kFitMinimumRows) keys.insert(keys.end(), {"compute", "quantized_compute"});
-    if (kinds.batched >= kFitMinimumRows) {
-        keys.push_back("sequence_overhead");
-        if (kinds.prefill < kFitMinimumRows) keys.push_back("compute");
-    }
-    return keys;
-}
 
 // The base's factors with the fitted ones replaced.
 engine::RuntimeFactors merged(const engine::RuntimeFactors& base, const FitResult& fit,
@@ -64,9 +26,8 @@ engine::RuntimeFactors merged(const engine::RuntimeFactors& base, const FitResul
 engine::RuntimeFactors fit(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& base,
                            core::MemoryFamily family, std::vector<std::string_view>* keys_out) {
     const FitResult result = fit_runtime(cases, base, {family}, nullptr);
-    const auto keys = fitted_keys(row_kinds(cases));
-    if (keys_out) *keys_out = keys;
-    return merged(base.factors(family), result, keys);
+    if (keys_out) *keys_out = result.fitted;
+    return merged(base.factors(family), result, result.fitted);
 }
 
 double median(std::vector<double> values) {
@@ -132,11 +93,12 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     }
 
     // The preset written is fitted on every row.
-    calibration.factors = fit(cases, base, calibration.family, &calibration.fitted);
-    const RowKinds kinds = row_kinds(cases);
-    calibration.single_stream_rows = kinds.single_stream;
-    calibration.batched_rows = kinds.batched;
-    calibration.prefill_rows = kinds.prefill;
+    const FitResult on_all = fit_runtime(cases, base, {calibration.family}, nullptr);
+    calibration.fitted = on_all.fitted;
+    calibration.factors = merged(base.factors(calibration.family), on_all, on_all.fitted);
+    calibration.single_stream_rows = on_all.single_stream_rows;
+    calibration.batched_rows = on_all.batched_rows;
+    calibration.prefill_rows = on_all.prefill_rows;
     calibration.by_family = base.by_family;
     calibration.by_family[static_cast<std::size_t>(calibration.family)] = calibration.factors;
     return calibration;
