@@ -39,7 +39,8 @@ TRAILING_COMMENT = re.compile(r"\s#\s*(exits\s+(\d+)\b[^#]*|not run\b[^#]*)$")
 TRANSCRIPT_EXIT = re.compile(r"^exit\s+(\d+)\s*$")
 # Flags whose value is a file the command writes; their targets must not be links into the tree.
 OUTPUT_FLAGS = {"-o", "--output-file", "--svg", "--requests-csv", "--csv-file", "--html"}
-TIMEOUT_S = 300
+# Per command; the sanitizer build runs about ten times slower and raises it (tests/CMakeLists.txt).
+TIMEOUT_S = int(os.environ.get("DOC_EXAMPLES_TIMEOUT_S", "300"))
 
 
 @dataclass
