@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "profiles/csv_record.hpp"
 #include "profiles/input_file.hpp"
 #include "profiles/measurements.hpp"
 #include "profiles/strict_map.hpp"
@@ -34,24 +35,10 @@ struct Record {
     }
 };
 
-// Splits one CSV record (RFC 4180 quoting; no newlines inside fields), as llama-bench writes it.
+// A record as llama-bench writes it; an open quote is reported by the field count that follows.
 std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-            fields.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
-        }
-    }
-    return fields;
+    bool well_formed = true;
+    return split_csv_record(line, well_formed);
 }
 
 std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/registry.hpp"
 #include "core/suggest.hpp"
+#include "profiles/csv_record.hpp"
 #include "core/units.hpp"
 #include "profiles/input_file.hpp"
 
@@ -19,34 +20,6 @@ namespace {
 
 const std::vector<std::string> kColumns{"id",     "hardware", "model",  "weights", "kv",    "engine", "batch",
                                         "prompt", "output",   "context", "metric", "value", "source", "notes"};
-
-// Splits one CSV record (RFC 4180 quoting; no newlines inside fields).
-std::vector<std::string> split_record(const std::string& line, bool& well_formed) {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    well_formed = true;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                fields.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                fields.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.emplace_back();
-        } else if (c != '\r') {
-            fields.back() += c;
-        }
-    }
-    well_formed = !quoted;
-    return fields;
-}
 
 int devices_from_notes(const std::string& notes) {
     const auto at = notes.find("n_gpus=");
@@ -75,7 +48,7 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     while (std::getline(stream, line)) {
         ++number;
         bool well_formed = true;
-        const auto fields = split_record(line, well_formed);
+        const auto fields = split_csv_record(line, well_formed);
         if (number == 1) {
             if (fields != kColumns) {
                 throw core::InputError(core::Diagnostic{

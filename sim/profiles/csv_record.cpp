@@ -1,0 +1,32 @@
+#include "profiles/csv_record.hpp"
+
+namespace decodesim::profiles {
+
+std::vector<std::string> split_csv_record(const std::string& line, bool& well_formed) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    well_formed = true;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                fields.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                fields.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields.emplace_back();
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    well_formed = !quoted;
+    return fields;
+}
+
+}  // namespace decodesim::profiles
