@@ -245,7 +245,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     REQUIRE(predicted.exit_code == 0);
     const auto prediction = nlohmann::json::parse(predicted.out);
     CHECK(prediction["conditions"]["runtime"] == "my-4090");
-    const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, truth))
+    const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, truth, deployment.backend))
                                   .predict(engine::Workload::step(1, 1024))
                                   .decode.tokens_per_s_per_stream;
     CHECK(prediction["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(truth_rate).epsilon(0.01));

@@ -73,6 +73,7 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
     command.add_option("--kv", options.kv, help::kKv);
     command.add_option("--activation", options.activation, help::kActivation);
     command.add_option("--runtime", options.runtime, help::kRuntime)->capture_default_str();
+    command.add_option("--backend", options.backend, help::kBackend);
     command.add_option("--tp", options.tensor_parallel, help::kTensorParallel)
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
@@ -168,6 +169,7 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     const RuntimeChoice runtime = runtime_choice(options.runtime);
     choice.runtime = runtime.runtime;
     choice.runtime_file = runtime.file;
+    if (options.backend) choice.backend = core::named_or_throw(core::kBackends, *options.backend, "--backend", "backend").backend;
     choice.parallelism.tensor = options.tensor_parallel;
     choice.parallelism.pipeline = options.pipeline_parallel;
     choice.parallelism.expert = options.expert_parallel;

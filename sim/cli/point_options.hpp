@@ -32,6 +32,7 @@ struct DeploymentOptions {
     std::optional<std::string> kv;       // unset: the activation datatype
     std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
     std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::optional<std::string> backend;  // unset: the device's native backend
     int tensor_parallel = 1;
     int pipeline_parallel = 1;
     int expert_parallel = 1;
@@ -75,6 +76,9 @@ inline constexpr const char* kModel = "Model id, profile YAML, or Hugging Face c
 inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
 inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
+inline constexpr const char* kBackend =
+    "The interface the runtime's kernels run on: cuda, rocm, metal, vulkan, sycl or other (default: the device's "
+    "vendor's own; it sets the compute rate the runtime reaches, docs/model.md \"Backends\")";
 inline constexpr const char* kRuntime =
     "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md), or a preset file path.yaml (docs/cli.md)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";

@@ -16,27 +16,48 @@ namespace decodesim::engine {
 // a calibration all walk kRuntimeFactorFields, so a new member needs one row here.
 struct RuntimeFactorField {
     std::string_view key;
-    bool duration;  // a time with a unit ("5 us", at least 0); else a multiplier in (0, 1.5]
+    bool duration;   // a time with a unit ("5 us", at least 0); else a multiplier in (0, maximum]
+    double maximum;  // for a multiplier
     double& (*value)(RuntimeFactors& factors);
 
     double get(const RuntimeFactors& factors) const { return value(const_cast<RuntimeFactors&>(factors)); }
 };
 
+// The most a multiplier may be: a runtime 50% above the measured defaults is a typo, not a stack.
+inline constexpr double kMaxRuntimeFactor = 1.5;
+// A backend's multiplier is relative to the family's compute factor, which a fit may set for a
+// slower backend: Metal's kernels reach about 4x the fraction of peak that ROCm's reach on
+// RDNA 3.5 (docs/model.md, "Backends"). Beyond 8x is a typo.
+inline constexpr double kMaxBackendComputeFactor = 8.0;
+
 inline constexpr std::array kRuntimeFactorFields{
-    RuntimeFactorField{"kernel_overhead", true, [](RuntimeFactors& f) -> double& { return f.kernel_overhead.value; }},
-    RuntimeFactorField{"quantized_weight_bandwidth", false,
+    RuntimeFactorField{"kernel_overhead", true, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.kernel_overhead.value; }},
+    RuntimeFactorField{"quantized_weight_bandwidth", false, kMaxRuntimeFactor,
                        [](RuntimeFactors& f) -> double& { return f.quantized_weight_bandwidth; }},
-    RuntimeFactorField{"quantized_compute", false, [](RuntimeFactors& f) -> double& { return f.quantized_compute; }},
-    RuntimeFactorField{"attention_bandwidth", false, [](RuntimeFactors& f) -> double& { return f.attention_bandwidth; }},
-    RuntimeFactorField{"compute", false, [](RuntimeFactors& f) -> double& { return f.compute; }},
-    RuntimeFactorField{"sequence_overhead", true, [](RuntimeFactors& f) -> double& { return f.sequence_overhead.value; }},
+    RuntimeFactorField{"quantized_compute", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.quantized_compute; }},
+    RuntimeFactorField{"attention_bandwidth", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.attention_bandwidth; }},
+    RuntimeFactorField{"compute", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.compute; }},
+    RuntimeFactorField{"sequence_overhead", true, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.sequence_overhead.value; }},
+    // One row per core::Backend, in kBackends order (checked below).
+    RuntimeFactorField{"compute_on_cuda", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[0]; }},
+    RuntimeFactorField{"compute_on_rocm", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[1]; }},
+    RuntimeFactorField{"compute_on_metal", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[2]; }},
+    RuntimeFactorField{"compute_on_vulkan", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[3]; }},
+    RuntimeFactorField{"compute_on_sycl", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[4]; }},
+    RuntimeFactorField{"compute_on_other", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[5]; }},
 };
+consteval bool backend_rows_in_order() {
+    constexpr std::size_t first = kRuntimeFactorFields.size() - core::kBackends.size();
+    for (std::size_t i = 0; i < core::kBackends.size(); ++i) {
+        const std::string_view key = kRuntimeFactorFields[first + i].key;
+        if (key.substr(std::string_view("compute_on_").size()) != core::kBackends[i].name) return false;
+    }
+    return true;
+}
+static_assert(backend_rows_in_order(), "the compute_on_<backend> rows must follow core::kBackends");
 // Every member is a double (a Quantity holds one): a member without a row changes the size.
 static_assert(sizeof(RuntimeFactors) == kRuntimeFactorFields.size() * sizeof(double),
               "every RuntimeFactors member needs a row in kRuntimeFactorFields");
-
-// The most a multiplier may be: a runtime 50% above the measured defaults is a typo, not a stack.
-inline constexpr double kMaxRuntimeFactor = 1.5;
 
 // A preset that owns its name and description: the views of the returned RuntimePreset point into
 // storage that lives as long as any copy of the pointer. `base` is the built-in runtime it refines.

@@ -43,6 +43,7 @@ struct Deployment {
     const core::KvFormat* kv = nullptr;           // never null once resolved
     core::Datatype activation = core::Datatype::bf16;
     Runtime runtime = kDefaultRuntime;
+    core::Backend backend = core::Backend::cuda;  // the interface the runtime's kernels run on
     Parallelism parallelism;
     ClockState clocks;  // the shares of the listed peaks it runs at
     bool kv_offload = false;  // KV beyond device memory lives in CPU memory, read over the host link
@@ -58,6 +59,7 @@ struct DeploymentChoice {
     const core::KvFormat* kv = nullptr;           // null: the activation datatype
     std::optional<core::Datatype> activation;     // unset: bf16, or fp16 where the device or the weights need it
     Runtime runtime = kDefaultRuntime;
+    std::optional<core::Backend> backend;  // unset: the device's native backend (core::native_backend)
     Parallelism parallelism;
     ClockChoice clocks;  // default: sustained clocks at the default board power
     bool kv_offload = false;

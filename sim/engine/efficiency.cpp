@@ -27,14 +27,15 @@ MeasuredRange measured_bandwidth_fraction(core::MemoryFamily family) {
 Efficiency ideal_efficiency() { return {}; }
 
 Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime) {
-    return preset_efficiency(hardware, runtime_preset(runtime));
+    return preset_efficiency(hardware, runtime_preset(runtime), hardware.native_backend);
 }
 
 Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment) {
-    return preset_efficiency(hardware, deployment_runtime_preset(deployment));
+    return preset_efficiency(hardware, deployment_runtime_preset(deployment), deployment.backend);
 }
 
-Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset) {
+Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset,
+                             core::Backend backend) {
     if (preset.ideal) return ideal_efficiency();
     const RuntimeFactors& factors = preset.factors(hardware.memory_family);
     Efficiency efficiency;
@@ -48,7 +49,7 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
     if (overrides.compute) efficiency.compute = *overrides.compute;
     if (overrides.kernel_overhead) efficiency.kernel_overhead = *overrides.kernel_overhead;
-    efficiency.compute = std::min(1.0, efficiency.compute * factors.compute);
+    efficiency.compute = std::min(1.0, efficiency.compute * factors.compute_on(backend));
     efficiency.quantized_weight_bandwidth = factors.quantized_weight_bandwidth;
     efficiency.quantized_compute = factors.quantized_compute;
     efficiency.attention_bandwidth = factors.attention_bandwidth;

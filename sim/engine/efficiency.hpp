@@ -42,8 +42,10 @@ Efficiency ideal_efficiency();
 // The engine's defaults for this device (by memory family), with the profile's overrides
 // applied, under a runtime preset (vllm leaves them unchanged; ideal is the datasheet).
 Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime = kDefaultRuntime);
-// The same for a preset that is not in the table (a candidate while fitting one).
-Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset);
+// The same for a preset that is not in the table (a candidate while fitting one), its kernels
+// compiled for `backend`.
+Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset,
+                             core::Backend backend);
 // The efficiency a deployment runs at: its runtime file's preset when it has one, else its
 // built-in runtime's. Every caller with a Deployment uses this one.
 Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment);

@@ -13,6 +13,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     Deployment deployment;
     deployment.runtime = choice.runtime;
     deployment.runtime_file = choice.runtime_file;
+    deployment.backend = choice.backend.value_or(hardware.native_backend);
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;

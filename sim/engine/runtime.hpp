@@ -5,6 +5,7 @@
 #include <array>
 #include <string_view>
 
+#include "core/backend.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
 
@@ -22,6 +23,15 @@ struct RuntimeFactors {
     // detokenization, batch bookkeeping): the overhead of a serving runtime that grows with the
     // batch, which a per-kernel launch cost cannot express (docs/model.md, "Runtime presets").
     core::Seconds sequence_overhead{0.0};
+    // Multiplier on `compute` for the kernels a backend compiles, indexed by core::Backend: the
+    // same runtime's matrix kernels reach different fractions of the matrix peak on CUDA, ROCm,
+    // Metal, Vulkan and SYCL (docs/model.md, "Backends"). Only the product with `compute` is
+    // fitted meaningfully; 1 where a backend had too few measurements to fit.
+    std::array<double, core::kBackends.size()> backend_compute{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+
+    constexpr double compute_on(core::Backend backend) const {
+        return compute * backend_compute[static_cast<std::size_t>(backend)];
+    }
 };
 
 struct RuntimePreset {
@@ -38,7 +48,8 @@ struct RuntimePreset {
 
 namespace runtime_detail {
 inline constexpr RuntimeFactors kMeasuredDefaults{};
-inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0)};
+inline constexpr std::array<double, core::kBackends.size()> kSameOnEveryBackend{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend};
 }  // namespace runtime_detail
 
 // One row per runtime, in Runtime order. vllm keeps the measured hardware defaults: its rows in
@@ -48,7 +59,8 @@ inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 
 // `decodesim accuracy --fit` (docs/validation.md), one set for discrete GPUs (HBM and GDDR: the
 // CUDA/ROCm backends) and one for unified memory.
 // Factor order: kernel overhead, quantized weight bandwidth, quantized compute, attention bandwidth, compute,
-// sequence overhead.
+// sequence overhead, multipliers on compute by backend (core::kBackends order; the backend with
+// the most prefill rows in the fit keeps 1, docs/model.md "Backends").
 inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
@@ -57,12 +69,14 @@ inline constexpr std::array kRuntimePresets{
                    runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0)},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0)},
-                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.25, 0.90, 0.60, core::Seconds(40e-6)}}},
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.95, 0.90, 0.30, core::Seconds(39e-6),
+                                  // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
+                                  {0.608, 1.0, 2.503, 0.307, 1.0, 1.0}}}},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6)},
-                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6)}, runtime_detail::kMeasuredDefaults}},
+                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::ideal, "ideal", "datasheet peaks, no overheads: the roofline bound", true,
                   {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads}},
 };

@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -138,6 +140,21 @@ std::optional<std::string> kv_of_llama_type(const std::string& type) {
     return found == kTypes.end() ? std::nullopt : std::optional<std::string>(found->second);
 }
 
+std::optional<core::Backend> backend_of_llama_bench(std::string backends) {
+    std::transform(backends.begin(), backends.end(), backends.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::array<std::pair<std::string_view, core::Backend>, 6> kNames{{{"vulkan", core::Backend::vulkan},
+                                                                            {"sycl", core::Backend::sycl},
+                                                                            {"metal", core::Backend::metal},
+                                                                            {"rocm", core::Backend::rocm},
+                                                                            {"hip", core::Backend::rocm},
+                                                                            {"cuda", core::Backend::cuda}}};
+    for (const auto& [name, backend] : kNames) {
+        if (backends.find(name) != std::string::npos) return backend;
+    }
+    return std::nullopt;
+}
+
 void add_llama_bench_row(const Record& record, const std::string& path, const std::optional<std::string>& weights,
                          BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
     FieldReader fields(record, path, problems);
@@ -170,6 +187,9 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
                                                record.line, *type));
         }
     }
+    // llama-bench's "backends" names the ggml backends the build registered ("CUDA", "ROCm",
+    // "Metal,BLAS", "Vulkan", "SYCL"); the GPU one decides the kernels. Unnamed: the device's own.
+    if (const std::string* backends = fields.text("backends")) row.backend = backend_of_llama_bench(*backends);
     if (!prompt || !generated || !rate) return;
     if (*rate <= 0.0) {
         fields.error("avg_ts", fmt::format("row {}: a rate of 0 tokens/s measures nothing", record.line));

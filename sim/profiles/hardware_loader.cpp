@@ -144,6 +144,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     profile.id = id_from_path(path);
     profile.name = root.string("name", Presence::required).value_or("");
     profile.source = root.string("source", Presence::required).value_or("");
+    profile.native_backend = core::native_backend(profile.name);
 
     if (auto memory = root.map("memory", Presence::required)) {
         if (auto type = memory->string("type", Presence::required)) {

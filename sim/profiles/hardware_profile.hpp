@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/datatype.hpp"
+#include "core/backend.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
 
@@ -89,6 +90,7 @@ struct HardwareProfile {
     std::string source;
     std::string memory_type;     // "HBM3", "GDDR6X", "LPDDR5", ... (for display)
     core::MemoryFamily memory_family = core::MemoryFamily::hbm;  // resolved from memory_type by the loader
+    core::Backend native_backend = core::Backend::other;  // resolved from the vendor in `name` by the loader
     core::Bytes memory_capacity;
     core::Bandwidth memory_bandwidth;
     // Dense peak per datatype, indexed by core::Datatype; 0 where the device lists none.

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/backend.hpp"
+
 namespace decodesim::profiles {
 
 // What a row measured.
@@ -58,6 +60,12 @@ struct Measurement {
     // unless the notes say "clocks=sustained" or the row is an MLPerf result, whose runs last at
     // least ten minutes by rule (docs/validation.md).
     bool sustained_clocks = false;
+    // "backend=NAME" in the notes (vulkan, sycl, ...); unset: the device's native backend.
+    std::optional<core::Backend> backend;
+    // "layer split" in the notes: the devices each hold a contiguous block of layers and a token
+    // passes through them in turn (llama.cpp's default --split-mode layer): pipeline stages, not
+    // tensor parallelism.
+    bool layer_split = false;
 };
 
 }  // namespace decodesim::profiles

@@ -37,6 +37,28 @@ bool sustained_from_notes(const std::string& notes, const std::string& engine) {
     return engine.starts_with("mlperf-");
 }
 
+// "backend=NAME" in the notes: the backend the benchmark's build ran on, where it is not the
+// device's native one (Vulkan on any vendor, SYCL builds). Unstated: empty, the device's default.
+// A name that is not a backend is an error, not a silent default.
+std::optional<core::Backend> backend_from_notes(const std::string& notes, std::string& problem) {
+    constexpr std::string_view key = "backend=";
+    // A word of its own: "moe_backend=TRTLLM" in a source's flags is not this key.
+    std::size_t at = notes.find(key);
+    while (at != std::string::npos && at > 0 &&
+           (std::isalnum(static_cast<unsigned char>(notes[at - 1])) != 0 || notes[at - 1] == '_')) {
+        at = notes.find(key, at + 1);
+    }
+    if (at == std::string::npos) return std::nullopt;
+    std::size_t end = at + key.size();
+    while (end < notes.size() && (std::isalnum(static_cast<unsigned char>(notes[end])) != 0)) ++end;
+    const std::string name = notes.substr(at + key.size(), end - at - key.size());
+    if (const auto backend = core::backend_of(name)) return backend;
+    const auto names = core::names_of(core::kBackends);
+    problem = fmt::format("unknown backend '{}' in 'backend='{}; expected one of {}", name,
+                          core::suggestion_note(name, names), fmt::join(names, " "));
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Measurement> load_measurements(const std::string& path) {
@@ -101,6 +123,10 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         if (row.source.empty()) problems.push_back({{path, number, 13}, "source", "every measurement needs its source"});
         row.devices = devices_from_notes(row.notes);
         row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
+        row.layer_split = row.notes.find("layer split") != std::string::npos;
+        std::string backend_problem;
+        row.backend = backend_from_notes(row.notes, backend_problem);
+        if (!backend_problem.empty()) problems.push_back({{path, number, 14}, "notes", backend_problem});
         rows.push_back(std::move(row));
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));

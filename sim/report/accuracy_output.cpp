@@ -169,10 +169,19 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                      "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
                      "prefill error"});
+    TextTable backends({"runtime", "memory", "backend", "multiplier on compute"});
     for (const auto& fit : result.fits) {
         std::vector<std::string_view> families;
         for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
         const auto& factors = fit.factors;
+        // Only the backends whose multiplier the fit moved from 1 (the others run at `compute`).
+        for (const auto& info : core::kBackends) {
+            const double multiplier = factors.backend_compute[static_cast<std::size_t>(info.backend)];
+            if (multiplier != 1.0) {
+                backends.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+                                  std::string(info.name), fmt::format("{:.3f}", multiplier)});
+            }
+        }
         table.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
                        std::to_string(fit.decode_rows), std::to_string(fit.prefill_rows),
                        fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
@@ -183,7 +192,9 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                        fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
                        fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
     }
-    return "Fitted on the training split (median absolute error before -> after):\n" + table.render();
+    return "Fitted on the training split (median absolute error before -> after):\n" + table.render() +
+           "\nBackends with their own multiplier on compute (the rest run at the family's compute):\n" +
+           backends.render();
 }
 
 json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string& file) {

@@ -90,7 +90,6 @@ std::string_view hardware_family(std::string_view hardware_id) {
 
 std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.weights.empty()) return "weight precision not stated";
-    if (m.notes.find("layer split") != std::string::npos) return "multi-GPU layer split (pipeline) is not modelled";
     if (m.notes.find("QPS=") != std::string::npos || m.notes.find("request rate") != std::string::npos) {
         return "load given as a request rate, not a concurrency";
     }
@@ -116,7 +115,7 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
     row.skipped = unsupported_reason(m);
     if (!row.skipped.empty()) return row;
 
-    const engine::Evaluator predicted(model, hardware, deployment, engine::preset_efficiency(hardware, preset));
+    const engine::Evaluator predicted(model, hardware, deployment, engine::preset_efficiency(hardware, preset, deployment.backend));
     const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
     row.predicted = figure_of(m, predicted);
     row.bound = figure_of(m, ideal);
@@ -128,7 +127,7 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
                            const engine::RuntimePreset& preset) {
-    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, preset)));
+    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, preset, deployment.backend)));
 }
 
 std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,

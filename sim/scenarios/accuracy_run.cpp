@@ -109,7 +109,8 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
             if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
             choice.runtime = settings.runtime.value_or(runtime_for_engine(m.engine));
-            choice.parallelism.tensor = m.devices;
+            (m.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = m.devices;
+            choice.backend = m.backend;
             // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
             choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);

@@ -44,12 +44,19 @@ std::vector<double> steps(double first, double last, double step) {
     return values;
 }
 
+// first, first * ratio, ... up to last: a multiplier's grid, as fine at 0.2 as at 4.
+std::vector<double> geometric_steps(double first, double last, double ratio) {
+    std::vector<double> values;
+    for (double value = first; value <= last * (1.0 + 1e-9); value *= ratio) values.push_back(value);
+    return values;
+}
+
 }  // namespace
 
 double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimePreset& preset) {
     const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
-                  f.quantized_compute, f.attention_bandwidth,   f.compute,
+                  f.quantized_compute, f.attention_bandwidth,   f.compute_on(c.deployment.backend),
                   f.sequence_overhead.value};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
@@ -137,6 +144,29 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     const bool prefill_fitted = prefill.size() >= kMinimumRows;
     if (prefill_fitted) {
         search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
+        // The same runtime on another backend runs other matrix kernels: each backend with enough
+        // prefill rows gets its own multiplier on the compute factor, the backend with the most
+        // rows keeping 1 so the pair is not degenerate; then the family's pair is refitted given
+        // them (two rounds of coordinate descent).
+        std::map<core::Backend, std::vector<const CalibrationCase*>> by_backend;
+        for (const CalibrationCase* c : prefill) by_backend[c->deployment.backend].push_back(c);
+        std::optional<core::Backend> reference;
+        for (const auto& [backend, rows] : by_backend) {
+            if (!reference || rows.size() > by_backend[*reference].size()) reference = backend;
+        }
+        const bool several = std::count_if(by_backend.begin(), by_backend.end(), [](const auto& entry) {
+                                 return entry.second.size() >= kMinimumRows;
+                             }) > 1;
+        for (int round = 0; several && round < 2; ++round) {
+            for (const auto& [backend, rows] : by_backend) {
+                if (backend == *reference || rows.size() < kMinimumRows) continue;
+                double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
+                double& unchanged = factors.quantized_compute;
+                search(rows, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05), unchanged,
+                       {unchanged});
+            }
+            search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
+        }
     }
     if (batched.size() >= kMinimumRows) {
         // Batched throughput: the runtime's host work grows with the batch; the per-kernel cost

@@ -262,7 +262,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         for (const core::WeightFormat* weights : space.weights) {
             for (const core::KvFormat* kv : space.kv) {
                 for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
-                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, parallelism,
+                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
                                                     space.clocks, false, {}, space.runtime_file};
                     const int tp = parallelism.devices();  // devices per instance, for counts
                     const std::string spread =

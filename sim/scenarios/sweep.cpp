@@ -76,7 +76,7 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                             for (long long tp : grid.tensor_parallel) {
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
-                                const engine::DeploymentChoice choice{weights, kv, activation, runtime,
+                                const engine::DeploymentChoice choice{weights, kv, activation, runtime, std::nullopt,
                                                                       engine::Parallelism{static_cast<int>(tp)}, clocks, false, {},
                                                                       runtime_file};
                                 engine::Deployment deployment;

@@ -79,7 +79,7 @@ Explanation explain(const engine::OperatingPoint& point) {
 
     result.what_if.compute_clock_share = deployment.clocks.compute_share;
     if (deployment.clocks.choice.condition != engine::ClockCondition::peak) {
-        engine::DeploymentChoice at_peak{deployment.weights, deployment.kv, deployment.activation, deployment.runtime,
+        engine::DeploymentChoice at_peak{deployment.weights, deployment.kv, deployment.activation, deployment.runtime, deployment.backend,
                                          deployment.parallelism, {engine::ClockCondition::peak, std::nullopt},
                                          deployment.kv_offload, {},  // plain decoding: what clocks do to it
                                          deployment.runtime_file};

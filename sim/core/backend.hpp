@@ -1,0 +1,40 @@
+#pragma once
+// The GPU programming interface a runtime's kernels are compiled for. The same runtime reaches very
+// different fractions of a device's matrix peak on different backends: llama.cpp's prompt
+// processing on Apple's Metal reaches about 65% of the listed FP16 rate, on CUDA about 25% of the
+// tensor-core rate, on ROCm and Vulkan on RDNA 3.5 10-20% (docs/model.md, "Backends").
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace decodesim::core {
+
+enum class Backend { cuda, rocm, metal, vulkan, sycl, other };
+
+struct BackendInfo {
+    Backend backend;
+    std::string_view name;
+    std::string_view description;
+};
+
+inline constexpr std::array kBackends{
+    BackendInfo{Backend::cuda, "cuda", "NVIDIA CUDA"},
+    BackendInfo{Backend::rocm, "rocm", "AMD ROCm/HIP"},
+    BackendInfo{Backend::metal, "metal", "Apple Metal"},
+    BackendInfo{Backend::vulkan, "vulkan", "Vulkan compute (any vendor)"},
+    BackendInfo{Backend::sycl, "sycl", "Intel oneAPI SYCL"},
+    BackendInfo{Backend::other, "other", "a vendor's own stack (Gaudi SynapseAI, TPU XLA, ...)"},
+};
+
+constexpr std::string_view backend_name(Backend backend) { return kBackends[static_cast<std::size_t>(backend)].name; }
+
+// The backend named `name` ("cuda", "rocm", ...); nullopt when there is none.
+std::optional<Backend> backend_of(std::string_view name);
+
+// The backend a device runs by default: its vendor's own interface, read from the vendor that
+// begins the profile's name (NVIDIA: cuda; AMD: rocm; Apple: metal; Intel GPUs: sycl; Intel Gaudi,
+// Google TPUs and anything else: other). Vulkan is never a default: it is chosen.
+Backend native_backend(std::string_view hardware_name);
+
+}  // namespace decodesim::core

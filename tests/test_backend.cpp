@@ -1,0 +1,186 @@
+// Backends: the interface a runtime's kernels run on (core/backend.hpp), how a row states it, what
+// it changes in a prediction, and that the fit recovers a backend's multiplier it was given.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend.hpp"
+#include "engine/custom_runtime.hpp"
+#include "engine/efficiency.hpp"
+#include "engine/operating_point.hpp"
+#include "profiles/benchmark_results.hpp"
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
+#include "scenarios/calibration.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const fs::path path = fs::temp_directory_path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+const std::string kHeader = "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+
+}  // namespace
+
+TEST_CASE("a device's native backend is its vendor's own interface, read from the profile's name") {
+    CHECK(core::native_backend("NVIDIA H100 SXM5 80GB") == core::Backend::cuda);
+    CHECK(core::native_backend("AMD Instinct MI300X") == core::Backend::rocm);
+    CHECK(core::native_backend("Apple M2 Ultra (76-core GPU)") == core::Backend::metal);
+    CHECK(core::native_backend("Intel Arc B580") == core::Backend::sycl);
+    CHECK(core::native_backend("Intel Gaudi 3") == core::Backend::other);   // SynapseAI, not SYCL
+    CHECK(core::native_backend("Google Cloud TPU v5e (per chip)") == core::Backend::other);
+    CHECK(core::native_backend("AMDX 1") == core::Backend::other);          // a whole word, not a prefix
+
+    // The shipped profiles resolve through the loader.
+    const auto catalog = testing::shipped_catalog();
+    CHECK(catalog.hardware("strix-halo").native_backend == core::Backend::rocm);
+    CHECK(catalog.hardware("apple-m2-ultra").native_backend == core::Backend::metal);
+    CHECK(catalog.hardware("dgx-spark").native_backend == core::Backend::cuda);
+}
+
+TEST_CASE("a measurement states its backend as backend=NAME in the notes, and a wrong name is an error") {
+    const std::string path = write_temp(
+        "decodesim_backend_rows.csv",
+        kHeader +
+            "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,llama-bench; backend=vulkan\n"
+            "b,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,-o moe_backend=TRTLLM\n"
+            "c,rtx-4090,llama-2-70b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,n_gpus=2 (llama.cpp default layer split)\n");
+    const auto rows = profiles::load_measurements(path);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].backend == core::Backend::vulkan);
+    CHECK_FALSE(rows[1].backend.has_value());  // "moe_backend=" is another key
+    CHECK_FALSE(rows[0].layer_split);
+    CHECK(rows[2].layer_split);
+    CHECK(rows[2].devices == 2);
+
+    const std::string bad = write_temp("decodesim_backend_bad.csv",
+                                       kHeader + "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,"
+                                                 "prefill_tokens_per_s,900,src,backend=vulcan\n");
+    const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find(":2:14:") != std::string::npos);  // line 2, the notes column
+    CHECK(messages[0].find("notes") != std::string::npos);
+    CHECK(messages[0].find("did you mean 'vulkan'") != std::string::npos);
+}
+
+TEST_CASE("llama-bench's backends column names the backend of a calibration row") {
+    // Two rows of llama-bench's CSV (columns as llama-bench -o csv writes them, trimmed to the
+    // ones read): a Vulkan build and a ROCm build.
+    const std::string path = write_temp("decodesim_llama_bench_backends.csv",
+                                        "backends,model_type,n_prompt,n_gen,avg_ts\n"
+                                        "Vulkan,llama 7B Q4_0,512,0,900.5\n"
+                                        "ROCm,llama 7B Q4_0,512,0,1100.5\n");
+    const auto results = profiles::load_benchmark_results({path}, std::nullopt);
+    REQUIRE(results.rows.size() == 2);
+    CHECK(results.rows[0].backend == core::Backend::vulkan);
+    CHECK(results.rows[1].backend == core::Backend::rocm);
+}
+
+TEST_CASE("a backend's multiplier scales the compute rate, never past the datasheet") {
+    const auto catalog = testing::shipped_catalog();
+    const auto strix = catalog.hardware("strix-halo");
+    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    engine::RuntimeFactors& unified = preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
+    unified.compute = 0.5;
+    unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
+    unified.backend_compute[static_cast<std::size_t>(core::Backend::metal)] = 4.0;
+    // 0.80 (the measured large-GEMM fraction) x 0.5 = 0.40 on ROCm, strix-halo's own backend;
+    // x 0.4 more on Vulkan = 0.16; x 4 on Metal = 1.6, held at the datasheet's 1.
+    CHECK(engine::preset_efficiency(strix, preset, core::Backend::rocm).compute == doctest::Approx(0.40).scale(0.0));
+    CHECK(engine::preset_efficiency(strix, preset, core::Backend::vulkan).compute == doctest::Approx(0.16).scale(0.0));
+    CHECK(engine::preset_efficiency(strix, preset, core::Backend::metal).compute == doctest::Approx(1.0));
+    // Bandwidth and fixed costs are the family's whatever the backend.
+    CHECK(engine::preset_efficiency(strix, preset, core::Backend::vulkan).memory_bandwidth ==
+          engine::preset_efficiency(strix, preset, core::Backend::rocm).memory_bandwidth);
+}
+
+TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, and a wrong name is refused") {
+    const std::vector<std::string> base{"predict", "--hardware", "strix-halo", "--model", "llama-3.1-8b", "--weights",
+                                        "bf16", "--runtime", "llama.cpp", "--batch", "1", "--prompt", "8192",
+                                        "--output", "1", "--json"};
+    auto with = [&](const std::string& backend) {
+        auto args = base;
+        args.insert(args.end(), {"--backend", backend});
+        return testing::run(args);
+    };
+    const auto rocm = with("rocm"), vulkan = with("vulkan"), native = testing::run(base);
+    REQUIRE(rocm.exit_code == 0);
+    REQUIRE(vulkan.exit_code == 0);
+    const double ttft_rocm = nlohmann::json::parse(rocm.out)["ttft_s"].get<double>();
+    const double ttft_vulkan = nlohmann::json::parse(vulkan.out)["ttft_s"].get<double>();
+    CHECK(nlohmann::json::parse(native.out)["ttft_s"].get<double>() == doctest::Approx(ttft_rocm));
+    // An 8k prompt of a dense 8B model is compute-bound on a 59 TFLOPS part (16 TFLOP of matmuls,
+    // ~256 GB/s), so its time scales nearly as 1/compute: by 1/multiplier of Vulkan relative to ROCm.
+    const auto& unified = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::unified);
+    const double ratio = unified.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] /
+                         unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)];
+    CHECK(ttft_vulkan / ttft_rocm == doctest::Approx(ratio).epsilon(0.10).scale(0.0));
+
+    const auto wrong = with("vulcan");
+    CHECK(wrong.exit_code != 0);
+    CHECK(wrong.err.find("did you mean 'vulkan'") != std::string::npos);
+}
+
+TEST_CASE("the fit gives a backend with enough prefill rows its own multiplier and recovers it") {
+    // Truth: the measured defaults (every factor 1) on strix-halo, except Vulkan's kernels at 0.4
+    // of ROCm's compute. 12 ROCm rows (the most: the reference, kept at 1) and 10 Vulkan rows,
+    // prompts 512..6144 tokens of bf16 Llama-3.1-8B.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("strix-halo");
+    const auto model = catalog.model("llama-3.1-8b");
+    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
+    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
+        .backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
+
+    std::vector<profiles::Measurement> rows;
+    std::vector<scenarios::CalibrationCase> cases;
+    rows.reserve(22);
+    for (int i = 0; i < 22; ++i) {
+        profiles::Measurement m;
+        m.id = "row" + std::to_string(i);
+        m.hardware = "strix-halo";
+        m.model = "llama-3.1-8b";
+        m.weights = "bf16";
+        m.kv = "fp16";
+        m.engine = "llama.cpp";
+        m.batch = 1.0;
+        m.prompt = 512.0 * (1 + i % 12);
+        m.metric = profiles::Metric::prefill_tokens_per_s;
+        m.source = "synthetic";
+        if (i >= 12) m.backend = core::Backend::vulkan;
+        rows.push_back(m);
+    }
+    for (auto& m : rows) {
+        engine::DeploymentChoice choice;
+        choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
+        choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+        choice.runtime = engine::Runtime::llama_cpp;
+        choice.backend = m.backend;
+        choice.clocks.condition = engine::ClockCondition::peak;
+        const auto deployment = engine::resolve_deployment(hardware, model, choice);
+        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+        cases.push_back({&m, &model, &hardware, deployment});
+    }
+    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                            {core::MemoryFamily::unified});
+    // The reference backend keeps exactly 1; the compute factor comes back to the truth's 1 (a
+    // point of its 0.05 grid); Vulkan's multiplier to within the 5% step of its geometric grid.
+    CHECK(fit.factors.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] == 1.0);
+    CHECK(fit.factors.compute_on(core::Backend::rocm) == doctest::Approx(1.0).epsilon(0.05).scale(0.0));
+    CHECK(fit.factors.compute_on(core::Backend::vulkan) == doctest::Approx(0.4).epsilon(0.05).scale(0.0));
+    CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "compute_on_vulkan") != fit.fitted.end());
+    CHECK(fit.prefill_error_after < 0.03);
+}
