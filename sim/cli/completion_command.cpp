@@ -13,6 +13,7 @@
 #include "cli/command.hpp"
 #include "core/quantization.hpp"
 #include "engine/clocks.hpp"
+#include "core/backend.hpp"
 #include "engine/runtime.hpp"
 #include "scenarios/workload_scenario.hpp"
 
@@ -78,6 +79,7 @@ ValueKind value_kind(const CLI::Option& option) {
     if (name == "weights" || name == "vendor-weights" || name == "formats") return words_of(core::weight_formats());
     if (name == "kv") return words_of(core::kv_formats());
     if (name == "runtime") return words_of(engine::kRuntimePresets);
+    if (name == "backend") return words_of(core::kBackends);
     if (name == "scenario") return words_of(scenarios::workload_scenarios());
     if (name == "clocks" || name == "vendor-clocks") {
         return fmt::format("words {} {}", engine::clock_condition_name(engine::ClockCondition::sustained),
