@@ -69,8 +69,8 @@ inline constexpr std::array kRuntimePresets{
                    runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.45, 0.50, 0.65, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
                    RuntimeFactors{core::Seconds(9e-6), 1.00, 0.95, 0.90, 0.30, core::Seconds(39e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
                                   {0.608, 1.0, 2.503, 0.307, 1.0, 1.0}}}},
