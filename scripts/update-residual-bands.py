@@ -31,7 +31,7 @@ def main() -> int:
             "true" if pooled else "false", FAMILIES[band["memory"]], RUNTIMES[band["runtime"]], band["pass"],
             band["low"], band["high"], band["rows"]))
     text = TABLE.read_text()
-    pattern = re.compile(r"(// `decodesim accuracy --held-out`[^\n]*\n)(constexpr auto kShipped = std::to_array<ShippedBand>\(\{\n)(.*?)(\n\}\);)",
+    pattern = re.compile(r"(// `decodesim accuracy --held-out`[^\n]*\n(?://[^\n]*update-residual-bands[^\n]*\n)?)(constexpr auto kShipped = std::to_array<ShippedBand>\(\{\n)(.*?)(\n\}\);)",
                          re.S)
     header = f"// `decodesim accuracy --held-out`, section \"Band\", on validation/measurements.csv ({rows} rows);\n" \
              f"// written by scripts/update-residual-bands.py.\n"

@@ -108,7 +108,7 @@ TEST_CASE("a backend's multiplier scales the compute rate, never past the datash
 
 TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, and a wrong name is refused") {
     const std::vector<std::string> base{"predict", "--hardware", "strix-halo", "--model", "llama-3.1-8b", "--weights",
-                                        "bf16", "--runtime", "llama.cpp", "--batch", "1", "--prompt", "8192",
+                                        "bf16", "--runtime", "llama.cpp", "--batch", "1", "--prompt", "1024",
                                         "--output", "1", "--json"};
     auto with = [&](const std::string& backend) {
         auto args = base;
@@ -121,8 +121,11 @@ TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, an
     const double ttft_rocm = nlohmann::json::parse(rocm.out)["ttft_s"].get<double>();
     const double ttft_vulkan = nlohmann::json::parse(vulkan.out)["ttft_s"].get<double>();
     CHECK(nlohmann::json::parse(native.out)["ttft_s"].get<double>() == doctest::Approx(ttft_rocm));
-    // An 8k prompt of a dense 8B model is compute-bound on a 59 TFLOPS part (16 TFLOP of matmuls,
-    // ~256 GB/s), so its time scales nearly as 1/compute: by 1/multiplier of Vulkan relative to ROCm.
+    // A 1k prompt of a dense 8B model is compute-bound on a 59 TFLOPS part (2 x 8e9 x 1024 = 1.6e13
+    // FLOP of matrix work, 0.7 s at a quarter of the peak, against 16 GB of weights in 0.08 s at
+    // ~210 GB/s), and its attention is 2% of the work (4 x 128 x 32 heads x 1024^2 / 2 pairs x 32
+    // layers = 2.7e11 FLOP), so its time scales nearly as 1/compute: by the ratio of the two
+    // backends' multipliers.
     const auto& unified = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::unified);
     const double ratio = unified.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] /
                          unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)];
@@ -183,4 +186,92 @@ TEST_CASE("the fit gives a backend with enough prefill rows its own multiplier a
     CHECK(fit.factors.compute_on(core::Backend::vulkan) == doctest::Approx(0.4).epsilon(0.05).scale(0.0));
     CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "compute_on_vulkan") != fit.fitted.end());
     CHECK(fit.prefill_error_after < 0.03);
+}
+
+TEST_CASE("a backend's attention multiplier slows long prompts and leaves short decode alone") {
+    // Llama-2-7B (32 layers, 32 heads of 128, 6.48e9 weights in its layers) on strix-halo, a prompt
+    // of 2048 tokens after 32768 of context, every factor at 1:
+    //   matrix work    2 x 6.48e9 x 2048                                 = 2.65e13 FLOP
+    //   attention work 4 x 128 x 32 heads x (2048 x 32768 + 2048^2 / 2) pairs x 32 layers
+    //                  = 16384 x 6.92e7 x 32                             = 3.63e13 FLOP
+    // both at the same fp16 rate, so attention is 3.63 / 6.28 = 57.8% of a compute-bound pass, and
+    // halving its rate makes the pass 1.578x as long: the rate falls to 1 / 1.578 = 0.634 (the
+    // weights' and cache's bytes and the launches hide under the arithmetic). Batch-1 decode at a
+    // 512-token context is memory-bound (about 1 FLOP of attention per KV byte against the device's
+    // 230 FLOP/B balance) and must not move at all.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("strix-halo");
+    const auto model = catalog.model("llama-2-7b");
+    engine::DeploymentChoice choice;
+    choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
+    choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+    choice.runtime = engine::Runtime::llama_cpp;
+    const auto deployment = engine::resolve_deployment(hardware, model, choice);
+    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : preset.by_family) factors = engine::RuntimeFactors{};
+    const engine::RuntimePreset full = preset;
+    preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
+        .backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
+
+    profiles::Measurement prompt;
+    prompt.metric = profiles::Metric::prefill_tokens_per_s;
+    prompt.batch = 1.0;
+    prompt.prompt = 2048.0;
+    prompt.context = 32768.0;
+    const double long_full = scenarios::predict_measurement(prompt, model, hardware, deployment, full);
+    const double long_half = scenarios::predict_measurement(prompt, model, hardware, deployment, preset);
+    CHECK(long_half / long_full == doctest::Approx(0.634).epsilon(0.02).scale(0.0));
+
+    profiles::Measurement step;
+    step.metric = profiles::Metric::decode_tokens_per_s_per_stream;
+    step.batch = 1.0;
+    step.context = 512.0;
+    step.output = 1.0;
+    CHECK(scenarios::predict_measurement(step, model, hardware, deployment, preset) ==
+          doctest::Approx(scenarios::predict_measurement(step, model, hardware, deployment, full)).epsilon(1e-9));
+}
+
+TEST_CASE("the fit recovers a backend's attention multiplier from its long prompts") {
+    // Truth: every factor 1 except ROCm's attention kernels at 0.5 on strix-halo. 12 prompts of
+    // 512 tokens without context (attention under 2% of the work: they fix compute at 1) and 12 of
+    // 2048 tokens after 12k to 34k of context (attention 35 to 60% of the work: they measure it).
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("strix-halo");
+    const auto model = catalog.model("llama-2-7b");
+    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
+    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
+        .backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
+    engine::DeploymentChoice choice;
+    choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
+    choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+    choice.runtime = engine::Runtime::llama_cpp;
+    choice.clocks.condition = engine::ClockCondition::peak;
+    const auto deployment = engine::resolve_deployment(hardware, model, choice);
+
+    std::vector<profiles::Measurement> rows(24);
+    std::vector<scenarios::CalibrationCase> cases;
+    for (int i = 0; i < 24; ++i) {
+        profiles::Measurement& m = rows[i];
+        m.id = "row" + std::to_string(i);
+        m.hardware = "strix-halo";
+        m.model = "llama-2-7b";
+        m.weights = "fp16";
+        m.kv = "fp16";
+        m.engine = "llama.cpp";
+        m.metric = profiles::Metric::prefill_tokens_per_s;
+        m.batch = 1.0;
+        m.source = "synthetic";
+        m.prompt = i < 12 ? 512.0 : 2048.0;
+        if (i >= 12) m.context = 12288.0 + 2048.0 * (i - 12);
+        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+        cases.push_back({&m, &model, &hardware, deployment});
+    }
+    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                            {core::MemoryFamily::unified});
+    // compute on its 0.05 grid; the attention multiplier within its 5% geometric step.
+    CHECK(fit.prefill_rows == 24);
+    CHECK(fit.factors.compute == doctest::Approx(1.0).epsilon(0.05).scale(0.0));
+    CHECK(fit.factors.attention_on(core::Backend::rocm) == doctest::Approx(0.5).epsilon(0.05).scale(0.0));
+    CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "attention_compute_on_rocm") != fit.fitted.end());
 }

@@ -45,12 +45,26 @@ inline constexpr std::array kRuntimeFactorFields{
     RuntimeFactorField{"compute_on_vulkan", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[3]; }},
     RuntimeFactorField{"compute_on_sycl", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[4]; }},
     RuntimeFactorField{"compute_on_other", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[5]; }},
+    RuntimeFactorField{"attention_compute_on_cuda", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[0]; }},
+    RuntimeFactorField{"attention_compute_on_rocm", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[1]; }},
+    RuntimeFactorField{"attention_compute_on_metal", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[2]; }},
+    RuntimeFactorField{"attention_compute_on_vulkan", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[3]; }},
+    RuntimeFactorField{"attention_compute_on_sycl", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[4]; }},
+    RuntimeFactorField{"attention_compute_on_other", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[5]; }},
 };
+// The two blocks of per-backend rows, compute_on_<backend> then attention_compute_on_<backend>,
+// each in kBackends order.
 consteval bool backend_rows_in_order() {
-    constexpr std::size_t first = kRuntimeFactorFields.size() - core::kBackends.size();
-    for (std::size_t i = 0; i < core::kBackends.size(); ++i) {
-        const std::string_view key = kRuntimeFactorFields[first + i].key;
-        if (key.substr(std::string_view("compute_on_").size()) != core::kBackends[i].name) return false;
+    constexpr std::size_t backends = core::kBackends.size();
+    constexpr std::size_t first = kRuntimeFactorFields.size() - 2 * backends;
+    const auto named = [](std::string_view key, std::string_view prefix, std::string_view backend) {
+        return key.substr(0, prefix.size()) == prefix && key.substr(prefix.size()) == backend;
+    };
+    for (std::size_t i = 0; i < backends; ++i) {
+        if (!named(kRuntimeFactorFields[first + i].key, "compute_on_", core::kBackends[i].name)) return false;
+        if (!named(kRuntimeFactorFields[first + backends + i].key, "attention_compute_on_", core::kBackends[i].name)) {
+            return false;
+        }
     }
     return true;
 }

@@ -53,6 +53,7 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     efficiency.quantized_weight_bandwidth = factors.quantized_weight_bandwidth;
     efficiency.quantized_compute = factors.quantized_compute;
     efficiency.attention_bandwidth = factors.attention_bandwidth;
+    efficiency.attention_compute = factors.attention_on(backend);
     return efficiency;
 }
 

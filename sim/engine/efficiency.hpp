@@ -18,6 +18,7 @@ struct Efficiency {
     double quantized_weight_bandwidth = 1.0;  // weight-only quantized matmuls (dequantization in the kernel)
     double quantized_compute = 1.0;
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
+    double attention_compute = 1.0;           // attention's arithmetic over the cache (the backend's attention kernels)
     Runtime runtime = Runtime::ideal;         // the preset these figures come from (its band: residual_band.hpp)
 };
 

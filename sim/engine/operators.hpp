@@ -33,7 +33,9 @@ enum class OperatorKind {
 // Which peak an operator's arithmetic runs at.
 enum class ArithmeticClass {
     matmul,      // weight matrix products, in the weights' matmul datatype
-    activation,  // attention, element-wise work and 16-bit products, in the activation datatype
+    activation,  // element-wise work and 16-bit products, in the activation datatype
+    attention,   // Q.K and softmax.V over the cache: the activation datatype's rate, run by the
+                 // runtime's attention kernels (flash attention), whose quality differs by backend
 };
 
 // Which bandwidth an operator's bytes move at.
@@ -63,9 +65,9 @@ inline constexpr std::array kOperators{
                  ShownWhen::always, "token-embedding row lookup"},
     OperatorInfo{OperatorKind::qkv_projection, "qkv_projection", ArithmeticClass::matmul, StreamClass::weights,
                  ShownWhen::always, "Q, K, V projections (MLA: the q and kv LoRA matrices)"},
-    OperatorInfo{OperatorKind::attention_score, "attention_score", ArithmeticClass::activation, StreamClass::kv_cache,
+    OperatorInfo{OperatorKind::attention_score, "attention_score", ArithmeticClass::attention, StreamClass::kv_cache,
                  ShownWhen::always, "Q.K over the KV cache (MLA: over the latent cache)"},
-    OperatorInfo{OperatorKind::attention_value, "attention_value", ArithmeticClass::activation, StreamClass::kv_cache,
+    OperatorInfo{OperatorKind::attention_value, "attention_value", ArithmeticClass::attention, StreamClass::kv_cache,
                  ShownWhen::always, "softmax(QK).V over the KV cache"},
     OperatorInfo{OperatorKind::kv_write, "kv_write", ArithmeticClass::activation, StreamClass::kv_cache,
                  ShownWhen::always, "appending this step's keys and values to the cache"},

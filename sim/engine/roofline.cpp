@@ -32,7 +32,12 @@ core::Bandwidth DeviceRates::bandwidth(StreamClass stream) const {
 }
 
 FlopRate DeviceRates::rate(ArithmeticClass arithmetic) const {
-    return arithmetic == ArithmeticClass::matmul ? matmul_rate : activation_rate;
+    switch (arithmetic) {
+        case ArithmeticClass::matmul: return matmul_rate;
+        case ArithmeticClass::activation: return activation_rate;
+        case ArithmeticClass::attention: return attention_rate;
+    }
+    return activation_rate;
 }
 
 double machine_balance(const DeviceRates& rates) { return rates.matmul_rate / rates.memory_bandwidth; }
@@ -70,6 +75,7 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.matmul_rate = effective_peak(hardware, matmul_datatype) * (efficiency.compute * compute_share) *
                         (weight_only_quantized ? efficiency.quantized_compute : 1.0);
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
+    rates.attention_rate = rates.activation_rate * efficiency.attention_compute;
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;
     rates.kernel_overhead = efficiency.kernel_overhead;
     rates.sequence_overhead = efficiency.sequence_overhead;

@@ -24,7 +24,8 @@ struct DeviceRates {
     core::Bandwidth weight_bandwidth;     // weight matrices (dequantization may slow it)
     core::Bandwidth kv_bandwidth;         // KV-cache reads and writes
     core::FlopRate matmul_rate;           // weight matrix products, efficiency applied
-    core::FlopRate activation_rate;       // attention and element-wise work, efficiency applied
+    core::FlopRate activation_rate;       // element-wise work, efficiency applied
+    core::FlopRate attention_rate;        // attention over the cache: the activation rate x the attention kernels' factor
     core::Bandwidth host_bandwidth;       // device to CPU memory, 0 without a host link
     core::Seconds kernel_overhead;
     core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)

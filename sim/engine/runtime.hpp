@@ -28,9 +28,16 @@ struct RuntimeFactors {
     // Metal, Vulkan and SYCL (docs/model.md, "Backends"). Only the product with `compute` is
     // fitted meaningfully; 1 where a backend had too few measurements to fit.
     std::array<double, core::kBackends.size()> backend_compute{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    // Multiplier on the attention arithmetic (Q.K, softmax.V) for a backend's attention kernels,
+    // on top of its compute: at depth, llama.cpp's prompt processing on ROCm falls off faster than
+    // its matrix rate explains, on CUDA and Vulkan it does not (docs/model.md, "Backends").
+    std::array<double, core::kBackends.size()> backend_attention{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
 
     constexpr double compute_on(core::Backend backend) const {
         return compute * backend_compute[static_cast<std::size_t>(backend)];
+    }
+    constexpr double attention_on(core::Backend backend) const {
+        return backend_attention[static_cast<std::size_t>(backend)];
     }
 };
 
@@ -49,7 +56,7 @@ struct RuntimePreset {
 namespace runtime_detail {
 inline constexpr RuntimeFactors kMeasuredDefaults{};
 inline constexpr std::array<double, core::kBackends.size()> kSameOnEveryBackend{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
-inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend};
+inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend, kSameOnEveryBackend};
 }  // namespace runtime_detail
 
 // One row per runtime, in Runtime order. vllm keeps the measured hardware defaults: its rows in
@@ -60,7 +67,8 @@ inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 
 // CUDA/ROCm backends) and one for unified memory.
 // Factor order: kernel overhead, quantized weight bandwidth, quantized compute, attention bandwidth, compute,
 // sequence overhead, multipliers on compute by backend (core::kBackends order; the backend with
-// the most prefill rows in the fit keeps 1, docs/model.md "Backends").
+// the most prefill rows in the fit keeps 1), multipliers on attention arithmetic by backend
+// (docs/model.md, "Backends").
 inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
@@ -69,14 +77,16 @@ inline constexpr std::array kRuntimePresets{
                    runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.95, 0.90, 0.30, core::Seconds(39e-6),
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.95, 0.90, 0.50, core::Seconds(39e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
-                                  {0.608, 1.0, 2.503, 0.307, 1.0, 1.0}}}},
+                                  {0.412, 1.0, 1.694, 0.218, 1.0, 1.0},
+                                  // attention kernels, same order
+                                  {1.694, 0.373, 1.0, 0.815, 1.0, 1.0}}}},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults}},
+                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::ideal, "ideal", "datasheet peaks, no overheads: the roofline bound", true,
                   {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads}},
 };

@@ -169,7 +169,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                      "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
                      "prefill error"});
-    TextTable backends({"runtime", "memory", "backend", "multiplier on compute"});
+    TextTable backends({"runtime", "memory", "backend", "multiplier on compute", "on attention"});
     for (const auto& fit : result.fits) {
         std::vector<std::string_view> families;
         for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
@@ -177,9 +177,11 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
         // Only the backends whose multiplier the fit moved from 1 (the others run at `compute`).
         for (const auto& info : core::kBackends) {
             const double multiplier = factors.backend_compute[static_cast<std::size_t>(info.backend)];
-            if (multiplier != 1.0) {
+            const double attention = factors.attention_on(info.backend);
+            if (multiplier != 1.0 || attention != 1.0) {
                 backends.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
-                                  std::string(info.name), fmt::format("{:.3f}", multiplier)});
+                                  std::string(info.name), fmt::format("{:.3f}", multiplier),
+                                  fmt::format("{:.3f}", attention)});
             }
         }
         table.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
@@ -193,7 +195,8 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                        fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
     }
     return "Fitted on the training split (median absolute error before -> after):\n" + table.render() +
-           "\nBackends with their own multiplier on compute (the rest run at the family's compute):\n" +
+           "\nBackends with their own multipliers on compute and on attention (the rest run at the family's "
+           "compute, attention at its compute):\n" +
            backends.render();
 }
 

@@ -15,6 +15,14 @@ namespace decodesim::scenarios {
 namespace {
 
 constexpr std::size_t kMinimumRows = 10;
+// A prompt plus its cached context this long makes attention a large share of a prefill's work
+// (at 8k tokens an 8B model's attention arithmetic is about a third of its matrix work).
+constexpr double kLongContext = 8192.0;
+
+// The most tokens a row's attention spans: its context, plus its prompt or half its output.
+double reach(const profiles::Measurement& m) {
+    return m.context.value_or(0.0) + m.prompt.value_or(0.0) + m.output.value_or(0.0) / 2.0;
+}
 
 // Prefill throughput and time to first token measure the prompt's pass.
 bool is_prefill(const profiles::Measurement& m) {
@@ -57,7 +65,7 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
     const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
                   f.quantized_compute, f.attention_bandwidth,   f.compute_on(c.deployment.backend),
-                  f.sequence_overhead.value};
+                  f.sequence_overhead.value, f.attention_on(c.deployment.backend)};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
     const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
@@ -142,8 +150,18 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                steps(0.0, 30e-6, 1e-6));
     }
     const bool prefill_fitted = prefill.size() >= kMinimumRows;
+    // The matrix rate is read off prompts whose attention is a small share of the work, where
+    // there are enough of them; long prompts then measure the attention kernels (below).
+    const auto matrix_rows = [](const std::vector<const CalibrationCase*>& rows) {
+        std::vector<const CalibrationCase*> short_rows;
+        for (const CalibrationCase* c : rows) {
+            if (reach(*c->measurement) < kLongContext) short_rows.push_back(c);
+        }
+        return short_rows.size() >= kMinimumRows ? short_rows : rows;
+    };
     if (prefill_fitted) {
-        search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
+        search(matrix_rows(prefill), factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute,
+               steps(0.2, 1.0, 0.05));
         // The same runtime on another backend runs other matrix kernels: each backend with enough
         // prefill rows gets its own multiplier on the compute factor, the backend with the most
         // rows keeping 1 so the pair is not degenerate; then the family's pair is refitted given
@@ -162,10 +180,29 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                 if (backend == *reference || rows.size() < kMinimumRows) continue;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
-                search(rows, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05), unchanged,
-                       {unchanged});
+                search(matrix_rows(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
+                       unchanged, {unchanged});
             }
-            search(prefill, factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute, steps(0.2, 1.0, 0.05));
+            search(matrix_rows(prefill), factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute,
+                   steps(0.2, 1.0, 0.05));
+        }
+        // A backend's attention kernels at depth: only rows where attention is a large share of
+        // the work (a prompt plus its context of kLongContext tokens or more) measure them; the
+        // backend's long single-stream decode rows are fitted beside them, so a slower attention
+        // rate cannot buy prefill accuracy with decode error (decode attention is memory-bound
+        // until the rate falls far enough).
+        std::map<core::Backend, std::vector<const CalibrationCase*>> long_rows;
+        for (const CalibrationCase* c : prefill) {
+            if (reach(*c->measurement) >= kLongContext) long_rows[c->deployment.backend].push_back(c);
+        }
+        for (auto& [backend, rows] : long_rows) {
+            if (rows.size() < kMinimumRows) continue;
+            for (const CalibrationCase* c : single_stream) {
+                if (c->deployment.backend == backend && reach(*c->measurement) >= kLongContext) rows.push_back(c);
+            }
+            double& multiplier = factors.backend_attention[static_cast<std::size_t>(backend)];
+            double& unchanged = factors.quantized_compute;
+            search(rows, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05), unchanged, {unchanged});
         }
     }
     if (batched.size() >= kMinimumRows) {

@@ -46,7 +46,7 @@ public:
     double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
 
 private:
-    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double>;
+    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double>;
     std::map<Key, double> predictions_;
 };
 
