@@ -30,4 +30,5 @@ run fuzz_units tests/fuzz/seeds/units
 run fuzz_ranges tests/fuzz/seeds/ranges
 run fuzz_command_line tests/fuzz/seeds/command_line
 run fuzz_checkpoint_headers tests/fuzz/seeds/checkpoints
+run fuzz_user_files tests/fuzz/seeds/user_files
 echo "fuzz: all targets ran clean"

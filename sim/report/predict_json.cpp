@@ -22,6 +22,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.activation = std::string(core::datatype_name(deployment.activation));
     conditions.tensor_parallel = deployment.parallelism.tensor;
     conditions.runtime = std::string(engine::runtime_label(deployment));
+    conditions.backend = std::string(core::backend_name(deployment.backend));
     conditions.clocks = engine::clock_label(deployment.clocks);
     conditions.compute_share = deployment.clocks.compute_share;
     conditions.memory_share = deployment.clocks.memory_share;
@@ -62,6 +63,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"devices", conditions.parallelism.devices()},
                   {"kv_offload", conditions.kv_offload},
                   {"runtime", conditions.runtime},
+                  {"backend", conditions.backend},
                   {"clocks", conditions.clocks},
                   {"compute_clock_share", conditions.compute_share},
                   {"memory_clock_share", conditions.memory_share}};

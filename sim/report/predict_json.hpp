@@ -20,6 +20,7 @@ struct Conditions {
     std::string activation;
     int tensor_parallel = 1;
     std::string runtime;
+    std::string backend;          // the interface its kernels run on (core::Backend)
     std::string clocks;           // engine::clock_label
     double compute_share = 1.0;   // of the listed peaks, at those clocks
     double memory_share = 1.0;

@@ -1,0 +1,59 @@
+// libFuzzer target: the files a user hands to `decodesim calibrate` (llama-bench CSV/JSON/JSONL,
+// vllm bench serve JSON, a measurements table) and the runtime preset files `--runtime path.yaml`
+// reads. The first byte picks the reader; the rest is the file. A file may be refused with an
+// InputError; anything else (a crash, a non-finite or non-positive value accepted) is a finding.
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/runtime_option.hpp"
+#include "core/error.hpp"
+#include "fuzz_checks.hpp"
+#include "profiles/benchmark_results.hpp"
+
+namespace {
+
+// The readers take paths (a folder of results, the file's extension), so the input is written to
+// a file of this process's own.
+std::string write_input(const std::string& extension, const char* data, std::size_t size) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("decodesim_fuzz_user_file_" + std::to_string(::getpid()) + extension);
+    std::ofstream(path, std::ios::binary).write(data, static_cast<std::streamsize>(size));
+    return path.string();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const char* text = reinterpret_cast<const char*>(data) + 1;
+    const std::size_t length = size - 1;
+    try {
+        if (data[0] % 2 == 0) {
+            const auto results = decodesim::profiles::load_benchmark_results(
+                {write_input(data[0] % 4 == 0 ? ".csv" : ".json", text, length)}, std::nullopt);
+            for (const auto& row : results.rows) {
+                decodesim::fuzz::require_finite(row.value);
+                if (!(row.value > 0.0)) std::abort();
+            }
+        } else {
+            const auto preset = decodesim::cli::load_runtime_preset(write_input(".yaml", text, length));
+            for (const auto& factors : preset->by_family) {
+                decodesim::fuzz::require_finite(factors.kernel_overhead);
+                decodesim::fuzz::require_finite(factors.sequence_overhead);
+                decodesim::fuzz::require_finite(factors.compute);
+                for (double multiplier : factors.backend_compute) decodesim::fuzz::require_finite(multiplier);
+                for (double multiplier : factors.backend_attention) decodesim::fuzz::require_finite(multiplier);
+            }
+        }
+    } catch (const decodesim::core::InputError&) {
+    } catch (const decodesim::core::UsageError&) {
+    }
+    return 0;
+}
