@@ -38,8 +38,9 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // fails here instead of silently skipping its check.
     // Regression guards at the figures of 1639 rows from 62 publications, not targets: the rows
     // added in issue 10 (Strix Halo, Arc, DGX Spark prefill; vLLM-class engines) raised them; prefill came back
-    // to 11.5% with the backend multipliers (docs/model.md, "Backends").
-    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.19},
+    // to 11.5% with the backend multipliers (docs/model.md, "Backends"), per stream to 13.7% with
+    // the vllm preset fitted on its single-stream rows.
+    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.15},
                                                    {"test prefill_tokens_per_s", 0.14},
                                                    {"test decode_tokens_per_s_total", 0.22}};
     std::map<std::string, double> medians;

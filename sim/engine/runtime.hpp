@@ -59,9 +59,11 @@ inline constexpr std::array<double, core::kBackends.size()> kSameOnEveryBackend{
 inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend, kSameOnEveryBackend};
 }  // namespace runtime_detail
 
-// One row per runtime, in Runtime order. vllm keeps the measured hardware defaults: its rows in
-// validation/ come from many vLLM-class engines (vLLM, SGLang, LMDeploy, gpt-fast, MLX ...), and a
-// fit on them ran to the edges of its grid (docs/validation.md, "The vllm preset"). llama.cpp and
+// One row per runtime, in Runtime order. vllm: its per-kernel cost, quantized-weight and attention
+// bandwidth on discrete GPUs are fitted on the single-stream rows of the vLLM-class engines (vLLM,
+// SGLang, LMDeploy, gpt-fast, torchao, MLC, ExLlamaV2); its compute and per-sequence cost keep the
+// measured hardware defaults, because fits on its prefill and batched rows (a mixture of engines)
+// ran to the edges of their grids (docs/validation.md, "The vllm preset"). llama.cpp and
 // tensorrt-llm: fitted on the training split of validation/measurements.csv by
 // `decodesim accuracy --fit` (docs/validation.md), one set for discrete GPUs (HBM and GDDR: the
 // CUDA/ROCm backends) and one for unified memory.
@@ -73,7 +75,10 @@ inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
                   false,
-                  {runtime_detail::kMeasuredDefaults, runtime_detail::kMeasuredDefaults,
+                  {RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 0.70, 1.0, core::Seconds(0.0),
+                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 0.70, 1.0, core::Seconds(0.0),
+                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
                    runtime_detail::kMeasuredDefaults}},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,

@@ -74,11 +74,12 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
 }
 
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache) {
+                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache, FitKinds kinds) {
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
+        if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
     // Single-stream decode measures the per-kernel costs; batched decode (a stated concurrency or
@@ -86,8 +87,12 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     std::vector<const CalibrationCase*> single_stream, batched;
     for (const CalibrationCase* c : decode) {
         const auto& batch = c->measurement->batch;
-        (batch && *batch <= 1.0 ? single_stream : batched).push_back(c);
+        const bool single = batch && *batch <= 1.0;
+        if (single ? !kinds.single_stream : !kinds.batched) continue;
+        (single ? single_stream : batched).push_back(c);
     }
+    decode = single_stream;  // the decode rows the fit reads
+    decode.insert(decode.end(), batched.begin(), batched.end());
     FitResult result;
     result.runtime = preset.runtime;
     result.families = families;
@@ -224,8 +229,9 @@ std::vector<FitGroup> fit_groups() {
     const std::vector<std::vector<core::MemoryFamily>> backends{{core::MemoryFamily::hbm, core::MemoryFamily::gddr},
                                                                 {core::MemoryFamily::unified}};
     std::vector<FitGroup> groups;
+    for (const auto& families : backends) groups.push_back({engine::Runtime::vllm, families, {true, false, false}});
     for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
-        for (const auto& families : backends) groups.push_back({runtime, families});
+        for (const auto& families : backends) groups.push_back({runtime, families, {}});
     }
     return groups;
 }
@@ -241,7 +247,7 @@ namespace {
 std::optional<FitResult> fit_group(const std::vector<CalibrationCase>& cases, const FitGroup& group,
                                    PredictionCache* cache = nullptr) {
     if (cases.empty()) return std::nullopt;
-    return fit_runtime(cases, engine::runtime_preset(group.runtime), group.families, cache);
+    return fit_runtime(cases, engine::runtime_preset(group.runtime), group.families, cache, group.kinds);
 }
 
 std::vector<CalibrationCase> cases_in(const std::vector<CalibrationCase>& cases, const FitGroup& group,

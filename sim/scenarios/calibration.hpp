@@ -60,15 +60,26 @@ private:
 // `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
 // unified memory).
 // `cache`, when given, remembers the predictions the grid search makes and reuses earlier ones.
+// Which kinds of rows a fit reads (the others keep the measured defaults).
+struct FitKinds {
+    bool single_stream = true;  // per-kernel cost, quantized-weight and attention bandwidth
+    bool prefill = true;        // compute rates, backend multipliers
+    bool batched = true;        // per-sequence cost (and compute without prefill rows)
+};
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
-                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache = nullptr);
+                      const std::vector<core::MemoryFamily>& families, PredictionCache* cache = nullptr,
+                      FitKinds kinds = {});
 
 // One set of fitted factors: a runtime on one backend.
 struct FitGroup {
     engine::Runtime runtime;
     std::vector<core::MemoryFamily> families;
+    FitKinds kinds;
 };
 // vllm, llama.cpp and tensorrt-llm, each on discrete GPUs (HBM and GDDR) and on unified memory.
+// vllm reads its single-stream rows only: its prefill and batched rows come from a mixture of
+// engines (vLLM, SGLang, LMDeploy, Gaudi's stack, MLX ...) and their fits ran to the grids' edges
+// (docs/validation.md, "The vllm preset").
 std::vector<FitGroup> fit_groups();
 bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
 
