@@ -30,6 +30,18 @@ std::string write_temp(const std::string& name, const std::string& text) {
     return path.string();
 }
 
+// llama.cpp's preset with every factor at the measured defaults (1, and 4 us per kernel), whose
+// unified-memory factors a test then changes: the truth synthetic rows are made from.
+engine::RuntimePreset llama_cpp_at_defaults() {
+    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : preset.by_family) factors = engine::RuntimeFactors{};
+    return preset;
+}
+
+engine::RuntimeFactors& unified(engine::RuntimePreset& preset) {
+    return preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
+}
+
 const std::string kHeader = "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
 
 }  // namespace
@@ -143,10 +155,8 @@ TEST_CASE("the fit gives a backend with enough prefill rows its own multiplier a
     const auto catalog = testing::shipped_catalog();
     const auto hardware = catalog.hardware("strix-halo");
     const auto model = catalog.model("llama-3.1-8b");
-    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
-    for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
-    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
-        .backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
+    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
 
     std::vector<profiles::Measurement> rows;
     std::vector<scenarios::CalibrationCase> cases;
@@ -207,11 +217,9 @@ TEST_CASE("a backend's attention multiplier slows long prompts and leaves short 
     choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
     choice.runtime = engine::Runtime::llama_cpp;
     const auto deployment = engine::resolve_deployment(hardware, model, choice);
-    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
-    for (auto& factors : preset.by_family) factors = engine::RuntimeFactors{};
-    const engine::RuntimePreset full = preset;
-    preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
-        .backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
+    const engine::RuntimePreset full = llama_cpp_at_defaults();
+    engine::RuntimePreset preset = full;
+    unified(preset).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
 
     profiles::Measurement prompt;
     prompt.metric = profiles::Metric::prefill_tokens_per_s;
@@ -238,10 +246,8 @@ TEST_CASE("the fit recovers a backend's attention multiplier from its long promp
     const auto catalog = testing::shipped_catalog();
     const auto hardware = catalog.hardware("strix-halo");
     const auto model = catalog.model("llama-2-7b");
-    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
-    for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
-    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)]
-        .backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
+    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
     engine::DeploymentChoice choice;
     choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
     choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
