@@ -281,3 +281,30 @@ TEST_CASE("the fit recovers a backend's attention multiplier from its long promp
     CHECK(fit.factors.attention_on(core::Backend::rocm) == doctest::Approx(0.5).epsilon(0.05).scale(0.0));
     CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "attention_compute_on_rocm") != fit.fitted.end());
 }
+
+TEST_CASE("no preset file, however generous, predicts past the roofline bound") {
+    // Every multiplier at the most a preset file accepts: bandwidths x1.5 (0.82 x 1.5 = 1.23 of the
+    // datasheet), compute x1.25 and quantized compute x1.5, attention x8. Each rate stops at the
+    // device's peak, so tokens/s never exceed `--runtime ideal` (the datasheet, no overheads) and
+    // the time to first token is never shorter.
+    const std::string preset = write_temp("decodesim_generous_preset.yaml",
+                                          "name: generous\nbase: vllm\nsource: test\nfactors:\n  hbm:\n"
+                                          "    kernel_overhead: 0 us\n    quantized_weight_bandwidth: 1.5\n"
+                                          "    quantized_compute: 1.5\n    attention_bandwidth: 1.5\n    compute: 1.25\n"
+                                          "    attention_compute_on_cuda: 8\n    compute_on_cuda: 8\n");
+    for (const std::string weights : {"bf16", "int4"}) {
+        CAPTURE(weights);
+        const std::vector<std::string> point{"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights",
+                                             weights,   "--kv",       "bf16",     "--batch", "4",            "--prompt",
+                                             "16384",   "--output",   "256",      "--json",  "--runtime"};
+        auto generous_args = point, ideal_args = point;
+        generous_args.push_back(preset);
+        ideal_args.push_back("ideal");
+        const auto generous = testing::run(generous_args), ideal = testing::run(ideal_args);
+        REQUIRE(generous.exit_code == 0);
+        REQUIRE(ideal.exit_code == 0);
+        const auto g = nlohmann::json::parse(generous.out), i = nlohmann::json::parse(ideal.out);
+        CHECK(g["decode"]["tokens_per_s_total"].get<double>() <= i["decode"]["tokens_per_s_total"].get<double>() * (1 + 1e-9));
+        CHECK(g["ttft_s"].get<double>() >= i["ttft_s"].get<double>() * (1 - 1e-9));
+    }
+}

@@ -69,13 +69,22 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     const double compute_share = clocks != nullptr ? clocks->compute_share : 1.0;
     const double memory_share = clocks != nullptr ? clocks->memory_share : 1.0;
     rates.memory_bandwidth = hardware.memory_bandwidth * (efficiency.memory_bandwidth * memory_share);
-    rates.weight_bandwidth =
-        rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0);
-    rates.kv_bandwidth = rates.memory_bandwidth * efficiency.attention_bandwidth;
-    rates.matmul_rate = effective_peak(hardware, matmul_datatype) * (efficiency.compute * compute_share) *
-                        (weight_only_quantized ? efficiency.quantized_compute : 1.0);
+    // A runtime's multipliers (a preset file allows up to 1.5, a backend's up to 8) may raise a rate
+    // above the achievable default, never above the datasheet at the clocks it runs at: every rate
+    // derived here is capped at its peak, so no preset can predict past the roofline bound.
+    const double bandwidth_peak = hardware.memory_bandwidth.value * memory_share;
+    const auto capped_bandwidth = [&](core::Bandwidth rate) {
+        return core::Bandwidth(std::min(rate.value, bandwidth_peak));
+    };
+    rates.weight_bandwidth = capped_bandwidth(
+        rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0));
+    rates.kv_bandwidth = capped_bandwidth(rates.memory_bandwidth * efficiency.attention_bandwidth);
+    const double matmul_peak = effective_peak(hardware, matmul_datatype).value * compute_share;
+    rates.matmul_rate = FlopRate(std::min(
+        matmul_peak * efficiency.compute * (weight_only_quantized ? efficiency.quantized_compute : 1.0), matmul_peak));
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
-    rates.attention_rate = rates.activation_rate * efficiency.attention_compute;
+    rates.attention_rate = FlopRate(std::min((rates.activation_rate * efficiency.attention_compute).value,
+                                             effective_peak(hardware, activation_datatype).value * compute_share));
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;
     rates.kernel_overhead = efficiency.kernel_overhead;
     rates.sequence_overhead = efficiency.sequence_overhead;
