@@ -225,7 +225,8 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
 }
 
 std::vector<FitGroup> fit_groups() {
-    // One set of factors per backend: CUDA/ROCm on discrete GPUs, Metal and others on unified memory.
+    // One set of factors per memory-family group: discrete GPUs (HBM and GDDR) and unified memory;
+    // inside each, the backends (CUDA, ROCm, Metal, Vulkan ...) get their own multipliers.
     const std::vector<std::vector<core::MemoryFamily>> backends{{core::MemoryFamily::hbm, core::MemoryFamily::gddr},
                                                                 {core::MemoryFamily::unified}};
     std::vector<FitGroup> groups;

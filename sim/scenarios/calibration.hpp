@@ -50,27 +50,34 @@ private:
     std::map<Key, double> predictions_;
 };
 
-// Fits two factors at a time for every given case of `preset`'s runtime on `families`: (kernel
-// overhead, quantized weight bandwidth) then (attention bandwidth, kernel overhead) on
-// single-stream decode rows; (compute, quantized compute) on prefill rows (prefill throughput and time to first token); then (compute, sequence overhead) on
-// batched decode rows (a concurrency above 1, or offline throughput), with the compute rate the
-// prefill rows fixed where there were enough of them.
-// The caller chooses the rows (the training split for `--fit`, all rows but one group's for the
-// held-out figures). A group with fewer than 10 rows of a kind keeps its defaults.
-// `families` are fitted together (one backend: CUDA/ROCm on discrete GPUs, Metal and others on
-// unified memory).
-// `cache`, when given, remembers the predictions the grid search makes and reuses earlier ones.
 // Which kinds of rows a fit reads (the others keep the measured defaults).
 struct FitKinds {
     bool single_stream = true;  // per-kernel cost, quantized-weight and attention bandwidth
     bool prefill = true;        // compute rates, backend multipliers
     bool batched = true;        // per-sequence cost (and compute without prefill rows)
 };
+
+// Fits two factors at a time for every given case of `preset`'s runtime on `families`, reading the
+// `kinds` of rows asked for:
+// - single-stream decode rows: (kernel overhead, quantized weight bandwidth), then (attention
+//   bandwidth, kernel overhead);
+// - prefill rows (prefill throughput and time to first token): (compute, quantized compute) on
+//   the short prompts (under 8,192 tokens of prompt and context) where there are 10, then a
+//   multiplier on compute for each other backend with 10 of them, the pair refitted beside them
+//   (twice); then, per backend with 10 long prompts, a multiplier on attention's arithmetic,
+//   fitted on those and the backend's long single-stream decode rows (docs/model.md, "Backends");
+// - batched decode rows (a concurrency above 1, or offline throughput): (compute, sequence
+//   overhead), with the compute rate the prefill rows fixed where there were enough of them.
+// The caller chooses the rows (the training split for `--fit`, all rows but one group's for the
+// held-out figures). A group with fewer than 10 rows of a kind keeps its defaults. `families` are
+// fitted together (the memory families one set of factors covers).
+// `cache`, when given, remembers the predictions the grid search makes and reuses earlier ones.
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
                       const std::vector<core::MemoryFamily>& families, PredictionCache* cache = nullptr,
                       FitKinds kinds = {});
 
-// One set of fitted factors: a runtime on one backend.
+// One set of fitted factors: a runtime on a set of memory families (its backends get their own
+// multipliers inside it), and the kinds of rows it reads.
 struct FitGroup {
     engine::Runtime runtime;
     std::vector<core::MemoryFamily> families;
