@@ -129,12 +129,12 @@ TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out r
     CHECK(low / nominal == doctest::Approx(band.low).epsilon(1e-6));
     // The high end: 0.82 x the band's high ratio passes the datasheet, so the bandwidth stops at
     // 3.35 TB/s while the fixed costs still shrink by the ratio. Under the vllm preset the step is
-    // 15.01e9 B of weights at 0.82 x 3.35 TB/s (5.464 ms) + 1024 x 131,072 B of KV at 0.70 of that
-    // (0.070 ms) + 259 kernels x 7 us (1.813 ms); at the high end 15.01e9 / 3.35e12 (4.481 ms) +
-    // the KV at 0.70 x 3.35 TB/s (0.057 ms) + 1.813 ms / high.
+    // 15.01e9 B of weights at 0.82 x 3.35 TB/s (5.464 ms) + 1024 x 131,072 B of KV at the same rate
+    // (0.049 ms) + 259 kernels x 7 us (1.813 ms); at the high end 15.01e9 / 3.35e12 (4.481 ms) +
+    // the KV at 3.35 TB/s (0.040 ms) + 1.813 ms / high.
     REQUIRE(band.high * 0.82 > 1.0);
     const double weights = 15009849344.0, kv = 1024 * 131072.0, fixed = 259 * 7e-6, peak = 3.35e12;
-    const double nominal_step = weights / (0.82 * peak) + kv / (0.70 * 0.82 * peak) + fixed;
-    const double high_step = weights / peak + kv / (0.70 * peak) + fixed / band.high;
+    const double nominal_step = weights / (0.82 * peak) + kv / (0.82 * peak) + fixed;
+    const double high_step = weights / peak + kv / peak + fixed / band.high;
     CHECK(high / nominal == doctest::Approx(nominal_step / high_step).epsilon(2e-3));
 }

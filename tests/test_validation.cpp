@@ -39,10 +39,13 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // Regression guards at the figures of 1639 rows from 62 publications, not targets: the rows
     // added in issue 10 (Strix Halo, Arc, DGX Spark prefill; vLLM-class engines) raised them; prefill came back
     // to 11.5% with the backend multipliers (docs/model.md, "Backends"), per stream to 13.7% with
-    // the vllm preset fitted on its single-stream rows.
-    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.15},
-                                                   {"test prefill_tokens_per_s", 0.14},
-                                                   {"test decode_tokens_per_s_total", 0.22}};
+    // the vllm preset fitted on its single-stream rows, then 15.2% once attention bandwidths were
+    // read off long contexts only (the discrete llama.cpp rows of this split had liked the 0.50 a
+    // search over short contexts had settled on; the held-out figures did not move, see the case
+    // below). Decode total came to 16.0% with TensorRT-LLM's own KV-cache sizing.
+    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.16},
+                                                   {"test prefill_tokens_per_s", 0.13},
+                                                   {"test decode_tokens_per_s_total", 0.17}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
         medians[subset["subset"].get<std::string>()] = subset["median_absolute_error"].get<double>();
@@ -51,5 +54,28 @@ TEST_CASE("held-out error stays within the documented tolerances") {
         CAPTURE(name);
         REQUIRE(medians.count(name) == 1);
         CHECK(medians[name] <= tolerance);
+    }
+}
+
+TEST_CASE("leave-one-source-out error stays within its regression guards") {
+    // The headline figures (docs/validation.md, "Status after issue 10"): each source's rows
+    // predicted by presets fitted without that source. Guards a point or two above the figures
+    // measured when they were set, so that a change which destabilises a fit (as fitting the
+    // attention bandwidth on short contexts did: TPOT 6% -> 31%) fails here.
+    const auto result = decodesim::testing::run({"accuracy", "--held-out", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.12},
+                                               {"decode_tokens_per_s_total", 0.17},
+                                               {"prefill_tokens_per_s", 0.42},
+                                               {"tpot_s", 0.08}};
+    std::map<std::string, double> medians;
+    for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {
+        medians[metric["metric"].get<std::string>()] = metric["median_absolute_error"].get<double>();
+    }
+    for (const auto& [name, guard] : guards) {
+        CAPTURE(name);
+        REQUIRE(medians.count(name) == 1);
+        CHECK(medians[name] <= guard);
     }
 }

@@ -252,7 +252,7 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
                      engine::runtime_label(deployment));
         io.log->info("efficiency: bandwidth {:.3f}, compute {:.3f}, kernel overhead {}, usable memory {:.2f}",
                      efficiency.memory_bandwidth, efficiency.compute, efficiency.kernel_overhead,
-                     engine::usable_memory_fraction(point.hardware));
+                     engine::usable_memory_fraction(point.hardware, engine::deployment_runtime_preset(deployment).kv_sizing));
         io.log->info("clocks {}: compute at {:.3f} of the listed peaks, memory at {:.3f}",
                      engine::clock_label(deployment.clocks), deployment.clocks.compute_share,
                      deployment.clocks.memory_share);

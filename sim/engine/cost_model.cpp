@@ -94,6 +94,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     const int expert_split = deployment.parallelism.stage_devices() / deployment.parallelism.expert;
 
     CostModel cost;
+    cost.kv_sizing = deployment_runtime_preset(deployment).kv_sizing;
     cost.tensor_parallel = tp;
     cost.parallelism = deployment.parallelism;
     cost.layers = model.num_hidden_layers;

@@ -69,6 +69,7 @@ struct CostModel {
     // KV-cache room on one device when the cache may spill to CPU memory (--kv-offload); unset:
     // no offload, the cache must fit.
     std::optional<core::Bytes> kv_device_room;
+    KvCacheSizing kv_sizing;  // how the deployment's runtime sizes its cache (engine/runtime.hpp)
 
     // Layers with a KV cache (every layer but the recurrent ones).
     int attention_layers() const;

@@ -18,7 +18,8 @@ std::shared_ptr<const RuntimePreset> make_custom_runtime(
     auto owned = std::make_shared<OwnedRuntimePreset>();
     owned->name = std::move(name);
     owned->description = std::move(description);
-    owned->preset = RuntimePreset{base, owned->name, owned->description, runtime_preset(base).ideal, by_family};
+    owned->preset = RuntimePreset{base, owned->name, owned->description, runtime_preset(base).ideal, by_family,
+                                  runtime_preset(base).kv_sizing};
     // The aliasing constructor: the pointer shows the preset and keeps the whole struct alive.
     return std::shared_ptr<const RuntimePreset>(owned, &owned->preset);
 }

@@ -8,7 +8,6 @@ namespace decodesim::engine {
 namespace {
 
 // Sources: docs/model.md, "Efficiency defaults".
-constexpr double kDiscreteUsableFraction = 0.90;  // vLLM's default gpu_memory_utilization
 constexpr double kUnifiedUsableFraction = 0.75;   // macOS default GPU working-set limit on large configurations
 
 }  // namespace
@@ -80,8 +79,9 @@ EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const 
     return band;
 }
 
-double usable_memory_fraction(const profiles::HardwareProfile& hardware) {
-    return hardware.memory_family == core::MemoryFamily::unified ? kUnifiedUsableFraction : kDiscreteUsableFraction;
+double usable_memory_fraction(const profiles::HardwareProfile& hardware, const KvCacheSizing& sizing) {
+    return hardware.memory_family == core::MemoryFamily::unified ? std::min(kUnifiedUsableFraction, sizing.capacity_share)
+                                                                 : sizing.capacity_share;
 }
 
 }  // namespace decodesim::engine

@@ -61,8 +61,9 @@ struct EfficiencyBand {
 };
 EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal);
 
-// Fraction of capacity a runtime can fill with weights and KV cache (the rest is the reserve for
-// activations, the runtime and, on unified memory, the operating system).
-double usable_memory_fraction(const profiles::HardwareProfile& hardware);
+// Fraction of capacity a runtime's weights, workspace and KV cache may fill: its sizing's
+// capacity_share, at most the operating system's limit on unified memory (the rest is the reserve
+// for activations, the runtime and, on unified memory, the operating system).
+double usable_memory_fraction(const profiles::HardwareProfile& hardware, const KvCacheSizing& sizing);
 
 }  // namespace decodesim::engine

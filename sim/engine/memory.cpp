@@ -8,6 +8,16 @@
 #include "engine/efficiency.hpp"
 
 namespace decodesim::engine {
+namespace {
+
+// What weights and cache may fill: all of the pool when the weights do not fit in it (so that the
+// message names the pool), else the weights and the runtime's share of what they leave free.
+core::Bytes usable_beside(core::Bytes pool, core::Bytes weights, double kv_free_share) {
+    if (weights >= pool) return pool;
+    return pool - (pool - weights) * (1.0 - kv_free_share);
+}
+
+}  // namespace
 
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,
                                  double context, double shared_prefix) {
@@ -24,7 +34,9 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     const double per_replica = batch / replicas;
     memory.kv = per_replica > 0.0 ? shared + own * per_replica : core::Bytes();
     memory.capacity = hardware.memory_capacity;
-    memory.usable = memory.capacity * usable_memory_fraction(hardware);
+    memory.pool = memory.capacity * usable_memory_fraction(hardware, cost.kv_sizing) - cost.kv_sizing.workspace;
+    memory.kv_free_share = cost.kv_sizing.free_share;
+    memory.usable = usable_beside(memory.pool, memory.weights, memory.kv_free_share);
     memory.reserve = memory.capacity - memory.usable;
     memory.fits = memory.weights + memory.kv <= memory.usable;
     // Offloaded KV may spill to CPU memory: only the weights must fit.
@@ -45,6 +57,8 @@ MemoryFootprint with_draft(MemoryFootprint memory, const MemoryFootprint& draft,
     memory.kv_per_token += draft.kv_per_token;
     memory.kv_per_sequence += draft.kv_per_sequence;
     memory.kv += draft.kv;
+    memory.usable = usable_beside(memory.pool, memory.weights, memory.kv_free_share);
+    memory.reserve = memory.capacity - memory.usable;
     memory.fits = memory.weights + memory.kv <= memory.usable;
     const core::Bytes room = memory.usable - memory.weights;
     memory.max_batch = 0;

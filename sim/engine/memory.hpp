@@ -15,8 +15,12 @@ struct MemoryFootprint {
     core::Bytes kv_per_sequence;     // one sequence at its context, windows applied
     core::Bytes kv;                  // the batch at its context, windows applied
     core::Bytes capacity;
-    core::Bytes reserve;             // activations, runtime, OS (docs/model.md)
-    core::Bytes usable;              // capacity - reserve
+    core::Bytes reserve;             // capacity - usable: workspace, the runtime's reserve, OS (docs/model.md)
+    core::Bytes usable;              // what weights and KV cache may fill under the runtime's sizing
+    // The runtime's sizing (engine::KvCacheSizing): what weights and cache may fill before its
+    // share of the free memory is taken, and that share; usable = pool - (1 - share) x (pool - weights).
+    core::Bytes pool;
+    double kv_free_share = 1.0;
     bool fits = false;
     long long max_batch = 0;         // sequences of this context that fit; 0 when the weights alone do not
     core::Bytes spilled;             // KV held in CPU memory (--kv-offload); 0 otherwise

@@ -41,12 +41,29 @@ struct RuntimeFactors {
     }
 };
 
+// How a runtime sizes its KV cache on one device: the rule each runtime applies at start-up
+// (docs/model.md, "Memory"). The KV cache gets
+//     (capacity x capacity_share - workspace - weights) x free_share,
+// capacity_share at most the operating system's limit on unified memory.
+struct KvCacheSizing {
+    // Of the capacity, what the weights, the workspace and the KV cache together may fill: vLLM's
+    // `gpu_memory_utilization` (default 0.9, of the total).
+    double capacity_share = 0.90;
+    // Held before the cache is sized and not counted in capacity_share's reserve: activation
+    // buffers, decoder and runtime buffers, the CUDA context.
+    core::Bytes workspace{0.0};
+    // Of what is free after the weights and the workspace, the share the KV cache takes:
+    // TensorRT-LLM's `free_gpu_memory_fraction` (default 0.9, of the free memory).
+    double free_share = 1.0;
+};
+
 struct RuntimePreset {
     Runtime runtime;
     std::string_view name;
     std::string_view description;
     bool ideal = false;  // datasheet peaks, no overheads (the roofline)
     std::array<RuntimeFactors, core::kMemoryFamilies.size()> by_family{};  // indexed by core::MemoryFamily
+    KvCacheSizing kv_sizing{};
 
     constexpr const RuntimeFactors& factors(core::MemoryFamily family) const {
         return by_family[static_cast<std::size_t>(family)];
@@ -57,11 +74,21 @@ namespace runtime_detail {
 inline constexpr RuntimeFactors kMeasuredDefaults{};
 inline constexpr std::array<double, core::kBackends.size()> kSameOnEveryBackend{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
 inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend, kSameOnEveryBackend};
+// vLLM's rule, and the one for runtimes that state none (llama.cpp sizes its cache from -c; the
+// 10% covers its compute buffers and the CUDA context): 90% of the capacity.
+inline constexpr KvCacheSizing kTotalShare{0.90, core::Bytes(0.0), 1.0};
+// TensorRT-LLM: 90% of what is free once the weights, the activation buffers and the CUDA context
+// are allocated (KvCacheConfig.free_gpu_memory_fraction, default 0.9; trtllm-bench's
+// --kv_cache_free_gpu_mem_fraction). Workspace: TensorRT-LLM's memory guide's log of a 6,695 MiB
+// engine on an H100 (79.10 GiB total, 70.48 GiB available) holds 8.62 - 6.54 = 2.08 GiB beside
+// the engine before the cache is sized (docs/model.md, "Memory").
+inline constexpr KvCacheSizing kFreeShare{1.0, core::Bytes(2.08 * 1073741824.0), 0.90};
 }  // namespace runtime_detail
 
-// One row per runtime, in Runtime order. vllm: its per-kernel cost, quantized-weight and attention
-// bandwidth on discrete GPUs are fitted on the single-stream rows of the vLLM-class engines (vLLM,
-// SGLang, LMDeploy, gpt-fast, torchao, MLC, ExLlamaV2); its compute and per-sequence cost keep the
+// One row per runtime, in Runtime order. vllm: its per-kernel cost and quantized-weight bandwidth
+// on discrete GPUs are fitted on the single-stream rows of the vLLM-class engines (vLLM, SGLang,
+// LMDeploy, gpt-fast, torchao, MLC, ExLlamaV2); its attention bandwidth keeps the default (fewer
+// than 10 long-context rows to read it off); its compute and per-sequence cost keep the
 // measured hardware defaults, because fits on its prefill and batched rows (a mixture of engines)
 // ran to the edges of their grids (docs/validation.md, "The vllm preset"). llama.cpp and
 // tensorrt-llm: fitted on the training split of validation/measurements.csv by
@@ -75,25 +102,29 @@ inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
                   false,
-                  {RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 0.70, 1.0, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 1.0, 1.0, core::Seconds(0.0),
                                   runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 0.70, 1.0, core::Seconds(0.0),
+                   RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 1.0, 1.0, core::Seconds(0.0),
                                   runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   runtime_detail::kMeasuredDefaults}},
+                   runtime_detail::kMeasuredDefaults},
+                  runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 0.50, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(9e-6), 1.00, 0.95, 0.90, 0.50, core::Seconds(39e-6),
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(8e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(40e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
                                   {0.412, 1.0, 1.694, 0.218, 1.0, 1.0},
                                   // attention kernels, same order
-                                  {1.694, 0.373, 1.0, 0.815, 1.0, 1.0}}}},
+                                  {1.327, 0.373, 1.0, 0.776, 1.0, 1.0}}},
+                  runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.70, core::Seconds(12e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults}},
+                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.68, core::Seconds(14e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.68, core::Seconds(14e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults},
+                  runtime_detail::kFreeShare},
     RuntimePreset{Runtime::ideal, "ideal", "datasheet peaks, no overheads: the roofline bound", true,
-                  {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads}},
+                  {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads},
+                  runtime_detail::kTotalShare},
 };
 
 constexpr const RuntimePreset& runtime_preset(Runtime runtime) {

@@ -66,6 +66,10 @@ struct Measurement {
     // passes through them in turn (llama.cpp's default --split-mode layer): pipeline stages, not
     // tensor parallelism.
     bool layer_split = false;
+    // "speculative=METHOD" in the notes (mtp, eagle, draft): the run decoded speculatively, with
+    // an acceptance the source does not state per row. Predicted as plain decoding (reported, and
+    // named when it beats the bound), never read by a fit: its rate is not the kernels' rate.
+    std::string speculative;
 };
 
 }  // namespace decodesim::profiles

@@ -40,9 +40,9 @@ bool sustained_from_notes(const std::string& notes, const std::string& engine) {
 // "backend=NAME" in the notes: the backend the benchmark's build ran on, where it is not the
 // device's native one (Vulkan on any vendor, SYCL builds). Unstated: empty, the device's default.
 // A name that is not a backend is an error, not a silent default.
-std::optional<core::Backend> backend_from_notes(const std::string& notes, std::string& problem) {
-    constexpr std::string_view key = "backend=";
-    // A word of its own: "moe_backend=TRTLLM" in a source's flags is not this key.
+// The value of "KEY=VALUE" in the notes (letters and digits), when KEY is a word of its own:
+// "moe_backend=TRTLLM" in a source's flags is not the key "backend=".
+std::optional<std::string> notes_value(const std::string& notes, std::string_view key) {
     std::size_t at = notes.find(key);
     while (at != std::string::npos && at > 0 &&
            (std::isalnum(static_cast<unsigned char>(notes[at - 1])) != 0 || notes[at - 1] == '_')) {
@@ -51,7 +51,13 @@ std::optional<core::Backend> backend_from_notes(const std::string& notes, std::s
     if (at == std::string::npos) return std::nullopt;
     std::size_t end = at + key.size();
     while (end < notes.size() && (std::isalnum(static_cast<unsigned char>(notes[end])) != 0)) ++end;
-    const std::string name = notes.substr(at + key.size(), end - at - key.size());
+    return notes.substr(at + key.size(), end - at - key.size());
+}
+
+std::optional<core::Backend> backend_from_notes(const std::string& notes, std::string& problem) {
+    const auto value = notes_value(notes, "backend=");
+    if (!value) return std::nullopt;
+    const std::string& name = *value;
     if (const auto backend = core::backend_of(name)) return backend;
     const auto names = core::names_of(core::kBackends);
     problem = fmt::format("unknown backend '{}' in 'backend='{}; expected one of {}", name,
@@ -124,6 +130,13 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.devices = devices_from_notes(row.notes);
         row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
         row.layer_split = row.notes.find("layer split") != std::string::npos;
+        if (const auto method = notes_value(row.notes, "speculative=")) {
+            if (method->empty()) {
+                problems.push_back({{path, number, 14}, "notes",
+                                    "'speculative=' names no method (mtp, eagle, draft, ...)"});
+            }
+            row.speculative = *method;
+        }
         std::string backend_problem;
         row.backend = backend_from_notes(row.notes, backend_problem);
         if (!backend_problem.empty()) problems.push_back({{path, number, 14}, "notes", backend_problem});

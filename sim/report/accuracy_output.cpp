@@ -117,10 +117,23 @@ json held_out_to_json(const scenarios::HeldOutErrors& errors) {
                              {"mean_absolute_error", s.mean_absolute_error},
                              {"median_signed_error", s.median_signed_error}});
     }
+    // Each evaluated row's held-out prediction, so that a user can see which of a source's rows
+    // the others fail to predict.
+    json rows = json::array();
+    for (std::size_t i = 0; i < errors.rows.size(); ++i) {
+        const auto& row = errors.rows[i];
+        if (!row.skipped.empty() || row.measurement == nullptr) continue;
+        rows.push_back({{"id", row.measurement->id},
+                        {"group", errors.group_of_row[i]},
+                        {"measured", row.measurement->value},
+                        {"predicted", row.predicted},
+                        {"error", row.error}});
+    }
     return {{"held_out", errors.grouping},
             {"groups", errors.groups},
             {"by_metric", std::move(by_metric)},
-            {"by_group", summaries_to_json(errors.by_group)}};
+            {"by_group", summaries_to_json(errors.by_group)},
+            {"rows", std::move(rows)}};
 }
 
 }  // namespace

@@ -61,6 +61,9 @@ std::string binned_gpu_problem(const profiles::Measurement& m, const profiles::H
 // A measurement better than physics allows is either missing a condition that would explain it
 // or wrong; name what the row leaves unstated.
 std::string explain_beating_row(const profiles::Measurement& m) {
+    if (!m.speculative.empty()) {
+        return fmt::format("stated condition not modelled: speculative decoding ({}), acceptance not stated", m.speculative);
+    }
     std::vector<std::string> unstated;
     if (m.kv.empty()) unstated.push_back("KV precision");
     if (!m.batch) unstated.push_back("concurrency");

@@ -79,6 +79,10 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     for (const auto& c : cases) {
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
+        // A speculative run's rate is the kernels' times the accepted tokens per step, which the
+        // row does not state: fitting the kernels' factors on it would credit them with the
+        // speculation (the DeepSeek MTP rows pulled TensorRT-LLM's bandwidths to 0.4).
+        if (!c.measurement->speculative.empty()) continue;
         if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
@@ -149,10 +153,22 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     if (single_stream.size() >= kMinimumRows) {
         search(single_stream, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6), factors.quantized_weight_bandwidth,
                steps(0.4, 1.0, 0.02));
-        // Then how well the attention kernels stream the KV cache (long-context rows), with the
-        // overhead refitted beside it.
-        search(single_stream, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead.value,
-               steps(0.0, 30e-6, 1e-6));
+        // Then how well the attention kernels stream the KV cache, read off the rows whose cache
+        // is long enough to weigh in the step (the same line as prefill's long prompts); on short
+        // contexts the factor moves nothing, and a search there fits whichever rows sit at the
+        // median. Too few long rows: it keeps the default. It is searched with the per-kernel cost
+        // (the long rows' spread of contexts separates the two), and the per-kernel pair is then
+        // refitted on every row beside it.
+        std::vector<const CalibrationCase*> long_rows;
+        for (const CalibrationCase* c : single_stream) {
+            if (reach(*c->measurement) >= kLongContext) long_rows.push_back(c);
+        }
+        if (long_rows.size() >= kMinimumRows) {
+            search(long_rows, factors.attention_bandwidth, steps(0.3, 1.0, 0.05), factors.kernel_overhead.value,
+                   steps(0.0, 30e-6, 1e-6));
+            search(single_stream, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6),
+                   factors.quantized_weight_bandwidth, steps(0.4, 1.0, 0.02));
+        }
     }
     const bool prefill_fitted = prefill.size() >= kMinimumRows;
     // The matrix rate is read off prompts whose attention is a small share of the work, where

@@ -1,0 +1,170 @@
+// Rules that belong to a runtime or to a measurement's stated conditions rather than to the
+// kernels: how each runtime sizes its KV cache (engine::KvCacheSizing), which rows a fit may read
+// (speculative runs never; the attention bandwidth only from long contexts).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/operating_point.hpp"
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
+#include "scenarios/calibration.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const fs::path path = fs::temp_directory_path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+const std::string kHeader = "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+
+nlohmann::json predict_json(const std::string& runtime) {
+    const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8",
+                                      "--kv", "fp8", "--runtime", runtime, "--prompt", "128", "--output", "128", "--json"});
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out);
+}
+
+// Single-stream decode rows of Llama-3.1-8B (bf16) on strix-halo under llama.cpp, valued by a
+// preset whose every factor is at the measured defaults except the unified-memory attention
+// bandwidth, at the contexts given.
+struct SyntheticRows {
+    profiles::HardwareProfile hardware;
+    profiles::ModelProfile model;
+    std::vector<profiles::Measurement> rows;
+    std::vector<scenarios::CalibrationCase> cases;
+
+    SyntheticRows(const std::vector<double>& contexts, double attention_bandwidth) {
+        const auto catalog = testing::shipped_catalog();
+        hardware = catalog.hardware("strix-halo");
+        model = catalog.model("llama-3.1-8b");
+        engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+        for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
+        truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].attention_bandwidth = attention_bandwidth;
+        rows.reserve(contexts.size());
+        for (std::size_t i = 0; i < contexts.size(); ++i) {
+            profiles::Measurement m;
+            m.id = "row" + std::to_string(i);
+            m.hardware = "strix-halo";
+            m.model = "llama-3.1-8b";
+            m.weights = "bf16";
+            m.kv = "fp16";
+            m.engine = "llama.cpp";
+            m.batch = 1.0;
+            m.context = contexts[i];
+            m.metric = profiles::Metric::decode_tokens_per_s_per_stream;
+            m.source = "synthetic";
+            rows.push_back(m);
+        }
+        for (auto& m : rows) {
+            engine::DeploymentChoice choice;
+            choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
+            choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+            choice.runtime = engine::Runtime::llama_cpp;
+            choice.clocks.condition = engine::ClockCondition::peak;
+            const auto deployment = engine::resolve_deployment(hardware, model, choice);
+            m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+            cases.push_back({&m, &model, &hardware, deployment});
+        }
+    }
+};
+
+bool searched(const scenarios::FitResult& fit, std::string_view key) {
+    return std::find(fit.fitted.begin(), fit.fitted.end(), key) != fit.fitted.end();
+}
+
+}  // namespace
+
+TEST_CASE("TensorRT-LLM sizes its KV cache from the memory its weights leave free, vLLM from the total") {
+    // Llama-3.1-70B in FP8 with bf16 embedding and output tables: 68.45e9 weights at 1 byte plus
+    // 2 x 1.0507e9 at 2 bytes = 72.65e9 B. FP8 KV: 80 layers x 8 KV heads x 128 x 2 (K and V) x 1 B
+    // = 163,840 B a token, 41.94 MB for 256 tokens (128 + 128). An H100 holds 80 GiB = 85.90e9 B.
+    // vLLM: 0.9 x 85.90e9 - 72.66e9 = 4.65e9 B for the cache: floor(4.65e9 / 41.94e6) = 110.
+    // TensorRT-LLM: (85.90e9 - 2.08 GiB (2.233e9) - 72.66e9) x 0.9 = 9.905e9 B: 236.
+    const auto vllm = predict_json("vllm");
+    const auto trt = predict_json("tensorrt-llm");
+    CHECK(vllm["memory"]["weights_bytes"].get<double>() == doctest::Approx(72.65e9).epsilon(0.002));
+    CHECK(vllm["memory"]["max_batch"].get<long long>() == 110);
+    CHECK(trt["memory"]["max_batch"].get<long long>() == 236);
+    // usable = weights + 0.9 x (pool - weights): 72.66e9 + 9.905e9 = 82.57e9 B.
+    CHECK(trt["memory"]["usable_bytes"].get<double>() == doctest::Approx(82.57e9).epsilon(0.001));
+    CHECK(vllm["memory"]["usable_bytes"].get<double>() == doctest::Approx(0.9 * 85.899e9).epsilon(0.001));
+}
+
+TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds") {
+    // TensorRT-LLM v0.17's perf-overview (the TensorRT-LLM repository's perf-overview.md at commit
+    // 258c7540): Llama-3.1-70B FP8 on one H100, 128 in / 128 out, offline max throughput:
+    // 3,378.03 tok/s (validation/measurements.csv, trt017-l31-70b-tp1-h100-128-128). At vLLM's
+    // sizing the batch would be 110 and the prediction about half of it.
+    const auto result = testing::run({"accuracy", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    bool found = false;
+    for (const auto& row : document["rows"]) {
+        if (row["id"] != "trt017-l31-70b-tp1-h100-128-128") continue;
+        found = true;
+        CHECK(row["measured"].get<double>() == 3378.03);
+        CHECK(row["predicted"].get<double>() == doctest::Approx(3378.03).epsilon(0.15));
+    }
+    CHECK(found);
+}
+
+TEST_CASE("a speculative run is named in its notes and read by no fit") {
+    const std::string path = write_temp(
+        "decodesim_speculative_rows.csv",
+        kHeader +
+            "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,MTP 3; speculative=mtp\n"
+            "b,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,not_speculative=mtp\n");
+    const auto rows = profiles::load_measurements(path);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].speculative == "mtp");
+    CHECK(rows[1].speculative.empty());  // a word of its own, as backend=
+
+    const std::string bad = write_temp("decodesim_speculative_bad.csv",
+                                       kHeader + "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,"
+                                                 "decode_tokens_per_s_per_stream,30,src,speculative=\n");
+    const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find(":2:14:") != std::string::npos);
+    CHECK(messages[0].find("speculative") != std::string::npos);
+
+    // Twelve rows a fit would read, every one of them speculative: none is read.
+    SyntheticRows synthetic(std::vector<double>(12, 1024.0), 1.0);
+    for (auto& m : synthetic.rows) m.speculative = "mtp";
+    const auto fit = scenarios::fit_runtime(synthetic.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                            {core::MemoryFamily::unified});
+    CHECK(fit.single_stream_rows == 0);
+    CHECK(fit.decode_rows == 0);
+}
+
+TEST_CASE("the attention bandwidth is read off long contexts only") {
+    // Short contexts (512 tokens: the cache is 64 MiB against 16 GB of weights) cannot tell an
+    // attention bandwidth of 0.5 from 1: the fit leaves it at the default.
+    SyntheticRows short_rows(std::vector<double>(12, 512.0), 0.5);
+    const auto short_fit = scenarios::fit_runtime(short_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                                  {core::MemoryFamily::unified});
+    CHECK(short_fit.single_stream_rows == 12);
+    CHECK_FALSE(searched(short_fit, "attention_bandwidth"));
+    CHECK(short_fit.factors.attention_bandwidth == 1.0);
+
+    // Contexts of 16k to 38k tokens (2 to 5 GB of cache a step) measure it: 0.5 comes back, to a
+    // step of its 0.05 grid.
+    std::vector<double> contexts;
+    for (int i = 0; i < 12; ++i) contexts.push_back(16384.0 + 2048.0 * i);
+    SyntheticRows long_rows(contexts, 0.5);
+    const auto long_fit = scenarios::fit_runtime(long_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                                 {core::MemoryFamily::unified});
+    CHECK(searched(long_fit, "attention_bandwidth"));
+    CHECK(long_fit.factors.attention_bandwidth == doctest::Approx(0.5).epsilon(0.1).scale(0.0));
+}
