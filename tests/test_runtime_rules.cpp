@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -167,4 +168,67 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
                                                  {core::MemoryFamily::unified});
     CHECK(searched(long_fit, "attention_bandwidth"));
     CHECK(long_fit.factors.attention_bandwidth == doctest::Approx(0.5).epsilon(0.1).scale(0.0));
+}
+
+TEST_CASE("a closed loop's first token waits for its own prefill, a batch that arrives together for all of it") {
+    // Two rows alike but for the arrivals: Llama-3.1-8B bf16 on an H100 under vLLM, 8 streams of
+    // 20,000-token prompts. Arriving together, each first token waits for the 8 prefills; in a
+    // closed loop (a request arrives as another finishes) for its own: the same figure as
+    // predict's "TTFT (one request, idle)" at the row's (peak) clocks. A 20k-token prefill of an
+    // 8B model is compute-bound (2 x 7.5e9 x 20,000 = 3.0e14 FLOP of matrix work, each sequence's
+    // attention its own), so eight cost eight times one, less the weight reads and kernel launches
+    // they share (about 8 ms against 0.5 s each): within 1% of 8x.
+    const std::string path = write_temp(
+        "decodesim_arrivals_rows.csv",
+        kHeader +
+            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,all at once\n"
+            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,150 requests; arrivals=staggered\n");
+    const auto rows = profiles::load_measurements(path);
+    REQUIRE(rows.size() == 2);
+    CHECK_FALSE(rows[0].staggered_arrivals);
+    CHECK(rows[1].staggered_arrivals);
+
+    const auto result = testing::run({"accuracy", path, "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    std::map<std::string, double> predicted;
+    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    const auto one = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "20000",
+                                   "--output", "2000", "--clocks", "peak", "--json"});
+    REQUIRE(one.exit_code == 0);
+    const double own_prefill = nlohmann::json::parse(one.out)["ttft_s"].get<double>();
+    CHECK(predicted.at("staggered") == doctest::Approx(own_prefill).epsilon(1e-9));
+    CHECK(predicted.at("together") == doctest::Approx(8.0 * own_prefill).epsilon(0.01));
+    CHECK(predicted.at("together") < 8.0 * own_prefill);
+
+    const std::string bad = write_temp("decodesim_arrivals_bad.csv",
+                                       kHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,"
+                                                 "arrivals=random\n");
+    const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find(":2:14:") != std::string::npos);
+    CHECK(messages[0].find("arrivals") != std::string::npos);
+}
+
+TEST_CASE("a batched MoE row above the bound is explained by routing only where routing could matter") {
+    // Qwen3-30B-A3B routes each token to 8 of 128 experts. Independent uniform routing (what the
+    // engine assumes) reads 128 x (1 - (120/128)^8) = 51.6 experts a layer at 8 streams: a batch
+    // whose sequences route alike reads fewer, so a row above the bound there may be real. At 256
+    // streams it reads 128 x (1 - (120/128)^256) = 128.0: every expert, whatever the routing.
+    const std::string path = write_temp(
+        "decodesim_routing_rows.csv",
+        kHeader +
+            "b8,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,8,,,1024,decode_tokens_per_s_total,1e6,src,\n"
+            "b256,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,256,,,1024,decode_tokens_per_s_total,1e7,src,\n");
+    const auto result = testing::run({"accuracy", path, "--worst", "0"});
+    REQUIRE(result.exit_code == 0);
+    const std::size_t b8 = result.out.find("b8 (line 2)");
+    const std::size_t b256 = result.out.find("b256 (line 3)");
+    REQUIRE(b8 != std::string::npos);
+    REQUIRE(b256 != std::string::npos);
+    const std::string b8_text = result.out.substr(b8, result.out.find('\n', result.out.find('\n', b8) + 1) - b8);
+    const std::string b256_text = result.out.substr(b256, result.out.find('\n', result.out.find('\n', b256) + 1) - b256);
+    CHECK(b8_text.find("expert routing") != std::string::npos);
+    CHECK(b256_text.find("expert routing") == std::string::npos);
+    CHECK(b256_text.find("data error") != std::string::npos);
 }

@@ -70,6 +70,11 @@ struct Measurement {
     // an acceptance the source does not state per row. Predicted as plain decoding (reported, and
     // named when it beats the bound), never read by a fit: its rate is not the kernels' rate.
     std::string speculative;
+    // "arrivals=staggered" in the notes: a closed-loop benchmark whose many requests keep the
+    // stated concurrency, so a request arrives as another finishes and its first token waits for
+    // its own prefill; unset: the stated concurrency's requests arrived together, and each first
+    // token waits for the whole batch's prefill.
+    bool staggered_arrivals = false;
 };
 
 }  // namespace decodesim::profiles

@@ -130,6 +130,15 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.devices = devices_from_notes(row.notes);
         row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
         row.layer_split = row.notes.find("layer split") != std::string::npos;
+        if (const auto arrivals = notes_value(row.notes, "arrivals=")) {
+            if (*arrivals == "staggered") {
+                row.staggered_arrivals = true;
+            } else if (*arrivals != "together") {
+                problems.push_back({{path, number, 14}, "notes",
+                                    fmt::format("unknown arrivals '{}' in 'arrivals='; expected staggered or together",
+                                                *arrivals)});
+            }
+        }
         if (const auto method = notes_value(row.notes, "speculative=")) {
             if (method->empty()) {
                 problems.push_back({{path, number, 14}, "notes",

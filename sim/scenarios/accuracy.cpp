@@ -52,10 +52,12 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     if (m.metric == Metric::tpot_s) return step;
     // A measured latency at a stated concurrency: every request of the batch arrived together
     // (the benchmark clients these rows come from start them at once), so the first token waits
-    // for the whole batch's prefill.
+    // for the whole batch's prefill; in a closed loop whose requests arrive as others finish
+    // ("arrivals=staggered"), a first token waits for its own prefill.
     const double batch_prefill = prediction.batch_prefill.time.value;
-    if (m.metric == Metric::ttft_s) return batch_prefill;
-    if (m.metric == Metric::e2e_latency_s) return batch_prefill + output * step;
+    const double first_token = m.staggered_arrivals ? evaluator.prefill(1.0, prompt).time.value : batch_prefill;
+    if (m.metric == Metric::ttft_s) return first_token;
+    if (m.metric == Metric::e2e_latency_s) return first_token + output * step;
     if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
     // Offline: output tokens over the time to prefill and decode the whole batch.
     return batch * output / (batch_prefill + output * step);
