@@ -42,10 +42,13 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // the vllm preset fitted on its single-stream rows, then 15.2% once attention bandwidths were
     // read off long contexts only (the discrete llama.cpp rows of this split had liked the 0.50 a
     // search over short contexts had settled on; the held-out figures did not move, see the case
-    // below). Decode total came to 16.0% with TensorRT-LLM's own KV-cache sizing.
+    // below). Decode total came to 16.0% with TensorRT-LLM's own KV-cache sizing, then 18.9%
+    // when the 35 "GH200 480GB" rows moved to the 96 GB profile, whose id hashes into the test
+    // split: the training split's TensorRT-LLM fit lost them and this split gained them (the
+    // held-out figure improved, 15.3% -> 14.3%).
     const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.16},
                                                    {"test prefill_tokens_per_s", 0.13},
-                                                   {"test decode_tokens_per_s_total", 0.17}};
+                                                   {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
         medians[subset["subset"].get<std::string>()] = subset["median_absolute_error"].get<double>();
@@ -66,7 +69,7 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     REQUIRE(result.exit_code == 0);
     const auto document = nlohmann::json::parse(result.out);
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.12},
-                                               {"decode_tokens_per_s_total", 0.17},
+                                               {"decode_tokens_per_s_total", 0.16},
                                                {"prefill_tokens_per_s", 0.42},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;

@@ -140,6 +140,10 @@ std::optional<std::string> kv_of_llama_type(const std::string& type) {
     return found == kTypes.end() ? std::nullopt : std::optional<std::string>(found->second);
 }
 
+// llama-bench writes a comma-separated list of ggml backends in its own spelling ("Metal,BLAS",
+// "HIP" for ROCm, "CUDA", "Vulkan"), so the GPU backend is found by substring in this table rather
+// than by core::backend_of, which takes one whole decodesim name. The first GPU name found wins;
+// the CPU helpers (BLAS, CPU) name none.
 std::optional<core::Backend> backend_of_llama_bench(std::string backends) {
     std::transform(backends.begin(), backends.end(), backends.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

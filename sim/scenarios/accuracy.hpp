@@ -66,6 +66,7 @@ inline constexpr auto kHardwareFamilies = std::to_array<HardwareFamily>({
     {"h100-sxm", "nvidia-hopper"},
     {"h200-sxm", "nvidia-hopper"},
     {"gh200", "nvidia-hopper"},
+    {"gh200-96gb", "nvidia-hopper"},
     {"b200", "nvidia-blackwell"},
     {"gb200", "nvidia-blackwell"},
     {"dgx-spark", "nvidia-blackwell"},
