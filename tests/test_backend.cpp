@@ -20,15 +20,8 @@
 #include "test_support.hpp"
 
 using namespace decodesim;
-namespace fs = std::filesystem;
 
 namespace {
-
-std::string write_temp(const std::string& name, const std::string& text) {
-    const fs::path path = fs::temp_directory_path() / name;
-    std::ofstream(path) << text;
-    return path.string();
-}
 
 // llama.cpp's preset with every factor at the measured defaults (1, and 4 us per kernel), whose
 // unified-memory factors a test then changes: the truth synthetic rows are made from.
@@ -41,8 +34,6 @@ engine::RuntimePreset llama_cpp_at_defaults() {
 engine::RuntimeFactors& unified(engine::RuntimePreset& preset) {
     return preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
 }
-
-const std::string kHeader = "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
 
 }  // namespace
 
@@ -63,9 +54,9 @@ TEST_CASE("a device's native backend is its vendor's own interface, read from th
 }
 
 TEST_CASE("a measurement states its backend as backend=NAME in the notes, and a wrong name is an error") {
-    const std::string path = write_temp(
+    const std::string path = testing::write_temp(
         "decodesim_backend_rows.csv",
-        kHeader +
+        testing::kMeasurementHeader +
             "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,llama-bench; backend=vulkan\n"
             "b,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,-o moe_backend=TRTLLM\n"
             "c,rtx-4090,llama-2-70b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,n_gpus=2 (llama.cpp default layer split)\n");
@@ -77,8 +68,8 @@ TEST_CASE("a measurement states its backend as backend=NAME in the notes, and a 
     CHECK(rows[2].layer_split);
     CHECK(rows[2].devices == 2);
 
-    const std::string bad = write_temp("decodesim_backend_bad.csv",
-                                       kHeader + "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,"
+    const std::string bad = testing::write_temp("decodesim_backend_bad.csv",
+                                       testing::kMeasurementHeader + "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,"
                                                  "prefill_tokens_per_s,900,src,backend=vulcan\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
@@ -90,7 +81,7 @@ TEST_CASE("a measurement states its backend as backend=NAME in the notes, and a 
 TEST_CASE("llama-bench's backends column names the backend of a calibration row") {
     // Two rows of llama-bench's CSV (columns as llama-bench -o csv writes them, trimmed to the
     // ones read): a Vulkan build and a ROCm build.
-    const std::string path = write_temp("decodesim_llama_bench_backends.csv",
+    const std::string path = testing::write_temp("decodesim_llama_bench_backends.csv",
                                         "backends,model_type,n_prompt,n_gen,avg_ts\n"
                                         "Vulkan,llama 7B Q4_0,512,0,900.5\n"
                                         "ROCm,llama 7B Q4_0,512,0,1100.5\n");
@@ -287,7 +278,7 @@ TEST_CASE("no preset file, however generous, predicts past the roofline bound") 
     // datasheet), compute x1.25 and quantized compute x1.5, attention x8. Each rate stops at the
     // device's peak, so tokens/s never exceed `--runtime ideal` (the datasheet, no overheads) and
     // the time to first token is never shorter.
-    const std::string preset = write_temp("decodesim_generous_preset.yaml",
+    const std::string preset = testing::write_temp("decodesim_generous_preset.yaml",
                                           "name: generous\nbase: vllm\nsource: test\nfactors:\n  hbm:\n"
                                           "    kernel_overhead: 0 us\n    quantized_weight_bandwidth: 1.5\n"
                                           "    quantized_compute: 1.5\n    attention_bandwidth: 1.5\n    compute: 1.25\n"

@@ -18,17 +18,8 @@
 #include "test_support.hpp"
 
 using namespace decodesim;
-namespace fs = std::filesystem;
 
 namespace {
-
-std::string write_temp(const std::string& name, const std::string& text) {
-    const fs::path path = fs::temp_directory_path() / name;
-    std::ofstream(path) << text;
-    return path.string();
-}
-
-const std::string kHeader = "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
 
 nlohmann::json predict_json(const std::string& runtime) {
     const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8",
@@ -122,9 +113,9 @@ TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds
 }
 
 TEST_CASE("a speculative run is named in its notes and read by no fit") {
-    const std::string path = write_temp(
+    const std::string path = testing::write_temp(
         "decodesim_speculative_rows.csv",
-        kHeader +
+        testing::kMeasurementHeader +
             "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,MTP 3; speculative=mtp\n"
             "b,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,not_speculative=mtp\n");
     const auto rows = profiles::load_measurements(path);
@@ -132,8 +123,8 @@ TEST_CASE("a speculative run is named in its notes and read by no fit") {
     CHECK(rows[0].speculative == "mtp");
     CHECK(rows[1].speculative.empty());  // a word of its own, as backend=
 
-    const std::string bad = write_temp("decodesim_speculative_bad.csv",
-                                       kHeader + "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,"
+    const std::string bad = testing::write_temp("decodesim_speculative_bad.csv",
+                                       testing::kMeasurementHeader + "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,"
                                                  "decode_tokens_per_s_per_stream,30,src,speculative=\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
@@ -178,9 +169,9 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     // 8B model is compute-bound (2 x 7.5e9 x 20,000 = 3.0e14 FLOP of matrix work, each sequence's
     // attention its own), so eight cost eight times one, less the weight reads and kernel launches
     // they share (about 8 ms against 0.5 s each): within 1% of 8x.
-    const std::string path = write_temp(
+    const std::string path = testing::write_temp(
         "decodesim_arrivals_rows.csv",
-        kHeader +
+        testing::kMeasurementHeader +
             "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,all at once\n"
             "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,150 requests; arrivals=staggered\n");
     const auto rows = profiles::load_measurements(path);
@@ -201,8 +192,8 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK(predicted.at("together") == doctest::Approx(8.0 * own_prefill).epsilon(0.01));
     CHECK(predicted.at("together") < 8.0 * own_prefill);
 
-    const std::string bad = write_temp("decodesim_arrivals_bad.csv",
-                                       kHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,"
+    const std::string bad = testing::write_temp("decodesim_arrivals_bad.csv",
+                                       testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,"
                                                  "arrivals=random\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
@@ -215,9 +206,9 @@ TEST_CASE("a batched MoE row above the bound is explained by routing only where 
     // engine assumes) reads 128 x (1 - (120/128)^8) = 51.6 experts a layer at 8 streams: a batch
     // whose sequences route alike reads fewer, so a row above the bound there may be real. At 256
     // streams it reads 128 x (1 - (120/128)^256) = 128.0: every expert, whatever the routing.
-    const std::string path = write_temp(
+    const std::string path = testing::write_temp(
         "decodesim_routing_rows.csv",
-        kHeader +
+        testing::kMeasurementHeader +
             "b8,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,8,,,1024,decode_tokens_per_s_total,1e6,src,\n"
             "b256,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,256,,,1024,decode_tokens_per_s_total,1e7,src,\n");
     const auto result = testing::run({"accuracy", path, "--worst", "0"});

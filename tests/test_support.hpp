@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the doctest suite: loading shipped profiles and running the CLI in-process.
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -47,6 +48,17 @@ inline std::vector<scenarios::Request> fixed_stream(double rate, long long promp
 }
 
 inline std::string test_data(const std::string& relative) { return std::string(DECODESIM_TEST_DATA) + "/" + relative; }
+
+// Writes `text` to `name` in the system's temporary folder and returns the path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+// The header row of validation/measurements.csv, for tests that write a few rows of their own.
+inline const std::string kMeasurementHeader =
+    "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
 
 struct CliResult {
     int exit_code;
