@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/memory.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
 #include "scenarios/accuracy.hpp"
@@ -222,4 +223,21 @@ TEST_CASE("a batched MoE row above the bound is explained by routing only where 
     CHECK(b8_text.find("expert routing") != std::string::npos);
     CHECK(b256_text.find("expert routing") == std::string::npos);
     CHECK(b256_text.find("data error") != std::string::npos);
+}
+
+TEST_CASE("a workspace larger than a small device's memory leaves no room, never a negative one") {
+    // TensorRT-LLM holds 2.08 GiB before it sizes its cache; on a device of 2 GiB nothing is left:
+    // the pool is 0, not -0.08 GiB, so "usable" and the messages never show a negative size.
+    auto s = testing::setup("h100-sxm", "llama-3.2-1b");
+    s.hardware.memory_capacity = core::Bytes(2.0 * 1073741824.0);
+    s.deployment.runtime = engine::Runtime::tensorrt_llm;
+    const engine::Evaluator evaluator = s.realistic();
+    const auto memory = engine::memory_footprint(evaluator.cost_model(), s.hardware, 1.0, 1024.0);
+    CHECK(memory.pool.value == 0.0);
+    CHECK(memory.usable.value == 0.0);
+    CHECK_FALSE(memory.fits);
+    CHECK(memory.max_batch == 0);
+    const auto problem = engine::memory_problem(memory, 1.0);
+    REQUIRE(problem.has_value());
+    CHECK(problem->find("-0") == std::string::npos);
 }

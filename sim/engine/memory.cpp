@@ -34,7 +34,9 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     const double per_replica = batch / replicas;
     memory.kv = per_replica > 0.0 ? shared + own * per_replica : core::Bytes();
     memory.capacity = hardware.memory_capacity;
-    memory.pool = memory.capacity * usable_memory_fraction(hardware, cost.kv_sizing) - cost.kv_sizing.workspace;
+    // Never below zero: a workspace larger than a small device's share leaves nothing, not less.
+    memory.pool = core::max(core::Bytes(),
+                            memory.capacity * usable_memory_fraction(hardware, cost.kv_sizing) - cost.kv_sizing.workspace);
     memory.kv_free_share = cost.kv_sizing.free_share;
     memory.usable = usable_beside(memory.pool, memory.weights, memory.kv_free_share);
     memory.reserve = memory.capacity - memory.usable;
