@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
+#include "engine/cost_model.hpp"
 #include "engine/operating_point.hpp"
 
 namespace decodesim::scenarios {
@@ -62,15 +63,14 @@ std::string binned_gpu_problem(const profiles::Measurement& m, const profiles::H
 // or wrong; name what the row leaves unstated.
 // Whether how a batch's tokens route could change the bytes a decode step reads: the row's model
 // routes to experts, and at its concurrency independent uniform routing (what the engine takes,
-// engine/cost_model.cpp) would leave more than 5% of the experts unread, so a batch whose
+// engine::expected_distinct_experts) would leave more than 5% of the experts unread, so a batch whose
 // sequences route alike reads fewer. At large batches every expert is read whatever the routing.
 bool routing_could_matter(const profiles::Measurement& m, const profiles::ModelProfile* model) {
     if (model == nullptr || !model->moe || !m.batch || *m.batch <= 1.0) return false;
     if (m.metric == profiles::Metric::prefill_tokens_per_s || m.metric == profiles::Metric::ttft_s) return false;
     const double experts = model->moe->n_routed_experts, per_token = model->moe->num_experts_per_tok;
     if (experts <= 0.0 || per_token <= 0.0) return false;
-    const double expected = experts * (1.0 - std::pow(1.0 - per_token / experts, *m.batch));
-    return expected < 0.95 * experts;
+    return engine::expected_distinct_experts(experts, per_token, *m.batch) < 0.95 * experts;
 }
 
 // `routing`: routing_could_matter for the row.
