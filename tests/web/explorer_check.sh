@@ -19,12 +19,31 @@ test -f "$web/index.html" -a -f "$web/decodesim.js" || fail "$web lacks index.ht
 chromium=$(command -v chromium || command -v chromium-browser || true)
 test -n "$chromium" || fail "chromium is not installed (scripts/install-deps.sh test installs it)"
 
+# The body's data-state attribute in a dumped DOM: "loading" until the engine has answered.
+page_state() {  # $1: DOM
+    printf '%s' "$1" | grep -o '<body[^>]*' | sed -n 's/.*data-state="\([^"]*\)".*/\1/p'
+}
+
 # The page's DOM once the engine has answered (body data-state leaves "loading").
+# The engine's WebAssembly compiles asynchronously, and headless Chromium's virtual-time budget
+# does not wait for that compile: on a loaded machine the DOM can be dumped before the engine has
+# started (CI saw this once, stop 22). A page still "loading" is therefore dumped again, up to four
+# times; one that never leaves "loading" fails the check below as before.
 dump_page() {  # $1: query string
-    timeout 180 "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$scratch/chromium-profile" --virtual-time-budget=30000 \
-        --dump-dom "file://$web/index.html?$1" 2>/dev/null
+    attempt=1
+    while :; do
+        page=$(timeout 180 "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run \
+            --disable-background-networking --disable-component-update --disable-sync \
+            --user-data-dir="$scratch/chromium-profile" --virtual-time-budget=30000 \
+            --dump-dom "file://$web/index.html?$1" 2>/dev/null || true)
+        if [ "$(page_state "$page")" != "loading" ] || [ "$attempt" -ge 4 ]; then
+            break
+        fi
+        echo "explorer_check: ?$1: the engine had not started when the page was dumped (attempt $attempt); again" >&2
+        attempt=$((attempt + 1))
+        sleep 2
+    done
+    printf '%s' "$page"
 }
 
 # The data-value attribute of the element with this id.
@@ -49,7 +68,7 @@ check_point() {  # $1: query string, rest: the same point as decodesim flags
     query=$1
     shift
     dom=$(dump_page "$query")
-    state=$(printf '%s' "$dom" | grep -o '<body[^>]*' | sed -n 's/.*data-state="\([^"]*\)".*/\1/p')
+    state=$(page_state "$dom")
     if [ "$state" != "ready" ]; then
         error=$(printf '%s' "$dom" | tr '\n' ' ' | sed -n 's/.*<div id="error"[^>]*>\([^<]*\)<.*/\1/p')
         fail "?$query: the page did not finish (state '$state'); page error: ${error:-none}"
