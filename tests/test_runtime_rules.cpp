@@ -1,6 +1,7 @@
 // Rules that belong to a runtime or to a measurement's stated conditions rather than to the
 // kernels: how each runtime sizes its KV cache (engine::KvCacheSizing), which rows a fit may read
-// (speculative runs never; the attention bandwidth only from long contexts).
+// (speculative runs never; the attention bandwidth only from long contexts), and what a runtime
+// pays per kernel on a multi-die package.
 
 #include <doctest/doctest.h>
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/memory.hpp"
+#include "profiles/hardware_loader.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
 #include "scenarios/accuracy.hpp"
@@ -29,27 +31,29 @@ nlohmann::json predict_json(const std::string& runtime) {
     return nlohmann::json::parse(result.out);
 }
 
-// Single-stream decode rows of Llama-3.1-8B (bf16) on strix-halo under llama.cpp, valued by a
-// preset whose every factor is at the measured defaults except the unified-memory attention
-// bandwidth, at the contexts given.
+// Single-stream decode rows of Llama-3.1-8B (bf16) under llama.cpp on a unified-memory device
+// (strix-halo unless named), valued by a preset whose every factor is at the measured defaults
+// except the unified-memory attention bandwidth and cross-die cost, at the contexts given.
 struct SyntheticRows {
     profiles::HardwareProfile hardware;
     profiles::ModelProfile model;
     std::vector<profiles::Measurement> rows;
     std::vector<scenarios::CalibrationCase> cases;
 
-    SyntheticRows(const std::vector<double>& contexts, double attention_bandwidth) {
+    SyntheticRows(const std::vector<double>& contexts, double attention_bandwidth,
+                  const std::string& device = "strix-halo", core::Seconds cross_die = core::Seconds(0.0)) {
         const auto catalog = testing::shipped_catalog();
-        hardware = catalog.hardware("strix-halo");
+        hardware = catalog.hardware(device);
         model = catalog.model("llama-3.1-8b");
         engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
         for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
         truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].attention_bandwidth = attention_bandwidth;
+        truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].cross_die_kernel_overhead = cross_die;
         rows.reserve(contexts.size());
         for (std::size_t i = 0; i < contexts.size(); ++i) {
             profiles::Measurement m;
-            m.id = "row" + std::to_string(i);
-            m.hardware = "strix-halo";
+            m.id = device + "-row" + std::to_string(i);
+            m.hardware = device;
             m.model = "llama-3.1-8b";
             m.weights = "bf16";
             m.kv = "fp16";
@@ -240,4 +244,74 @@ TEST_CASE("a workspace larger than a small device's memory leaves no room, never
     const auto problem = engine::memory_problem(memory, 1.0);
     REQUIRE(problem.has_value());
     CHECK(problem->find("-0") == std::string::npos);
+}
+
+TEST_CASE("a multi-die package pays the cross-die cost on every kernel, and only there") {
+    // apple-m2-ultra states dies: 2; the same file without that line is one die. Llama-2-7B in
+    // Q4_0 at batch 1 under llama.cpp on unified memory: 8 us a kernel, 40 us a sequence a step,
+    // 13 us a kernel for the second die (runtime.hpp). The one-die step's overhead is its kernels
+    // x 8 us + 1 x 40 us, so its kernels are (overhead - 40 us) / 8 us; the second die adds those
+    // kernels x 13 us (the shipped 7B graph has 32 x 8 + 3 = 259 launches: 3.367 ms).
+    std::ifstream shipped(std::string(DECODESIM_ROOT) + "/hardware_profiles/apple-m2-ultra.yaml");
+    std::string text, line;
+    while (std::getline(shipped, line)) {
+        if (line.rfind("dies:", 0) != 0) text += line + "\n";
+    }
+    const std::string one_die = testing::write_temp("decodesim_m2_ultra_one_die.yaml", text);
+    const auto decode_of = [](const std::string& hardware) {
+        const auto result = testing::run({"predict", "--hardware", hardware, "--model", "llama-2-7b", "--weights", "q4_0",
+                                          "--runtime", "llama.cpp", "--batch", "1", "--context", "128", "--json"});
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["decode"];
+    };
+    const auto two = decode_of("apple-m2-ultra");
+    const auto one = decode_of(one_die);
+    const double one_step = one["step_time_s"].get<double>();
+    const double kernels = (one["time_fraction"]["overhead"].get<double>() * one_step - 40e-6) / 8e-6;
+    CHECK(kernels == doctest::Approx(259.0).epsilon(0.001));
+    CHECK(two["step_time_s"].get<double>() - one_step == doctest::Approx(kernels * 13e-6).epsilon(1e-6));
+
+    // A one-die device is untouched: the cross-die cost multiplies dies - 1 = 0.
+    const auto max = decode_of("apple-m2-max");
+    const auto max_again = testing::run({"predict", "--hardware", "apple-m2-max", "--model", "llama-2-7b", "--weights",
+                                         "q4_0", "--runtime", "llama.cpp", "--batch", "1", "--context", "128", "--json"});
+    CHECK(nlohmann::json::parse(max_again.out)["decode"]["step_time_s"] == max["step_time_s"]);
+}
+
+TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one die's factors") {
+    // Twelve one-die rows (strix-halo) and twelve on a two-die package (apple-m2-ultra) valued
+    // with a cross-die cost of 20 us a kernel: the one-die rows fix the per-kernel cost at the
+    // default 4 us, the multi-die rows then give 20 us back, to its 1 us grid.
+    SyntheticRows one_die(std::vector<double>(12, 1024.0), 1.0);
+    SyntheticRows two_dies(std::vector<double>(12, 1024.0), 1.0, "apple-m2-ultra", core::Seconds(20e-6));
+    std::vector<scenarios::CalibrationCase> cases = one_die.cases;
+    cases.insert(cases.end(), two_dies.cases.begin(), two_dies.cases.end());
+    const auto preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    const auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
+    CHECK(fit.multi_die_rows == 12);
+    CHECK(fit.single_stream_rows == 24);
+    CHECK(fit.factors.kernel_overhead.value == doctest::Approx(4e-6).epsilon(0.01).scale(0.0));
+    CHECK(searched(fit, "cross_die_kernel_overhead"));
+    CHECK(fit.factors.cross_die_kernel_overhead.value == doctest::Approx(20e-6).epsilon(0.01).scale(0.0));
+
+    // Only multi-die rows (a user calibrating on their own Mac Studio): the per-kernel cost is
+    // read off them whole, 4 + 20 = 24 us, and no cross-die cost is split out of it.
+    const auto alone = scenarios::fit_runtime(two_dies.cases, preset, {core::MemoryFamily::unified});
+    CHECK(alone.multi_die_rows == 0);
+    CHECK(alone.factors.kernel_overhead.value == doctest::Approx(24e-6).epsilon(0.01).scale(0.0));
+    CHECK(alone.factors.cross_die_kernel_overhead.value == 0.0);
+}
+
+TEST_CASE("a profile's dies is a whole number from 1 to 8, and anything else names the file, line and key") {
+    const std::string base = "name: Two-die test device\nsource: test\nmemory:\n  type: LPDDR5\n  capacity: 64 GiB\n"
+                             "  bandwidth: 800 GB/s\ncompute:\n  fp16: 27 TFLOPS\n";
+    CHECK(profiles::parse_hardware_profile(base, "two.yaml").dies == 1);
+    CHECK(profiles::parse_hardware_profile(base + "dies: 2\n", "two.yaml").dies == 2);
+    for (const std::string value : {"0", "2.5", "9", "two"}) {
+        CAPTURE(value);
+        const auto messages = testing::error_messages(
+            [&] { profiles::parse_hardware_profile(base + "dies: " + value + "\n", "two.yaml"); });
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0].rfind("two.yaml:9:7: error: dies: ", 0) == 0);
+    }
 }

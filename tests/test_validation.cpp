@@ -45,8 +45,9 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // below). Decode total came to 16.0% with TensorRT-LLM's own KV-cache sizing, then 18.9%
     // when the 35 "GH200 480GB" rows moved to the 96 GB profile, whose id hashes into the test
     // split: the training split's TensorRT-LLM fit lost them and this split gained them (the
-    // held-out figure improved, 15.3% -> 14.3%).
-    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.16},
+    // held-out figure improved, 15.3% -> 14.3%). Per stream fell to 12.2% with the cross-die
+    // per-kernel cost (docs/model.md, "Multi-die packages"): the Ultras' ids hash into this split.
+    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.13},
                                                    {"test prefill_tokens_per_s", 0.13},
                                                    {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
@@ -68,7 +69,8 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     const auto result = decodesim::testing::run({"accuracy", "--held-out", "--json"});
     REQUIRE(result.exit_code == 0);
     const auto document = nlohmann::json::parse(result.out);
-    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.12},
+    // Per stream: 11.2% when set, 10.5% with the cross-die per-kernel cost.
+    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.115},
                                                {"decode_tokens_per_s_total", 0.16},
                                                {"prefill_tokens_per_s", 0.42},
                                                {"tpot_s", 0.08}};

@@ -38,6 +38,8 @@ inline constexpr std::array kRuntimeFactorFields{
     RuntimeFactorField{"attention_bandwidth", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.attention_bandwidth; }},
     RuntimeFactorField{"compute", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.compute; }},
     RuntimeFactorField{"sequence_overhead", true, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.sequence_overhead.value; }},
+    RuntimeFactorField{"cross_die_kernel_overhead", true, kMaxRuntimeFactor,
+                       [](RuntimeFactors& f) -> double& { return f.cross_die_kernel_overhead.value; }},
     // One row per core::Backend, in kBackends order (checked below).
     RuntimeFactorField{"compute_on_cuda", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[0]; }},
     RuntimeFactorField{"compute_on_rocm", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[1]; }},
@@ -56,7 +58,9 @@ inline constexpr std::array kRuntimeFactorFields{
 // each in kBackends order.
 consteval bool backend_rows_in_order() {
     constexpr std::size_t backends = core::kBackends.size();
-    constexpr std::size_t first = kRuntimeFactorFields.size() - 2 * backends;
+    std::size_t first = 0;
+    while (first < kRuntimeFactorFields.size() && kRuntimeFactorFields[first].key.substr(0, 11) != "compute_on_") ++first;
+    if (first + 2 * backends > kRuntimeFactorFields.size()) return false;
     const auto named = [](std::string_view key, std::string_view prefix, std::string_view backend) {
         return key.substr(0, prefix.size()) == prefix && key.substr(prefix.size()) == backend;
     };

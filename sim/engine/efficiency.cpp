@@ -48,6 +48,8 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
     if (overrides.compute) efficiency.compute = *overrides.compute;
     if (overrides.kernel_overhead) efficiency.kernel_overhead = *overrides.kernel_overhead;
+    // On a multi-die package every kernel spans the dies: each one beyond the first adds its cost.
+    efficiency.kernel_overhead = efficiency.kernel_overhead + factors.cross_die_kernel_overhead * (hardware.dies - 1.0);
     efficiency.compute = std::min(1.0, efficiency.compute * factors.compute_on(backend));
     efficiency.quantized_weight_bandwidth = factors.quantized_weight_bandwidth;
     efficiency.quantized_compute = factors.quantized_compute;

@@ -18,7 +18,7 @@ constexpr auto kShipped = std::to_array<ShippedBand>({
     {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::decode, 0.52, 1.29, 69}},
     {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::prefill, 0.38, 1.90, 62}},
     {false, {MemoryFamily::gddr, Runtime::tensorrt_llm, PassKind::decode, 0.75, 1.02, 60}},
-    {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::decode, 0.63, 1.14, 192}},
+    {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::decode, 0.72, 1.17, 192}},
     {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::prefill, 0.12, 1.34, 174}},
 });
 

@@ -32,6 +32,10 @@ struct RuntimeFactors {
     // on top of its compute: at depth, llama.cpp's prompt processing on ROCm falls off faster than
     // its matrix rate explains, on CUDA and Vulkan it does not (docs/model.md, "Backends").
     std::array<double, core::kBackends.size()> backend_attention{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    // Extra fixed time per kernel for each die beyond the first on a multi-die package
+    // (profiles::HardwareProfile::dies): a kernel spans every die and finishes when the slowest
+    // has, over the die-to-die bridge. 0 where a runtime has no multi-die rows to fit it on.
+    core::Seconds cross_die_kernel_overhead{0.0};
 
     constexpr double compute_on(core::Backend backend) const {
         return compute * backend_compute[static_cast<std::size_t>(backend)];
@@ -73,7 +77,7 @@ struct RuntimePreset {
 namespace runtime_detail {
 inline constexpr RuntimeFactors kMeasuredDefaults{};
 inline constexpr std::array<double, core::kBackends.size()> kSameOnEveryBackend{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
-inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend, kSameOnEveryBackend};
+inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0), kSameOnEveryBackend, kSameOnEveryBackend, core::Seconds(0.0)};
 // vLLM's rule, and the one for runtimes that state none (llama.cpp sizes its cache from -c; the
 // 10% covers its compute buffers and the CUDA context): 90% of the capacity.
 inline constexpr KvCacheSizing kTotalShare{0.90, core::Bytes(0.0), 1.0};
@@ -97,30 +101,33 @@ inline constexpr KvCacheSizing kFreeShare{1.0, core::Bytes(2.08 * 1073741824.0),
 // Factor order: kernel overhead, quantized weight bandwidth, quantized compute, attention bandwidth, compute,
 // sequence overhead, multipliers on compute by backend (core::kBackends order; the backend with
 // the most prefill rows in the fit keeps 1), multipliers on attention arithmetic by backend
-// (docs/model.md, "Backends").
+// (docs/model.md, "Backends"), extra per-kernel cost per die beyond the first (docs/model.md,
+// "Multi-die packages").
 inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
                   false,
                   {RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 1.0, 1.0, core::Seconds(0.0),
-                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
                    RuntimeFactors{core::Seconds(7e-6), 0.92, 1.0, 1.0, 1.0, core::Seconds(0.0),
-                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                                  runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
                    runtime_detail::kMeasuredDefaults},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
                    RuntimeFactors{core::Seconds(8e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(40e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
                                   {0.412, 1.0, 1.694, 0.218, 1.0, 1.0},
                                   // attention kernels, same order
-                                  {1.327, 0.373, 1.0, 0.776, 1.0, 1.0}}},
+                                  {1.327, 0.373, 1.0, 0.776, 1.0, 1.0},
+                                  // each die beyond the first, per kernel (Apple's Ultra)
+                                  core::Seconds(13e-6)}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
-                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend},
-                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend}, runtime_detail::kMeasuredDefaults},
+                  {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
+                   RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)}, runtime_detail::kMeasuredDefaults},
                   runtime_detail::kFreeShare},
     RuntimePreset{Runtime::ideal, "ideal", "datasheet peaks, no overheads: the roofline bound", true,
                   {runtime_detail::kNoOverheads, runtime_detail::kNoOverheads, runtime_detail::kNoOverheads},

@@ -2,6 +2,7 @@
 // A device as its datasheet describes it: plain data, loaded by hardware_loader.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,8 @@ struct PowerMode {
 // The highest price per device-hour accepted, in a profile and on the command line alike: far above
 // any rental (an 8-GPU B200 node rents for under USD 100 an hour), so a larger value is a typo.
 inline constexpr double kMaxPricePerHour = 10000.0;
+// The most dies a package may state: Apple's Ultra joins two; beyond 8 is a typo.
+inline constexpr std::int64_t kMaxDies = 8;
 // The lowest: a tenth of a cent an hour; below it a price is a typo (1e-300 gave USD 2e-302 per million tokens).
 inline constexpr double kMinPricePerHour = 0.001;
 
@@ -93,6 +96,11 @@ struct HardwareProfile {
     core::Backend native_backend = core::Backend::other;  // resolved from the vendor in `name` by the loader
     core::Bytes memory_capacity;
     core::Bandwidth memory_bandwidth;
+    // Dies in the package that each carry their own memory controllers and GPU cores, joined by a
+    // die-to-die bridge that every kernel spans (Apple's Ultra: two Max dies over UltraFusion).
+    // Each kernel then starts and finishes on both dies, which a runtime pays for per kernel
+    // (RuntimeFactors::cross_die_kernel_overhead, docs/model.md "Multi-die packages").
+    int dies = 1;
     // Dense peak per datatype, indexed by core::Datatype; 0 where the device lists none.
     std::array<core::FlopRate, core::kAllDatatypes.size()> peak_ops_per_s{};
     std::optional<Interconnect> interconnect;

@@ -183,6 +183,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                      "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
                      "prefill error"});
     TextTable backends({"runtime", "memory", "backend", "multiplier on compute", "on attention"});
+    TextTable dies({"runtime", "memory", "multi-die rows", "per kernel, each die beyond the first"});
     for (const auto& fit : result.fits) {
         std::vector<std::string_view> families;
         for (const auto family : fit.families) families.push_back(core::memory_family_name(family));
@@ -197,6 +198,11 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                                   fmt::format("{:.3f}", attention)});
             }
         }
+        if (fit.multi_die_rows > 0) {
+            dies.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+                          std::to_string(fit.multi_die_rows),
+                          fmt::format("{:.0f} us", factors.cross_die_kernel_overhead.value * 1e6)});
+        }
         table.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
                        std::to_string(fit.decode_rows), std::to_string(fit.prefill_rows),
                        fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
@@ -210,7 +216,9 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     return "Fitted on the training split (median absolute error before -> after):\n" + table.render() +
            "\nBackends with their own multipliers on compute and on attention (the rest run at the family's "
            "compute, attention at its compute):\n" +
-           backends.render();
+           backends.render() +
+           "\nMulti-die packages (fitted with 10 or more single-stream rows, else 0: one die's cost):\n" +
+           dies.render();
 }
 
 json accuracy_to_json(const scenarios::AccuracyResult& result, const std::string& file) {

@@ -47,6 +47,10 @@ std::string hardware_to_text(const profiles::HardwareProfile& hardware, const sc
         }
     }
     text += "\n";
+    if (hardware.dies > 1) {
+        text += fmt::format("  dies      {}, joined by a bridge every kernel spans (docs/model.md, \"Multi-die packages\")\n",
+                            hardware.dies);
+    }
     if (hardware.interconnect) {
         text += fmt::format("  link      {} per direction, {} latency\n", hardware.interconnect->bandwidth,
                             hardware.interconnect->latency);

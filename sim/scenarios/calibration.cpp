@@ -65,7 +65,8 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
     const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
                   f.quantized_compute, f.attention_bandwidth,   f.compute_on(c.deployment.backend),
-                  f.sequence_overhead.value, f.attention_on(c.deployment.backend)};
+                  f.sequence_overhead.value, f.attention_on(c.deployment.backend),
+                  c.hardware->dies > 1 ? f.cross_die_kernel_overhead.value : 0.0};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
     const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
@@ -88,21 +89,31 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     }
     // Single-stream decode measures the per-kernel costs; batched decode (a stated concurrency or
     // an offline run at the batch memory allows) the compute rate and the per-sequence host cost.
-    std::vector<const CalibrationCase*> single_stream, batched;
+    // A multi-die package's single streams pay a cost per kernel that one die does not: they are
+    // kept apart, so they measure that cost and do not pull the one-die per-kernel cost up.
+    std::vector<const CalibrationCase*> single_stream, multi_die, batched;
     for (const CalibrationCase* c : decode) {
         const auto& batch = c->measurement->batch;
         const bool single = batch && *batch <= 1.0;
         if (single ? !kinds.single_stream : !kinds.batched) continue;
-        (single ? single_stream : batched).push_back(c);
+        (single ? (c->hardware->dies > 1 ? multi_die : single_stream) : batched).push_back(c);
+    }
+    // Without enough one-die rows to fit on (a user calibrating on their Mac Studio), the
+    // per-kernel cost is read off the multi-die rows themselves, the cross-die part included.
+    if (single_stream.size() < kMinimumRows) {
+        single_stream.insert(single_stream.end(), multi_die.begin(), multi_die.end());
+        multi_die.clear();
     }
     decode = single_stream;  // the decode rows the fit reads
+    decode.insert(decode.end(), multi_die.begin(), multi_die.end());
     decode.insert(decode.end(), batched.begin(), batched.end());
     FitResult result;
     result.runtime = preset.runtime;
     result.families = families;
     result.decode_rows = static_cast<int>(decode.size());
-    result.single_stream_rows = static_cast<int>(single_stream.size());
+    result.single_stream_rows = static_cast<int>(single_stream.size() + multi_die.size());
     result.batched_rows = static_cast<int>(batched.size());
+    result.multi_die_rows = static_cast<int>(multi_die.size());
     result.prefill_rows = static_cast<int>(prefill.size());
     engine::RuntimePreset candidate = preset;
     // Start from the defaults, so the fit does not depend on values fitted before; the group's
@@ -168,6 +179,13 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                    steps(0.0, 30e-6, 1e-6));
             search(single_stream, factors.kernel_overhead.value, steps(0.0, 30e-6, 1e-6),
                    factors.quantized_weight_bandwidth, steps(0.4, 1.0, 0.02));
+        }
+        // Then the multi-die packages' extra per-kernel cost, given the one-die factors: their
+        // single streams differ from one die's by that cost alone (the same kernels, formats and
+        // bandwidth fraction). Too few of them: 0, a multi-die package runs as one die.
+        if (multi_die.size() >= kMinimumRows) {
+            double& unchanged = factors.quantized_weight_bandwidth;
+            search(multi_die, factors.cross_die_kernel_overhead.value, steps(0.0, 40e-6, 1e-6), unchanged, {unchanged});
         }
     }
     const bool prefill_fitted = prefill.size() >= kMinimumRows;

@@ -33,6 +33,7 @@ struct FitResult {
     std::vector<std::string_view> fitted;
     int decode_rows = 0;            // single-stream and batched
     int single_stream_rows = 0, batched_rows = 0;
+    int multi_die_rows = 0;         // of the single-stream rows, those on multi-die packages
     int prefill_rows = 0;           // prefill throughput and time to first token
     double decode_error_before = 0.0, decode_error_after = 0.0;
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
@@ -46,7 +47,7 @@ public:
     double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
 
 private:
-    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double>;
+    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double>;
     std::map<Key, double> predictions_;
 };
 
