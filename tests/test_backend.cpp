@@ -299,3 +299,46 @@ TEST_CASE("no preset file, however generous, predicts past the roofline bound") 
         CHECK(g["ttft_s"].get<double>() >= i["ttft_s"].get<double>() * (1 - 1e-9));
     }
 }
+
+TEST_CASE("a backend unmeasured in one memory family takes the fraction its kernels reach in another") {
+    // llama.cpp on discrete GPUs measured CUDA only (compute 0.50, quantized compute 0.60: CUDA's
+    // quantized matrices at 0.50 x 0.60 = 0.30 of the default); on unified memory ROCm is the
+    // reference at compute 0.50, quantized 0.95 (0.475) and Vulkan has its own 0.218 (0.1036).
+    // Discrete ROCm then needs 0.475 / 0.30 = 1.5833 and Vulkan 0.1036 / 0.30 = 0.3452; CUDA,
+    // which discrete measured, keeps 1, and unified's CUDA (measured there) is not overwritten.
+    const auto index = [](core::Backend backend) { return static_cast<std::size_t>(backend); };
+    scenarios::FitResult discrete, unified, other_runtime;
+    discrete.runtime = unified.runtime = engine::Runtime::llama_cpp;
+    discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
+    unified.families = {core::MemoryFamily::unified};
+    discrete.factors.compute = 0.50;
+    discrete.factors.quantized_compute = 0.60;
+    discrete.compute_measured[index(core::Backend::cuda)] = true;
+    unified.factors.compute = 0.50;
+    unified.factors.quantized_compute = 0.95;
+    unified.factors.backend_compute[index(core::Backend::cuda)] = 0.412;
+    unified.factors.backend_compute[index(core::Backend::vulkan)] = 0.218;
+    for (core::Backend b : {core::Backend::rocm, core::Backend::cuda, core::Backend::vulkan}) {
+        unified.compute_measured[index(b)] = true;
+    }
+    // Another runtime's fit is never borrowed from: its Metal 5.0 must not reach llama.cpp.
+    other_runtime.runtime = engine::Runtime::tensorrt_llm;
+    other_runtime.factors.backend_compute[index(core::Backend::metal)] = 5.0;
+    other_runtime.compute_measured[index(core::Backend::metal)] = true;
+
+    std::vector<scenarios::FitResult> fits{discrete, unified, other_runtime};
+    scenarios::share_backend_kernels(fits);
+    const auto& shared = fits[0].factors.backend_compute;
+    CHECK(shared[index(core::Backend::cuda)] == 1.0);
+    CHECK(shared[index(core::Backend::rocm)] == doctest::Approx(1.5833).epsilon(1e-4).scale(0));
+    CHECK(shared[index(core::Backend::vulkan)] == doctest::Approx(0.3452).epsilon(1e-3).scale(0));
+    CHECK(shared[index(core::Backend::metal)] == 1.0);
+    CHECK(fits[0].borrowed == std::vector<core::Backend>{core::Backend::rocm, core::Backend::vulkan});
+    CHECK(fits[1].factors.backend_compute[index(core::Backend::cuda)] == 0.412);
+    CHECK(fits[1].borrowed.empty());
+    // A fraction the multiplier's range cannot reach is clamped to it (0.1 to 8).
+    fits = {discrete, unified};
+    fits[1].factors.backend_compute[index(core::Backend::vulkan)] = 0.001;
+    scenarios::share_backend_kernels(fits);
+    CHECK(fits[0].factors.backend_compute[index(core::Backend::vulkan)] == 0.1);
+}

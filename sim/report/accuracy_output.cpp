@@ -182,7 +182,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
                      "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
                      "prefill error"});
-    TextTable backends({"runtime", "memory", "backend", "multiplier on compute", "on attention"});
+    TextTable backends({"runtime", "memory", "backend", "multiplier on compute", "on attention", "compute from"});
     TextTable dies({"runtime", "memory", "multi-die rows", "per kernel, each die beyond the first"});
     for (const auto& fit : result.fits) {
         std::vector<std::string_view> families;
@@ -193,9 +193,11 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
             const double multiplier = factors.backend_compute[static_cast<std::size_t>(info.backend)];
             const double attention = factors.attention_on(info.backend);
             if (multiplier != 1.0 || attention != 1.0) {
+                const bool shared =
+                    std::find(fit.borrowed.begin(), fit.borrowed.end(), info.backend) != fit.borrowed.end();
                 backends.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
                                   std::string(info.name), fmt::format("{:.3f}", multiplier),
-                                  fmt::format("{:.3f}", attention)});
+                                  fmt::format("{:.3f}", attention), shared ? "another family" : "these rows"});
             }
         }
         if (fit.multi_die_rows > 0) {

@@ -211,12 +211,14 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         for (const auto& [backend, rows] : by_backend) {
             if (!reference || rows.size() > by_backend[*reference].size()) reference = backend;
         }
+        if (reference) result.compute_measured[static_cast<std::size_t>(*reference)] = true;
         const bool several = std::count_if(by_backend.begin(), by_backend.end(), [](const auto& entry) {
                                  return entry.second.size() >= kMinimumRows;
                              }) > 1;
         for (int round = 0; several && round < 2; ++round) {
             for (const auto& [backend, rows] : by_backend) {
                 if (backend == *reference || rows.size() < kMinimumRows) continue;
+                result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
                 search(matrix_rows(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
@@ -332,12 +334,35 @@ void summarize_by_metric(HeldOutErrors& errors) {
 
 }  // namespace
 
+void share_backend_kernels(std::vector<FitResult>& fits) {
+    // The smallest multiplier the fit's grid reaches: a borrowed one is clamped there too.
+    constexpr double kMinBackendFactor = 0.1;
+    const std::vector<FitResult> measured = fits;  // borrow what a fit measured, never what was borrowed
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+        FitResult& fit = fits[i];
+        for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
+            for (std::size_t j = 0; j < measured.size(); ++j) {
+                const FitResult& other = measured[j];
+                if (j == i || other.runtime != fit.runtime) continue;
+                if (fit.compute_measured[b] || !other.compute_measured[b]) continue;
+                const engine::RuntimeFactors& from = other.factors;
+                const double reached = from.compute * from.backend_compute[b] * from.quantized_compute;
+                const double base = fit.factors.compute * fit.factors.quantized_compute;
+                fit.factors.backend_compute[b] = std::clamp(reached / base, kMinBackendFactor, engine::kMaxBackendComputeFactor);
+                fit.borrowed.push_back(core::kBackends[b].backend);
+                break;
+            }
+        }
+    }
+}
+
 std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, PredictionCache* cache) {
     std::vector<FitResult> fits;
     for (const auto& group : fit_groups()) {
         auto fit = fit_group(cases_in(cases, group, [](std::size_t) { return true; }), group, cache);
         if (fit) fits.push_back(std::move(*fit));
     }
+    share_backend_kernels(fits);
     return fits;
 }
 
@@ -387,6 +412,7 @@ HeldOutErrors leave_one_group_out(const std::vector<CalibrationCase>& cases, con
                                : on_all[g];
             if (fit) fits.push_back(std::move(*fit));
         }
+        share_backend_kernels(fits);
         predict_cases(cases, held_out, fits, errors);
     }
     summarize_by_metric(errors);

@@ -4,6 +4,7 @@
 // one hardware family held out at a time). Fitted values are copied into engine/runtime.hpp with
 // the command that reproduces them (docs/validation.md); nothing is tuned per row.
 
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -34,6 +35,12 @@ struct FitResult {
     int decode_rows = 0;            // single-stream and batched
     int single_stream_rows = 0, batched_rows = 0;
     int multi_die_rows = 0;         // of the single-stream rows, those on multi-die packages
+    // Backends whose matrix kernels the fit measured (core::kBackends order): the reference (the
+    // most prefill rows) and each backend given its own multiplier on compute. The others run at
+    // the reference's rate unless share_backend_kernels finds them measured in another group.
+    std::array<bool, core::kBackends.size()> compute_measured{};
+    // Backends whose compute multiplier came from another group of the runtime (share_backend_kernels).
+    std::vector<core::Backend> borrowed;
     int prefill_rows = 0;           // prefill throughput and time to first token
     double decode_error_before = 0.0, decode_error_after = 0.0;
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
@@ -91,7 +98,17 @@ struct FitGroup {
 std::vector<FitGroup> fit_groups();
 bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
 
-// fit_runtime for every fit group on `cases`; a group with no rows among them is left out.
+// A backend's matrix kernels are the same code on every memory family (llama.cpp's CUDA kernels on
+// a GeForce card and on DGX Spark): where one group of a runtime has too few prefill rows of a
+// backend to fit it and another group of the runtime measured it, the first group's multiplier is
+// set so that the backend reaches the fraction of peak the other group measured for quantized
+// matrices (compute x backend multiplier x quantized compute), within the grid's 0.1 to 8. The
+// attention multipliers are not shared (sharing them moved no held-out figure). Applied by
+// fit_presets and to every held-out fit (docs/model.md, "Backends").
+void share_backend_kernels(std::vector<FitResult>& fits);
+
+// fit_runtime for every fit group on `cases`, then share_backend_kernels; a group with no rows
+// among them is left out.
 std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, PredictionCache* cache = nullptr);
 
 // `runtime`'s preset with the factors of `fits`. A fitted runtime's backend that has no fit gets
