@@ -337,12 +337,13 @@ void summarize_by_metric(HeldOutErrors& errors) {
 void share_backend_kernels(std::vector<FitResult>& fits) {
     // The smallest multiplier the fit's grid reaches: a borrowed one is clamped there too.
     constexpr double kMinBackendFactor = 0.1;
-    const std::vector<FitResult> measured = fits;  // borrow what a fit measured, never what was borrowed
+    // Only a backend a fit did not measure is written, and only a measured one is read: nothing
+    // borrowed is ever lent on.
     for (std::size_t i = 0; i < fits.size(); ++i) {
         FitResult& fit = fits[i];
         for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
-            for (std::size_t j = 0; j < measured.size(); ++j) {
-                const FitResult& other = measured[j];
+            for (std::size_t j = 0; j < fits.size(); ++j) {
+                const FitResult& other = fits[j];
                 if (j == i || other.runtime != fit.runtime) continue;
                 if (fit.compute_measured[b] || !other.compute_measured[b]) continue;
                 const engine::RuntimeFactors& from = other.factors;
