@@ -48,9 +48,13 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // held-out figure improved, 15.3% -> 14.3%). Per stream fell to 12.2% with the cross-die
     // per-kernel cost (docs/model.md, "Multi-die packages"): the Ultras' ids hash into this split.
     // Prefill fell to 9.8% once a backend unmeasured on discrete GPUs took the fraction of peak
-    // its kernels reach on unified memory (scenarios::share_backend_kernels).
-    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.13},
-                                                   {"test prefill_tokens_per_s", 0.11},
+    // its kernels reach on unified memory (scenarios::share_backend_kernels). Both rose a point
+    // (per stream 12.2% -> 13.1%, prefill 9.8% -> 11.2%) once the 413 rows whose runs had flash
+    // attention off were predicted unfused (docs/model.md, "Unfused attention"): this split's long
+    // prompts on GeForce cards improved (RTX 4090 pp4096 +93% -> +36%), its many short rows moved
+    // a few points each with the refitted per-kernel costs; the held-out prefill figure fell.
+    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.135},
+                                                   {"test prefill_tokens_per_s", 0.115},
                                                    {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
@@ -71,11 +75,12 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     const auto result = decodesim::testing::run({"accuracy", "--held-out", "--json"});
     REQUIRE(result.exit_code == 0);
     const auto document = nlohmann::json::parse(result.out);
-    // Per stream: 11.2% when set, 10.5% with the cross-die per-kernel cost. Prefill: 40.6% when
-    // set, 34.0% once backends share their measured kernels across memory families.
+    // Per stream: 11.2% when set, 10.5% with the cross-die per-kernel cost, 10.6% with unfused
+    // attention. Prefill: 40.6% when set, 34.0% once backends share their measured kernels across
+    // memory families, 32.2% with unfused attention where the runs had flash attention off.
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.115},
                                                {"decode_tokens_per_s_total", 0.16},
-                                               {"prefill_tokens_per_s", 0.36},
+                                               {"prefill_tokens_per_s", 0.34},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {

@@ -87,6 +87,7 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
     command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
+    command.add_option("--attention", options.attention, help::kAttention)->capture_default_str();
     auto* draft = command.add_option("--draft", options.draft, help::kDraft);
     command.add_option("--spec-length", options.spec_length, help::kSpecLength)
         ->capture_default_str()
@@ -139,6 +140,16 @@ core::Datatype activation_named(const std::string& name) {
     return core::named_or_throw(kActivations, name, "--activation", "activation datatype").datatype;
 }
 
+engine::AttentionKernels attention_kernels_named(const std::string& name) {
+    struct Row {
+        std::string_view name;
+        engine::AttentionKernels kernels;
+    };
+    static constexpr std::array kKernels{Row{"fused", engine::AttentionKernels::fused},
+                                         Row{"unfused", engine::AttentionKernels::unfused}};
+    return core::named_or_throw(kKernels, name, "--attention", "attention kernel").kernels;
+}
+
 engine::ClockCondition clock_condition_named(const std::string& name) {
     struct Row {
         std::string_view name;
@@ -175,6 +186,7 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     choice.parallelism.expert = options.expert_parallel;
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
+    choice.attention = attention_kernels_named(options.attention);
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "

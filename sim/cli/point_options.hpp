@@ -38,6 +38,7 @@ struct DeploymentOptions {
     int expert_parallel = 1;
     int attention_data = 1;
     bool kv_offload = false;
+    std::string attention = "fused";  // or unfused (flash attention off)
     std::optional<std::string> draft;  // a draft model id or path, or "mtp" for the model's own heads
     int spec_length = 4;
     std::optional<double> acceptance;
@@ -86,6 +87,9 @@ inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split 
 inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";
 inline constexpr const char* kAttentionData = "Attention replicas per stage, each with its share of the batch (MoE; needs --ep tp x dp-attention)";
 inline constexpr const char* kKvOffload = "Let the KV cache spill to CPU memory, read back over the profile's host_link each step";
+inline constexpr const char* kAttention =
+    "fused (one flash-attention kernel) or unfused (the score matrix goes through memory: llama.cpp's -fa 0, "
+    "eager PyTorch); docs/model.md \"Unfused attention\"";
 inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
 inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";
 inline constexpr const char* kAcceptance = "Chance each draft token is accepted, given the ones before it were (with --draft; 0 to 1)";
@@ -107,6 +111,7 @@ const core::WeightFormat& weight_format_named(const std::string& name);
 const core::KvFormat& kv_format_named(const std::string& name);
 engine::Runtime runtime_named(const std::string& name);
 core::Datatype activation_named(const std::string& name);
+engine::AttentionKernels attention_kernels_named(const std::string& name);
 engine::ClockCondition clock_condition_named(const std::string& name);
 engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts);
 engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);

@@ -269,6 +269,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     add_matrix(cost.lm_head, vocabulary * hidden, lm_head_bits);
     cost.lm_head.activation_width = hidden + vocabulary;
     cost.lm_head.layers = 1;
+    cost.unfused_attention = deployment.attention == AttentionKernels::unfused;
     return cost;
 }
 
@@ -282,6 +283,7 @@ bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
         case ShownWhen::expert_parallel: return cost.parallelism.expert > 1;
         case ShownWhen::pipeline_parallel: return cost.parallelism.pipeline > 1;
         case ShownWhen::kv_offload: return cost.kv_device_room.has_value();
+        case ShownWhen::unfused_attention: return cost.unfused_attention;
     }
     return true;
 }
@@ -386,6 +388,7 @@ StepShape scaled(StepShape shape, double factor) {
     shape.decode_attended *= factor;
     shape.prefill_tokens *= factor;
     shape.prefill_pairs *= factor;
+    shape.prefill_masked_pairs *= factor;
     shape.prefill_cached *= factor;
     shape.decode_indexed *= factor;
     shape.prefill_index_pairs *= factor;
@@ -403,6 +406,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     decode_attended += other.decode_attended;
     prefill_tokens += other.prefill_tokens;
     prefill_pairs += other.prefill_pairs;
+    prefill_masked_pairs += other.prefill_masked_pairs;
     prefill_cached += other.prefill_cached;
     decode_indexed += other.decode_indexed;
     prefill_index_pairs += other.prefill_index_pairs;
@@ -434,6 +438,14 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
                                        cost.chunked_layers * chunked_pairs(start, tokens, cost.chunk) +
                                        cost.sparse_layers * causal_pairs(start, tokens, cost.topk));
     shape.prefill_cached = start > 0.0 ? sequences * cost.attended_tokens(start) : 0.0;
+    if (cost.unfused_attention) {
+        double masked = 0.0;
+        for (double done = 0.0; done < tokens; done += kUnfusedQueryBlock) {
+            const double block = std::min(kUnfusedQueryBlock, tokens - done);
+            masked += block * cost.attended_tokens(start + done + block);
+        }
+        shape.prefill_masked_pairs = sequences * masked;
+    }
     if (cost.indexer_width > 0.0) {
         shape.prefill_index_pairs = sequences * cost.sparse_layers * causal_pairs(start, tokens, 0.0);
         shape.prefill_indexed = sequences * cost.indexed_tokens(start);
@@ -470,18 +482,28 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
         cost.kv_bytes_per_token_per_layer * shape.prefill_cached;
     const Bytes state_and_index_traffic = cost.recurrent_state_bytes * shape.state_passes +
                                           cost.indexer_bytes_per_token_per_layer * (shape.decode_indexed + shape.prefill_indexed);
+    // Unfused attention multiplies every query of a block by every key up to the block's end.
+    const double prefill_scored = cost.unfused_attention ? shape.prefill_masked_pairs : shape.prefill_pairs;
     const double score_flops = 2.0 * cost.query_heads *
-                                   (cost.score_width * shape.decode_attended + cost.prefill_score_width * shape.prefill_pairs) +
+                                   (cost.score_width * shape.decode_attended + cost.prefill_score_width * prefill_scored) +
                                2.0 * cost.indexer_width * (shape.decode_indexed + shape.prefill_index_pairs) +
                                cost.recurrent_flops_per_token * shape.tokens;
     const double value_flops = 2.0 * cost.query_heads *
-                               (cost.value_width * shape.decode_attended + cost.prefill_value_width * shape.prefill_pairs);
+                               (cost.value_width * shape.decode_attended + cost.prefill_value_width * prefill_scored);
     step[OperatorKind::attention_score] = {Flops(score_flops),
                                            (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
                                                state_and_index_traffic,
                                            cost.layers, 0.0, 0.0};
     step[OperatorKind::attention_value] = {Flops(value_flops), cost.latent_cache ? Bytes() : decode_cache * 0.5, 0.0,
                                            0.0, 0.0};
+    // The score matrix of an unfused attention goes through device memory once per layer: written
+    // by Q.K, read and rewritten by the softmax (its own kernel), read by the value product.
+    step[OperatorKind::attention_softmax] = {};
+    if (cost.unfused_attention) {
+        const double scores = cost.query_heads * (shape.decode_attended + shape.prefill_masked_pairs);
+        step[OperatorKind::attention_softmax] = {Flops(), Bytes(kUnfusedScoreBytes * scores),
+                                                 static_cast<double>(cost.attention_layers()), 0.0, 0.0};
+    }
     step[OperatorKind::kv_offload] = {};
     if (cost.kv_device_room && decode_cache.value > 0.0) {
         // The device holds its stage's share of every sequence it serves; what exceeds the room

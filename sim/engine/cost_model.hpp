@@ -46,6 +46,8 @@ struct CostModel {
     double prefill_value_width = 0.0;
     double query_key_value_width = 0.0; // Q, K, V elements per token (prefill attention traffic)
     bool latent_cache = false;          // MLA: one cache read serves both score and value
+    // The runtime's attention writes its score matrix to device memory (AttentionKernels::unfused).
+    bool unfused_attention = false;
     // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
     // worst case within a chunk: a sequence's cost never falls as its context grows).
     int chunked_layers = 0;
@@ -106,6 +108,10 @@ struct StepShape {
     double decode_attended = 0.0;    // layer-tokens of cache the decode sequences read: sum of attended_tokens(context)
     double prefill_tokens = 0.0;     // prompt tokens in prefill chunks
     double prefill_pairs = 0.0;      // layer-summed (query, key) pairs of the chunks' causal attention
+    // Layer-summed (query, key) pairs an unfused attention scores in the chunks: the runtime runs a
+    // chunk's queries in blocks (kUnfusedQueryBlock) and scores each block against the whole cache
+    // up to the block's end, masking the future keys rather than skipping them.
+    double prefill_masked_pairs = 0.0;
     double prefill_cached = 0.0;     // layer-tokens of earlier cache the chunks read: sum of attended_tokens(start)
     double decode_indexed = 0.0;     // layer-tokens of DSA indexer keys the decode sequences scan: sum of indexed_tokens(context)
     double prefill_index_pairs = 0.0;  // layer-summed (query, key) pairs the DSA indexer scores in the chunks
@@ -130,6 +136,14 @@ StepCosts decode_step_costs(const CostModel& cost, double batch, double context)
 
 // Prefill of `batch` prompts of `prompt` tokens each, in one forward pass (attention is causal).
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
+
+// Unfused attention (docs/model.md, "Unfused attention"). Bytes per score element: Q.K writes it in
+// fp32, the softmax reads and rewrites it, the value product reads it back (llama.cpp's non-flash
+// path: mul_mat, soft_max_ext, mul_mat, all with fp32 scores).
+inline constexpr double kUnfusedScoreBytes = 16.0;
+// Queries one unfused pass scores together: llama.cpp's physical batch (n_ubatch, default 512),
+// the unit its graph runs a prompt in.
+inline constexpr double kUnfusedQueryBlock = 512.0;
 
 // (query, key) pairs of causal attention for prompt tokens start+1 .. start+tokens, at one layer
 // with a sliding `window` (0: none).

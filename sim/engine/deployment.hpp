@@ -38,6 +38,12 @@ struct Speculation {
     bool enabled() const { return length > 0; }
 };
 
+// How the runtime's attention kernels treat the score matrix (docs/model.md, "Unfused attention").
+// fused: one flash-attention kernel keeps the scores on chip; unfused: Q.K writes them to device
+// memory, a softmax kernel reads and rewrites them, and the value product reads them back
+// (llama.cpp with flash attention off, which llama-bench defaulted to; eager PyTorch attention).
+enum class AttentionKernels { fused, unfused };
+
 struct Deployment {
     const core::WeightFormat* weights = nullptr;  // never null once resolved
     const core::KvFormat* kv = nullptr;           // never null once resolved
@@ -51,6 +57,7 @@ struct Deployment {
     // A preset loaded from a file (`--runtime path.yaml`, profiles/runtime_file.hpp) that refines
     // `runtime`, its base; null: the built-in preset of `runtime`.
     std::shared_ptr<const RuntimePreset> runtime_file;
+    AttentionKernels attention = AttentionKernels::fused;
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -65,6 +72,7 @@ struct DeploymentChoice {
     bool kv_offload = false;
     Speculation speculation;
     std::shared_ptr<const RuntimePreset> runtime_file;  // null: the built-in preset of `runtime`
+    AttentionKernels attention = AttentionKernels::fused;
 };
 
 // The preset a deployment runs under: its file's, else the built-in one. Every efficiency and

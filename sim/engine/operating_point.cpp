@@ -18,6 +18,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;
     deployment.speculation = choice.speculation;
+    deployment.attention = choice.attention;
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

@@ -16,6 +16,7 @@ enum class OperatorKind {
     qkv_projection,
     attention_score,
     attention_value,
+    attention_softmax,
     kv_write,
     output_projection,
     mlp,
@@ -49,7 +50,7 @@ enum class StreamClass {
 
 // When the per-operator report lists an operator (it is always costed; absent ones cost zero).
 enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel, expert_parallel, pipeline_parallel,
-                       kv_offload };
+                       kv_offload, unfused_attention };
 
 struct OperatorInfo {
     OperatorKind kind;
@@ -69,6 +70,8 @@ inline constexpr std::array kOperators{
                  ShownWhen::always, "Q.K over the KV cache (MLA: over the latent cache)"},
     OperatorInfo{OperatorKind::attention_value, "attention_value", ArithmeticClass::attention, StreamClass::kv_cache,
                  ShownWhen::always, "softmax(QK).V over the KV cache"},
+    OperatorInfo{OperatorKind::attention_softmax, "attention_softmax", ArithmeticClass::activation, StreamClass::device,
+                 ShownWhen::unfused_attention, "score matrix written, softmaxed and read back (attention without a fused kernel)"},
     OperatorInfo{OperatorKind::kv_write, "kv_write", ArithmeticClass::activation, StreamClass::kv_cache,
                  ShownWhen::always, "appending this step's keys and values to the cache"},
     OperatorInfo{OperatorKind::output_projection, "output_projection", ArithmeticClass::matmul, StreamClass::weights,

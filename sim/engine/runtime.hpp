@@ -115,21 +115,21 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(10e-6), 1.00, 0.50, 1.00, 0.60, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions (scenarios::share_backend_kernels)
                                   {1.0, 1.583, 2.683, 0.346, 1.0, 1.0}, runtime_detail::kSameOnEveryBackend,
                                   core::Seconds(0.0)},
-                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.60, 1.00, 0.50, core::Seconds(0.0),
+                   RuntimeFactors{core::Seconds(10e-6), 1.00, 0.50, 1.00, 0.60, core::Seconds(0.0),
                                   {1.0, 1.583, 2.683, 0.346, 1.0, 1.0}, runtime_detail::kSameOnEveryBackend,
                                   core::Seconds(0.0)},
-                   RuntimeFactors{core::Seconds(8e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(40e-6),
+                   RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(0.0),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
                                   {0.412, 1.0, 1.694, 0.218, 1.0, 1.0},
                                   // attention kernels, same order
-                                  {1.327, 0.373, 1.0, 0.776, 1.0, 1.0},
+                                  {2.384, 0.373, 1.0, 0.776, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra)
-                                  core::Seconds(13e-6)}},
+                                  core::Seconds(12e-6)}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
                   {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},

@@ -194,6 +194,16 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
     // llama-bench's "backends" names the ggml backends the build registered ("CUDA", "ROCm",
     // "Metal,BLAS", "Vulkan", "SYCL"); the GPU one decides the kernels. Unnamed: the device's own.
     if (const std::string* backends = fields.text("backends")) row.backend = backend_of_llama_bench(*backends);
+    // llama-bench's "flash_attn": 0/false/off ran attention unfused (its default until it became
+    // "auto"); 1/true/on and auto (flash attention wherever the backend has it) ran it fused.
+    if (const std::string* flash = fields.text("flash_attn")) {
+        if (*flash == "0" || *flash == "false" || *flash == "off") {
+            row.unfused_attention = true;
+        } else if (*flash != "1" && *flash != "true" && *flash != "on" && *flash != "auto" && *flash != "-1") {
+            fields.error("flash_attn", fmt::format("row {}: unknown value '{}'; expected 0, 1, on, off or auto",
+                                                   record.line, *flash));
+        }
+    }
     if (!prompt || !generated || !rate) return;
     if (*rate <= 0.0) {
         fields.error("avg_ts", fmt::format("row {}: a rate of 0 tokens/s measures nothing", record.line));

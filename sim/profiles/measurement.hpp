@@ -75,6 +75,10 @@ struct Measurement {
     // its own prefill; unset: the stated concurrency's requests arrived together, and each first
     // token waits for the whole batch's prefill.
     bool staggered_arrivals = false;
+    // "attention=unfused" in the notes: the run's attention wrote its score matrix to memory
+    // (llama.cpp with flash attention off, llama-bench's default before it became "auto"); unset
+    // or "attention=fused": one fused flash-attention kernel (engine::AttentionKernels).
+    bool unfused_attention = false;
 };
 
 }  // namespace decodesim::profiles

@@ -139,6 +139,15 @@ std::vector<Measurement> load_measurements(const std::string& path) {
                                                 *arrivals)});
             }
         }
+        if (const auto attention = notes_value(row.notes, "attention=")) {
+            if (*attention == "unfused") {
+                row.unfused_attention = true;
+            } else if (*attention != "fused") {
+                problems.push_back({{path, number, 14}, "notes",
+                                    fmt::format("unknown attention '{}' in 'attention='; expected fused or unfused",
+                                                *attention)});
+            }
+        }
         if (const auto method = notes_value(row.notes, "speculative=")) {
             if (method->empty()) {
                 problems.push_back({{path, number, 14}, "notes",

@@ -29,6 +29,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.workload = workload;
     conditions.parallelism = deployment.parallelism;
     conditions.kv_offload = deployment.kv_offload;
+    conditions.attention = deployment.attention == engine::AttentionKernels::unfused ? "unfused" : "fused";
     conditions.speculation = deployment.speculation;
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
     return conditions;
@@ -62,6 +63,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"attention_data_parallel", conditions.parallelism.attention_data},
                   {"devices", conditions.parallelism.devices()},
                   {"kv_offload", conditions.kv_offload},
+                  {"attention", conditions.attention},
                   {"runtime", conditions.runtime},
                   {"backend", conditions.backend},
                   {"clocks", conditions.clocks},

@@ -28,6 +28,7 @@ struct Conditions {
     const scenarios::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
+    std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
     engine::Speculation speculation;
     std::string draft;  // the draft model's id, "mtp", or empty
 };

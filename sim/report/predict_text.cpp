@@ -41,7 +41,8 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     }
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
-    text += fmt::format("  runtime       {} ({} kernels)\n", conditions.runtime, conditions.backend);
+    text += fmt::format("  runtime       {} ({} kernels{})\n", conditions.runtime, conditions.backend,
+                        conditions.attention == "unfused" ? ", attention unfused" : "");
     if (conditions.scenario) {
         text += fmt::format("  scenario      {}: {} (prompt {}, output {})\n", conditions.scenario->name,
                             conditions.scenario->purpose, scenarios::describe(conditions.scenario->prompt),

@@ -132,6 +132,7 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             choice.runtime = settings.runtime.value_or(runtime_for_engine(m.engine));
             (m.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = m.devices;
             choice.backend = m.backend;
+            if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
             // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
             choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
