@@ -14,6 +14,7 @@
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
 #include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -121,6 +122,9 @@ TEST_CASE("a run states unfused attention in its notes, in llama-bench's flash_a
     CHECK(rows[0].unfused_attention);
     CHECK_FALSE(rows[1].unfused_attention);
     CHECK_FALSE(rows[2].unfused_attention);
+    // Accuracy and calibrate both turn a row into its deployment through stated_deployment.
+    CHECK(scenarios::stated_deployment(rows[0], engine::Runtime::llama_cpp).attention == engine::AttentionKernels::unfused);
+    CHECK(scenarios::stated_deployment(rows[1], engine::Runtime::llama_cpp).attention == engine::AttentionKernels::fused);
 
     const std::string bad = testing::write_temp("decodesim_attention_bad.csv",
                                                 testing::kMeasurementHeader +

@@ -106,14 +106,8 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
             continue;
         }
         try {
-            engine::DeploymentChoice choice;
-            choice.weights = &weight_format_named(row.weights);
-            if (!row.kv.empty()) choice.kv = &kv_format_named(row.kv);
-            choice.runtime = runtime.runtime;
+            engine::DeploymentChoice choice = scenarios::stated_deployment(row, runtime.runtime);
             choice.runtime_file = runtime.file;
-            (row.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = row.devices;
-            choice.backend = row.backend;
-            choice.clocks.condition = row.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
             cases.push_back({&row, &model, &hardware, engine::resolve_deployment(hardware, model, choice)});
         } catch (const std::exception& error) {
             warn(io, fmt::format("{}: {}; not used", row.id, error.what()));

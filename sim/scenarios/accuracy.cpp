@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <map>
 
+#include "core/quantization.hpp"
+#include "core/registry.hpp"
+
 namespace decodesim::scenarios {
 
 namespace {
@@ -88,6 +91,20 @@ std::string_view hardware_family(std::string_view hardware_id) {
         if (row.hardware_id == hardware_id) return row.family;
     }
     return "other";
+}
+
+engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engine::Runtime runtime) {
+    engine::DeploymentChoice choice;
+    // The same names, and messages, as the --weights and --kv flags.
+    choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
+    if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
+    choice.runtime = runtime;
+    (m.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = m.devices;
+    choice.backend = m.backend;
+    if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
+    // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
+    choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
+    return choice;
 }
 
 std::string unsupported_reason(const profiles::Measurement& m) {

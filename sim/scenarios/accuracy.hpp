@@ -129,6 +129,12 @@ struct AccuracyRow {
 // the engine does not model); empty when it can.
 std::string unsupported_reason(const profiles::Measurement& measurement);
 
+// The deployment a row's stated conditions describe, under `runtime`: its weight and KV formats,
+// its devices (tensor parallel, or pipeline stages for a layer split), its backend, its attention
+// kernels and the clocks its benchmark ran at. The one place a measurement becomes a deployment
+// (accuracy and calibrate both read it). Throws core::UsageError for an unknown format name.
+engine::DeploymentChoice stated_deployment(const profiles::Measurement& measurement, engine::Runtime runtime);
+
 // Predicts one row for a model on a device under a deployment (tensor parallelism = the row's
 // device count), with the efficiency of `preset` (by default the deployment's runtime).
 AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,

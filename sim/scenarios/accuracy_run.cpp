@@ -125,16 +125,8 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             continue;
         }
         try {
-            engine::DeploymentChoice choice;
-            // The same names, and messages, as the --weights and --kv flags.
-            choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
-            if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
-            choice.runtime = settings.runtime.value_or(runtime_for_engine(m.engine));
-            (m.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = m.devices;
-            choice.backend = m.backend;
-            if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
-            // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
-            choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
+            const engine::DeploymentChoice choice =
+                stated_deployment(m, settings.runtime.value_or(runtime_for_engine(m.engine)));
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
             result.rows.push_back(evaluate_measurement(m, *model, *hardware, deployment));
             cases.push_back({&m, model, hardware, deployment});
