@@ -129,35 +129,33 @@ engine::Runtime runtime_named(const std::string& name) {
     return core::named_or_throw(engine::kRuntimePresets, name, "--runtime", "runtime").runtime;
 }
 
+// One allowed name of a flag and the engine value it stands for.
+template <typename Value>
+struct NamedValue {
+    std::string_view name;
+    Value value;
+};
+
 core::Datatype activation_named(const std::string& name) {
     // Activations are computed in a floating-point type a matrix unit accepts as input.
-    struct Row {
-        std::string_view name;
-        core::Datatype datatype;
-    };
-    static constexpr std::array kActivations{Row{"bf16", core::Datatype::bf16}, Row{"fp16", core::Datatype::fp16},
-                                             Row{"fp32", core::Datatype::fp32}};
-    return core::named_or_throw(kActivations, name, "--activation", "activation datatype").datatype;
+    static constexpr std::array kActivations{NamedValue<core::Datatype>{"bf16", core::Datatype::bf16},
+                                             NamedValue<core::Datatype>{"fp16", core::Datatype::fp16},
+                                             NamedValue<core::Datatype>{"fp32", core::Datatype::fp32}};
+    return core::named_or_throw(kActivations, name, "--activation", "activation datatype").value;
 }
 
 engine::AttentionKernels attention_kernels_named(const std::string& name) {
-    struct Row {
-        std::string_view name;
-        engine::AttentionKernels kernels;
-    };
-    static constexpr std::array kKernels{Row{"fused", engine::AttentionKernels::fused},
-                                         Row{"unfused", engine::AttentionKernels::unfused}};
-    return core::named_or_throw(kKernels, name, "--attention", "attention kernel").kernels;
+    using Kernels = engine::AttentionKernels;
+    static constexpr std::array kKernels{NamedValue<Kernels>{"fused", Kernels::fused},
+                                         NamedValue<Kernels>{"unfused", Kernels::unfused}};
+    return core::named_or_throw(kKernels, name, "--attention", "attention kernel").value;
 }
 
 engine::ClockCondition clock_condition_named(const std::string& name) {
-    struct Row {
-        std::string_view name;
-        engine::ClockCondition condition;
-    };
-    static constexpr std::array kConditions{Row{"sustained", engine::ClockCondition::sustained},
-                                            Row{"peak", engine::ClockCondition::peak}};
-    return core::named_or_throw(kConditions, name, "--clocks", "clock condition").condition;
+    using Condition = engine::ClockCondition;
+    static constexpr std::array kConditions{NamedValue<Condition>{"sustained", Condition::sustained},
+                                            NamedValue<Condition>{"peak", Condition::peak}};
+    return core::named_or_throw(kConditions, name, "--clocks", "clock condition").value;
 }
 
 engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts) {

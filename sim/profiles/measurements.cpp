@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/registry.hpp"
@@ -63,6 +64,17 @@ std::optional<core::Backend> backend_from_notes(const std::string& notes, std::s
     problem = fmt::format("unknown backend '{}' in 'backend='{}; expected one of {}", name,
                           core::suggestion_note(name, names), fmt::join(names, " "));
     return std::nullopt;
+}
+
+// A notes key with two values ("arrivals=staggered|together"): true for `on`, false for `off`
+// or when the key is absent; any other value is a problem, named in `problem`.
+bool notes_switch(const std::string& notes, std::string_view key, std::string_view on, std::string_view off,
+                  std::string& problem) {
+    const auto value = notes_value(notes, fmt::format("{}=", key));
+    if (!value || *value == off) return false;
+    if (*value == on) return true;
+    problem = fmt::format("unknown {} '{}' in '{}='; expected {} or {}", key, *value, key, on, off);
+    return false;
 }
 
 }  // namespace
@@ -130,24 +142,11 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.devices = devices_from_notes(row.notes);
         row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
         row.layer_split = row.notes.find("layer split") != std::string::npos;
-        if (const auto arrivals = notes_value(row.notes, "arrivals=")) {
-            if (*arrivals == "staggered") {
-                row.staggered_arrivals = true;
-            } else if (*arrivals != "together") {
-                problems.push_back({{path, number, 14}, "notes",
-                                    fmt::format("unknown arrivals '{}' in 'arrivals='; expected staggered or together",
-                                                *arrivals)});
-            }
-        }
-        if (const auto attention = notes_value(row.notes, "attention=")) {
-            if (*attention == "unfused") {
-                row.unfused_attention = true;
-            } else if (*attention != "fused") {
-                problems.push_back({{path, number, 14}, "notes",
-                                    fmt::format("unknown attention '{}' in 'attention='; expected fused or unfused",
-                                                *attention)});
-            }
-        }
+        std::string switch_problem;
+        row.staggered_arrivals = notes_switch(row.notes, "arrivals", "staggered", "together", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        row.unfused_attention = notes_switch(row.notes, "attention", "unfused", "fused", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         if (const auto method = notes_value(row.notes, "speculative=")) {
             if (method->empty()) {
                 problems.push_back({{path, number, 14}, "notes",
