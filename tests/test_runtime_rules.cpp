@@ -117,7 +117,7 @@ TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds
     CHECK(found);
 }
 
-TEST_CASE("a speculative run is named in its notes and read by no fit") {
+TEST_CASE("a speculative run, a row split and an eager launch are named in their notes and read by no fit") {
     const std::string path = testing::write_temp(
         "decodesim_speculative_rows.csv",
         testing::kMeasurementHeader +
@@ -143,6 +143,47 @@ TEST_CASE("a speculative run is named in its notes and read by no fit") {
                                             {core::MemoryFamily::unified});
     CHECK(fit.single_stream_rows == 0);
     CHECK(fit.decode_rows == 0);
+
+    // llama.cpp's row split and an eager (graph-less) launch: named by their own keys, predicted as
+    // tensor parallelism and at the per-kernel cost under graphs, and kept out of every fit.
+    const std::string stated = testing::write_temp(
+        "decodesim_unmodelled_rows.csv",
+        testing::kMeasurementHeader +
+            "r,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,n_gpus=2; split=row\n"
+            "l,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,n_gpus=2; split=layer\n"
+            "e,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=off\n"
+            "g,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=on\n");
+    const auto stated_rows = profiles::load_measurements(stated);
+    REQUIRE(stated_rows.size() == 4);
+    CHECK(stated_rows[0].row_split);
+    CHECK_FALSE(stated_rows[0].layer_split);
+    CHECK(stated_rows[1].layer_split);
+    CHECK_FALSE(stated_rows[1].row_split);
+    CHECK(stated_rows[2].eager_launch);
+    CHECK_FALSE(stated_rows[3].eager_launch);
+    REQUIRE(profiles::unmodelled_conditions(stated_rows[0]).size() == 1);
+    CHECK(profiles::unmodelled_conditions(stated_rows[0])[0].find("row split") != std::string::npos);
+    CHECK(profiles::unmodelled_conditions(stated_rows[1]).empty());
+    REQUIRE(profiles::unmodelled_conditions(stated_rows[2]).size() == 1);
+    CHECK(profiles::unmodelled_conditions(stated_rows[2])[0].find("CUDA graphs") != std::string::npos);
+    CHECK(profiles::unmodelled_conditions(stated_rows[3]).empty());
+
+    for (const char* notes : {"split=rows", "graphs=eager"}) {
+        const std::string wrong = testing::write_temp(
+            "decodesim_unmodelled_bad.csv", testing::kMeasurementHeader +
+                                                "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,"
+                                                "decode_tokens_per_s_per_stream,30,src," + std::string(notes) + "\n");
+        const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find(":2:14:") != std::string::npos);
+        CHECK(problems[0].find(std::string(notes).substr(0, std::string(notes).find('='))) != std::string::npos);
+    }
+
+    SyntheticRows split_rows(std::vector<double>(12, 1024.0), 1.0);
+    for (std::size_t i = 0; i < split_rows.rows.size(); ++i) (i % 2 == 0 ? split_rows.rows[i].row_split : split_rows.rows[i].eager_launch) = true;
+    const auto split_fit = scenarios::fit_runtime(split_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                                  {core::MemoryFamily::unified});
+    CHECK(split_fit.decode_rows == 0);
 }
 
 TEST_CASE("the attention bandwidth is read off long contexts only") {

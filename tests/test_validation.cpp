@@ -76,11 +76,13 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     REQUIRE(result.exit_code == 0);
     const auto document = nlohmann::json::parse(result.out);
     // Per stream: 11.2% when set, 10.5% with the cross-die per-kernel cost, 10.6% with unfused
-    // attention. Prefill: 40.6% when set, 34.0% once backends share their measured kernels across
-    // memory families, 32.2% with unfused attention where the runs had flash attention off.
-    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.115},
+    // attention, 8.7% once rows under a condition the engine does not model (llama.cpp's row split,
+    // eager launches) were kept out of the fits. Prefill: 40.6% when set, 34.0% once backends share
+    // their measured kernels across memory families, 32.2% with unfused attention where the runs
+    // had flash attention off, 28.7% with those rows out of the fits.
+    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.095},
                                                {"decode_tokens_per_s_total", 0.16},
-                                               {"prefill_tokens_per_s", 0.34},
+                                               {"prefill_tokens_per_s", 0.30},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {

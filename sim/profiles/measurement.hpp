@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/backend.hpp"
 
@@ -79,6 +80,20 @@ struct Measurement {
     // (llama.cpp with flash attention off, llama-bench's default before it became "auto"); unset
     // or "attention=fused": one fused flash-attention kernel (engine::AttentionKernels).
     bool unfused_attention = false;
+    // "split=row" in the notes: llama.cpp's --split-mode row, each matrix split by rows across the
+    // devices and the partial results gathered to the main device after every product (the default
+    // before llama.cpp PR #4606, 2023-12). Not modelled: predicted as tensor parallelism.
+    bool row_split = false;
+    // "graphs=off" in the notes: a Python runtime that launched every kernel from the interpreter
+    // (vLLM before CUDA graphs, PR #1926 of 2023-12; --enforce-eager), so a small batch waits on the
+    // host. Not modelled: predicted at the runtime's per-kernel cost under graphs.
+    bool eager_launch = false;
 };
+
+// The conditions a row states that the engine does not model (speculative decoding, a row
+// split, eager launches), each as a phrase for a report; empty when the engine models the run.
+// Such a row is predicted and its error reported, but no fit reads it: its rate is not the rate
+// of the kernels the presets describe.
+std::vector<std::string> unmodelled_conditions(const Measurement& m);
 
 }  // namespace decodesim::profiles

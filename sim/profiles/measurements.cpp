@@ -147,6 +147,11 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         row.unfused_attention = notes_switch(row.notes, "attention", "unfused", "fused", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        row.row_split = notes_switch(row.notes, "split", "row", "layer", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        if (notes_value(row.notes, "split=") == "layer") row.layer_split = true;
+        row.eager_launch = notes_switch(row.notes, "graphs", "off", "on", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         if (const auto method = notes_value(row.notes, "speculative=")) {
             if (method->empty()) {
                 problems.push_back({{path, number, 14}, "notes",
@@ -161,6 +166,16 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));
     return rows;
+}
+
+std::vector<std::string> unmodelled_conditions(const Measurement& m) {
+    std::vector<std::string> conditions;
+    if (!m.speculative.empty()) {
+        conditions.push_back(fmt::format("speculative decoding ({}), acceptance not stated", m.speculative));
+    }
+    if (m.row_split) conditions.push_back("llama.cpp row split (partial results gathered after every matrix product)");
+    if (m.eager_launch) conditions.push_back("kernels launched one by one from Python (no CUDA graphs)");
+    return conditions;
 }
 
 }  // namespace decodesim::profiles

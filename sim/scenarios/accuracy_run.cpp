@@ -75,8 +75,8 @@ bool routing_could_matter(const profiles::Measurement& m, const profiles::ModelP
 
 // `routing`: routing_could_matter for the row.
 std::string explain_beating_row(const profiles::Measurement& m, bool routing) {
-    if (!m.speculative.empty()) {
-        return fmt::format("stated condition not modelled: speculative decoding ({}), acceptance not stated", m.speculative);
+    if (const auto conditions = profiles::unmodelled_conditions(m); !conditions.empty()) {
+        return fmt::format("stated condition not modelled: {}", fmt::join(conditions, ", "));
     }
     std::vector<std::string> unstated;
     if (m.kv.empty()) unstated.push_back("KV precision");

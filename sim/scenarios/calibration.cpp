@@ -80,10 +80,13 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     for (const auto& c : cases) {
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
         if (!unsupported_reason(*c.measurement).empty()) continue;
-        // A speculative run's rate is the kernels' times the accepted tokens per step, which the
-        // row does not state: fitting the kernels' factors on it would credit them with the
-        // speculation (the DeepSeek MTP rows pulled TensorRT-LLM's bandwidths to 0.4).
-        if (!c.measurement->speculative.empty()) continue;
+        // A run under a condition the engine does not model is not the kernels' rate: a
+        // speculative run's is theirs times the accepted tokens per step (the DeepSeek MTP rows
+        // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split or an eager launch waits
+        // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, 2x to 6x below
+        // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
+        // kernels with what they are not.
+        if (!profiles::unmodelled_conditions(*c.measurement).empty()) continue;
         if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
