@@ -184,6 +184,13 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
     const auto split_fit = scenarios::fit_runtime(split_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
                                                   {core::MemoryFamily::unified});
     CHECK(split_fit.decode_rows == 0);
+
+    // decodesim calibrate says why such rows move nothing.
+    const auto calibrated = testing::run({"calibrate", stated, "--hardware", "a100-sxm-80gb", "--model", "llama-2-7b"});
+    CHECK(calibrated.exit_code == 0);
+    CHECK(calibrated.err.find("e: kernels launched one by one from the host (no CUDA graphs) is not modelled") !=
+          std::string::npos);
+    CHECK(calibrated.err.find("warning: g:") == std::string::npos);
 }
 
 TEST_CASE("the attention bandwidth is read off long contexts only") {

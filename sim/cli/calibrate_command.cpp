@@ -2,6 +2,7 @@
 // preset file that `--runtime path.yaml` reads (docs/cli.md, "calibrate").
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "core/registry.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
+#include "profiles/measurement.hpp"
 #include "report/calibrate_output.hpp"
 #include "report/text_wrap.hpp"
 #include "scenarios/accuracy_run.hpp"
@@ -109,6 +111,11 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
             engine::DeploymentChoice choice = scenarios::stated_deployment(row, runtime.runtime);
             choice.runtime_file = runtime.file;
             cases.push_back({&row, &model, &hardware, engine::resolve_deployment(hardware, model, choice)});
+            // The fit reads no such row (profiles::unmodelled_conditions); say so, or a file of
+            // them would seem to fit nothing for no reason.
+            if (const auto conditions = profiles::unmodelled_conditions(row); !conditions.empty()) {
+                warn(io, fmt::format("{}: {} is not modelled; predicted, not fitted", row.id, fmt::join(conditions, ", ")));
+            }
         } catch (const std::exception& error) {
             warn(io, fmt::format("{}: {}; not used", row.id, error.what()));
             ++skipped;

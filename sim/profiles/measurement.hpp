@@ -84,8 +84,9 @@ struct Measurement {
     // devices and the partial results gathered to the main device after every product (the default
     // before llama.cpp PR #4606, 2023-12). Not modelled: predicted as tensor parallelism.
     bool row_split = false;
-    // "graphs=off" in the notes: a Python runtime that launched every kernel from the interpreter
-    // (vLLM before CUDA graphs, PR #1926 of 2023-12; --enforce-eager), so a small batch waits on the
+    // "graphs=off" in the notes: the run launched every kernel from the host one by one, without
+    // capturing them in CUDA (or HIP) graphs (vLLM before PR #1926 of 2023-12, or with
+    // --enforce-eager, where each launch passes through Python), so a small batch waits on the
     // host. Not modelled: predicted at the runtime's per-kernel cost under graphs.
     bool eager_launch = false;
 };
