@@ -300,7 +300,8 @@ TEST_CASE("no preset file, however generous, predicts past the roofline bound") 
     }
 }
 
-TEST_CASE("a backend unmeasured in one memory family takes the fraction its kernels reach in another") {
+TEST_CASE("a backend unmeasured in one memory family takes the fraction its kernels reach in another, "
+          "one measured nowhere the typical measured fraction") {
     // llama.cpp on discrete GPUs measured CUDA only (compute 0.50, quantized compute 0.60: CUDA's
     // quantized matrices at 0.50 x 0.60 = 0.30 of the default); on unified memory ROCm is the
     // reference at compute 0.50, quantized 0.95 (0.475) and Vulkan has its own 0.218 (0.1036).
@@ -332,10 +333,20 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
     CHECK(shared[index(core::Backend::cuda)] == 1.0);
     CHECK(shared[index(core::Backend::rocm)] == doctest::Approx(1.5833).epsilon(1e-4).scale(0));
     CHECK(shared[index(core::Backend::vulkan)] == doctest::Approx(0.3452).epsilon(1e-3).scale(0));
-    CHECK(shared[index(core::Backend::metal)] == 1.0);
     CHECK(fits[0].borrowed == std::vector<core::Backend>{core::Backend::rocm, core::Backend::vulkan});
     CHECK(fits[1].factors.backend_compute[index(core::Backend::cuda)] == 0.412);
     CHECK(fits[1].borrowed.empty());
+    // Metal, SYCL and "other" were measured by neither group: they reach the geometric mean of the
+    // four measured fractions, (0.30 x 0.475 x 0.1957 x 0.10355)^(1/4) = 0.23181, not the
+    // reference's: 0.23181 / 0.30 = 0.7727 on discrete GPUs, 0.23181 / 0.475 = 0.4880 on unified
+    // memory.
+    const std::vector<core::Backend> nowhere{core::Backend::metal, core::Backend::sycl, core::Backend::other};
+    CHECK(fits[0].typical == nowhere);
+    CHECK(fits[1].typical == nowhere);
+    for (const core::Backend b : nowhere) {
+        CHECK(shared[index(b)] == doctest::Approx(0.7727).epsilon(1e-4).scale(0));
+        CHECK(fits[1].factors.backend_compute[index(b)] == doctest::Approx(0.4880).epsilon(1e-4).scale(0));
+    }
     // A fraction the multiplier's range cannot reach is clamped to it (0.1 to 8).
     fits = {discrete, unified};
     fits[1].factors.backend_compute[index(core::Backend::vulkan)] = 0.001;

@@ -79,7 +79,8 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // attention, 8.7% once rows under a condition the engine does not model (llama.cpp's row split,
     // eager launches) were kept out of the fits. Prefill: 40.6% when set, 34.0% once backends share
     // their measured kernels across memory families, 32.2% with unfused attention where the runs
-    // had flash attention off, 28.7% with those rows out of the fits.
+    // had flash attention off, 28.7% with those rows out of the fits, 28.2% with a backend measured
+    // nowhere at the typical measured fraction.
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.095},
                                                {"decode_tokens_per_s_total", 0.16},
                                                {"prefill_tokens_per_s", 0.30},

@@ -117,15 +117,17 @@ inline constexpr std::array kRuntimePresets{
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
                   {RuntimeFactors{core::Seconds(9e-6), 0.96, 0.50, 1.00, 0.60, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
-                                  // memory's measured fractions (scenarios::share_backend_kernels)
-                                  {1.0, 1.583, 2.683, 0.346, 1.0, 1.0}, runtime_detail::kSameOnEveryBackend,
+                                  // memory's measured fractions, sycl and other (measured nowhere) at
+                                  // the typical measured backend's (scenarios::share_backend_kernels)
+                                  {1.0, 1.583, 2.683, 0.346, 0.991, 0.991}, runtime_detail::kSameOnEveryBackend,
                                   core::Seconds(0.0)},
                    RuntimeFactors{core::Seconds(9e-6), 0.96, 0.50, 1.00, 0.60, core::Seconds(0.0),
-                                  {1.0, 1.583, 2.683, 0.346, 1.0, 1.0}, runtime_detail::kSameOnEveryBackend,
+                                  {1.0, 1.583, 2.683, 0.346, 0.991, 0.991}, runtime_detail::kSameOnEveryBackend,
                                   core::Seconds(0.0)},
                    RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(0.0),
-                                  // cuda (DGX Spark), rocm (the reference), metal, vulkan, sycl, other
-                                  {0.412, 1.0, 1.694, 0.218, 1.0, 1.0},
+                                  // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
+                                  // other (measured nowhere) at the typical measured backend's
+                                  {0.412, 1.0, 1.694, 0.218, 0.626, 0.626},
                                   // attention kernels, same order
                                   {2.384, 0.373, 1.0, 0.776, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra)

@@ -193,11 +193,15 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
             const double multiplier = factors.backend_compute[static_cast<std::size_t>(info.backend)];
             const double attention = factors.attention_on(info.backend);
             if (multiplier != 1.0 || attention != 1.0) {
-                const bool shared =
-                    std::find(fit.borrowed.begin(), fit.borrowed.end(), info.backend) != fit.borrowed.end();
+                const auto listed = [&](const std::vector<core::Backend>& backends) {
+                    return std::find(backends.begin(), backends.end(), info.backend) != backends.end();
+                };
                 backends.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
                                   std::string(info.name), fmt::format("{:.3f}", multiplier),
-                                  fmt::format("{:.3f}", attention), shared ? "another family" : "these rows"});
+                                  fmt::format("{:.3f}", attention),
+                                  listed(fit.borrowed) ? "another family"
+                                  : listed(fit.typical) ? "typical of the measured"
+                                                        : "these rows"});
             }
         }
         if (fit.multi_die_rows > 0) {

@@ -339,22 +339,49 @@ void summarize_by_metric(HeldOutErrors& errors) {
 
 void share_backend_kernels(std::vector<FitResult>& fits) {
     // The smallest multiplier the fit's grid reaches: a borrowed one is clamped there too.
-    constexpr double kMinBackendFactor = 0.1;
+    static constexpr double kMinBackendFactor = 0.1;
+    // The fraction of peak a fit's quantized matrices reach on backend b.
+    const auto reached = [](const FitResult& fit, std::size_t b) {
+        return fit.factors.compute * fit.factors.backend_compute[b] * fit.factors.quantized_compute;
+    };
+    const auto multiplier_for = [](const FitResult& fit, double fraction) {
+        const double base = fit.factors.compute * fit.factors.quantized_compute;
+        return std::clamp(fraction / base, kMinBackendFactor, engine::kMaxBackendComputeFactor);
+    };
+    // Each runtime's typical measured backend: the geometric mean of the fractions its groups
+    // measured, read before anything is written (a ratio's centre, so a backend at half the
+    // reference and one at twice weigh alike).
+    std::map<engine::Runtime, std::pair<double, int>> logs;
+    for (const FitResult& fit : fits) {
+        for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
+            if (!fit.compute_measured[b]) continue;
+            auto& [sum, count] = logs[fit.runtime];
+            sum += std::log(reached(fit, b));
+            ++count;
+        }
+    }
     // Only a backend a fit did not measure is written, and only a measured one is read: nothing
     // borrowed is ever lent on.
     for (std::size_t i = 0; i < fits.size(); ++i) {
         FitResult& fit = fits[i];
         for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
-            for (std::size_t j = 0; j < fits.size(); ++j) {
+            if (fit.compute_measured[b]) continue;
+            bool borrowed = false;
+            for (std::size_t j = 0; j < fits.size() && !borrowed; ++j) {
                 const FitResult& other = fits[j];
-                if (j == i || other.runtime != fit.runtime) continue;
-                if (fit.compute_measured[b] || !other.compute_measured[b]) continue;
-                const engine::RuntimeFactors& from = other.factors;
-                const double reached = from.compute * from.backend_compute[b] * from.quantized_compute;
-                const double base = fit.factors.compute * fit.factors.quantized_compute;
-                fit.factors.backend_compute[b] = std::clamp(reached / base, kMinBackendFactor, engine::kMaxBackendComputeFactor);
+                if (j == i || other.runtime != fit.runtime || !other.compute_measured[b]) continue;
+                fit.factors.backend_compute[b] = multiplier_for(fit, reached(other, b));
                 fit.borrowed.push_back(core::kBackends[b].backend);
-                break;
+                borrowed = true;
+            }
+            // Measured in no group: the typical measured backend's fraction, not the reference's
+            // (the reference is the backend with the most rows, the most tuned kernels: Metal on
+            // unified memory, CUDA on discrete GPUs; a backend nobody measured is rarely that).
+            const auto typical = logs.find(fit.runtime);
+            if (!borrowed && typical != logs.end()) {
+                fit.factors.backend_compute[b] =
+                    multiplier_for(fit, std::exp(typical->second.first / typical->second.second));
+                fit.typical.push_back(core::kBackends[b].backend);
             }
         }
     }

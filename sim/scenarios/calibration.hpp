@@ -41,6 +41,9 @@ struct FitResult {
     std::array<bool, core::kBackends.size()> compute_measured{};
     // Backends whose compute multiplier came from another group of the runtime (share_backend_kernels).
     std::vector<core::Backend> borrowed;
+    // Backends no group of the runtime measured, set to the typical measured backend's fraction
+    // (share_backend_kernels).
+    std::vector<core::Backend> typical;
     int prefill_rows = 0;           // prefill throughput and time to first token
     double decode_error_before = 0.0, decode_error_after = 0.0;
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
@@ -102,9 +105,11 @@ bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
 // a GeForce card and on DGX Spark): where one group of a runtime has too few prefill rows of a
 // backend to fit it and another group of the runtime measured it, the first group's multiplier is
 // set so that the backend reaches the fraction of peak the other group measured for quantized
-// matrices (compute x backend multiplier x quantized compute), within the grid's 0.1 to 8. The
-// attention multipliers are not shared (sharing them moved no held-out figure). Applied by
-// fit_presets and to every held-out fit (docs/model.md, "Backends").
+// matrices (compute x backend multiplier x quantized compute), within the grid's 0.1 to 8. A
+// backend no group of the runtime measured reaches the geometric mean of the fractions the
+// measured backends reach, not the reference backend's. The attention multipliers are not shared
+// (sharing them moved no held-out figure). Applied by fit_presets and to every held-out fit
+// (docs/model.md, "Backends").
 void share_backend_kernels(std::vector<FitResult>& fits);
 
 // fit_runtime for every fit group on `cases`, then share_backend_kernels; a group with no rows
