@@ -354,7 +354,7 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
     std::map<engine::Runtime, std::pair<double, int>> logs;
     for (const FitResult& fit : fits) {
         for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
-            if (!fit.compute_measured[b]) continue;
+            if (!fit.compute_measured[b] || !(reached(fit, b) > 0.0)) continue;
             auto& [sum, count] = logs[fit.runtime];
             sum += std::log(reached(fit, b));
             ++count;
