@@ -83,7 +83,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         // A run under a condition the engine does not model is not the kernels' rate: a
         // speculative run's is theirs times the accepted tokens per step (the DeepSeek MTP rows
         // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split or an eager launch waits
-        // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, 2x to 6x below
+        // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, up to 7x below
         // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
         // kernels with what they are not.
         if (!profiles::unmodelled_conditions(*c.measurement).empty()) continue;
