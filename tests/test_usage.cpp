@@ -39,6 +39,11 @@ TEST_CASE("an unknown command or flag gets a suggestion and exit 2") {
     const auto missing = run({"predict", "--model", "llama-3.1-8b"});
     CHECK(missing.exit_code == 2);
     CHECK(missing.err.find("Run 'decodesim predict --help'") != std::string::npos);
+    // accuracy --fit prints a table only: asking for JSON beside it is refused, not answered in text.
+    const auto fit_json = run({"accuracy", "--fit", "--json"});
+    CHECK(fit_json.exit_code == 2);
+    CHECK(fit_json.err.find("--fit excludes --json") != std::string::npos);
+    CHECK(fit_json.out.empty());
 }
 
 TEST_CASE("NaN and infinities are refused for every floating-point flag, in one place") {
