@@ -232,7 +232,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     CHECK(loaded->runtime == engine::Runtime::llama_cpp);
     for (const auto& field : engine::kRuntimeFactorFields) {
         INFO(field.key);
-        const double written = fitted[std::string(field.key) + (field.duration ? "_s" : "")].get<double>();
+        const double written = fitted[std::string(field.key) + (field.unit == core::FactorUnit::duration ? "_s" : "")].get<double>();
         CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
     }
     // Families it does not state keep the base's factors.
@@ -271,6 +271,13 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
          "6:14: error: factors.gddr.compute: expected a finite number, found '.nan'"},
         {"negative.yaml", "factors:\n  gddr:\n    kernel_overhead: -1 us\n",
          "6:22: error: factors.gddr.kernel_overhead: expected a time from 0 us to 1000 us"},
+        // A count of rows: 0 is no staging cost (accepted), below 0 or past four 256-row tiles is not.
+        {"negative-rows.yaml", "factors:\n  gddr:\n    tile_setup_rows: -4\n",
+         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '-4'"},
+        {"too-many-rows.yaml", "factors:\n  gddr:\n    tile_setup_rows: 5000\n",
+         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '5000'"},
+        {"rows-with-unit.yaml", "factors:\n  gddr:\n    tile_setup_rows: 80 rows\n",
+         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '80 rows'"},
     };
     for (const Case& c : cases) {
         INFO(c.name);
@@ -285,6 +292,10 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
     CHECK(unknown_base.exit_code == 1);
     CHECK(unknown_base.err == base + ":2:7: error: base: unknown runtime 'llama-cpp' (did you mean 'llama.cpp'?); "
                                      "expected one of vllm llama.cpp tensorrt-llm\n");
+    // 0 rows is a valid setting (a runtime without the staging cost), not "at least 1".
+    const std::string zero_rows = write_file("zero-rows.yaml", std::string(header) +
+                                                                   "factors:\n  gddr:\n    tile_setup_rows: 0\n");
+    CHECK(run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", zero_rows}).exit_code == 0);
     const std::string nameless = write_file("nameless.yaml", "base: vllm\nsource: by hand\n");
     const auto no_name = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", nameless});
     CHECK(no_name.exit_code == 1);

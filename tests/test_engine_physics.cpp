@@ -112,6 +112,34 @@ TEST_CASE("sliding windows cap what a layer reads") {
     CHECK(oss.cost_model().window == 128.0);
 }
 
+TEST_CASE("a routed expert's few rows pay for staging its weight tiles, matrix-vector products do not") {
+    // gpt-oss-120b: 128 routed experts, top-4. A 512-token prompt routes 2,048 slots to
+    // 128 (1 - (124/128)^512) = 128 - 1e-5 experts: 16.0 rows each. With a tile's staging worth 80
+    // rows of multiply-adds, the experts' arithmetic takes (16 + 80) / 16 = 6 times as long.
+    const auto s = testing::setup("strix-halo", "gpt-oss-120b", "mxfp4");
+    engine::Efficiency staged = engine::ideal_efficiency();
+    staged.tile_setup_rows = 80.0;
+    const auto plain = s.ideal();
+    const auto tiled = s.evaluator(staged);
+    const auto experts = engine::index_of(OperatorKind::experts);
+    const auto ratio = [&](const engine::StepCosts& costs, std::size_t index) {
+        return engine::time_step(costs, tiled.rates()).operators[index].compute.value /
+               engine::time_step(costs, plain.rates()).operators[index].compute.value;
+    };
+    const auto prompt = engine::prefill_costs(plain.cost_model(), 1.0, 512.0);
+    CHECK(ratio(prompt, experts) == doctest::Approx(6.0).epsilon(1e-6));
+    // The dense projections give each weight all 512 rows: the factor is not applied to them.
+    CHECK(ratio(prompt, engine::index_of(OperatorKind::qkv_projection)) == 1.0);
+    // One decode token sends 4 slots to 4 experts, 1 row each; at batch 64, 256 slots reach
+    // 128 (1 - (124/128)^64) = 111.2 experts, 2.3 rows each: matrix-vector products (at most 8
+    // rows), which stream the weights with no tile to stage. Unchanged.
+    CHECK(ratio(engine::decode_step_costs(plain.cost_model(), 1.0, 1024.0), experts) == 1.0);
+    CHECK(ratio(engine::decode_step_costs(plain.cost_model(), 64.0, 1024.0), experts) == 1.0);
+    // At batch 1024: 4,096 slots over 128 (1 - (124/128)^1024) = 128 experts, 32 rows each:
+    // (32 + 80) / 32 = 3.5.
+    CHECK(ratio(engine::decode_step_costs(plain.cost_model(), 1024.0, 1024.0), experts) == doctest::Approx(3.5).epsilon(1e-6));
+}
+
 TEST_CASE("MoE reads only the experts the batch routes to") {
     // Mixtral-8x7B: 8 experts, top-2, expert = 3 x 4096 x 14336 = 176,160,768 params, 32 layers.
     const auto s = testing::setup("h100-sxm", "mixtral-8x7b", "bf16", "", 1);

@@ -363,3 +363,80 @@ TEST_CASE("a profile's dies is a whole number from 1 to 8, and anything else nam
         CHECK(messages[0].rfind("two.yaml:9:7: error: dies: ", 0) == 0);
     }
 }
+
+TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares it with a family that has none") {
+    // Prompts of two MoE models (MXFP4) and one dense model (Q8_0, so quantized compute is pinned
+    // by rows the staging does not touch) on Strix Halo under llama.cpp, valued by the
+    // measured defaults with a tile's staging worth 40 rows. gpt-oss-20b (32 experts, top-4) gives
+    // each expert 64 rows at a 512-token prompt, gpt-oss-120b (128, top-4) 16: the staging weighs
+    // (64 + 40) / 64 = 1.63 and (16 + 40) / 16 = 3.5 on their experts, nothing on the dense
+    // model, so the MoE prompts pin it. The grid's step is 4 rows.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("strix-halo");
+    const std::vector<std::string> ids{"gpt-oss-20b", "gpt-oss-120b", "llama-3.1-8b"};
+    std::vector<profiles::ModelProfile> models;
+    for (const auto& id : ids) models.push_back(catalog.model(id));
+    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
+    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].tile_setup_rows = 40.0;
+    std::vector<profiles::Measurement> rows;
+    rows.reserve(18);
+    std::vector<std::pair<const profiles::ModelProfile*, std::string>> row_models;
+    for (std::size_t k = 0; k < models.size(); ++k) {
+        const auto& model = models[k];
+        const std::string weights = model.moe ? "mxfp4" : "q8_0";
+        for (double prompt : {256.0, 512.0, 1024.0, 2048.0, 3072.0, 4096.0}) {
+            profiles::Measurement m;
+            m.id = ids[k] + "-pp" + std::to_string(static_cast<int>(prompt));
+            m.hardware = "strix-halo";
+            m.model = ids[k];
+            m.weights = weights;
+            m.kv = "fp16";
+            m.engine = "llama.cpp";
+            m.batch = 1.0;
+            m.prompt = prompt;
+            m.metric = profiles::Metric::prefill_tokens_per_s;
+            m.source = "synthetic";
+            rows.push_back(m);
+            row_models.emplace_back(&model, weights);
+        }
+    }
+    std::vector<scenarios::CalibrationCase> cases;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        engine::DeploymentChoice choice;
+        choice.weights = &core::named_or_throw(core::weight_formats(), row_models[i].second, "--weights", "format");
+        choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+        choice.runtime = engine::Runtime::llama_cpp;
+        choice.clocks.condition = engine::ClockCondition::peak;
+        const auto deployment = engine::resolve_deployment(hardware, *row_models[i].first, choice);
+        rows[i].value = scenarios::predict_measurement(rows[i], *row_models[i].first, hardware, deployment, truth);
+        cases.push_back({&rows[i], row_models[i].first, &hardware, deployment});
+    }
+    const auto preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
+    CHECK(fit.tile_setup_measured);
+    CHECK(searched(fit, "tile_setup_rows"));
+    CHECK(fit.factors.tile_setup_rows == doctest::Approx(40.0).epsilon(4.0 / 40.0));
+
+    // A group of the runtime with no MoE prompts (the discrete GPUs here) takes the measured value.
+    scenarios::FitResult discrete;
+    discrete.runtime = engine::Runtime::llama_cpp;
+    discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
+    std::vector<scenarios::FitResult> fits{discrete, fit};
+    scenarios::share_backend_kernels(fits);
+    CHECK(fits[0].tile_setup_borrowed);
+    CHECK(fits[0].factors.tile_setup_rows == fit.factors.tile_setup_rows);
+    CHECK_FALSE(fits[1].tile_setup_borrowed);
+
+    // Nine MoE prompts are too few to read it (fit_runtime's 10 of a kind): it keeps 0.
+    std::vector<scenarios::CalibrationCase> few;
+    int moe_kept = 0;
+    for (const auto& c : cases) {
+        if (c.model->moe && ++moe_kept > 9) continue;
+        few.push_back(c);
+    }
+    REQUIRE(std::count_if(few.begin(), few.end(), [](const auto& c) { return c.model->moe.has_value(); }) == 9);
+    const auto sparse = scenarios::fit_runtime(few, preset, {core::MemoryFamily::unified});
+    CHECK_FALSE(sparse.tile_setup_measured);
+    CHECK(sparse.factors.tile_setup_rows == 0.0);
+}

@@ -53,8 +53,11 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // attention off were predicted unfused (docs/model.md, "Unfused attention"): this split's long
     // prompts on GeForce cards improved (RTX 4090 pp4096 +93% -> +36%), its many short rows moved
     // a few points each with the refitted per-kernel costs; the held-out prefill figure fell.
+    // Prefill rose from 11.3% to 11.8% with the expert tiles (docs/model.md, "Expert tiles"): the
+    // training split's MoE prompts set 80 rows, where most held-out folds find 12, and this split's
+    // MoE prompts come out slower; the held-out prefill figure fell from 28.2% to 24.5%.
     const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.135},
-                                                   {"test prefill_tokens_per_s", 0.115},
+                                                   {"test prefill_tokens_per_s", 0.125},
                                                    {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
@@ -80,10 +83,11 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // eager launches) were kept out of the fits. Prefill: 40.6% when set, 34.0% once backends share
     // their measured kernels across memory families, 32.2% with unfused attention where the runs
     // had flash attention off, 28.7% with those rows out of the fits, 28.2% with a backend measured
-    // nowhere at the typical measured fraction.
+    // nowhere at the typical measured fraction, 24.5% with a weight tile's staging on routed
+    // experts (docs/model.md, "Expert tiles").
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.095},
                                                {"decode_tokens_per_s_total", 0.16},
-                                               {"prefill_tokens_per_s", 0.30},
+                                               {"prefill_tokens_per_s", 0.265},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {

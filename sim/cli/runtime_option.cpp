@@ -12,7 +12,7 @@ namespace decodesim::cli {
 std::shared_ptr<const engine::RuntimePreset> load_runtime_preset(const std::string& path) {
     std::vector<profiles::RuntimeFactorKey> keys;
     for (const engine::RuntimeFactorField& field : engine::kRuntimeFactorFields) {
-        keys.push_back({field.key, field.duration, field.maximum});
+        keys.push_back({field.key, field.unit, field.maximum});
     }
     // A file refines a measured stack; `ideal` is the datasheet and has nothing to refine.
     std::vector<std::string_view> bases;

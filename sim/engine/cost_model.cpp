@@ -335,9 +335,11 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
                                 (static_cast<double>(cost.local_experts) / cost.routed_experts);
         const double slots = busiest_device_slots(stage_tokens, cost.experts_per_token, cost.routed_experts,
                                                   parallel.expert);
+        // Each picked expert's weights serve the slots routed to it: few rows per weight tile,
+        // where staging the tile weighs in (DeviceRates::tile_setup_rows).
         step[OperatorKind::experts] = {Flops(2.0 * slots * cost.expert.params),
                                        cost.expert.bytes * distinct + act * (slots * cost.expert.activation_width),
-                                       cost.expert.layers, 0.0, 0.0};
+                                       cost.expert.layers, 0.0, 0.0, distinct > 0.0 ? slots / distinct : 0.0};
     } else {
         step[OperatorKind::experts] = {};
     }

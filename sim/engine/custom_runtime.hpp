@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/factor_unit.hpp"
 #include "engine/runtime.hpp"
 
 namespace decodesim::engine {
@@ -16,8 +17,8 @@ namespace decodesim::engine {
 // a calibration all walk kRuntimeFactorFields, so a new member needs one row here.
 struct RuntimeFactorField {
     std::string_view key;
-    bool duration;   // a time with a unit ("5 us", at least 0); else a multiplier in (0, maximum]
-    double maximum;  // for a multiplier
+    core::FactorUnit unit;  // a time with a unit ("5 us", at least 0), a multiplier in (0, maximum], or rows in [0, maximum]
+    double maximum;             // for a multiplier or a count of rows
     double& (*value)(RuntimeFactors& factors);
 
     double get(const RuntimeFactors& factors) const { return value(const_cast<RuntimeFactors&>(factors)); }
@@ -29,30 +30,35 @@ inline constexpr double kMaxRuntimeFactor = 1.5;
 // slower backend: Metal's kernels reach about 4x the fraction of peak that ROCm's reach on
 // RDNA 3.5 (docs/model.md, "Backends"). Beyond 8x is a typo.
 inline constexpr double kMaxBackendComputeFactor = 8.0;
+// Rows of multiply-adds a weight tile's staging may cost: a matrix kernel's tile is at most 256
+// rows tall; four tiles' worth is a typo.
+inline constexpr double kMaxTileSetupRows = 1024.0;
 
 inline constexpr std::array kRuntimeFactorFields{
-    RuntimeFactorField{"kernel_overhead", true, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.kernel_overhead.value; }},
-    RuntimeFactorField{"quantized_weight_bandwidth", false, kMaxRuntimeFactor,
+    RuntimeFactorField{"kernel_overhead", core::FactorUnit::duration, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.kernel_overhead.value; }},
+    RuntimeFactorField{"quantized_weight_bandwidth", core::FactorUnit::multiplier, kMaxRuntimeFactor,
                        [](RuntimeFactors& f) -> double& { return f.quantized_weight_bandwidth; }},
-    RuntimeFactorField{"quantized_compute", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.quantized_compute; }},
-    RuntimeFactorField{"attention_bandwidth", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.attention_bandwidth; }},
-    RuntimeFactorField{"compute", false, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.compute; }},
-    RuntimeFactorField{"sequence_overhead", true, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.sequence_overhead.value; }},
-    RuntimeFactorField{"cross_die_kernel_overhead", true, kMaxRuntimeFactor,
+    RuntimeFactorField{"quantized_compute", core::FactorUnit::multiplier, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.quantized_compute; }},
+    RuntimeFactorField{"attention_bandwidth", core::FactorUnit::multiplier, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.attention_bandwidth; }},
+    RuntimeFactorField{"compute", core::FactorUnit::multiplier, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.compute; }},
+    RuntimeFactorField{"sequence_overhead", core::FactorUnit::duration, kMaxRuntimeFactor, [](RuntimeFactors& f) -> double& { return f.sequence_overhead.value; }},
+    RuntimeFactorField{"cross_die_kernel_overhead", core::FactorUnit::duration, kMaxRuntimeFactor,
                        [](RuntimeFactors& f) -> double& { return f.cross_die_kernel_overhead.value; }},
+    RuntimeFactorField{"tile_setup_rows", core::FactorUnit::rows, kMaxTileSetupRows,
+                       [](RuntimeFactors& f) -> double& { return f.tile_setup_rows; }},
     // One row per core::Backend, in kBackends order (checked below).
-    RuntimeFactorField{"compute_on_cuda", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[0]; }},
-    RuntimeFactorField{"compute_on_rocm", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[1]; }},
-    RuntimeFactorField{"compute_on_metal", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[2]; }},
-    RuntimeFactorField{"compute_on_vulkan", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[3]; }},
-    RuntimeFactorField{"compute_on_sycl", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[4]; }},
-    RuntimeFactorField{"compute_on_other", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[5]; }},
-    RuntimeFactorField{"attention_compute_on_cuda", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[0]; }},
-    RuntimeFactorField{"attention_compute_on_rocm", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[1]; }},
-    RuntimeFactorField{"attention_compute_on_metal", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[2]; }},
-    RuntimeFactorField{"attention_compute_on_vulkan", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[3]; }},
-    RuntimeFactorField{"attention_compute_on_sycl", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[4]; }},
-    RuntimeFactorField{"attention_compute_on_other", false, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[5]; }},
+    RuntimeFactorField{"compute_on_cuda", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[0]; }},
+    RuntimeFactorField{"compute_on_rocm", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[1]; }},
+    RuntimeFactorField{"compute_on_metal", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[2]; }},
+    RuntimeFactorField{"compute_on_vulkan", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[3]; }},
+    RuntimeFactorField{"compute_on_sycl", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[4]; }},
+    RuntimeFactorField{"compute_on_other", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_compute[5]; }},
+    RuntimeFactorField{"attention_compute_on_cuda", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[0]; }},
+    RuntimeFactorField{"attention_compute_on_rocm", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[1]; }},
+    RuntimeFactorField{"attention_compute_on_metal", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[2]; }},
+    RuntimeFactorField{"attention_compute_on_vulkan", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[3]; }},
+    RuntimeFactorField{"attention_compute_on_sycl", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[4]; }},
+    RuntimeFactorField{"attention_compute_on_other", core::FactorUnit::multiplier, kMaxBackendComputeFactor, [](RuntimeFactors& f) -> double& { return f.backend_attention[5]; }},
 };
 // The two blocks of per-backend rows, compute_on_<backend> then attention_compute_on_<backend>,
 // each in kBackends order.

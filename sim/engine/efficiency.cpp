@@ -55,6 +55,7 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     efficiency.quantized_compute = factors.quantized_compute;
     efficiency.attention_bandwidth = factors.attention_bandwidth;
     efficiency.attention_compute = factors.attention_on(backend);
+    efficiency.tile_setup_rows = factors.tile_setup_rows;
     return efficiency;
 }
 

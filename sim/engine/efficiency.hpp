@@ -19,6 +19,7 @@ struct Efficiency {
     double quantized_compute = 1.0;
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
     double attention_compute = 1.0;           // attention's arithmetic over the cache (the backend's attention kernels)
+    double tile_setup_rows = 0.0;             // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
     Runtime runtime = Runtime::ideal;         // the preset these figures come from (its band: residual_band.hpp)
 };
 

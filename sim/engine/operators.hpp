@@ -122,6 +122,9 @@ struct OperatorCost {
     double kernels = 0.0;  // kernel launches, for the fixed per-kernel overhead
     double messages = 0.0; // interconnect operators: collective operations in the step (each bytes / messages)
     double sequences = 0.0; // sequences the runtime schedules and samples in the step, for its per-sequence host cost
+    // Rows each weight matrix is applied to, where a tiled kernel's staging of the weights weighs
+    // in (the routed experts: a few tokens each); 0 where it does not (DeviceRates::tile_setup_rows).
+    double rows_per_weight = 0.0;
 };
 
 // Costs of one forward pass, one entry per row of kOperators.

@@ -88,6 +88,7 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;
     rates.kernel_overhead = efficiency.kernel_overhead;
     rates.sequence_overhead = efficiency.sequence_overhead;
+    rates.tile_setup_rows = efficiency.tile_setup_rows;
     rates.parallelism = parallelism;
 
     for (std::size_t i = 0; i < kOperatorCount; ++i) {

@@ -29,6 +29,7 @@ struct DeviceRates {
     core::Bandwidth host_bandwidth;       // device to CPU memory, 0 without a host link
     core::Seconds kernel_overhead;
     core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)
+    double tile_setup_rows = 0.0;     // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
     Parallelism parallelism;
 
     // Derived, per row of kOperators.
@@ -72,6 +73,17 @@ struct OperatorTime {
     Bound bound = Bound::memory;
 };
 
+// Up to this many rows a runtime multiplies by the weights with matrix-vector kernels that stream
+// them and convert each weight as it arrives, with no tile to stage (llama.cpp's MMVQ takes up to
+// 8 columns; docs/model.md, "Expert tiles"): their cost is the bytes.
+inline constexpr double kMatrixVectorRows = 8.0;
+
+// The arithmetic time of a product over `rows` rows per weight, against the same work with no
+// staging: (rows + setup) / rows above the matrix-vector kernels' reach, else 1.
+inline double tile_setup_factor(double rows, double setup_rows) {
+    return rows > kMatrixVectorRows && setup_rows > 0.0 ? (rows + setup_rows) / rows : 1.0;
+}
+
 // One operator of kOperators, timed: the single definition every step evaluation uses.
 inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, const DeviceRates& rates) {
     OperatorTime time;
@@ -91,7 +103,7 @@ inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, c
         time.bound = Bound::communication;
         return time;
     }
-    time.compute = cost.flops * rates.seconds_per_flop[index];
+    time.compute = cost.flops * rates.seconds_per_flop[index] * tile_setup_factor(cost.rows_per_weight, rates.tile_setup_rows);
     time.memory = cost.bytes * rates.seconds_per_byte[index];
     time.overhead = cost.kernels * rates.kernel_overhead + cost.sequences * rates.sequence_overhead;
     time.bound = time.compute > time.memory ? Bound::compute : Bound::memory;

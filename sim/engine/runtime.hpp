@@ -36,6 +36,12 @@ struct RuntimeFactors {
     // (profiles::HardwareProfile::dies): a kernel spans every die and finishes when the slowest
     // has, over the die-to-die bridge. 0 where a runtime has no multi-die rows to fit it on.
     core::Seconds cross_die_kernel_overhead{0.0};
+    // What staging a weight tile costs a tiled matrix kernel, in rows of its multiply-adds: each
+    // tile is loaded and converted (dequantized) once per block of rows that reuses it, so a
+    // product over m rows per weight takes (m + tile_setup_rows) / m of its arithmetic time.
+    // Invisible at a prompt's hundreds of rows; it matters where a routed expert sees a few
+    // (docs/model.md, "Expert tiles"). 0 where a runtime has too few MoE prefill rows to fit it.
+    double tile_setup_rows = 0.0;
 
     constexpr double compute_on(core::Backend backend) const {
         return compute * backend_compute[static_cast<std::size_t>(backend)];
@@ -102,7 +108,7 @@ inline constexpr KvCacheSizing kFreeShare{1.0, core::Bytes(2.08 * 1073741824.0),
 // sequence overhead, multipliers on compute by backend (core::kBackends order; the backend with
 // the most prefill rows in the fit keeps 1), multipliers on attention arithmetic by backend
 // (docs/model.md, "Backends"), extra per-kernel cost per die beyond the first (docs/model.md,
-// "Multi-die packages").
+// "Multi-die packages"), a weight tile's staging in rows (docs/model.md, "Expert tiles").
 inline constexpr std::array kRuntimePresets{
     RuntimePreset{Runtime::vllm, "vllm",
                   "vLLM-class stack: CUDA graphs, cuBLAS/hipBLASLt, paged attention; the measured hardware defaults",
@@ -119,19 +125,24 @@ inline constexpr std::array kRuntimePresets{
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
-                                  {1.0, 1.583, 2.683, 0.346, 0.991, 0.991}, runtime_detail::kSameOnEveryBackend,
-                                  core::Seconds(0.0)},
+                                  {1.0, 1.583, 2.683, 0.284, 0.953, 0.953}, runtime_detail::kSameOnEveryBackend,
+                                  // per die; a weight tile's staging, in rows, read off unified
+                                  // memory's MoE prompts (share_backend_kernels)
+                                  core::Seconds(0.0), 80.0},
                    RuntimeFactors{core::Seconds(9e-6), 0.96, 0.50, 1.00, 0.60, core::Seconds(0.0),
-                                  {1.0, 1.583, 2.683, 0.346, 0.991, 0.991}, runtime_detail::kSameOnEveryBackend,
-                                  core::Seconds(0.0)},
+                                  {1.0, 1.583, 2.683, 0.284, 0.953, 0.953}, runtime_detail::kSameOnEveryBackend,
+                                  // per die; a weight tile's staging, in rows, read off unified
+                                  // memory's MoE prompts (share_backend_kernels)
+                                  core::Seconds(0.0), 80.0},
                    RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.50, core::Seconds(0.0),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
                                   // other (measured nowhere) at the typical measured backend's
-                                  {0.412, 1.0, 1.694, 0.218, 0.626, 0.626},
+                                  {0.412, 1.0, 1.694, 0.180, 0.602, 0.602},
                                   // attention kernels, same order
-                                  {2.384, 0.373, 1.0, 0.776, 1.0, 1.0},
-                                  // each die beyond the first, per kernel (Apple's Ultra)
-                                  core::Seconds(12e-6)}},
+                                  {2.384, 0.373, 1.0, 1.147, 1.0, 1.0},
+                                  // each die beyond the first, per kernel (Apple's Ultra); a weight
+                                  // tile's staging, in rows (docs/model.md, "Expert tiles")
+                                  core::Seconds(12e-6), 80.0}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
                   {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},

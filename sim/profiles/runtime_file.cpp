@@ -91,10 +91,12 @@ RuntimeFile parse_runtime_file(const std::string& text, const std::string& path,
             for (const RuntimeFactorKey& key : keys) {
                 const std::string name(key.key);
                 std::optional<double> value;
-                if (key.duration) {
-                    value = overhead(*section, name);
-                } else {
-                    value = section->positive_number(name, Presence::optional, key.maximum);
+                switch (key.unit) {
+                    case core::FactorUnit::duration: value = overhead(*section, name); break;
+                    case core::FactorUnit::multiplier:
+                        value = section->positive_number(name, Presence::optional, key.maximum);
+                        break;
+                    case core::FactorUnit::rows: value = section->non_negative_number(name, Presence::optional, key.maximum); break;
                 }
                 stated.values.push_back(value);
             }

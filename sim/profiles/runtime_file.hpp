@@ -9,16 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "core/factor_unit.hpp"
 #include "core/memory_family.hpp"
 
 namespace decodesim::profiles {
 
-// One factor key: a time with a unit (at least 0 s, at most kMaxRuntimeOverheadSeconds) or a
-// multiplier in (0, maximum].
+// One factor key: a time with a unit (at least 0 s, at most kMaxRuntimeOverheadSeconds), a
+// multiplier in (0, maximum], or a count of rows in [0, maximum].
 struct RuntimeFactorKey {
     std::string_view key;
-    bool duration;
-    double maximum;  // for a multiplier
+    core::FactorUnit unit;
+    double maximum;  // for a multiplier or a count of rows
 };
 
 inline constexpr double kMaxRuntimeOverheadSeconds = 1e-3;  // a millisecond per kernel is a typo (ms for us)

@@ -151,6 +151,17 @@ std::optional<double> StrictMap::positive_number(const std::string& key, Presenc
     return value;
 }
 
+std::optional<double> StrictMap::non_negative_number(const std::string& key, Presence presence, double maximum) {
+    const auto node = scalar(key, presence, "a number");
+    if (!node) return std::nullopt;
+    double value = 0.0;
+    if (!core::parse_number(node->Scalar(), value) || value < 0.0 || value > maximum) {
+        error(key, fmt::format("expected a number from 0 to {:g}, found '{}'", maximum, node->Scalar()));
+        return std::nullopt;
+    }
+    return value;
+}
+
 std::optional<double> StrictMap::fraction(const std::string& key, Presence presence) {
     const auto node = scalar(key, presence, "a fraction in [0.01, 1]");
     if (!node) return std::nullopt;

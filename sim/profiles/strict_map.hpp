@@ -39,6 +39,8 @@ public:
                                                      std::int64_t maximum = std::int64_t{1} << 40);
     // A positive finite number, optionally capped.
     std::optional<double> positive_number(const std::string& key, Presence presence, double maximum = 1e300);
+    // A finite number from 0 to `maximum`.
+    std::optional<double> non_negative_number(const std::string& key, Presence presence, double maximum);
     // A fraction in [0.01, 1] (smaller shares are typos).
     std::optional<double> fraction(const std::string& key, Presence presence);
     std::optional<bool> boolean(const std::string& key, Presence presence);

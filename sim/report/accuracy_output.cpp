@@ -180,8 +180,8 @@ std::string accuracy_held_out_to_text(const scenarios::AccuracyResult& result) {
 
 std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
     TextTable table({"runtime", "memory", "decode rows", "prefill rows", "kernel overhead", "quantized bw",
-                     "attention bw", "compute", "quantized compute", "per-sequence overhead", "decode error",
-                     "prefill error"});
+                     "attention bw", "compute", "quantized compute", "per-sequence overhead", "tile setup rows",
+                     "decode error", "prefill error"});
     TextTable backends({"runtime", "memory", "backend", "multiplier on compute", "on attention", "compute from"});
     TextTable dies({"runtime", "memory", "multi-die rows", "per kernel, each die beyond the first"});
     for (const auto& fit : result.fits) {
@@ -216,6 +216,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                        fmt::format("{:.2f}", factors.attention_bandwidth), fmt::format("{:.2f}", factors.compute),
                        fmt::format("{:.2f}", factors.quantized_compute),
                        fmt::format("{:.0f} us", factors.sequence_overhead.value * 1e6),
+                       fmt::format("{:.0f}{}", factors.tile_setup_rows, fit.tile_setup_borrowed ? " (another family)" : ""),
                        fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
                        fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
     }

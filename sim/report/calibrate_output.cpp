@@ -21,7 +21,7 @@ std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 
 // A factor as a preset file writes it: a time in us, else a plain multiplier.
 std::string factor_text(const engine::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
     const double value = field.get(factors);
-    if (field.duration) return fmt::format("{:g} us", std::round(value * 1e8) / 100.0);
+    if (field.unit == core::FactorUnit::duration) return fmt::format("{:g} us", std::round(value * 1e8) / 100.0);
     return fmt::format("{:g}", std::round(value * 1e4) / 1e4);
 }
 
@@ -114,7 +114,7 @@ std::string calibrate_to_json(const scenarios::UserCalibration& calibration, con
     auto factors_json = [](const engine::RuntimeFactors& factors) {
         nlohmann::json object = nlohmann::json::object();
         for (const auto& field : engine::kRuntimeFactorFields) {
-            object[std::string(field.key) + (field.duration ? "_s" : "")] = field.get(factors);
+            object[std::string(field.key) + (field.unit == core::FactorUnit::duration ? "_s" : "")] = field.get(factors);
         }
         return object;
     };

@@ -66,7 +66,8 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
                   f.quantized_compute, f.attention_bandwidth,   f.compute_on(c.deployment.backend),
                   f.sequence_overhead.value, f.attention_on(c.deployment.backend),
-                  c.hardware->dies > 1 ? f.cross_die_kernel_overhead.value : 0.0};
+                  c.hardware->dies > 1 ? f.cross_die_kernel_overhead.value : 0.0,
+                  c.model->moe ? f.tile_setup_rows : 0.0};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
     const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
@@ -218,14 +219,30 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         const bool several = std::count_if(by_backend.begin(), by_backend.end(), [](const auto& entry) {
                                  return entry.second.size() >= kMinimumRows;
                              }) > 1;
-        for (int round = 0; several && round < 2; ++round) {
+        // The staging of a weight tile shows only where a routed expert sees a few rows: the
+        // prompts of MoE models (a dense model's prompt gives each weight hundreds of rows, and
+        // the factor moves nothing there). It is read off the MoE prompts alone, at the compute
+        // rate the prompts as a whole set (a search on all of them would fit whichever rows sit
+        // at their median, mostly dense ones); too few MoE prompts, and it keeps 0
+        // (docs/model.md, "Expert tiles").
+        std::vector<const CalibrationCase*> moe_rows;
+        for (const CalibrationCase* c : matrix_rows(prefill)) {
+            if (c->model->moe) moe_rows.push_back(c);
+        }
+        const bool moe_prompts = moe_rows.size() >= kMinimumRows;
+        for (int round = 0; (several || moe_prompts) && round < 2; ++round) {
             for (const auto& [backend, rows] : by_backend) {
-                if (backend == *reference || rows.size() < kMinimumRows) continue;
+                if (!several || backend == *reference || rows.size() < kMinimumRows) continue;
                 result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
                 search(matrix_rows(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
                        unchanged, {unchanged});
+            }
+            if (moe_prompts) {
+                result.tile_setup_measured = true;
+                double& unchanged = factors.quantized_compute;
+                search(moe_rows, factors.tile_setup_rows, steps(0.0, 160.0, 4.0), unchanged, {unchanged});
             }
             search(matrix_rows(prefill), factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute,
                    steps(0.2, 1.0, 0.05));
@@ -383,6 +400,18 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
                     multiplier_for(fit, std::exp(typical->second.first / typical->second.second));
                 fit.typical.push_back(core::kBackends[b].backend);
             }
+        }
+    }
+    // A weight tile's staging is the runtime's kernels' too, in rows of their own arithmetic: a
+    // group without enough MoE prompts to read it takes it from one that had them.
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+        FitResult& fit = fits[i];
+        if (fit.tile_setup_measured) continue;
+        for (const FitResult& other : fits) {
+            if (&other == &fit || other.runtime != fit.runtime || !other.tile_setup_measured) continue;
+            fit.factors.tile_setup_rows = other.factors.tile_setup_rows;
+            fit.tile_setup_borrowed = true;
+            break;
         }
     }
 }

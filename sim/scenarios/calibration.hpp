@@ -44,6 +44,10 @@ struct FitResult {
     // Backends no group of the runtime measured, set to the typical measured backend's fraction
     // (share_backend_kernels).
     std::vector<core::Backend> typical;
+    // Whether the fit read tile_setup_rows off its own MoE prompts, or took another group's
+    // (share_backend_kernels); neither: 0.
+    bool tile_setup_measured = false;
+    bool tile_setup_borrowed = false;
     int prefill_rows = 0;           // prefill throughput and time to first token
     double decode_error_before = 0.0, decode_error_after = 0.0;
     double prefill_error_before = 0.0, prefill_error_after = 0.0;
@@ -57,7 +61,7 @@ public:
     double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
 
 private:
-    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double>;
+    using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double, double>;
     std::map<Key, double> predictions_;
 };
 
@@ -74,8 +78,9 @@ struct FitKinds {
 //   bandwidth, kernel overhead);
 // - prefill rows (prefill throughput and time to first token): (compute, quantized compute) on
 //   the short prompts (under 8,192 tokens of prompt and context) where there are 10, then a
-//   multiplier on compute for each other backend with 10 of them, the pair refitted beside them
-//   (twice); then, per backend with 10 long prompts, a multiplier on attention's arithmetic,
+//   multiplier on compute for each other backend with 10 of them and, where there are 10 short
+//   MoE prompts, a weight tile's staging (tile_setup_rows) on those alone, the pair refitted beside
+//   them (twice; docs/model.md, "Expert tiles"); then, per backend with 10 long prompts, a multiplier on attention's arithmetic,
 //   fitted on those and the backend's long single-stream decode rows (docs/model.md, "Backends");
 // - batched decode rows (a concurrency above 1, or offline throughput): (compute, sequence
 //   overhead), with the compute rate the prefill rows fixed where there were enough of them.
@@ -108,8 +113,9 @@ bool in_fit_group(const CalibrationCase& c, const FitGroup& group);
 // matrices (compute x backend multiplier x quantized compute), within the grid's 0.1 to 8. A
 // backend no group of the runtime measured reaches the geometric mean of the fractions the
 // measured backends reach, not the reference backend's. The attention multipliers are not shared
-// (sharing them moved no held-out figure). Applied by fit_presets and to every held-out fit
-// (docs/model.md, "Backends").
+// (sharing them moved no held-out figure). A group with too few MoE prompts to read a weight
+// tile's staging (tile_setup_rows) takes it from a group of the runtime that read it. Applied by
+// fit_presets and to every held-out fit (docs/model.md, "Backends" and "Expert tiles").
 void share_backend_kernels(std::vector<FitResult>& fits);
 
 // fit_runtime for every fit group on `cases`, then share_backend_kernels; a group with no rows

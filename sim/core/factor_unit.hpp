@@ -1,0 +1,11 @@
+#pragma once
+// What a runtime factor holds, as a preset file spells it: the engine's table of factors
+// (engine/custom_runtime.hpp) and the file reader (profiles/runtime_file.hpp) both name it.
+
+namespace decodesim::core {
+
+// A time with a unit ("5 us", at least 0), a multiplier in (0, maximum], or a count of rows in
+// [0, maximum].
+enum class FactorUnit { multiplier, duration, rows };
+
+}  // namespace decodesim::core
