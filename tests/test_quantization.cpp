@@ -93,3 +93,24 @@ TEST_CASE("mxfp4_moe prices the GGUF file type tensor by tensor: experts MXFP4, 
     // 116.83e9 - 114.65e9 = 2.18e9 at 8.5 bits = 2.32e9 B; 63.22e9 B = 58.88 GiB.
     CHECK(bytes_of("gpt-oss-120b") / gib == doctest::Approx(59.02).epsilon(0.01));
 }
+
+TEST_CASE("MLC LLM's q4f16_1 quantizes every matrix, the embedding and lm_head too, at 4.5 bits") {
+    // mlc_llm's QUANTIZATION registry: q4f16_1 is symmetric INT4 in groups of 32 with one fp16
+    // scale (4 + 16/32 = 4.5 bits), quantize_embedding and quantize_final_fc true. Llama-2-7B by
+    // hand: 32 layers x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 matrix weights, plus the
+    // embedding and lm_head, 2 x 32000 x 4096 = 262,144,000; at 4.5 bits, 3,790,209,024 B. The
+    // 65 norm vectors (266,240 weights) are under 0.01% of it either way.
+    CHECK(core::find_named(core::weight_formats(), "q4f16_1")->bits_per_weight == doctest::Approx(4.5));
+    CHECK(core::find_named(core::weight_formats(), "q3f16_1")->bits_per_weight == doctest::Approx(3.4));
+    const auto model = testing::shipped_catalog().model("llama-2-7b");
+    engine::Deployment deployment;
+    deployment.weights = core::find_named(core::weight_formats(), "q4f16_1");
+    deployment.kv = core::find_named(core::kv_formats(), "fp16");
+    const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
+    CHECK(bytes == doctest::Approx(3790209024.0).epsilon(2e-4));
+    // Against int4 (AWQ group 128, 16-bit embedding and lm_head), the two 16-bit tables alone are
+    // 262,144,000 x (2 - 0.5625) B = 376.8 MB more.
+    deployment.weights = core::find_named(core::weight_formats(), "int4");
+    CHECK(engine::build_cost_model(model, deployment).weight_bytes().value >
+          bytes + 262144000.0 * (2.0 - 0.5625) - 6476005376.0 * (4.5 - 4.15625) / 8.0 - 1e6);
+}

@@ -68,6 +68,15 @@ const std::vector<WeightFormat>& weight_formats() {
          FormatCoverage::linear_layers, std::nullopt, true},
         {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,
          FormatCoverage::linear_layers, std::nullopt, true},
+        // MLC LLM's group quantization (its QUANTIZATION registry, mlc_llm/quantization): symmetric
+        // int-N in groups with one scale each, the embedding and the final projection quantized
+        // too (quantize_embedding, quantize_final_fc), dequantized inside TVM's compiled kernels.
+        {"q4f16_1", "MLC LLM q4f16_1: INT4 in groups of 32, one fp16 scale each, embedding and lm_head too", 4.0 + 16.0 / 32,
+         FormatCoverage::everything, std::nullopt, true},
+        {"q4f32_1", "MLC LLM q4f32_1: INT4 in groups of 32, one fp32 scale each, embedding and lm_head too", 4.0 + 32.0 / 32,
+         FormatCoverage::everything, std::nullopt, true},
+        {"q3f16_1", "MLC LLM q3f16_1: INT3 in groups of 40, one fp16 scale each, embedding and lm_head too", 3.0 + 16.0 / 40,
+         FormatCoverage::everything, std::nullopt, true},
         {"mxfp4", "OCP MXFP4 (E2M1 + E8M0 scale per 32) on MLP/expert weights only, as GPT-OSS ships", kMxfp4,
          FormatCoverage::mlp_only, std::nullopt, true},
         {"nvfp4", "NVFP4 (E2M1 + E4M3 scale per 16) W4A4 on FP4 tensor cores; embedding and lm_head bf16", 4.5,
