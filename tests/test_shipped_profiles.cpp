@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "engine/model_shape.hpp"
 #include "engine/prediction.hpp"
@@ -86,4 +88,51 @@ TEST_CASE("config.json imports match the hand-written profiles") {
         CHECK(engine::count_parameters(imported).total ==
               doctest::Approx(engine::count_parameters(profile).total).epsilon(1e-9));
     }
+}
+
+TEST_CASE("a binned Apple part keeps its full part's memory and clock, and loses GPU rate by cores") {
+    // Binning fuses GPU cores off one die design: each core still runs 128 FP32 lanes at the same
+    // clock, so the GPU rate scales with the cores left (M1 Pro: Apple's 5.2 TFLOPS for 16 cores,
+    // 4.55 for 14); the memory bus is the die's, so the bandwidth is the full part's wherever
+    // Apple states one figure for both (all but the M3 Max and M4 Max, whose binned parts have a
+    // narrower bus and say so in their own figures).
+    const auto catalog = testing::shipped_catalog();
+    const auto ids = catalog.hardware_ids();
+    int binned = 0;
+    for (const auto& id : ids) {
+        const auto part = catalog.hardware(id);
+        const auto at = part.name.find("-core GPU, binned)");
+        if (at == std::string::npos) continue;
+        CAPTURE(id);
+        ++binned;
+        const auto open = part.name.rfind('(', at);
+        const int cores = std::stoi(part.name.substr(open + 1, at - open - 1));
+        const std::string chip = part.name.substr(0, open);  // "Apple M1 Pro "
+        // The full part: the same chip's profile without "binned".
+        std::optional<profiles::HardwareProfile> full;
+        for (const auto& other : ids) {
+            const auto candidate = catalog.hardware(other);
+            if (candidate.name.rfind(chip + "(", 0) == 0 && candidate.name.find("binned") == std::string::npos) {
+                full = candidate;
+            }
+        }
+        REQUIRE(full.has_value());
+        const auto full_at = full->name.find("-core GPU)");
+        const int full_cores = std::stoi(full->name.substr(chip.size() + 1, full_at - chip.size() - 1));
+        CHECK(cores < full_cores);
+        CHECK(part.listed_peak(core::Datatype::fp32).value ==
+              doctest::Approx(full->listed_peak(core::Datatype::fp32).value * cores / full_cores).epsilon(0.002));
+        CHECK(part.memory_bandwidth.value <= full->memory_bandwidth.value);
+        CHECK(part.dies == full->dies);
+        // A clock block where the full part has one (the M1 Ultra's profile carries none).
+        REQUIRE(part.clocks.has_value() == full->clocks.has_value());
+        if (part.clocks) CHECK(part.clocks->peak.value == full->clocks->peak.value);
+    }
+    // M1 (7), M1 Pro (14), M1 Max (24), M1 Ultra (48), M2 (8), M2 Pro (16), M2 Max (30), M2 Ultra
+    // (60), M3 Pro (14), M3 Max (30), M3 Ultra (60), M4 Pro (16), M4 Max (32).
+    CHECK(binned == 13);
+    // By hand: M1 Pro 14-core, 5.2 x 14/16 = 4.55 TFLOPS over Apple's one 200 GB/s.
+    const auto m1_pro_14 = catalog.hardware("apple-m1-pro-14c");
+    CHECK(m1_pro_14.listed_peak(core::Datatype::fp16).value == doctest::Approx(4.55e12));
+    CHECK(m1_pro_14.memory_bandwidth.value == doctest::Approx(200e9));
 }
