@@ -56,8 +56,11 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // Prefill rose from 11.3% to 11.8% with the expert tiles (docs/model.md, "Expert tiles"): the
     // training split's MoE prompts set 80 rows, where most held-out folds find 12, and this split's
     // MoE prompts come out slower; the held-out prefill figure fell from 28.2% to 24.5%.
-    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.135},
-                                                   {"test prefill_tokens_per_s", 0.125},
+    // Per stream 13.3% -> 8.1% and prefill 11.8% -> 9.9% once measured rows ran on the part that
+    // ran them (binned Apple GPUs, the A100 PCIe board without NVLink bridge), with the binned
+    // M-series rows, MLC's formats and 8-card PCIe rigs evaluated and the presets refitted.
+    const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.095},
+                                                   {"test prefill_tokens_per_s", 0.11},
                                                    {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
@@ -84,10 +87,12 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // their measured kernels across memory families, 32.2% with unfused attention where the runs
     // had flash attention off, 28.7% with those rows out of the fits, 28.2% with a backend measured
     // nowhere at the typical measured fraction, 24.5% with a weight tile's staging on routed
-    // experts (docs/model.md, "Expert tiles").
-    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.095},
+    // experts (docs/model.md, "Expert tiles"). Per stream 8.2% and prefill 20.1% with the eighth
+    // session's rows (binned Apple parts, MLC formats, 8-card PCIe rigs: 90 easy rows, most of the
+    // gain; on the seventh session's rows 8.9% and 24.2%, docs/validation.md).
+    const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.09},
                                                {"decode_tokens_per_s_total", 0.16},
-                                               {"prefill_tokens_per_s", 0.265},
+                                               {"prefill_tokens_per_s", 0.22},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {
