@@ -112,6 +112,7 @@ inline constexpr auto kHardwareFamilies = std::to_array<HardwareFamily>({
     {"mi250x-gcd", "amd-cdna"},
     {"mi300x", "amd-cdna"},
     {"mi325x", "amd-cdna"},
+    {"mi350x", "amd-cdna"},
     {"mi355x", "amd-cdna"},
     {"rx-7900-xtx", "amd-rdna"},
     {"rx-9070-xt", "amd-rdna"},
