@@ -89,7 +89,21 @@ struct Measurement {
     // --enforce-eager, where each launch passes through Python), so a small batch waits on the
     // host. Not modelled: predicted at the runtime's per-kernel cost under graphs.
     bool eager_launch = false;
+    // "QPS=R" in the notes: requests arrived at R per second, Poisson (as `vllm bench serve`,
+    // sglang.bench_serving and Triton's load generators draw them), not at a fixed concurrency.
+    // Predicted by the serving simulation (scenarios/serving.hpp), never read by a fit.
+    std::optional<double> request_rate;
+    // "N requests" or "N prompts" in the notes: how many the benchmark sent; unset: 1000.
+    std::optional<long long> requests;
+    // "median" in the notes of a request-rate row: the latency reported is the median over the
+    // requests; otherwise the mean.
+    bool median_latency = false;
 };
+
+// The metric's name, with "_at_request_rate" appended for a row measured at a request rate: the
+// summaries keep such rows apart, because throughput below saturation is the offered load and
+// latency includes queueing, neither what a stated concurrency measures.
+std::string metric_label(const Measurement& m);
 
 // The conditions a row states that the engine does not model (speculative decoding, a row
 // split, eager launches), each as a phrase for a report; empty when the engine models the run.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "core/error.hpp"
@@ -30,6 +31,39 @@ int devices_from_notes(const std::string& notes) {
     while (end < notes.size() && std::isdigit(static_cast<unsigned char>(notes[end]))) ++end;
     if (!core::parse_number(notes.substr(at + 7, end - at - 7), devices) || devices < 1) return 1;
     return static_cast<int>(devices);
+}
+
+constexpr long long kMaxReplayedRequests = 100000;
+
+// "QPS=R" in the notes, R a plain decimal; a QPS= without one is an error.
+std::optional<double> request_rate_from_notes(const std::string& notes, std::string& problem) {
+    const auto at = notes.find("QPS=");
+    if (at == std::string::npos) return std::nullopt;
+    std::size_t end = at + 4;
+    while (end < notes.size() && (std::isdigit(static_cast<unsigned char>(notes[end])) != 0 || notes[end] == '.')) ++end;
+    double rate = 0.0;
+    if (!core::parse_number(notes.substr(at + 4, end - at - 4), rate) || !(rate > 0.0)) {
+        problem = "'QPS=' needs a request rate above zero, in requests per second (QPS=2.5)";
+        return std::nullopt;
+    }
+    return rate;
+}
+
+// "N requests" or "N prompts" in the notes: the count before the word.
+std::optional<long long> request_count_from_notes(const std::string& notes) {
+    for (const std::string_view word : {" requests", " prompts"}) {
+        for (std::size_t at = notes.find(word); at != std::string::npos; at = notes.find(word, at + 1)) {
+            std::size_t start = at;
+            while (start > 0 && std::isdigit(static_cast<unsigned char>(notes[start - 1])) != 0) --start;
+            // "2.82 requests per second" is a rate, not a count.
+            if (start == at || (start > 0 && notes[start - 1] == '.') || notes.compare(at + word.size(), 4, " per") == 0) continue;
+            double count = 0.0;
+            if (core::parse_number(notes.substr(start, at - start), count) && count >= 1.0) {
+                return static_cast<long long>(count);
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 bool sustained_from_notes(const std::string& notes, const std::string& engine) {
@@ -159,6 +193,20 @@ std::vector<Measurement> load_measurements(const std::string& path) {
             }
             row.speculative = *method;
         }
+        row.request_rate = request_rate_from_notes(row.notes, switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        if (row.request_rate) {
+            row.requests = request_count_from_notes(row.notes);
+            // Each is simulated: a bound keeps a hostile file from asking for hours.
+            if (row.requests && *row.requests > kMaxReplayedRequests) {
+                problems.push_back({{path, number, 14}, "notes",
+                                    fmt::format("{} requests: at most {} are replayed", *row.requests, kMaxReplayedRequests)});
+            }
+            std::string lower = row.notes;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            row.median_latency = lower.find("median") != std::string::npos;
+        }
         std::string backend_problem;
         row.backend = backend_from_notes(row.notes, backend_problem);
         if (!backend_problem.empty()) problems.push_back({{path, number, 14}, "notes", backend_problem});
@@ -166,6 +214,12 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));
     return rows;
+}
+
+std::string metric_label(const Measurement& m) {
+    std::string label(metric_info(m.metric).name);
+    if (m.request_rate) label += "_at_request_rate";
+    return label;
 }
 
 std::vector<std::string> unmodelled_conditions(const Measurement& m) {

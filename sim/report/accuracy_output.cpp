@@ -38,7 +38,7 @@ json summaries_to_json(const std::vector<scenarios::SubsetSummary>& summaries) {
 }
 
 std::string metric_name(const scenarios::AccuracyRow& row) {
-    return std::string(profiles::metric_info(row.measurement->metric).name);
+    return profiles::metric_label(*row.measurement);
 }
 
 // The headline table: one row per (what was left out, metric), held-out figures first.

@@ -1,12 +1,17 @@
 #include "scenarios/accuracy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 
+#include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "core/registry.hpp"
+#include "scenarios/request_stream.hpp"
+#include "scenarios/serving.hpp"
 
 namespace decodesim::scenarios {
 
@@ -21,10 +26,43 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
 }
 
+// A row at a request rate: its benchmark replayed through the serving simulation, requests of
+// the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with vLLM's
+// scheduler defaults (docs/serving.md); the figure is the run's mean or median, as the row states.
+double served_figure(const profiles::Measurement& m, const engine::Evaluator& evaluator, double prompt, double output) {
+    StreamSpec spec;
+    spec.arrivals.rate_per_s = *m.request_rate;
+    spec.prompt.first = prompt;
+    spec.output.first = output;
+    spec.requests = m.requests.value_or(1000);
+    const ServeResult run = simulate_serving(evaluator, generate_requests(spec), ServeConfig{}, ServiceTargets{});
+    if (run.rejected > 0) {
+        // The figures would be over the requests that fit; the row measured them all.
+        throw core::InputError(core::unlocated(
+            "prompt", fmt::format("a request of {:.0f} + {:.0f} tokens does not fit one replica's KV cache or context",
+                                  prompt, output)));
+    }
+    const auto statistic = [&](const Percentiles& p) { return m.median_latency ? p.p50 : p.mean; };
+    double figure = 0.0;
+    switch (m.metric) {
+        case Metric::ttft_s: figure = statistic(run.ttft_s); break;
+        case Metric::tpot_s: figure = statistic(run.tpot_s); break;
+        case Metric::e2e_latency_s: figure = statistic(run.e2e_s); break;
+        case Metric::decode_tokens_per_s_total: figure = run.output_tokens_per_s; break;
+        case Metric::decode_tokens_per_s_per_stream: figure = 1.0 / statistic(run.tpot_s); break;
+        case Metric::prefill_tokens_per_s: break;  // unsupported_reason refuses prefill at a request rate
+    }
+    if (!(figure > 0.0) || !std::isfinite(figure)) {
+        throw core::InputError(core::unlocated("output", "the serving run gives no figure for this metric (one-token outputs have no time per output token)"));
+    }
+    return figure;
+}
+
 // The figure of one evaluator for a supported row, in the row's metric.
 double figure_of(const profiles::Measurement& m, const engine::Evaluator& evaluator) {
     const double prompt = std::max(1.0, m.prompt.value_or(1.0));
     const double output = m.output.value_or(1.0);
+    if (m.request_rate) return served_figure(m, evaluator, prompt, output);
     if (m.metric == Metric::prefill_tokens_per_s) {
         const double batch = m.batch.value_or(1.0);
         const auto prefill_time = [&](double tokens) { return evaluator.prefill(batch, tokens).time.value; };
@@ -109,9 +147,12 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engin
 
 std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.weights.empty()) return "weight precision not stated";
-    if (m.notes.find("QPS=") != std::string::npos || m.notes.find("request rate") != std::string::npos) {
-        return "load given as a request rate, not a concurrency";
+    if (m.request_rate) {
+        if (!m.prompt || !m.output) return "a request rate without fixed prompt and output lengths";
+        if (m.metric == Metric::prefill_tokens_per_s) return "prefill at a request rate";
+        return {};
     }
+    if (m.notes.find("request rate") != std::string::npos) return "a request rate without its value (QPS=R)";
     if (profiles::metric_info(m.metric).lower_is_better && !m.batch) {
         return "latency without a stated concurrency";
     }

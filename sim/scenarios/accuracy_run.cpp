@@ -160,7 +160,7 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
         std::string ignored;  // an evaluated row's hardware loaded
         return core::memory_family_name(hardware_profiles.find(row.measurement->hardware, ignored)->memory_family);
     };
-    auto metric_of = [](const AccuracyRow& row) { return profiles::metric_info(row.measurement->metric).name; };
+    auto metric_of = [](const AccuracyRow& row) { return profiles::metric_label(*row.measurement); };
     result.by_split_and_metric = summarize(result.rows, [&](const AccuracyRow& row) {
         return fmt::format("{} {}", split_name(row.split), metric_of(row));
     });

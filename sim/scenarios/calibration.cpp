@@ -88,6 +88,9 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
         // kernels with what they are not.
         if (!profiles::unmodelled_conditions(*c.measurement).empty()) continue;
+        // A request-rate row is a whole serving run, queueing included: it checks the serving
+        // model, and a simulation per grid point would make every fit minutes long.
+        if (c.measurement->request_rate) continue;
         if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
@@ -332,9 +335,7 @@ void predict_cases(const std::vector<CalibrationCase>& cases, const std::vector<
 
 // The per-metric summaries of `errors.rows`, each with the number of groups its rows come from.
 void summarize_by_metric(HeldOutErrors& errors) {
-    const auto metric_of = [](const AccuracyRow& row) {
-        return std::string(profiles::metric_info(row.measurement->metric).name);
-    };
+    const auto metric_of = [](const AccuracyRow& row) { return profiles::metric_label(*row.measurement); };
     std::map<std::string, std::set<std::string>> groups;
     std::map<const AccuracyRow*, std::string> group_names;
     for (std::size_t i = 0; i < errors.rows.size(); ++i) {
@@ -343,10 +344,12 @@ void summarize_by_metric(HeldOutErrors& errors) {
     }
     errors.by_group = summarize(errors.rows, [&](const AccuracyRow& row) { return group_names.at(&row); });
     const auto summaries = summarize(errors.rows, metric_of);
-    for (const auto& info : profiles::kMetrics) {
-        for (const auto& summary : summaries) {
-            if (summary.name == info.name) {
-                errors.by_metric.push_back({summary, static_cast<int>(groups[summary.name].size())});
+    // Each metric at a stated operating point, then each at a request rate.
+    for (const std::string_view suffix : {"", "_at_request_rate"}) {
+        for (const auto& info : profiles::kMetrics) {
+            const std::string name = std::string(info.name) + std::string(suffix);
+            for (const auto& summary : summaries) {
+                if (summary.name == name) errors.by_metric.push_back({summary, static_cast<int>(groups[summary.name].size())});
             }
         }
     }

@@ -74,7 +74,7 @@ std::vector<BandCoverage> coverage(const std::vector<Ratio>& ratios, const std::
         const engine::BandRatios band = band_for(r);
         const bool inside = r.value >= band.low && r.value <= band.high;
         for (const std::string& name :
-             {std::string("all"), std::string(profiles::metric_info(cases[r.row].measurement->metric).name)}) {
+             {std::string("all"), profiles::metric_label(*cases[r.row].measurement)}) {
             ++counts[name].first;
             counts[name].second += inside ? 1 : 0;
         }
@@ -104,7 +104,9 @@ DerivedBands derive_residual_bands(const std::vector<CalibrationCase>& cases, co
     std::vector<Ratio> ratios;
     for (std::size_t i = 0; i < cases.size() && i < by_source.rows.size(); ++i) {
         const AccuracyRow& row = by_source.rows[i];
-        if (!row.skipped.empty() || !(row.predicted > 0.0)) continue;
+        // A band is drawn around a prediction at a stated operating point; a request-rate row is
+        // a whole serving run, queueing included, and is reported apart (profiles::metric_label).
+        if (!row.skipped.empty() || !(row.predicted > 0.0) || row.measurement->request_rate) continue;
         const Class of{cases[i].hardware->memory_family, cases[i].deployment.runtime,
                        pass_kind(cases[i].measurement->metric)};
         ratios.push_back({of, rate_ratio(row), i});

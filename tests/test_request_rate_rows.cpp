@@ -1,0 +1,143 @@
+// Measurements taken at a request rate (QPS=R in the notes): parsed from the notes, replayed
+// through the serving simulation, and summarised apart from the rows at a stated concurrency.
+// Checked where the answer is known by hand: requests too sparse to overlap are single requests,
+// and below saturation a server delivers what is offered.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
+#include "scenarios/accuracy_run.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+
+// Llama-3.1-8B bf16 on an H100 SXM under the ideal runtime: each decode step streams
+// 2 x (8,030,261,248 - 525,336,576) = 15,009,849,344 B of weights (the input embedding table is
+// gathered, not streamed), so at 3.35 TB/s a step takes 15.01e9 / 3.35e12 = 4.481 ms. A cached
+// token adds 131,072 B read (0.001% of the step per token): at 16 to 80 tokens of context, 0.07%
+// at most. A 16-token prompt is memory-bound too (16 x 16 GFLOP = 0.26 ms at 989 TFLOPS against
+// the 4.48 ms stream), so its prefill, which yields the first token, also takes 4.48 ms.
+constexpr double kStepSeconds = 15009849344.0 / 3.35e12;
+
+profiles::Measurement served_row(std::string id, profiles::Metric metric, double rate, long long requests) {
+    profiles::Measurement m;
+    m.id = std::move(id);
+    m.hardware = "h100-sxm";
+    m.model = "llama-3.1-8b";
+    m.weights = "bf16";
+    m.kv = "bf16";
+    m.engine = "vllm";
+    m.prompt = 16.0;
+    m.output = 65.0;
+    m.metric = metric;
+    m.value = 1.0;
+    m.request_rate = rate;
+    m.requests = requests;
+    return m;
+}
+
+scenarios::AccuracyResult evaluate_ideal(const std::vector<profiles::Measurement>& rows) {
+    const auto catalog = testing::shipped_catalog();
+    const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
+                                          [&](const std::string& id) { return catalog.model(id); }};
+    scenarios::AccuracySettings settings;
+    settings.runtime = engine::Runtime::ideal;
+    return scenarios::evaluate_accuracy(rows, lookup, settings);
+}
+
+}  // namespace
+
+TEST_CASE("a request rate, a request count and the statistic are read from a row's notes") {
+    const std::string file = testing::write_temp(
+        "decodesim_request_rate_rows.csv",
+        testing::kMeasurementHeader +
+            "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,decode_tokens_per_s_total,291,src,"
+            "'the server can sustain 2.82 requests per second' -> QPS=2.82\n"
+            "b,h100-sxm,llama-3.1-8b,bf16,,sglang,,1024,1024,,ttft_s,0.5,src,QPS=4; 1200 prompts; median values\n"
+            "c,h100-sxm,llama-3.1-8b,bf16,,tensorrt-llm,,467,256,,tpot_s,0.02,src,500 requests; QPS=16; mean values\n"
+            "d,h100-sxm,llama-3.1-8b,bf16,,vllm,1,1024,128,,tpot_s,0.02,src,500 requests\n");
+    const auto rows = profiles::load_measurements(file);
+    REQUIRE(rows.size() == 4);
+    REQUIRE(rows[0].request_rate.has_value());
+    CHECK(*rows[0].request_rate == doctest::Approx(2.82));
+    CHECK_FALSE(rows[0].requests.has_value());  // "2.82 requests per second" is a rate, not a count
+    CHECK(*rows[1].request_rate == doctest::Approx(4.0));
+    CHECK(rows[1].requests == 1200);
+    CHECK(rows[1].median_latency);
+    CHECK(*rows[2].request_rate == doctest::Approx(16.0));
+    CHECK(rows[2].requests == 500);
+    CHECK_FALSE(rows[2].median_latency);
+    CHECK_FALSE(rows[3].request_rate.has_value());  // a stated concurrency: no count read either
+    CHECK_FALSE(rows[3].requests.has_value());
+    CHECK(profiles::metric_label(rows[0]) == "decode_tokens_per_s_total_at_request_rate");
+    CHECK(profiles::metric_label(rows[3]) == "tpot_s");
+
+    for (const char* notes : {"QPS=", "QPS=0", "QPS=fast"}) {
+        CAPTURE(notes);
+        const std::string wrong = testing::write_temp(
+            "decodesim_request_rate_bad.csv",
+            testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,ttft_s,0.5,src," + notes + "\n");
+        const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find(":2:14:") != std::string::npos);
+        CHECK(problems[0].find("QPS=") != std::string::npos);
+    }
+}
+
+TEST_CASE("a request-rate row asking for more than can be replayed is refused, as is one that cannot be served") {
+    const std::string many = testing::write_temp(
+        "decodesim_request_rate_many.csv", testing::kMeasurementHeader +
+                                               "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,ttft_s,0.5,src,"
+                                               "QPS=2; 5000000 requests\n");
+    const auto problems = testing::error_messages([&] { profiles::load_measurements(many); });
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].find(":2:14:") != std::string::npos);
+    CHECK(problems[0].find("at most 100000") != std::string::npos);
+
+    // A 1,000,000-token prompt fits neither Llama-3.1-8B's 131,072-token context nor an H100's
+    // KV room (131,072 B a token: 131 GB): the row is skipped with a reason, never a NaN.
+    auto huge = served_row("huge", profiles::Metric::ttft_s, 1.0, 10);
+    huge.prompt = 1e6;
+    const auto result = evaluate_ideal({huge});
+    REQUIRE(result.rows.size() == 1);
+    CHECK_FALSE(result.rows[0].skipped.empty());
+}
+
+TEST_CASE("requests too sparse to overlap are single requests") {
+    // 0.01 requests a second: a request lasts 0.29 s, the mean gap is 100 s, so none overlap and
+    // each runs alone: its first token after one 16-token prefill (4.48 ms), then 64 steps at
+    // batch 1 (4.48 ms each), 65 x 4.48 = 291 ms in all.
+    const auto result = evaluate_ideal({served_row("ttft", profiles::Metric::ttft_s, 0.01, 20),
+                                        served_row("tpot", profiles::Metric::tpot_s, 0.01, 20),
+                                        served_row("e2e", profiles::Metric::e2e_latency_s, 0.01, 20)});
+    REQUIRE(result.rows.size() == 3);
+    for (const auto& row : result.rows) REQUIRE(row.skipped.empty());
+    CHECK(result.rows[0].predicted == doctest::Approx(kStepSeconds).epsilon(0.02));
+    CHECK(result.rows[1].predicted == doctest::Approx(kStepSeconds).epsilon(0.005));
+    CHECK(result.rows[2].predicted == doctest::Approx(65.0 * kStepSeconds).epsilon(0.01));
+}
+
+TEST_CASE("below saturation a server delivers the offered output tokens") {
+    // 2 requests a second of 65 output tokens offer 130 tokens/s; one H100 serves Llama-3.1-8B far
+    // faster than that, so the run's output rate is 1000 x 65 tokens over the arrival window of
+    // 999 Poisson gaps (499.5 s expected, standard deviation sqrt(999) / 2 = 15.8 s, 3.2%) plus the
+    // last request's 0.29 s: 130 tokens/s within 8% (2.5 standard deviations).
+    const auto result = evaluate_ideal({served_row("out", profiles::Metric::decode_tokens_per_s_total, 2.0, 1000)});
+    REQUIRE(result.rows.size() == 1);
+    REQUIRE(result.rows[0].skipped.empty());
+    CHECK(result.rows[0].predicted == doctest::Approx(130.0).epsilon(0.08));
+}
+
+TEST_CASE("a request-rate row says why it cannot be replayed") {
+    auto no_lengths = served_row("sharegpt", profiles::Metric::ttft_s, 4.0, 1200);
+    no_lengths.prompt.reset();  // lengths drawn from a dataset the row does not restate
+    auto prefill = served_row("prefill", profiles::Metric::prefill_tokens_per_s, 4.0, 1200);
+    CHECK(scenarios::unsupported_reason(no_lengths).find("fixed prompt and output lengths") != std::string::npos);
+    CHECK(scenarios::unsupported_reason(prefill).find("prefill at a request rate") != std::string::npos);
+}
