@@ -78,7 +78,7 @@ TEST_CASE("a request rate, a request count and the statistic are read from a row
     CHECK(profiles::metric_label(rows[0]) == "decode_tokens_per_s_total_at_request_rate");
     CHECK(profiles::metric_label(rows[3]) == "tpot_s");
 
-    for (const char* notes : {"QPS=", "QPS=0", "QPS=fast"}) {
+    for (const char* notes : {"QPS=", "QPS=0", "QPS=fast", "QPS=1e-3", "QPS=2.5.1"}) {
         CAPTURE(notes);
         const std::string wrong = testing::write_temp(
             "decodesim_request_rate_bad.csv",

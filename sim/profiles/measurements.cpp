@@ -42,7 +42,9 @@ std::optional<double> request_rate_from_notes(const std::string& notes, std::str
     std::size_t end = at + 4;
     while (end < notes.size() && (std::isdigit(static_cast<unsigned char>(notes[end])) != 0 || notes[end] == '.')) ++end;
     double rate = 0.0;
-    if (!core::parse_number(notes.substr(at + 4, end - at - 4), rate) || !(rate > 0.0)) {
+    // "QPS=1e-3" or "QPS=2x" would otherwise read as 1 or 2: a rate is plain digits.
+    const bool runs_on = end < notes.size() && std::isalnum(static_cast<unsigned char>(notes[end])) != 0;
+    if (runs_on || !core::parse_number(notes.substr(at + 4, end - at - 4), rate) || !(rate > 0.0)) {
         problem = "'QPS=' needs a request rate above zero, in requests per second (QPS=2.5)";
         return std::nullopt;
     }
