@@ -140,4 +140,9 @@ TEST_CASE("a request-rate row says why it cannot be replayed") {
     auto prefill = served_row("prefill", profiles::Metric::prefill_tokens_per_s, 4.0, 1200);
     CHECK(scenarios::unsupported_reason(no_lengths).find("fixed prompt and output lengths") != std::string::npos);
     CHECK(scenarios::unsupported_reason(prefill).find("prefill at a request rate") != std::string::npos);
+    // 1,000 requests of 1,024 + 120,000 tokens: 1.21e8 tokens to simulate, over the 5e7 bound.
+    auto long_run = served_row("long", profiles::Metric::tpot_s, 1.0, 1000);
+    long_run.prompt = 1024.0;
+    long_run.output = 120000.0;
+    CHECK(scenarios::unsupported_reason(long_run).find("1.21e+08 tokens") != std::string::npos);
 }

@@ -26,6 +26,11 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
 }
 
+// Requests replayed for a request-rate row whose notes give no count, and the most tokens
+// (prompt and output, over all requests) one replay may simulate.
+constexpr long long kReplayedRequests = 1000;
+constexpr double kReplayTokenBudget = 5e7;
+
 // A row at a request rate: its benchmark replayed through the serving simulation, requests of
 // the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with vLLM's
 // scheduler defaults (docs/serving.md); the figure is the run's mean or median, as the row states.
@@ -34,7 +39,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
     spec.arrivals.rate_per_s = *m.request_rate;
     spec.prompt.first = prompt;
     spec.output.first = output;
-    spec.requests = m.requests.value_or(1000);
+    spec.requests = m.requests.value_or(kReplayedRequests);
     const ServeResult run = simulate_serving(evaluator, generate_requests(spec), ServeConfig{}, ServiceTargets{});
     if (run.rejected > 0) {
         // The figures would be over the requests that fit; the row measured them all.
@@ -150,6 +155,12 @@ std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.request_rate) {
         if (!m.prompt || !m.output) return "a request rate without fixed prompt and output lengths";
         if (m.metric == Metric::prefill_tokens_per_s) return "prefill at a request rate";
+        // Every token is simulated, in every fit fold that predicts the row: the published serving
+        // runs hold 0.3 to 4 million tokens; this bound keeps a hostile row to seconds.
+        const double tokens = static_cast<double>(m.requests.value_or(kReplayedRequests)) * (*m.prompt + *m.output);
+        if (tokens > kReplayTokenBudget) {
+            return fmt::format("a request-rate replay of {:.3g} tokens, over the {:.0e}-token bound", tokens, kReplayTokenBudget);
+        }
         return {};
     }
     if (m.notes.find("request rate") != std::string::npos) return "a request rate without its value (QPS=R)";
