@@ -21,17 +21,9 @@ namespace {
 constexpr double kIdealTokensPerS = 3.35e12 / 15009849344.0;
 
 profiles::Measurement decode_row(std::string id, double measured) {
-    profiles::Measurement m;
-    m.id = std::move(id);
-    m.hardware = "h100-sxm";
-    m.model = "llama-3.1-8b";
-    m.weights = "bf16";
-    m.kv = "bf16";
-    m.engine = "vllm";
+    auto m = testing::h100_llama8b_row(std::move(id), profiles::Metric::decode_tokens_per_s_per_stream, measured);
     m.batch = 1.0;
     m.context = 1.0;
-    m.metric = profiles::Metric::decode_tokens_per_s_per_stream;
-    m.value = measured;
     return m;
 }
 

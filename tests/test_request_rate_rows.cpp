@@ -26,17 +26,9 @@ namespace {
 constexpr double kStepSeconds = 15009849344.0 / 3.35e12;
 
 profiles::Measurement served_row(std::string id, profiles::Metric metric, double rate, long long requests) {
-    profiles::Measurement m;
-    m.id = std::move(id);
-    m.hardware = "h100-sxm";
-    m.model = "llama-3.1-8b";
-    m.weights = "bf16";
-    m.kv = "bf16";
-    m.engine = "vllm";
+    auto m = testing::h100_llama8b_row(std::move(id), metric, 1.0);
     m.prompt = 16.0;
     m.output = 65.0;
-    m.metric = metric;
-    m.value = 1.0;
     m.request_rate = rate;
     m.requests = requests;
     return m;

@@ -17,6 +17,7 @@
 #include "scenarios/request_stream.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
+#include "profiles/measurement.hpp"
 #include <nlohmann/json.hpp>
 
 // Typed quantities compare with doctest::Approx on their SI value, and print with their unit.
@@ -59,6 +60,21 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
 // The header row of validation/measurements.csv, for tests that write a few rows of their own.
 inline const std::string kMeasurementHeader =
     "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+
+// A measurement of Llama-3.1-8B in bf16 (weights and KV cache) on an H100 SXM under a vLLM-class
+// engine, for tests that build their rows by hand; lengths and load are the caller's.
+inline profiles::Measurement h100_llama8b_row(std::string id, profiles::Metric metric, double value) {
+    profiles::Measurement m;
+    m.id = std::move(id);
+    m.hardware = "h100-sxm";
+    m.model = "llama-3.1-8b";
+    m.weights = "bf16";
+    m.kv = "bf16";
+    m.engine = "vllm";
+    m.metric = metric;
+    m.value = value;
+    return m;
+}
 
 struct CliResult {
     int exit_code;
