@@ -58,7 +58,8 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
         case Metric::prefill_tokens_per_s: break;  // unsupported_reason refuses prefill at a request rate
     }
     if (!(figure > 0.0) || !std::isfinite(figure)) {
-        throw core::InputError(core::unlocated("output", "the serving run gives no figure for this metric (one-token outputs have no time per output token)"));
+        throw core::InputError(core::unlocated(
+            "output", "the serving run gives no figure for this metric (one-token outputs have no time per output token)"));
     }
     return figure;
 }
