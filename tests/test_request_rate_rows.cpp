@@ -124,6 +124,18 @@ TEST_CASE("below saturation a server delivers the offered output tokens") {
     REQUIRE(result.rows.size() == 1);
     REQUIRE(result.rows[0].skipped.empty());
     CHECK(result.rows[0].predicted == doctest::Approx(130.0).epsilon(0.08));
+
+    // The replay is one draw of 1,000 Poisson arrivals and the measured run another: a row at the
+    // offered 130 tokens/s is no evidence against the bound (within 3 / sqrt(1000) = 9.5% of the
+    // replay), while 200 tokens/s, 54% above what was offered, is.
+    auto offered = served_row("offered", profiles::Metric::decode_tokens_per_s_total, 2.0, 1000);
+    offered.value = 130.0;
+    auto impossible = served_row("impossible", profiles::Metric::decode_tokens_per_s_total, 2.0, 1000);
+    impossible.value = 200.0;
+    const auto judged = evaluate_ideal({offered, impossible});
+    REQUIRE(judged.rows.size() == 2);
+    CHECK_FALSE(judged.rows[0].beats_bound);
+    CHECK(judged.rows[1].beats_bound);
 }
 
 TEST_CASE("a request-rate row says why it cannot be replayed") {
