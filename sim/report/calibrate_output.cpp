@@ -32,7 +32,7 @@ bool was_fitted(const scenarios::UserCalibration& calibration, std::string_view 
 std::string errors_summary(const scenarios::UserCalibration& calibration) {
     std::vector<std::string> parts;
     for (const auto& errors : calibration.errors) {
-        parts.push_back(fmt::format("{} {} -> {}", profiles::metric_info(errors.metric).name, percent(errors.before),
+        parts.push_back(fmt::format("{} {} -> {}", errors.label, percent(errors.before),
                                     percent(errors.after)));
     }
     return fmt::format("{}", fmt::join(parts, ", "));
@@ -87,7 +87,7 @@ std::string calibrate_to_text(const scenarios::UserCalibration& calibration, con
     }
     TextTable errors({"metric", "rows", "before", "after"});
     for (const auto& e : calibration.errors) {
-        errors.add_row({std::string(profiles::metric_info(e.metric).name), std::to_string(e.rows), percent(e.before),
+        errors.add_row({e.label, std::to_string(e.rows), percent(e.before),
                         percent(e.after)});
     }
     text += fmt::format("\nmedian |error| {} ({} -> fitted)\n", calibration.in_sample ? "in sample" : "on the held-out rows",
@@ -120,7 +120,7 @@ std::string calibrate_to_json(const scenarios::UserCalibration& calibration, con
     };
     nlohmann::json errors = nlohmann::json::array();
     for (const auto& e : calibration.errors) {
-        errors.push_back({{"metric", profiles::metric_info(e.metric).name},
+        errors.push_back({{"metric", e.label},
                           {"rows", e.rows},
                           {"median_abs_error_before", e.before},
                           {"median_abs_error_after", e.after}});

@@ -74,10 +74,14 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     engine::RuntimePreset fitted = base;
     fitted.by_family[static_cast<std::size_t>(calibration.family)] = calibration.held_out_fit;
     calibration.base_within_two_percent = true;
-    for (const profiles::MetricInfo& info : profiles::kMetrics) {
+    std::vector<std::string> labels;
+    for (const std::string_view suffix : {"", "_at_request_rate"}) {
+        for (const profiles::MetricInfo& info : profiles::kMetrics) labels.push_back(std::string(info.name) + std::string(suffix));
+    }
+    for (const std::string& label : labels) {
         std::vector<double> before, after;
         for (const CalibrationCase& c : evaluated) {
-            if (c.measurement->metric != info.metric) continue;
+            if (profiles::metric_label(*c.measurement) != label) continue;
             const auto error = [&](const engine::RuntimePreset& preset) {
                 return std::fabs(predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset) /
                                      c.measurement->value -
@@ -87,7 +91,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
             after.push_back(error(fitted));
         }
         if (before.empty()) continue;
-        const MetricErrors errors{info.metric, static_cast<int>(before.size()), median(before), median(after)};
+        const MetricErrors errors{label, static_cast<int>(before.size()), median(before), median(after)};
         calibration.base_within_two_percent = calibration.base_within_two_percent && errors.before <= kCloseEnough;
         calibration.errors.push_back(errors);
     }

@@ -4,6 +4,7 @@
 // "calibrate"; docs/decisions.md, "Calibrating on your own machine").
 
 #include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,7 +21,7 @@ inline constexpr std::size_t kMinimumHeldOutRows = 8;
 std::vector<bool> held_out_rows(const std::vector<CalibrationCase>& cases);
 
 struct MetricErrors {
-    profiles::Metric metric;
+    std::string label;  // profiles::metric_label: rows at a request rate are kept apart
     int rows = 0;
     double before = 0.0;  // median |predicted / measured - 1| under the base preset
     double after = 0.0;   // under the factors fitted without these rows (in sample: with them)
@@ -32,7 +33,7 @@ struct UserCalibration {
     int fitting_rows = 0;
     int held_out_rows = 0;
     bool in_sample = false;            // fewer than kMinimumHeldOutRows: nothing held out
-    std::vector<MetricErrors> errors;  // in profiles::kMetrics order, metrics with rows only
+    std::vector<MetricErrors> errors;  // in profiles::kMetrics order, then each at a request rate; labels with rows only
     engine::RuntimeFactors base;       // the base preset's factors for the family
     engine::RuntimeFactors held_out_fit;  // fitted on the fitting rows: the `after` figures
     engine::RuntimeFactors factors;       // fitted on every row: the preset to write
