@@ -104,6 +104,9 @@ struct Measurement {
 // summaries keep such rows apart, because throughput below saturation is the offered load and
 // latency includes queueing, neither what a stated concurrency measures.
 std::string metric_label(const Measurement& m);
+// Every label metric_label gives, in report order: each metric at a stated operating point, then
+// each at a request rate.
+std::vector<std::string> metric_labels();
 
 // The conditions a row states that the engine does not model (speculative decoding, a row
 // split, eager launches), each as a phrase for a report; empty when the engine models the run.

@@ -218,10 +218,22 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     return rows;
 }
 
+namespace {
+constexpr std::string_view kAtRequestRate = "_at_request_rate";
+}  // namespace
+
 std::string metric_label(const Measurement& m) {
     std::string label(metric_info(m.metric).name);
-    if (m.request_rate) label += "_at_request_rate";
+    if (m.request_rate) label += kAtRequestRate;
     return label;
+}
+
+std::vector<std::string> metric_labels() {
+    std::vector<std::string> labels;
+    for (const std::string_view suffix : {std::string_view(), kAtRequestRate}) {
+        for (const MetricInfo& info : kMetrics) labels.push_back(std::string(info.name) + std::string(suffix));
+    }
+    return labels;
 }
 
 std::vector<std::string> unmodelled_conditions(const Measurement& m) {

@@ -344,13 +344,9 @@ void summarize_by_metric(HeldOutErrors& errors) {
     }
     errors.by_group = summarize(errors.rows, [&](const AccuracyRow& row) { return group_names.at(&row); });
     const auto summaries = summarize(errors.rows, metric_of);
-    // Each metric at a stated operating point, then each at a request rate.
-    for (const std::string_view suffix : {"", "_at_request_rate"}) {
-        for (const auto& info : profiles::kMetrics) {
-            const std::string name = std::string(info.name) + std::string(suffix);
-            for (const auto& summary : summaries) {
-                if (summary.name == name) errors.by_metric.push_back({summary, static_cast<int>(groups[summary.name].size())});
-            }
+    for (const std::string& name : profiles::metric_labels()) {
+        for (const auto& summary : summaries) {
+            if (summary.name == name) errors.by_metric.push_back({summary, static_cast<int>(groups[summary.name].size())});
         }
     }
 }

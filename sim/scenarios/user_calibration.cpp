@@ -74,11 +74,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     engine::RuntimePreset fitted = base;
     fitted.by_family[static_cast<std::size_t>(calibration.family)] = calibration.held_out_fit;
     calibration.base_within_two_percent = true;
-    std::vector<std::string> labels;
-    for (const std::string_view suffix : {"", "_at_request_rate"}) {
-        for (const profiles::MetricInfo& info : profiles::kMetrics) labels.push_back(std::string(info.name) + std::string(suffix));
-    }
-    for (const std::string& label : labels) {
+    for (const std::string& label : profiles::metric_labels()) {
         std::vector<double> before, after;
         for (const CalibrationCase& c : evaluated) {
             if (profiles::metric_label(*c.measurement) != label) continue;
