@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "engine/attention_tile.hpp"
 #include "engine/model_shape.hpp"
 
 namespace decodesim::engine {
@@ -270,6 +271,10 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.lm_head.activation_width = hidden + vocabulary;
     cost.lm_head.layers = 1;
     cost.unfused_attention = deployment.attention == AttentionKernels::unfused;
+    // The prompt kernel's tile: MLA's prompt attention runs un-absorbed, every head with its own
+    // decompressed keys and values in the activation datatype.
+    cost.prefill_rows_per_kv_load = rows_per_memory_load(attention_tile_rows(deployment.runtime, deployment.backend));
+    cost.prefill_kv_element_bytes = model.mla ? cost.activation_bytes : core::Bytes(kv_element_bytes);
     return cost;
 }
 
@@ -492,11 +497,19 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
                                cost.recurrent_flops_per_token * shape.tokens;
     const double value_flops = 2.0 * cost.query_heads *
                                (cost.value_width * shape.decode_attended + cost.prefill_value_width * prefill_scored);
+    // A fused prompt kernel loads each head's keys and values once per tile of query rows
+    // (engine/attention_tile.hpp): the keys for the score, the values for the product.
+    const double tile_loads = cost.unfused_attention || cost.prefill_rows_per_kv_load <= 0.0
+                                  ? 0.0
+                                  : shape.prefill_pairs * cost.query_heads / cost.prefill_rows_per_kv_load;
+    const Bytes key_reloads = cost.prefill_kv_element_bytes * (tile_loads * cost.prefill_score_width);
+    const Bytes value_reloads = cost.prefill_kv_element_bytes * (tile_loads * cost.prefill_value_width);
     step[OperatorKind::attention_score] = {Flops(score_flops),
                                            (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
-                                               state_and_index_traffic,
+                                               state_and_index_traffic + key_reloads,
                                            cost.layers, 0.0, 0.0};
-    step[OperatorKind::attention_value] = {Flops(value_flops), cost.latent_cache ? Bytes() : decode_cache * 0.5, 0.0,
+    step[OperatorKind::attention_value] = {Flops(value_flops),
+                                           (cost.latent_cache ? Bytes() : decode_cache * 0.5) + value_reloads, 0.0,
                                            0.0, 0.0};
     // The score matrix of an unfused attention goes through device memory once per layer: written
     // by Q.K, read and rewritten by the softmax (its own kernel), read by the value product.

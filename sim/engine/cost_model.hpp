@@ -48,6 +48,10 @@ struct CostModel {
     bool latent_cache = false;          // MLA: one cache read serves both score and value
     // The runtime's attention writes its score matrix to device memory (AttentionKernels::unfused).
     bool unfused_attention = false;
+    // A fused prompt kernel's query rows per load of a key/value head (engine/attention_tile.hpp),
+    // and the bytes of each key or value element it loads; 0 rows: loaded once per layer.
+    double prefill_rows_per_kv_load = 0.0;
+    core::Bytes prefill_kv_element_bytes;
     // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
     // worst case within a chunk: a sequence's cost never falls as its context grows).
     int chunked_layers = 0;

@@ -125,24 +125,24 @@ inline constexpr std::array kRuntimePresets{
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
-                                  {1.0, 2.598, 2.838, 0.301, 1.200, 1.200}, runtime_detail::kSameOnEveryBackend,
+                                  {1.0, 2.436, 2.793, 1.053, 1.427, 1.427}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
-                                  core::Seconds(0.0), 156.0},
+                                  core::Seconds(0.0), 128.0},
                    RuntimeFactors{core::Seconds(8e-6), 0.98, 0.45, 1.00, 0.65, core::Seconds(0.0),
-                                  {1.0, 2.598, 2.838, 0.301, 1.200, 1.200}, runtime_detail::kSameOnEveryBackend,
+                                  {1.0, 2.436, 2.793, 1.053, 1.427, 1.427}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
-                                  core::Seconds(0.0), 156.0},
-                   RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.80, core::Seconds(0.0),
+                                  core::Seconds(0.0), 128.0},
+                   RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.75, core::Seconds(0.0),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
                                   // other (measured nowhere) at the typical measured backend's
-                                  {0.432, 1.0, 1.092, 0.116, 0.462, 0.462},
+                                  {0.339, 1.0, 1.147, 0.432, 0.586, 0.586},
                                   // attention kernels, same order
-                                  {0.943, 0.218, 1.0, 1.092, 1.0, 1.0},
+                                  {0.856, 0.241, 1.0, 0.148, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra); a weight
                                   // tile's staging, in rows (docs/model.md, "Expert tiles")
-                                  core::Seconds(12e-6), 156.0}},
+                                  core::Seconds(12e-6), 128.0}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
                   {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},
