@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "engine/attention_tile.hpp"
+#include "engine/kernel_graph.hpp"
 #include "engine/model_shape.hpp"
 
 namespace decodesim::engine {
@@ -275,6 +276,12 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     // decompressed keys and values in the activation datatype.
     cost.prefill_rows_per_kv_load = rows_per_memory_load(attention_tile_rows(deployment.runtime, deployment.backend));
     cost.prefill_kv_element_bytes = model.mla ? cost.activation_bytes : core::Bytes(kv_element_bytes);
+    // The runtime's graph: its launches beyond the structural kernels, per attention, dense MLP and
+    // routed MoE block (shared experts and recurrent mixers keep their structural kernels).
+    const KernelGraph graph = kernel_graph(deployment.runtime);
+    cost.elementwise_kernels = cost.attention_layers() * extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
+                               cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
+                               cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);
     return cost;
 }
 
@@ -289,6 +296,7 @@ bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
         case ShownWhen::pipeline_parallel: return cost.parallelism.pipeline > 1;
         case ShownWhen::kv_offload: return cost.kv_device_room.has_value();
         case ShownWhen::unfused_attention: return cost.unfused_attention;
+        case ShownWhen::elementwise_kernels: return cost.elementwise_kernels > 0.0;
     }
     return true;
 }
@@ -354,6 +362,10 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     step[OperatorKind::norms] = {Flops(4.0 * tokens * cost.hidden_size * norm_count),
                                  cost.norms_weight_bytes + act * (2.0 * tokens * cost.hidden_size * norm_count),
                                  norm_count, 0.0, 0.0};
+
+    // The runtime's other kernels each read and write the hidden state of every token once.
+    step[OperatorKind::elementwise] = {Flops(), act * (2.0 * tokens * cost.hidden_size * cost.elementwise_kernels),
+                                       cost.elementwise_kernels, 0.0, 0.0};
 
     // Logits are needed for one position per sequence: the newest.
     step[OperatorKind::lm_head] = linear_cost(cost.lm_head, sequences, act);

@@ -52,6 +52,8 @@ struct CostModel {
     // and the bytes of each key or value element it loads; 0 rows: loaded once per layer.
     double prefill_rows_per_kv_load = 0.0;
     core::Bytes prefill_kv_element_bytes;
+    // The runtime's kernels beyond the structural ones, per step (engine/kernel_graph.hpp).
+    double elementwise_kernels = 0.0;
     // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
     // worst case within a chunk: a sequence's cost never falls as its context grows).
     int chunked_layers = 0;

@@ -24,6 +24,7 @@ enum class OperatorKind {
     experts,
     shared_experts,
     norms,
+    elementwise,
     lm_head,
     all_reduce,
     all_to_all,
@@ -50,7 +51,7 @@ enum class StreamClass {
 
 // When the per-operator report lists an operator (it is always costed; absent ones cost zero).
 enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel, expert_parallel, pipeline_parallel,
-                       kv_offload, unfused_attention };
+                       kv_offload, unfused_attention, elementwise_kernels };
 
 struct OperatorInfo {
     OperatorKind kind;
@@ -86,6 +87,9 @@ inline constexpr std::array kOperators{
                  ShownWhen::shared_experts, "experts every token uses"},
     OperatorInfo{OperatorKind::norms, "norms", ArithmeticClass::activation, StreamClass::device, ShownWhen::always,
                  "RMS/layer norms"},
+    OperatorInfo{OperatorKind::elementwise, "elementwise", ArithmeticClass::activation, StreamClass::device,
+                 ShownWhen::elementwise_kernels,
+                 "the runtime's other kernels: rotary, residual adds, activations, biases, expert selection, input quantization"},
     // lm_head stays in 16-bit in every non-GGUF format, so it runs at the activation rate.
     OperatorInfo{OperatorKind::lm_head, "lm_head", ArithmeticClass::activation, StreamClass::device,
                  ShownWhen::always, "projection to the vocabulary, for the newest position of each sequence"},

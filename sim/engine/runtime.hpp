@@ -121,28 +121,28 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(8e-6), 0.98, 0.45, 1.00, 0.65, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.40, 1.00, 0.75, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
-                                  {1.0, 2.436, 2.793, 1.053, 1.427, 1.427}, runtime_detail::kSameOnEveryBackend,
+                                  {1.0, 2.375, 2.724, 1.026, 1.497, 1.497}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
-                                  core::Seconds(0.0), 128.0},
-                   RuntimeFactors{core::Seconds(8e-6), 0.98, 0.45, 1.00, 0.65, core::Seconds(0.0),
-                                  {1.0, 2.436, 2.793, 1.053, 1.427, 1.427}, runtime_detail::kSameOnEveryBackend,
+                                  core::Seconds(0.0), 120.0},
+                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.40, 1.00, 0.75, core::Seconds(0.0),
+                                  {1.0, 2.375, 2.724, 1.026, 1.497, 1.497}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
-                                  core::Seconds(0.0), 128.0},
-                   RuntimeFactors{core::Seconds(6e-6), 1.00, 0.95, 0.65, 0.75, core::Seconds(0.0),
+                                  core::Seconds(0.0), 120.0},
+                   RuntimeFactors{core::Seconds(3e-6), 0.98, 0.95, 0.65, 0.75, core::Seconds(40e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
                                   // other (measured nowhere) at the typical measured backend's
-                                  {0.339, 1.0, 1.147, 0.432, 0.586, 0.586},
+                                  {0.476, 1.0, 1.147, 0.432, 0.630, 0.630},
                                   // attention kernels, same order
-                                  {0.856, 0.241, 1.0, 0.148, 1.0, 1.0},
+                                  {0.525, 0.253, 1.0, 0.148, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra); a weight
                                   // tile's staging, in rows (docs/model.md, "Expert tiles")
-                                  core::Seconds(12e-6), 128.0}},
+                                  core::Seconds(6e-6), 120.0}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
                   {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.78, core::Seconds(35e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},

@@ -1,0 +1,37 @@
+#pragma once
+// The kernels a runtime launches for one layer: its graph after the backend's fusions. The
+// operators count one kernel for each matrix group, norm, cache write and attention (the
+// structural kernels of a fused engine); a runtime that runs its graph node by node launches
+// more, for rotary embedding, residual adds, activations, biases, expert selection and
+// weighting, and the conversion of each matrix product's input. Each launch costs the runtime's
+// per-kernel time, so at batch 1 on a fast device the graph, not the bytes, sets the step. The
+// counts are read from the runtime's source (docs/model.md, "Kernel graphs"), never fitted: the
+// per-kernel time is fitted on them, and a mixture-of-experts layer's share of launches then
+// carries over from dense rows to MoE rows.
+
+#include "engine/runtime.hpp"
+
+namespace decodesim::engine {
+
+struct KernelGraph {
+    // Launches per block, the structural kernels and the conversions of the matrix products'
+    // inputs included; 0: not counted (the structural ones).
+    double attention_block = 0.0;  // norm, projections, rotary, cache writes, attention, output, residual
+    double dense_mlp_block = 0.0;  // norm, gate/up and activation, down, residual
+    double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
+};
+
+// Structural kernels per block, as the operators count them (engine/cost_model.cpp): attention
+// 5 (projections, attention, cache write, output, norm), dense MLP 3 (gate/up, down, norm), routed
+// MoE 4 (gate/up, down, router, norm).
+inline constexpr double kStructuralAttentionKernels = 5.0;
+inline constexpr double kStructuralDenseMlpKernels = 3.0;
+inline constexpr double kStructuralMoeKernels = 4.0;
+
+KernelGraph kernel_graph(Runtime runtime);
+
+// Launches beyond the structural ones in one block: the graph's count less the structural count;
+// 0 where the graph is not counted.
+double extra_kernels(double graph_block, double structural);
+
+}  // namespace decodesim::engine
