@@ -408,6 +408,7 @@ StepShape scaled(StepShape shape, double factor) {
     shape.prefill_tokens *= factor;
     shape.prefill_pairs *= factor;
     shape.prefill_masked_pairs *= factor;
+    shape.prefill_reloaded_pairs *= factor;
     shape.prefill_cached *= factor;
     shape.decode_indexed *= factor;
     shape.prefill_index_pairs *= factor;
@@ -426,6 +427,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     prefill_tokens += other.prefill_tokens;
     prefill_pairs += other.prefill_pairs;
     prefill_masked_pairs += other.prefill_masked_pairs;
+    prefill_reloaded_pairs += other.prefill_reloaded_pairs;
     prefill_cached += other.prefill_cached;
     decode_indexed += other.decode_indexed;
     prefill_index_pairs += other.prefill_index_pairs;
@@ -457,6 +459,12 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
                                        cost.chunked_layers * chunked_pairs(start, tokens, cost.chunk) +
                                        cost.sparse_layers * causal_pairs(start, tokens, cost.topk));
     shape.prefill_cached = start > 0.0 ? sequences * cost.attended_tokens(start) : 0.0;
+    // A tile of R query rows loads each head's keys and values once; N queries take N / R loads,
+    // N / R - 1 of them beyond the first: (1 - R / N) of the pairs, once more per R rows.
+    const double rows = cost.prefill_rows_per_kv_load;
+    if (!cost.unfused_attention && rows > 0.0 && tokens > rows) {
+        shape.prefill_reloaded_pairs = shape.prefill_pairs * (1.0 - rows / tokens);
+    }
     if (cost.unfused_attention) {
         double masked = 0.0;
         for (double done = 0.0; done < tokens; done += kUnfusedQueryBlock) {
@@ -509,11 +517,11 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
                                cost.recurrent_flops_per_token * shape.tokens;
     const double value_flops = 2.0 * cost.query_heads *
                                (cost.value_width * shape.decode_attended + cost.prefill_value_width * prefill_scored);
-    // A fused prompt kernel loads each head's keys and values once per tile of query rows
-    // (engine/attention_tile.hpp): the keys for the score, the values for the product.
-    const double tile_loads = cost.unfused_attention || cost.prefill_rows_per_kv_load <= 0.0
-                                  ? 0.0
-                                  : shape.prefill_pairs * cost.query_heads / cost.prefill_rows_per_kv_load;
+    // A fused prompt kernel loads each head's keys and values again for every further tile of
+    // query rows (engine/attention_tile.hpp): the keys for the score, the values for the product.
+    const double tile_loads = cost.prefill_rows_per_kv_load > 0.0
+                                  ? shape.prefill_reloaded_pairs * cost.query_heads / cost.prefill_rows_per_kv_load
+                                  : 0.0;
     const Bytes key_reloads = cost.prefill_kv_element_bytes * (tile_loads * cost.prefill_score_width);
     const Bytes value_reloads = cost.prefill_kv_element_bytes * (tile_loads * cost.prefill_value_width);
     step[OperatorKind::attention_score] = {Flops(score_flops),

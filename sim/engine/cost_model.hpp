@@ -119,6 +119,10 @@ struct StepShape {
     // up to the block's end, masking the future keys rather than skipping them.
     double prefill_masked_pairs = 0.0;
     double prefill_cached = 0.0;     // layer-tokens of earlier cache the chunks read: sum of attended_tokens(start)
+    // Layer-summed pairs whose keys and values a fused kernel's query tiles load again after the
+    // first load (engine/attention_tile.hpp): a chunk of N queries in tiles of R rows loads them
+    // N / R times, the first load counted with the cache and the chunk's own keys; 0 for N <= R.
+    double prefill_reloaded_pairs = 0.0;
     double decode_indexed = 0.0;     // layer-tokens of DSA indexer keys the decode sequences scan: sum of indexed_tokens(context)
     double prefill_index_pairs = 0.0;  // layer-summed (query, key) pairs the DSA indexer scores in the chunks
     double prefill_indexed = 0.0;    // layer-tokens of earlier indexer keys the chunks read: sum of indexed_tokens(start)

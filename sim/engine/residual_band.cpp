@@ -17,7 +17,7 @@ constexpr auto kShipped = std::to_array<ShippedBand>({
     {false, {MemoryFamily::hbm, Runtime::tensorrt_llm, PassKind::decode, 0.57, 1.40, 370}},
     {false, {MemoryFamily::gddr, Runtime::vllm, PassKind::decode, 0.49, 1.28, 23}},
     {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::decode, 0.53, 1.29, 76}},
-    {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::prefill, 0.39, 2.19, 69}},
+    {false, {MemoryFamily::gddr, Runtime::llama_cpp, PassKind::prefill, 0.40, 2.20, 69}},
     {false, {MemoryFamily::gddr, Runtime::tensorrt_llm, PassKind::decode, 0.75, 1.02, 60}},
     {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::decode, 0.72, 1.14, 224}},
     {false, {MemoryFamily::unified, Runtime::llama_cpp, PassKind::prefill, 0.48, 1.30, 206}},
