@@ -16,21 +16,13 @@ using namespace decodesim;
 
 namespace {
 
-engine::Deployment llama2_on_strix_halo(core::Backend backend, engine::Runtime runtime = engine::Runtime::llama_cpp) {
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("strix-halo");
-    const auto model = catalog.model("llama-2-7b");
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
-    choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-    choice.runtime = runtime;
-    choice.backend = backend;
-    return engine::resolve_deployment(hardware, model, choice);
+testing::Setup llama2_on_strix_halo(core::Backend backend, engine::Runtime runtime = engine::Runtime::llama_cpp) {
+    return testing::setup_on("strix-halo", "llama-2-7b", "q4_0", runtime, backend);
 }
 
 engine::CostModel llama2_cost(core::Backend backend) {
-    const auto catalog = testing::shipped_catalog();
-    return engine::build_cost_model(catalog.model("llama-2-7b"), llama2_on_strix_halo(backend));
+    const auto s = llama2_on_strix_halo(backend);
+    return engine::build_cost_model(s.model, s.deployment);
 }
 
 }  // namespace
@@ -99,7 +91,7 @@ TEST_CASE("a long Vulkan prompt on Strix Halo runs no faster than its tile reloa
     CHECK(bound == doctest::Approx(117.4).epsilon(0.001));
     CHECK(79.73 < bound);
 
-    const auto vulkan = llama2_on_strix_halo(core::Backend::vulkan);
+    const auto vulkan = llama2_on_strix_halo(core::Backend::vulkan).deployment;
     const auto& shipped = engine::runtime_preset(engine::Runtime::llama_cpp);
     // With every attention multiplier at 1, as a fit that never saw a long Vulkan prompt leaves
     // them, the reloads alone hold the prediction under the bound and near the measurement.
@@ -110,7 +102,7 @@ TEST_CASE("a long Vulkan prompt on Strix Halo runs no faster than its tile reloa
     CHECK(predicted == doctest::Approx(79.73).epsilon(0.25));
     CHECK(scenarios::predict_measurement(row, model, hardware, vulkan, shipped) < bound);
     // The ideal kernel reads the cache once: its bound is the arithmetic's, far above.
-    const auto ideal = llama2_on_strix_halo(core::Backend::vulkan, engine::Runtime::ideal);
+    const auto ideal = llama2_on_strix_halo(core::Backend::vulkan, engine::Runtime::ideal).deployment;
     CHECK(scenarios::predict_measurement(row, model, hardware, ideal, engine::runtime_preset(engine::Runtime::ideal)) >
           2.0 * bound);
 }

@@ -13,16 +13,16 @@ using namespace decodesim;
 
 namespace {
 
-double decode_kernels(const std::string& model_name, engine::Runtime runtime, const std::string& weights) {
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("rtx-4090");
-    const auto model = catalog.model(model_name);
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
-    choice.runtime = runtime;
-    const auto cost = engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
+engine::CostModel cost_on_rtx_4090(const std::string& model, engine::Runtime runtime, const std::string& weights) {
+    const auto s = testing::setup_on("rtx-4090", model, weights, runtime);
+    return engine::build_cost_model(s.model, s.deployment);
+}
+
+double decode_kernels(const std::string& model, engine::Runtime runtime, const std::string& weights) {
     double kernels = 0.0;
-    for (const auto& op : engine::decode_step_costs(cost, 1.0, 512.0).operators) kernels += op.kernels;
+    for (const auto& op : engine::decode_step_costs(cost_on_rtx_4090(model, runtime, weights), 1.0, 512.0).operators) {
+        kernels += op.kernels;
+    }
     return kernels;
 }
 
@@ -50,13 +50,7 @@ TEST_CASE("the graph's extra kernels each read and write the hidden state once")
     // Llama-2-7B under llama.cpp: 10 kernels a layer beyond the structural 8 (13 - 5 and 5 - 3),
     // 320 in all. A decode step of one token moves 2 x 4,096 x 2 B = 16,384 B per kernel:
     // 5,242,880 B; a 512-token prompt 512 times that.
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("rtx-4090");
-    const auto model = catalog.model("llama-2-7b");
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
-    const auto cost = engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
+    const auto cost = cost_on_rtx_4090("llama-2-7b", engine::Runtime::llama_cpp, "q4_0");
     CHECK(cost.elementwise_kernels == 320.0);
     using engine::OperatorKind;
     CHECK(engine::decode_step_costs(cost, 1.0, 512.0)[OperatorKind::elementwise].bytes.value ==

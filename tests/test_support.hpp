@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,6 +128,21 @@ inline Setup setup(const std::string& hardware, const std::string& model, const 
     choice.weights = core::find_named(core::weight_formats(), weights);
     choice.kv = kv.empty() ? nullptr : core::find_named(core::kv_formats(), kv);
     choice.parallelism.tensor = tp;
+    result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
+    return result;
+}
+
+// The same under a named runtime, its kernels built for `backend` (unset: the device's own).
+inline Setup setup_on(const std::string& hardware, const std::string& model, const std::string& weights,
+                      engine::Runtime runtime, std::optional<core::Backend> backend = std::nullopt,
+                      const std::string& kv = "fp16") {
+    const auto catalog = shipped_catalog();
+    Setup result{catalog.hardware(hardware), catalog.model(model), {}};
+    engine::DeploymentChoice choice;
+    choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
+    choice.kv = &core::named_or_throw(core::kv_formats(), kv, "--kv", "format");
+    choice.runtime = runtime;
+    choice.backend = backend;
     result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
     return result;
 }
