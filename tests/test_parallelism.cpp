@@ -13,6 +13,9 @@
 
 #include "engine/collectives.hpp"
 #include "engine/cost_model.hpp"
+#include "engine/memory.hpp"
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
 #include "engine/speculative.hpp"
 #include "test_support.hpp"
 
@@ -527,4 +530,62 @@ TEST_CASE("why evaluates the point with its draft model and lets offloaded KV ru
                                        "--batch", "64", "--context", "8192", "--json"});
     REQUIRE(spilled.exit_code == 0);
     CHECK(nlohmann::json::parse(spilled.out)["evaluated_batch"] == 64);
+}
+
+TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP attention holds each latent cache once") {
+    // TensorRT-LLM's DeepSeek-R1 max-throughput run on 8 B200s, "TP8, EP8, attention DP" in the
+    // blog's words, is written ep=8; dp-attention=8. Unstated, the same row runs as 8-way tensor
+    // parallelism; its min-latency run, "TP8, EP2", keeps TP8 attention with the experts over 2.
+    const std::string table = testing::write_temp(
+        "decodesim_stated_parallelism.csv",
+        testing::kMeasurementHeader +
+            "dp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,3072,1024,2048,,decode_tokens_per_s_total,36384,src,"
+            "n_gpus=8 (TP8 EP8 attention DP); ep=8; dp-attention=8\n"
+            "tp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,3072,1024,2048,,decode_tokens_per_s_total,36384,src,n_gpus=8\n"
+            "ep,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,1,1024,2048,,decode_tokens_per_s_per_stream,274,src,n_gpus=8; ep=2\n");
+    const auto rows = profiles::load_measurements(table);
+    REQUIRE(rows.size() == 3);
+    // "dp-attention=8" is its own key, not the attention= switch (fused or unfused).
+    CHECK_FALSE(rows[0].unfused_attention);
+    const auto deployed_as = [](const profiles::Measurement& row) {
+        return scenarios::stated_deployment(row, engine::Runtime::tensorrt_llm).parallelism;
+    };
+    const engine::Parallelism dp = deployed_as(rows[0]), tp = deployed_as(rows[1]), ep = deployed_as(rows[2]);
+    CHECK(dp.tensor == 1);
+    CHECK(dp.attention_data == 8);
+    CHECK(dp.expert == 8);
+    CHECK(tp.tensor == 8);
+    CHECK(tp.attention_data == 1);
+    CHECK(tp.expert == 1);
+    CHECK(ep.tensor == 8);
+    CHECK(ep.expert == 2);
+
+    // The latent cache: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 B = 70,272 B a token.
+    // At the run's deepest context, 1024 + 2048 = 3072 tokens, its 3072 sequences hold:
+    //   dp-attention=8: 384 sequences a replica, 384 x 3072 x 70,272 B = 82,896,224,256 B a device;
+    //   tensor parallelism: one latent head cannot be split, so every device holds all 3072,
+    //   8 x that = 663,169,794,048 B, which no B200 holds (the bound the row beat before it was read).
+    const auto catalog = testing::shipped_catalog();
+    const auto& hardware = catalog.hardware("b200");
+    const auto& model = catalog.model("deepseek-r1");
+    const auto kv_on_a_device = [&](const profiles::Measurement& row) {
+        const auto deployment =
+            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(row, engine::Runtime::tensorrt_llm));
+        return engine::memory_footprint(engine::build_cost_model(model, deployment), hardware, 3072.0, 3072.0).kv.value;
+    };
+    CHECK(kv_on_a_device(rows[0]) == near(82'896'224'256.0));
+    CHECK(kv_on_a_device(rows[1]) == near(663'169'794'048.0));
+
+    // A degree that is not a whole divisor of the devices is refused, naming the line and the key.
+    for (const char* notes : {"n_gpus=8; ep=3", "n_gpus=8; ep=16", "n_gpus=8; dp-attention=x", "n_gpus=4; dp-attention=0"}) {
+        const std::string wrong = testing::write_temp(
+            "decodesim_stated_parallelism_bad.csv",
+            testing::kMeasurementHeader + "a,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,8,1024,2048,,"
+                                          "decode_tokens_per_s_total,100,src," + std::string(notes) + "\n");
+        const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find(":2:14:") != std::string::npos);
+        const std::string key = std::string(notes).find("ep=") != std::string::npos && std::string(notes).find("dp-") == std::string::npos ? "'ep=" : "'dp-attention=";
+        CHECK(problems[0].find(key) != std::string::npos);
+    }
 }

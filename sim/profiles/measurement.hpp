@@ -56,6 +56,13 @@ struct Measurement {
     std::string source;
     std::string notes;
     int devices = 1;      // "n_gpus=N" in the notes
+    // "ep=N" in the notes: the routed experts spread over N of the devices (expert parallelism);
+    // unset: 1, each expert split over the tensor-parallel devices.
+    int expert_parallel = 1;
+    // "dp-attention=N" in the notes: N attention replicas, each with its share of the batch (DP
+    // attention, which MLA models run because their one latent head cannot be split); the
+    // devices divided by N split each replica's heads. Unset: 1, attention split over every device.
+    int attention_data_parallel = 1;
     // The clocks the benchmark ran at: a short run (llama-bench, one request, a few hundred
     // iterations) sits near the peak clock; a run of minutes settles at the sustained one. Peak
     // unless the notes say "clocks=sustained" or the row is an MLPerf result, whose runs last at

@@ -78,11 +78,12 @@ bool sustained_from_notes(const std::string& notes, const std::string& engine) {
 // device's native one (Vulkan on any vendor, SYCL builds). Unstated: empty, the device's default.
 // A name that is not a backend is an error, not a silent default.
 // The value of "KEY=VALUE" in the notes (letters and digits), when KEY is a word of its own:
-// "moe_backend=TRTLLM" in a source's flags is not the key "backend=".
+// "moe_backend=TRTLLM" in a source's flags is not the key "backend=", nor "dp-attention=8" the key
+// "attention=".
 std::optional<std::string> notes_value(const std::string& notes, std::string_view key) {
     std::size_t at = notes.find(key);
     while (at != std::string::npos && at > 0 &&
-           (std::isalnum(static_cast<unsigned char>(notes[at - 1])) != 0 || notes[at - 1] == '_')) {
+           (std::isalnum(static_cast<unsigned char>(notes[at - 1])) != 0 || notes[at - 1] == '_' || notes[at - 1] == '-')) {
         at = notes.find(key, at + 1);
     }
     if (at == std::string::npos) return std::nullopt;
@@ -111,6 +112,23 @@ bool notes_switch(const std::string& notes, std::string_view key, std::string_vi
     if (*value == on) return true;
     problem = fmt::format("unknown {} '{}' in '{}='; expected {} or {}", key, *value, key, on, off);
     return false;
+}
+
+// "KEY=N" in the notes, N a whole number of devices that divides the row's `devices`; 1 when the
+// key is absent, and a problem for anything else.
+int degree_from_notes(const std::string& notes, std::string_view key, int devices, std::string& problem) {
+    const auto value = notes_value(notes, fmt::format("{}=", key));
+    if (!value) return 1;
+    double degree = 0.0;
+    const bool digits = !value->empty() && std::all_of(value->begin(), value->end(),
+                                                      [](unsigned char c) { return std::isdigit(c) != 0; });
+    if (!digits || !core::parse_number(*value, degree) || degree < 1.0 || degree > devices ||
+        devices % static_cast<int>(degree) != 0) {
+        problem = fmt::format("'{}={}' must be a whole number of devices that divides n_gpus={} (1 when unstated)", key,
+                              *value, devices);
+        return 1;
+    }
+    return static_cast<int>(degree);
 }
 
 }  // namespace
@@ -176,6 +194,11 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.notes = fields[13];
         if (row.source.empty()) problems.push_back({{path, number, 13}, "source", "every measurement needs its source"});
         row.devices = devices_from_notes(row.notes);
+        std::string degree_problem;
+        row.expert_parallel = degree_from_notes(row.notes, "ep", row.devices, degree_problem);
+        if (!degree_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(degree_problem, {})});
+        row.attention_data_parallel = degree_from_notes(row.notes, "dp-attention", row.devices, degree_problem);
+        if (!degree_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(degree_problem, {})});
         row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
         row.layer_split = row.notes.find("layer split") != std::string::npos;
         std::string switch_problem;

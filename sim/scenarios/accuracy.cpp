@@ -143,7 +143,15 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engin
     choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
     if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
     choice.runtime = runtime;
-    (m.layer_split ? choice.parallelism.pipeline : choice.parallelism.tensor) = m.devices;
+    // The stated split: pipeline stages, or attention replicas (each over devices / replicas),
+    // with the routed experts over `ep` of the devices (engine::Parallelism).
+    if (m.layer_split) {
+        choice.parallelism.pipeline = m.devices;
+    } else {
+        choice.parallelism.attention_data = m.attention_data_parallel;
+        choice.parallelism.tensor = m.devices / m.attention_data_parallel;
+    }
+    choice.parallelism.expert = m.expert_parallel;
     choice.backend = m.backend;
     if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
     // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
