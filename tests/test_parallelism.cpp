@@ -589,3 +589,24 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
         CHECK(problems[0].find(key) != std::string::npos);
     }
 }
+
+TEST_CASE("a prompt is never split across attention replicas: the step waits on the replica holding it") {
+    // DeepSeek-R1 on 8 B200s with DP attention (tp 1, 8 replicas, experts over 8). Its prompt
+    // attention runs MLA un-absorbed: 128 heads x (qk_nope 128 + qk_rope 64) = 24,576 multiply-adds
+    // per (query, key) pair and layer. One 1,024-token prompt has 1,024 x 1,025 / 2 = 524,800
+    // causal pairs a layer, 61 layers: 32,012,800 pairs, 2 x 24,576 x 32,012,800 =
+    // 1,573,493,145,600 FLOPs of Q.K, all on the one replica that holds the sequence (an even
+    // split would put an eighth, 196,686,643,200, on each).
+    const auto s = deployed("b200", "deepseek-r1", "nvfp4", parallelism(1, 1, 8, 8));
+    const auto cost = engine::build_cost_model(s.model, s.deployment);
+    const double one_prompt = 2.0 * 128.0 * 192.0 * 61.0 * (1024.0 * 1025.0 / 2.0);
+    CHECK(one_prompt == near(1'573'493'145'600.0));
+    CHECK(engine::prefill_costs(cost, 1.0, 1024.0)[OperatorKind::attention_score].flops.value == near(one_prompt));
+    // Sixteen prompts over eight replicas: the busiest holds two of them.
+    CHECK(engine::prefill_costs(cost, 16.0, 1024.0)[OperatorKind::attention_score].flops.value == near(2.0 * one_prompt));
+    // Decode sequences spread evenly: 64 sequences, 8 a replica, each reading its latent cache
+    // of 1,024 tokens x 61 layers x 576 elements x 2 B (fp16 by default here: bf16 activations).
+    const double cache_bytes = 8.0 * 1024.0 * 61.0 * 576.0 * 2.0;
+    CHECK(engine::decode_step_costs(cost, 64.0, 1024.0)[OperatorKind::attention_score].bytes.value ==
+          near(cache_bytes, 1e-6));
+}

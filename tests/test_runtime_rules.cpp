@@ -254,6 +254,36 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK(messages[0].find("arrivals") != std::string::npos);
 }
 
+TEST_CASE("a closed loop's passes also prefill the prompts that replace finished requests") {
+    // The same 8 streams of Llama-3.1-8B (20,000-token prompts, 2,000 output tokens) on an H100.
+    // Arriving together, the rate at the stated concurrency is the decode passes' alone: 8 / tpot.
+    // In a closed loop each finished request is replaced, 8 / 2,000 = 0.004 prompts a pass, whose
+    // prefill rides on the passes. That costs more than nothing, and at most what those prompts
+    // cost on their own (0.004 x one prompt's prefill a pass): on a pass already streaming the
+    // weights, their tokens' matrix work hides partly under the reads. So
+    //     8 / (tpot + 0.004 x own prefill) <= closed-loop rate < 8 / tpot.
+    const std::string path = testing::write_temp(
+        "decodesim_closed_loop_rows.csv",
+        testing::kMeasurementHeader +
+            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,decode_tokens_per_s_total,1,src,all at once\n"
+            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,decode_tokens_per_s_total,1,src,150 requests; arrivals=staggered\n"
+            "own,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,1,20000,2000,,ttft_s,1,src,arrivals=staggered\n"
+            // vLLM's FP8 KV-cache post (2026-04-22): gpt-oss-20b with fp8 KV on an H100, 150
+            // requests of about 20k + 2k tokens at concurrency 8, 853 output tokens/s.
+            "gptoss,h100-sxm,gpt-oss-20b,mxfp4,fp8,vllm,8,20000,2000,,decode_tokens_per_s_total,853,src,150 requests; arrivals=staggered\n");
+    const auto result = testing::run({"accuracy", path, "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    std::map<std::string, double> predicted;
+    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    const double tpot = 8.0 / predicted.at("together");
+    const double own_prefill = predicted.at("own");
+    CHECK(predicted.at("staggered") < predicted.at("together"));
+    CHECK(predicted.at("staggered") >= 8.0 / (tpot + 0.004 * own_prefill));
+    // Priced as decode alone the row came out 58% too fast; with its prompts, within 30%.
+    CHECK(std::fabs(predicted.at("gptoss") / 853.0 - 1.0) < 0.30);
+}
+
 TEST_CASE("a batched MoE row above the bound is explained by routing only where routing could matter") {
     // Qwen3-30B-A3B routes each token to 8 of 128 experts. Independent uniform routing (what the
     // engine assumes) reads 128 x (1 - (120/128)^8) = 51.6 experts a layer at 8 streams: a batch

@@ -415,7 +415,30 @@ StepShape scaled(StepShape shape, double factor) {
     shape.prefill_indexed *= factor;
     shape.state_passes *= factor;
     shape.sequences *= factor;
+    shape.prefill_sequences *= factor;
     return shape;
+}
+
+// What the busiest of `replicas` attention replicas runs of a stage's step. Each sequence lives
+// on one replica, and the replicas meet at every MoE layer's all-to-all, so the step lasts as long
+// as its busiest replica: decode sequences spread evenly, 1 / replicas each, but a prompt chunk is
+// never split, so the busiest replica holds ceil(P / replicas) of the step's P chunks (a single
+// prompt, all of it).
+StepShape busiest_replica(const StepShape& shape, double replicas) {
+    if (replicas <= 1.0) return shape;
+    const double chunks = shape.prefill_sequences;
+    const double chunk_share = chunks <= 0.0 ? 0.0 : chunks <= 1.0 ? 1.0 : std::min(1.0, std::ceil(chunks / replicas) / chunks);
+    const double decode_sequences = std::max(0.0, shape.sequences - chunks);
+    const double decode_tokens = std::max(0.0, shape.tokens - shape.prefill_tokens);
+    const double prompt_logits = std::max(0.0, shape.logits - decode_sequences);
+    StepShape busiest = scaled(shape, chunk_share);  // every prompt field at the chunks' share
+    busiest.decode_attended = shape.decode_attended / replicas;
+    busiest.decode_indexed = shape.decode_indexed / replicas;
+    busiest.tokens = decode_tokens / replicas + shape.prefill_tokens * chunk_share;
+    busiest.logits = decode_sequences / replicas + prompt_logits * chunk_share;
+    busiest.sequences = decode_sequences / replicas + chunks * chunk_share;
+    busiest.state_passes = shape.sequences > 0.0 ? shape.state_passes * (busiest.sequences / shape.sequences) : 0.0;
+    return busiest;
 }
 
 }  // namespace
@@ -434,6 +457,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     prefill_indexed += other.prefill_indexed;
     state_passes += other.state_passes;
     sequences += other.sequences;
+    prefill_sequences += other.prefill_sequences;
     return *this;
 }
 
@@ -453,6 +477,7 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
     shape.tokens = sequences * tokens;
     shape.logits = completes ? sequences : 0.0;
     shape.sequences = sequences;
+    shape.prefill_sequences = sequences;
     shape.prefill_tokens = sequences * tokens;
     shape.prefill_pairs = sequences * (cost.full_attention_layers * causal_pairs(start, tokens, 0.0) +
                                        cost.sliding_layers * causal_pairs(start, tokens, cost.window) +
@@ -490,10 +515,10 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     // Pipeline parallelism: the step's sequences are split into one micro-batch per stage (fewer
     // when there are fewer sequences); a token's step is one micro-batch's pass through every
     // stage, so the step costs one micro-batch through all layers. With fewer micro-batches than
-    // stages the stages idle in turn: the bubble. Attention data parallelism: each replica of the
-    // stage holds 1/attention_data of the sequences.
+    // stages the stages idle in turn: the bubble. Attention data parallelism: the step lasts as long
+    // as its busiest replica (busiest_replica).
     const StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
-    const StepShape shape = scaled(stage, 1.0 / cost.parallelism.attention_data);
+    const StepShape shape = busiest_replica(stage, cost.parallelism.attention_data);
     StepCosts step;
     add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens);
     // Decode attention reads each sequence's cache: the keys for the score, the values for the

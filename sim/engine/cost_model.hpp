@@ -128,6 +128,7 @@ struct StepShape {
     double prefill_indexed = 0.0;    // layer-tokens of earlier indexer keys the chunks read: sum of indexed_tokens(start)
     double state_passes = 0.0;       // whole recurrent states read or written: 2 per decode sequence, 1 or 2 per chunk
     double sequences = 0.0;          // sequences in the pass (pipeline micro-batches split these)
+    double prefill_sequences = 0.0;  // of them, those passing a prompt chunk (each chunk stays whole on one attention replica)
 
     StepShape& operator+=(const StepShape& other);
 };

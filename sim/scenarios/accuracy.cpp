@@ -94,7 +94,18 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     }
     const auto prediction =
         evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), engine::Detail::figures);
-    const double step = prediction.request->time_per_output_token.value;
+    double step = prediction.request->time_per_output_token.value;
+    // A closed loop that keeps `batch` requests going ("arrivals=staggered"): a request arrives as
+    // another finishes, so besides its decode tokens each pass prefills the prompts of the
+    // requests that replace the finished ones, batch / output of them a pass (chunked prefill).
+    // What they add is priced at the mean context, as the difference of the two passes.
+    if (m.staggered_arrivals && m.batch && output > 1.0) {
+        const engine::CostModel& cost = evaluator.cost_model();
+        const engine::StepShape decode = engine::decode_shape(cost, batch, prompt + output / 2.0);
+        engine::StepShape replenished = decode;
+        replenished += engine::prefill_shape(cost, batch / output, 0.0, prompt);
+        step += (evaluator.step_time(replenished) - evaluator.step_time(decode)).value;
+    }
     if (m.metric == Metric::decode_tokens_per_s_per_stream) return 1.0 / step;
     if (m.metric == Metric::tpot_s) return step;
     // A measured latency at a stated concurrency: every request of the batch arrived together
