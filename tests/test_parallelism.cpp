@@ -609,4 +609,10 @@ TEST_CASE("a prompt is never split across attention replicas: the step waits on 
     const double cache_bytes = 8.0 * 1024.0 * 61.0 * 576.0 * 2.0;
     CHECK(engine::decode_step_costs(cost, 64.0, 1024.0)[OperatorKind::attention_score].bytes.value ==
           near(cache_bytes, 1e-6));
+    // One stream is on one replica: the step reads its whole cache there, not an eighth of it; nine
+    // streams put two on the busiest replica.
+    CHECK(engine::decode_step_costs(cost, 1.0, 1024.0)[OperatorKind::attention_score].bytes.value ==
+          near(cache_bytes / 8.0, 1e-6));
+    CHECK(engine::decode_step_costs(cost, 9.0, 1024.0)[OperatorKind::attention_score].bytes.value ==
+          near(cache_bytes / 4.0, 1e-6));
 }

@@ -419,24 +419,33 @@ StepShape scaled(StepShape shape, double factor) {
     return shape;
 }
 
+// The share of `count` sequences (or prompt chunks) that the busiest of `replicas` holds: each is
+// whole on one replica, so the busiest holds ceil(count / replicas) of them; a count of one or
+// less (a steady state's mean can be a fraction), all of it.
+double busiest_share(double count, double replicas) {
+    if (count <= 0.0) return 0.0;
+    if (count <= 1.0) return 1.0;
+    return std::min(1.0, std::ceil(count / replicas) / count);
+}
+
 // What the busiest of `replicas` attention replicas runs of a stage's step. Each sequence lives
 // on one replica, and the replicas meet at every MoE layer's all-to-all, so the step lasts as long
-// as its busiest replica: decode sequences spread evenly, 1 / replicas each, but a prompt chunk is
-// never split, so the busiest replica holds ceil(P / replicas) of the step's P chunks (a single
-// prompt, all of it).
+// as its busiest replica: it holds ceil(D / replicas) of the step's D decode sequences and
+// ceil(P / replicas) of its P prompt chunks (a single prompt or a single stream, all of it).
 StepShape busiest_replica(const StepShape& shape, double replicas) {
     if (replicas <= 1.0) return shape;
     const double chunks = shape.prefill_sequences;
-    const double chunk_share = chunks <= 0.0 ? 0.0 : chunks <= 1.0 ? 1.0 : std::min(1.0, std::ceil(chunks / replicas) / chunks);
     const double decode_sequences = std::max(0.0, shape.sequences - chunks);
+    const double chunk_share = busiest_share(chunks, replicas);
+    const double decode_share = busiest_share(decode_sequences, replicas);
     const double decode_tokens = std::max(0.0, shape.tokens - shape.prefill_tokens);
     const double prompt_logits = std::max(0.0, shape.logits - decode_sequences);
     StepShape busiest = scaled(shape, chunk_share);  // every prompt field at the chunks' share
-    busiest.decode_attended = shape.decode_attended / replicas;
-    busiest.decode_indexed = shape.decode_indexed / replicas;
-    busiest.tokens = decode_tokens / replicas + shape.prefill_tokens * chunk_share;
-    busiest.logits = decode_sequences / replicas + prompt_logits * chunk_share;
-    busiest.sequences = decode_sequences / replicas + chunks * chunk_share;
+    busiest.decode_attended = shape.decode_attended * decode_share;
+    busiest.decode_indexed = shape.decode_indexed * decode_share;
+    busiest.tokens = decode_tokens * decode_share + shape.prefill_tokens * chunk_share;
+    busiest.logits = decode_sequences * decode_share + prompt_logits * chunk_share;
+    busiest.sequences = decode_sequences * decode_share + chunks * chunk_share;
     busiest.state_passes = shape.sequences > 0.0 ? shape.state_passes * (busiest.sequences / shape.sequences) : 0.0;
     return busiest;
 }
