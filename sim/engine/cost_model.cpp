@@ -223,8 +223,8 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             cost.qkv.activation_width += hidden + heads * head_dim + 2.0 * kv_heads * head_dim;
             cost.output.activation_width += heads * head_dim + hidden;
         }
-        cost.qkv.layers += 1;
-        cost.output.layers += 1;
+        cost.qkv.layers += kProjectionKernels;
+        cost.output.layers += kOutputKernels;
 
         // A gated MLP has gate and up (2 matrices of H x I) and down (I x H); a plain one up and down.
         auto add_mlp = [&](WeightGroup& group, double intermediate, int split, bool routed) {
@@ -234,7 +234,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                        core::tensor_bits(format, TensorRole::mlp_gate_up, where));
             add_matrix(group, per_device * hidden, core::tensor_bits(format, TensorRole::mlp_down, where));
             group.activation_width += 2.0 * hidden + (gated ? 3.0 : 2.0) * per_device;
-            group.layers += 2;  // two kernels: gate/up, down
+            group.layers += kMlpMatrixKernels;  // gate/up, then down
         };
         if (is_moe_layer(model, layer)) {
             const auto& moe = *model.moe;
@@ -242,7 +242,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size), expert_split, true);
             add_matrix(cost.router, hidden * experts, bits(TensorRole::router));
             cost.router.activation_width += hidden + experts;
-            cost.router.layers += 1;
+            cost.router.layers += kRouterKernels;
             for (int shared = 0; shared < moe.n_shared_experts; ++shared) {
                 add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size), tp, false);
             }
@@ -340,7 +340,7 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     step[OperatorKind::shared_experts] = linear_cost(cost.shared_experts, tokens, act);
     step[OperatorKind::router] = linear_cost(cost.router, tokens, act);
     step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token() * tokens,
-                                    static_cast<double>(cost.attention_layers()), 0.0, 0.0};
+                                    cost.attention_layers() * kCacheWriteKernels, 0.0, 0.0};
 
     if (cost.moe_layers > 0) {
         // The experts this device holds that any of the stage's tokens picked, and its routed slots.
@@ -358,10 +358,10 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     }
 
     // Each norm reads and writes the hidden state; about 4 FLOPs per element (square, sum, scale, weight).
-    const double norm_count = 2.0 * cost.layers + 1.0;
+    const double norm_count = 2.0 * cost.layers + 1.0;  // each block's, and the final one
     step[OperatorKind::norms] = {Flops(4.0 * tokens * cost.hidden_size * norm_count),
                                  cost.norms_weight_bytes + act * (2.0 * tokens * cost.hidden_size * norm_count),
-                                 norm_count, 0.0, 0.0};
+                                 norm_count * kNormKernels, 0.0, 0.0};
 
     // The runtime's other kernels each read and write the hidden state of every token once.
     step[OperatorKind::elementwise] = {Flops(), act * (2.0 * tokens * cost.hidden_size * cost.elementwise_kernels),
@@ -561,7 +561,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     step[OperatorKind::attention_score] = {Flops(score_flops),
                                            (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
                                                state_and_index_traffic + key_reloads,
-                                           cost.layers, 0.0, 0.0};
+                                           cost.layers * kAttentionKernels, 0.0, 0.0};
     step[OperatorKind::attention_value] = {Flops(value_flops),
                                            (cost.latent_cache ? Bytes() : decode_cache * 0.5) + value_reloads, 0.0,
                                            0.0, 0.0};

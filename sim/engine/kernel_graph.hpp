@@ -21,12 +21,23 @@ struct KernelGraph {
     double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
 };
 
-// Structural kernels per block, as the operators count them (engine/cost_model.cpp): attention
-// 5 (projections, attention, cache write, output, norm), dense MLP 3 (gate/up, down, norm), routed
-// MoE 4 (gate/up, down, router, norm).
-inline constexpr double kStructuralAttentionKernels = 5.0;
-inline constexpr double kStructuralDenseMlpKernels = 3.0;
-inline constexpr double kStructuralMoeKernels = 4.0;
+// The structural kernels: what the operators launch (engine/cost_model.cpp counts its operators'
+// kernels from these). A block's norm is one kernel; the q, k and v projections one; each MLP, a
+// dense one, an expert's or a shared expert's, two (gate/up, then down).
+inline constexpr double kNormKernels = 1.0;
+inline constexpr double kProjectionKernels = 1.0;
+inline constexpr double kAttentionKernels = 1.0;
+inline constexpr double kCacheWriteKernels = 1.0;
+inline constexpr double kOutputKernels = 1.0;
+inline constexpr double kMlpMatrixKernels = 2.0;
+inline constexpr double kRouterKernels = 1.0;
+
+// Structural kernels per block: attention 5 (norm, projections, attention, cache write, output),
+// dense MLP 3 (norm, gate/up, down), routed MoE 4 (norm, router, gate/up, down).
+inline constexpr double kStructuralAttentionKernels =
+    kNormKernels + kProjectionKernels + kAttentionKernels + kCacheWriteKernels + kOutputKernels;
+inline constexpr double kStructuralDenseMlpKernels = kNormKernels + kMlpMatrixKernels;
+inline constexpr double kStructuralMoeKernels = kNormKernels + kRouterKernels + kMlpMatrixKernels;
 
 KernelGraph kernel_graph(Runtime runtime);
 
