@@ -577,7 +577,8 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     CHECK(kv_on_a_device(rows[1]) == near(663'169'794'048.0));
 
     // A degree that is not a whole divisor of the devices is refused, naming the line and the key.
-    for (const char* notes : {"n_gpus=8; ep=3", "n_gpus=8; ep=16", "n_gpus=8; dp-attention=x", "n_gpus=4; dp-attention=0"}) {
+    for (const char* notes : {"n_gpus=8; ep=3", "n_gpus=8; ep=16", "n_gpus=8; dp-attention=x", "n_gpus=4; dp-attention=0",
+                              "n_gpus=8; split=layer; dp-attention=8"}) {
         const std::string wrong = testing::write_temp(
             "decodesim_stated_parallelism_bad.csv",
             testing::kMeasurementHeader + "a,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,8,1024,2048,,"

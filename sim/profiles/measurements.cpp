@@ -209,6 +209,11 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.row_split = notes_switch(row.notes, "split", "row", "layer", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         if (notes_value(row.notes, "split=") == "layer") row.layer_split = true;
+        // Replicas split each replica's heads over the devices: a layer split has no heads to split.
+        if (row.layer_split && row.attention_data_parallel > 1) {
+            problems.push_back({{path, number, 14}, "notes",
+                                "'dp-attention=' needs the devices to split each layer (tensor parallelism), not a layer split"});
+        }
         row.eager_launch = notes_switch(row.notes, "graphs", "off", "on", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         if (const auto method = notes_value(row.notes, "speculative=")) {
