@@ -575,6 +575,15 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     };
     CHECK(kv_on_a_device(rows[0]) == near(82'896'224'256.0));
     CHECK(kv_on_a_device(rows[1]) == near(663'169'794'048.0));
+    // Each sequence is whole on one replica: one stream's cache, 3072 x 70,272 = 215,875,584 B, sits
+    // on one device, and nine streams put two, 431,751,168 B, on the busiest.
+    {
+        const auto deployment =
+            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[0], engine::Runtime::tensorrt_llm));
+        const auto cost = engine::build_cost_model(model, deployment);
+        CHECK(engine::memory_footprint(cost, hardware, 1.0, 3072.0).kv.value == near(215'875'584.0));
+        CHECK(engine::memory_footprint(cost, hardware, 9.0, 3072.0).kv.value == near(431'751'168.0));
+    }
 
     // A degree that is not a whole divisor of the devices is refused, naming the line and the key.
     for (const char* notes : {"n_gpus=8; ep=3", "n_gpus=8; ep=16", "n_gpus=8; dp-attention=x", "n_gpus=4; dp-attention=0",
