@@ -419,13 +419,9 @@ StepShape scaled(StepShape shape, double factor) {
     return shape;
 }
 
-// The share of `count` sequences (or prompt chunks) that the busiest of `replicas` holds: each is
-// whole on one replica, so the busiest holds ceil(count / replicas) of them; a count of one or
-// less (a steady state's mean can be a fraction), all of it.
+// The share of `count` sequences (or prompt chunks) that the busiest of `replicas` holds.
 double busiest_share(double count, double replicas) {
-    if (count <= 0.0) return 0.0;
-    if (count <= 1.0) return 1.0;
-    return std::min(1.0, std::ceil(count / replicas) / count);
+    return count > 0.0 ? on_busiest_replica(count, replicas) / count : 0.0;
 }
 
 // What the busiest of `replicas` attention replicas runs of a stage's step. Each sequence lives
@@ -451,6 +447,11 @@ StepShape busiest_replica(const StepShape& shape, double replicas) {
 }
 
 }  // namespace
+
+double on_busiest_replica(double count, double replicas) {
+    if (replicas <= 1.0 || count <= 1.0) return count;
+    return std::min(count, std::ceil(count / replicas));
+}
 
 StepShape& StepShape::operator+=(const StepShape& other) {
     tokens += other.tokens;

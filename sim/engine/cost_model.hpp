@@ -133,6 +133,11 @@ struct StepShape {
     StepShape& operator+=(const StepShape& other);
 };
 
+// Of `count` sequences (or prompt chunks) over `replicas` attention replicas, how many the busiest
+// holds: each is whole on one replica, so ceil(count / replicas) of them; a count of one or less
+// (a steady state's mean can be a fraction), all of it.
+double on_busiest_replica(double count, double replicas);
+
 // The shape of `batch` decode sequences at `context` tokens each (this step's token included).
 StepShape decode_shape(const CostModel& cost, double batch, double context);
 // The shape of a prefill chunk of `tokens` prompt tokens after `start` tokens already in the

@@ -26,14 +26,13 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     memory.kv_per_token = cost.kv_bytes_per_token() / static_cast<double>(cost.parallelism.pipeline);
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
     memory.kv_per_sequence = per_sequence;
-    // Each attention replica of a stage holds its own sequences, each whole: the busiest holds
-    // ceil(batch / replicas) of them (a mean batch of one or less, all of it), as its step runs
-    // them (engine/cost_model.cpp, busiest_replica).
+    // Each attention replica of a stage holds its own sequences, each whole: the busiest one's, as
+    // its step runs them (engine/cost_model.cpp, busiest_replica).
     const double replicas = cost.parallelism.attention_data;
     // A shared prefix is held once per replica; each sequence adds only what follows it.
     const core::Bytes shared = cost.shared_prefix_bytes(std::min(shared_prefix, context));
     const core::Bytes own = per_sequence - shared;
-    const double per_replica = replicas <= 1.0 || batch <= 1.0 ? batch : std::ceil(batch / replicas);
+    const double per_replica = on_busiest_replica(batch, replicas);
     memory.kv = per_replica > 0.0 ? shared + own * per_replica : core::Bytes();
     memory.capacity = hardware.memory_capacity;
     // Never below zero: a workspace larger than a small device's share leaves nothing, not less.
