@@ -8,6 +8,7 @@
 
 #include "engine/cost_model.hpp"
 #include "engine/model_shape.hpp"
+#include "engine/roofline.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -254,4 +255,34 @@ TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {
           doctest::Approx(catalog.hardware("p40").listed_peak(core::Datatype::fp32).value));
     // A listed rate is used as is, even when a wider type is faster: H100 fp8 = 1978.9 TFLOPS.
     CHECK(engine::effective_peak(catalog.hardware("h100-sxm"), core::Datatype::fp8) == doctest::Approx(1978.9e12));
+}
+
+TEST_CASE("llama.cpp's quantized matmuls on CUDA run at SMs x 2048 x clock, not at a larger tensor core's int8 peak") {
+    const auto catalog = testing::shipped_catalog();
+    const auto peak = [&](const std::string& device, core::Backend backend, bool dequantizes = true) {
+        return engine::kernel_matmul_peak(catalog.hardware(device), core::Datatype::int8, dequantizes, backend).value;
+    };
+    // RTX 4090: 128 SMs x 2048 x 2.52 GHz = 660.6e12, its listed int8 peak: a consumer SM's rate.
+    CHECK(peak("rtx-4090", core::Backend::cuda) == doctest::Approx(660.6e12).epsilon(0.001));
+    // A100: 108 x 2048 x 1.41 GHz = 311.9e12, half its listed 624 TOPS.
+    CHECK(peak("a100-sxm-80gb", core::Backend::cuda) == doctest::Approx(311.9e12).epsilon(0.001));
+    // H100 SXM: 132 x 2048 x 1.83 GHz = 494.7e12, a quarter of its listed 1978.9 TOPS.
+    CHECK(peak("h100-sxm", core::Backend::cuda) == doctest::Approx(494.7e12).epsilon(0.001));
+    // Another backend's kernels, or a format that is not a llama.cpp block format, keep the listed peak.
+    CHECK(peak("h100-sxm", core::Backend::vulkan) == doctest::Approx(1978.9e12).epsilon(0.001));
+    CHECK(peak("h100-sxm", core::Backend::cuda, false) == doctest::Approx(1978.9e12).epsilon(0.001));
+
+    // Measured (llama.cpp discussion #15013, Llama-2-7B q4_0, pp512, -fa 0): RTX 4090 11,992.7
+    // tok/s, A100 SXM 80GB 4,849.5 (0.40 of it), H100 SXM 9,918.3 (0.83 of it), though their listed
+    // int8 peaks are 0.94x and 3.0x the 4090's. The listed peaks would put the H100 ahead.
+    const auto prompt_rate = [](const std::string& device) {
+        const auto result = testing::run({"predict", "--hardware", device, "--model", "llama-2-7b", "--weights", "q4_0",
+                                          "--kv", "fp16", "--runtime", "llama.cpp", "--prompt", "512", "--output", "1",
+                                          "--json"});
+        REQUIRE(result.exit_code == 0);
+        return 512.0 / nlohmann::json::parse(result.out)["prefill"]["time_s"].get<double>();
+    };
+    const double rtx4090 = prompt_rate("rtx-4090");
+    CHECK(prompt_rate("a100-sxm-80gb") < 0.6 * rtx4090);
+    CHECK(prompt_rate("h100-sxm") < rtx4090);
 }

@@ -3,7 +3,9 @@
 // per-kernel overhead, and the time of the collectives between devices (engine/collectives.hpp).
 
 #include <array>
+#include <optional>
 
+#include "core/backend.hpp"
 #include "core/datatype.hpp"
 #include "engine/clocks.hpp"
 #include "engine/collectives.hpp"
@@ -57,12 +59,32 @@ double machine_balance(const DeviceRates& rates);
 // int8 -> fp16/bf16 -> fp32). 0 when the device lists none of them.
 core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::Datatype datatype);
 
+// The int8 rate of one SM through mma.sync, the warp-level matrix instruction llama.cpp's quantized
+// matmuls (MMQ, ggml-cuda/mma.cuh) are built on, on the parts those kernels are tiled for: GA10x,
+// AD10x and GB20x list int8 peaks of exactly SMs x 2048 x boost clock (RTX 3090: 82 x 2048 x
+// 1.695 GHz = 284.5 TOPS; RTX 4090: 128 x 2048 x 2.52 GHz = 660.6 TOPS). GA100's, GH100's and
+// GB100's larger tensor cores (4096, 8192 and 16384 a clock) are not reached by these kernels:
+// llama.cpp discussion #15013 measures an A100 at 0.40 of an RTX 4090's q4_0 prompt rate and an
+// H100 at 0.83, where SMs x clock gives 0.47 and 0.75 and the listed int8 peaks 0.94 and 3.0
+// (docs/model.md, "Issue-bound quantized matmuls").
+inline constexpr double kMmqOpsPerSmClock = 2048.0;
+
+// The matmul peak a runtime's kernels can reach on `hardware`: the listed (or substituted) peak,
+// except for llama.cpp's quantized matmuls on CUDA (`dequantizes` with an int8 matmul datatype),
+// whose rate is SMs x kMmqOpsPerSmClock x the peak clock where the profile states its SMs, when
+// that is the lower.
+core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
+                                  bool dequantizes, core::Backend backend);
+
 // `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
 // quantized_* factors apply to them. `clocks`: the shares of the listed compute and memory peaks
-// the device runs at (engine/clocks.hpp); null for the datasheet peaks.
+// the device runs at (engine/clocks.hpp); null for the datasheet peaks. `kernels_on`: the backend
+// the runtime's kernels run on, which bounds the matmul rate by kernel_matmul_peak; nullopt for
+// the datasheet peaks (the roofline bound).
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
                          core::Datatype activation_datatype, const Parallelism& parallelism, const Efficiency& efficiency,
-                         bool weight_only_quantized = false, const ClockState* clocks = nullptr);
+                         bool weight_only_quantized = false, const ClockState* clocks = nullptr,
+                         std::optional<core::Backend> kernels_on = std::nullopt);
 
 struct OperatorTime {
     core::Seconds compute;

@@ -121,7 +121,7 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.40, 1.00, 0.75, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.50, 1.00, 0.60, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
@@ -129,7 +129,7 @@ inline constexpr std::array kRuntimePresets{
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 120.0},
-                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.40, 1.00, 0.75, core::Seconds(0.0),
+                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.50, 1.00, 0.60, core::Seconds(0.0),
                                   {1.0, 2.375, 2.724, 1.026, 1.497, 1.497}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)

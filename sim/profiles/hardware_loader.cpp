@@ -222,6 +222,9 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     }
 
     if (auto dies = root.positive_integer("dies", Presence::optional, kMaxDies)) profile.dies = static_cast<int>(*dies);
+    if (auto units = root.positive_integer("compute_units", Presence::optional, kMaxComputeUnits)) {
+        profile.compute_units = static_cast<int>(*units);
+    }
     if (auto power = root.quantity("power", Dimension::power, Presence::optional)) profile.power = core::Watts(*power);
     profile.price_per_hour = root.positive_number("price_per_hour", Presence::optional, kMaxPricePerHour);
     if (profile.price_per_hour && *profile.price_per_hour < kMinPricePerHour) {
@@ -246,7 +249,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
     root.reject_unknown_keys({"name", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
-                              "dies", "efficiency", "clocks", "power_limit", "power_modes"});
+                              "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;
 }

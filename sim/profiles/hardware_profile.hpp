@@ -84,6 +84,8 @@ struct PowerMode {
 inline constexpr double kMaxPricePerHour = 10000.0;
 // The most dies a package may state: Apple's Ultra joins two; beyond 8 is a typo.
 inline constexpr std::int64_t kMaxDies = 8;
+// The most compute units (SMs) a profile may state: the largest GPUs have under 200; beyond 4096 is a typo.
+inline constexpr std::int64_t kMaxComputeUnits = 4096;
 // The lowest: a tenth of a cent an hour; below it a price is a typo (1e-300 gave USD 2e-302 per million tokens).
 inline constexpr double kMinPricePerHour = 0.001;
 
@@ -101,6 +103,10 @@ struct HardwareProfile {
     // Each kernel then starts and finishes on both dies, which a runtime pays for per kernel
     // (RuntimeFactors::cross_die_kernel_overhead, docs/model.md "Multi-die packages").
     int dies = 1;
+    // Streaming multiprocessors (NVIDIA SMs): the units that issue a kernel's instructions. Only
+    // needed where a kernel is bound by instruction issue rather than by the tensor-core peak
+    // (llama.cpp's quantized matmuls on CUDA, engine::kernel_matmul_peak); absent elsewhere.
+    std::optional<int> compute_units;
     // Dense peak per datatype, indexed by core::Datatype; 0 where the device lists none.
     std::array<core::FlopRate, core::kAllDatatypes.size()> peak_ops_per_s{};
     std::optional<Interconnect> interconnect;

@@ -55,6 +55,9 @@ Explanation explain(const engine::OperatingPoint& point) {
 
     HardwareProfile more_flops = hardware;
     for (core::FlopRate& peak : more_flops.peak_ops_per_s) peak = peak * 2.0;
+    // Twice the compute is twice the SMs too: an issue-bound kernel (engine::kernel_matmul_peak)
+    // gains from it as a tensor-bound one does.
+    if (more_flops.compute_units) *more_flops.compute_units *= 2;
     result.what_if.flops_x2 =
         evaluate(model, more_flops, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
 
