@@ -65,13 +65,11 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // fitted 8 us over 8, and this split's GeForce rows (llama.cpp, 37) moved from 8.6% to 11.1%,
     // while every held-out figure improved (per stream 8.2% -> 7.9% leaving one source out, 8.4% ->
     // 7.7% leaving one family out). The guard moved from 9.5% to 10.5% with it.
-    // Prefill 10.7% -> 11.1% with the issue-bound quantized matmuls (docs/model.md, "Issue-bound
-    // quantized matmuls"): the discrete llama.cpp fit moved from compute 0.75 x quantized 0.40 to
-    // 0.60 x 0.50 once the A100 and H100 rows stopped looking slow, so this split's fp16 GeForce
-    // prompts come out 20% slower; prefill with one source left out fell from 17.1% to 16.6%.
-    // The prefill guard moved from 11% to 11.5% with it.
+    // Prefill 10.7% -> 9.7% with the issue-bound quantized matmuls and the dequantized block
+    // matmuls of llama.cpp's 2023-24 CUDA builds (docs/model.md, "Issue-bound quantized matmuls",
+    // "Dequantized block matmuls").
     const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.105},
-                                                   {"test prefill_tokens_per_s", 0.115},
+                                                   {"test prefill_tokens_per_s", 0.11},
                                                    {"test decode_tokens_per_s_total", 0.20}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
@@ -103,10 +101,11 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // gain; on the seventh session's rows 8.9% and 24.2%, docs/validation.md). Prefill 17.2% with
     // the attention tiles (docs/model.md, "Attention tiles"); per stream 7.9% and prefill 17.1%
     // with llama.cpp's kernel graph ("Kernel graphs"); prefill 16.6% with the issue-bound quantized
-    // matmuls ("Issue-bound quantized matmuls").
+    // matmuls ("Issue-bound quantized matmuls"), 13.6% with the dequantized block matmuls of the
+    // runs that used them ("Dequantized block matmuls").
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.085},
                                                {"decode_tokens_per_s_total", 0.16},
-                                               {"prefill_tokens_per_s", 0.18},
+                                               {"prefill_tokens_per_s", 0.15},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {

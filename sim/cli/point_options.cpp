@@ -88,6 +88,7 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->check(CLI::Range(1, kMaxTensorParallel));
     command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
     command.add_option("--attention", options.attention, help::kAttention)->capture_default_str();
+    command.add_option("--block-matmul", options.block_matmul, help::kBlockMatmul)->capture_default_str();
     auto* draft = command.add_option("--draft", options.draft, help::kDraft);
     command.add_option("--spec-length", options.spec_length, help::kSpecLength)
         ->capture_default_str()
@@ -151,6 +152,13 @@ engine::AttentionKernels attention_kernels_named(const std::string& name) {
     return core::named_or_throw(kKernels, name, "--attention", "attention kernel").value;
 }
 
+engine::BlockMatmul block_matmul_named(const std::string& name) {
+    using Path = engine::BlockMatmul;
+    static constexpr std::array kPaths{NamedValue<Path>{"quantized", Path::quantized},
+                                       NamedValue<Path>{"dequantized", Path::dequantized}};
+    return core::named_or_throw(kPaths, name, "--block-matmul", "block matmul path").value;
+}
+
 engine::ClockCondition clock_condition_named(const std::string& name) {
     using Condition = engine::ClockCondition;
     static constexpr std::array kConditions{NamedValue<Condition>{"sustained", Condition::sustained},
@@ -185,6 +193,7 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
     choice.attention = attention_kernels_named(options.attention);
+    choice.block_matmul = block_matmul_named(options.block_matmul);
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "

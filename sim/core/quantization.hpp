@@ -43,6 +43,9 @@ struct WeightFormat {
     // The kernels unpack the stored blocks on the fly (weight-only and block formats), which a
     // runtime may pay for in bandwidth and compute (engine/runtime.hpp).
     bool dequantizes = false;
+
+    // A llama.cpp GGUF file type, whose matrices are stored in blocks (q4_0, q4_k_m, ...).
+    bool is_block_format() const { return coverage == FormatCoverage::gguf_mixture; }
 };
 
 struct KvFormat {

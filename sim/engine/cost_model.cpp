@@ -272,6 +272,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.lm_head.activation_width = hidden + vocabulary;
     cost.lm_head.layers = 1;
     cost.unfused_attention = deployment.attention == AttentionKernels::unfused;
+    cost.dequantized_block_matmul = deployment.block_matmul == BlockMatmul::dequantized && format.is_block_format();
     // The prompt kernel's tile: MLA's prompt attention runs un-absorbed, every head with its own
     // decompressed keys and values in the activation datatype.
     cost.prefill_rows_per_kv_load = rows_per_memory_load(attention_tile_rows(deployment.runtime, deployment.backend));
@@ -297,6 +298,7 @@ bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
         case ShownWhen::kv_offload: return cost.kv_device_room.has_value();
         case ShownWhen::unfused_attention: return cost.unfused_attention;
         case ShownWhen::elementwise_kernels: return cost.elementwise_kernels > 0.0;
+        case ShownWhen::dequantized_block_matmul: return cost.dequantized_block_matmul;
     }
     return true;
 }
@@ -342,10 +344,13 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     step[OperatorKind::kv_write] = {Flops(), cost.kv_bytes_per_token() * tokens,
                                     cost.attention_layers() * kCacheWriteKernels, 0.0, 0.0};
 
+    // The experts this device holds that any of the stage's tokens picked.
+    const double distinct = cost.moe_layers > 0
+                                ? expected_distinct_experts(cost.routed_experts, cost.experts_per_token, stage_tokens) *
+                                      (static_cast<double>(cost.local_experts) / cost.routed_experts)
+                                : 0.0;
     if (cost.moe_layers > 0) {
-        // The experts this device holds that any of the stage's tokens picked, and its routed slots.
-        const double distinct = expected_distinct_experts(cost.routed_experts, cost.experts_per_token, stage_tokens) *
-                                (static_cast<double>(cost.local_experts) / cost.routed_experts);
+        // Its routed slots.
         const double slots = busiest_device_slots(stage_tokens, cost.experts_per_token, cost.routed_experts,
                                                   parallel.expert);
         // Each picked expert's weights serve the slots routed to it: few rows per weight tile,
@@ -355,6 +360,32 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
                                        cost.expert.layers, 0.0, 0.0, distinct > 0.0 ? slots / distinct : 0.0};
     } else {
         step[OperatorKind::experts] = {};
+    }
+
+    // BlockMatmul::dequantized: a pass of more than kBlockMatmulMaxTokens tokens first writes each
+    // block-format matrix out as a 16-bit copy (one kernel a product: reading the blocks, writing
+    // 2 bytes a weight), then cuBLAS multiplies the copy, reading it in place of the blocks. The
+    // graph runs a prompt one physical batch at a time, and each does both again. The
+    // dequantization is a kernel of its own: nothing hides it behind the product's arithmetic.
+    step[OperatorKind::weight_dequantize] = {};
+    if (cost.dequantized_block_matmul && tokens > kBlockMatmulMaxTokens) {
+        OperatorCost& dequantize = step[OperatorKind::weight_dequantize];
+        const double batches = std::ceil(tokens / kPhysicalBatchTokens);
+        const auto through_copy = [&](OperatorKind kind, const WeightGroup& group, double matrices) {
+            if (group.params <= 0.0 || matrices <= 0.0) return;
+            const Bytes blocks = group.bytes * matrices;
+            const Bytes copy(kCopyBytesPerWeight * group.params * matrices);
+            dequantize.bytes += (blocks + copy) * batches;
+            dequantize.kernels += group.layers * batches;
+            OperatorCost& product = step[kind];
+            product.bytes += copy * batches - blocks;
+            product.on_16bit_copy = true;
+        };
+        through_copy(OperatorKind::qkv_projection, cost.qkv, 1.0);
+        through_copy(OperatorKind::output_projection, cost.output, 1.0);
+        through_copy(OperatorKind::mlp, cost.mlp, 1.0);
+        through_copy(OperatorKind::shared_experts, cost.shared_experts, 1.0);
+        through_copy(OperatorKind::experts, cost.expert, distinct);
     }
 
     // Each norm reads and writes the hidden state; about 4 FLOPs per element (square, sum, scale, weight).

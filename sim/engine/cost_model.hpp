@@ -48,6 +48,9 @@ struct CostModel {
     bool latent_cache = false;          // MLA: one cache read serves both score and value
     // The runtime's attention writes its score matrix to device memory (AttentionKernels::unfused).
     bool unfused_attention = false;
+    // Block-format weights go through 16-bit copies in passes of more than kBlockMatmulMaxTokens
+    // tokens (BlockMatmul::dequantized with a llama.cpp block format).
+    bool dequantized_block_matmul = false;
     // A fused prompt kernel's query rows per load of a key/value head (engine/attention_tile.hpp),
     // and the bytes of each key or value element it loads; 0 rows: loaded once per layer.
     double prefill_rows_per_kv_load = 0.0;
@@ -97,6 +100,14 @@ struct CostModel {
     // and recurrent layers are counted as not sharing it.
     core::Bytes shared_prefix_bytes(double prefix) const;
 };
+
+// The most tokens a pass may hold for llama.cpp's quantized kernels to multiply block-format weights
+// as stored under BlockMatmul::dequantized: MMQ_MAX_BATCH_SIZE (32) of the ggml CUDA backend before
+// PR #8075, which sent larger batches to cuBLAS on devices with tensor cores (the gate ggml-sycl
+// keeps: `src1->ne[1] <= MMQ_MAX_BATCH_SIZE` under XMX).
+inline constexpr double kBlockMatmulMaxTokens = 32.0;
+// Bytes of one weight in the dequantized copy cuBLAS multiplies: fp16.
+inline constexpr double kCopyBytesPerWeight = 2.0;
 
 // Expects a deployment that validate_deployment (prediction.hpp) accepted.
 CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment);
@@ -157,9 +168,10 @@ StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
 // fp32, the softmax reads and rewrites it, the value product reads it back (llama.cpp's non-flash
 // path: mul_mat, soft_max_ext, mul_mat, all with fp32 scores).
 inline constexpr double kUnfusedScoreBytes = 16.0;
-// Queries one unfused pass scores together: llama.cpp's physical batch (n_ubatch, default 512),
-// the unit its graph runs a prompt in.
-inline constexpr double kUnfusedQueryBlock = 512.0;
+// llama.cpp's physical batch (n_ubatch, default 512): the unit its graph runs a prompt in.
+inline constexpr double kPhysicalBatchTokens = 512.0;
+// Queries one unfused pass scores together: one physical batch.
+inline constexpr double kUnfusedQueryBlock = kPhysicalBatchTokens;
 
 // (query, key) pairs of causal attention for prompt tokens start+1 .. start+tokens, at one layer
 // with a sliding `window` (0: none).

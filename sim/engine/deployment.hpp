@@ -44,6 +44,14 @@ struct Speculation {
 // (llama.cpp with flash attention off, which llama-bench defaulted to; eager PyTorch attention).
 enum class AttentionKernels { fused, unfused };
 
+// How llama.cpp's CUDA backend multiplies a block format's weights (q4_0, q4_k_m, ...) by a pass
+// of more than kBlockMatmulMaxTokens tokens (a prompt chunk, a large decode batch; docs/model.md,
+// "Dequantized block matmuls"). quantized: its MMQ kernels multiply the blocks as stored, every
+// build since llama.cpp PR #8075 (June 2024); dequantized: each matrix is first dequantized into a
+// 16-bit copy that cuBLAS multiplies, the default of the builds before it (and
+// GGML_CUDA_FORCE_CUBLAS after). Passes of fewer tokens use the quantized kernels either way.
+enum class BlockMatmul { quantized, dequantized };
+
 struct Deployment {
     const core::WeightFormat* weights = nullptr;  // never null once resolved
     const core::KvFormat* kv = nullptr;           // never null once resolved
@@ -58,6 +66,7 @@ struct Deployment {
     // `runtime`, its base; null: the built-in preset of `runtime`.
     std::shared_ptr<const RuntimePreset> runtime_file;
     AttentionKernels attention = AttentionKernels::fused;
+    BlockMatmul block_matmul = BlockMatmul::quantized;
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -73,6 +82,7 @@ struct DeploymentChoice {
     Speculation speculation;
     std::shared_ptr<const RuntimePreset> runtime_file;  // null: the built-in preset of `runtime`
     AttentionKernels attention = AttentionKernels::fused;
+    BlockMatmul block_matmul = BlockMatmul::quantized;
 };
 
 // The preset a deployment runs under: its file's, else the built-in one. Every efficiency and

@@ -30,6 +30,7 @@ enum class OperatorKind {
     all_to_all,
     pipeline_send,
     kv_offload,
+    weight_dequantize,
 };
 
 // Which peak an operator's arithmetic runs at.
@@ -51,7 +52,7 @@ enum class StreamClass {
 
 // When the per-operator report lists an operator (it is always costed; absent ones cost zero).
 enum class ShownWhen { always, dense_mlp, moe, shared_experts, tensor_parallel, expert_parallel, pipeline_parallel,
-                       kv_offload, unfused_attention, elementwise_kernels };
+                       kv_offload, unfused_attention, elementwise_kernels, dequantized_block_matmul };
 
 struct OperatorInfo {
     OperatorKind kind;
@@ -101,6 +102,9 @@ inline constexpr std::array kOperators{
                  ShownWhen::pipeline_parallel, "hidden states passed from one pipeline stage to the next"},
     OperatorInfo{OperatorKind::kv_offload, "kv_offload", ArithmeticClass::activation, StreamClass::host,
                  ShownWhen::kv_offload, "KV cache read back from CPU memory over the host link"},
+    OperatorInfo{OperatorKind::weight_dequantize, "weight_dequantize", ArithmeticClass::activation, StreamClass::device,
+                 ShownWhen::dequantized_block_matmul,
+                 "block-format weights dequantized into 16-bit copies for cuBLAS (llama.cpp CUDA builds before June 2024)"},
 };
 
 inline constexpr std::size_t kOperatorCount = kOperators.size();
@@ -129,6 +133,9 @@ struct OperatorCost {
     // Rows each weight matrix is applied to, where a tiled kernel's staging of the weights weighs
     // in (the routed experts: a few tokens each); 0 where it does not (DeviceRates::tile_setup_rows).
     double rows_per_weight = 0.0;
+    // The product ran on a 16-bit copy of block-format weights (BlockMatmul::dequantized): its
+    // FLOPs at the 16-bit matrix rate, its bytes read from device memory like any plain tensor.
+    bool on_16bit_copy = false;
 };
 
 // Costs of one forward pass, one entry per row of kOperators.

@@ -79,6 +79,12 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
                                          "host_link: block to its profile)",
                                          hardware.name));
     }
+    if (deployment.block_matmul == BlockMatmul::dequantized &&
+        (!deployment.weights->is_block_format() || deployment.backend != core::Backend::cuda)) {
+        refuse("block-matmul", fmt::format("the dequantized path is llama.cpp's CUDA backend's for its block formats "
+                                           "(q4_0, q4_k_m, ...); {} on {} has none",
+                                           deployment.weights->name, core::backend_name(deployment.backend)));
+    }
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     for (Datatype datatype : {matmul, deployment.activation}) {
         if (effective_peak(hardware, datatype).value <= 0.0) {

@@ -97,6 +97,9 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.matmul_rate = FlopRate(std::min(
         matmul_peak * efficiency.compute * (weight_only_quantized ? efficiency.quantized_compute : 1.0), matmul_peak));
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
+    const double copy_peak = effective_peak(hardware, activation_datatype).value * compute_share;
+    rates.copy_seconds_per_flop =
+        core::reciprocal(FlopRate(std::min(copy_peak * efficiency.compute, copy_peak)));
     rates.attention_rate = FlopRate(std::min((rates.activation_rate * efficiency.attention_compute).value,
                                              effective_peak(hardware, activation_datatype).value * compute_share));
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;

@@ -32,6 +32,9 @@ struct DeviceRates {
     core::Seconds kernel_overhead;
     core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)
     double tile_setup_rows = 0.0;     // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
+    // A 16-bit GEMM on dequantized copies (OperatorCost::on_16bit_copy): the activation datatype's
+    // matrix peak at the runtime's compute efficiency, no quantized-kernel factor.
+    core::SecondsPerFlop copy_seconds_per_flop;
     Parallelism parallelism;
 
     // Derived, per row of kOperators.
@@ -125,8 +128,10 @@ inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, c
         time.bound = Bound::communication;
         return time;
     }
-    time.compute = cost.flops * rates.seconds_per_flop[index] * tile_setup_factor(cost.rows_per_weight, rates.tile_setup_rows);
-    time.memory = cost.bytes * rates.seconds_per_byte[index];
+    const std::size_t plain = index_of(OperatorKind::weight_dequantize);  // device memory, activation rate
+    time.compute = cost.flops * (cost.on_16bit_copy ? rates.copy_seconds_per_flop : rates.seconds_per_flop[index]) *
+                   tile_setup_factor(cost.rows_per_weight, rates.tile_setup_rows);
+    time.memory = cost.bytes * rates.seconds_per_byte[cost.on_16bit_copy ? plain : index];
     time.overhead = cost.kernels * rates.kernel_overhead + cost.sequences * rates.sequence_overhead;
     time.bound = time.compute > time.memory ? Bound::compute : Bound::memory;
     time.time = core::max(time.compute, time.memory) + time.overhead;

@@ -121,23 +121,23 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.50, 1.00, 0.60, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
-                                  {1.0, 2.375, 2.724, 1.026, 1.497, 1.497}, runtime_detail::kSameOnEveryBackend,
+                                  {1.0, 2.262, 2.594, 0.978, 1.440, 1.440}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 120.0},
-                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.50, 1.00, 0.60, core::Seconds(0.0),
-                                  {1.0, 2.375, 2.724, 1.026, 1.497, 1.497}, runtime_detail::kSameOnEveryBackend,
+                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
+                                  {1.0, 2.262, 2.594, 0.978, 1.440, 1.440}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 120.0},
                    RuntimeFactors{core::Seconds(3e-6), 0.98, 0.95, 0.65, 0.75, core::Seconds(40e-6),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
                                   // other (measured nowhere) at the typical measured backend's
-                                  {0.476, 1.0, 1.147, 0.432, 0.630, 0.630},
+                                  {0.476, 1.0, 1.147, 0.432, 0.636, 0.636},
                                   // attention kernels, same order
                                   {0.525, 0.253, 1.0, 0.148, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra); a weight

@@ -87,6 +87,10 @@ struct Measurement {
     // (llama.cpp with flash attention off, llama-bench's default before it became "auto"); unset
     // or "attention=fused": one fused flash-attention kernel (engine::AttentionKernels).
     bool unfused_attention = false;
+    // "block-matmul=dequantized" in the notes: llama.cpp's CUDA backend of a build before PR #8075
+    // (2024-06) multiplied block-format weights by passes of more than 32 tokens through 16-bit
+    // copies and cuBLAS (engine::BlockMatmul); unset or "block-matmul=quantized": its MMQ kernels.
+    bool dequantized_block_matmul = false;
     // "split=row" in the notes: llama.cpp's --split-mode row, each matrix split by rows across the
     // devices and the partial results gathered to the main device after every product (the default
     // before llama.cpp PR #4606, 2023-12). Not modelled: predicted as tensor parallelism.
