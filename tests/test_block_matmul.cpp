@@ -114,6 +114,11 @@ TEST_CASE("a run states the dequantized path in its notes or with --block-matmul
                                        "--block-matmul", "dequantized"});
     CHECK(refused.exit_code != 0);
     CHECK(refused.err.find("block-matmul") != std::string::npos);
+    // The condition is named in the output.
+    const auto stated = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
+                                      "--runtime", "llama.cpp", "--block-matmul", "dequantized", "--json"});
+    REQUIRE(stated.exit_code == 0);
+    CHECK(nlohmann::json::parse(stated.out)["conditions"]["block_matmul"] == "dequantized");
     const auto metal = testing::run({"predict", "--hardware", "apple-m2-ultra", "--model", "llama-2-7b", "--weights",
                                      "q4_0", "--runtime", "llama.cpp", "--block-matmul", "dequantized"});
     CHECK(metal.exit_code != 0);

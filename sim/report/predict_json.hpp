@@ -29,6 +29,7 @@ struct Conditions {
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
+    std::string block_matmul;  // "quantized" or "dequantized" (engine::BlockMatmul)
     engine::Speculation speculation;
     std::string draft;  // the draft model's id, "mtp", or empty
 };
