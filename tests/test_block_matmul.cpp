@@ -20,14 +20,7 @@ using engine::OperatorKind;
 namespace {
 
 engine::CostModel llama2_q4_0_cost(engine::BlockMatmul path) {
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("rtx-4090");
-    const auto model = catalog.model("llama-2-7b");
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
-    choice.block_matmul = path;
-    return engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
+    return testing::llama2_llama_cpp_cost("q4_0", [&](engine::DeploymentChoice& choice) { choice.block_matmul = path; });
 }
 
 double prefill_ms(const std::string& weights, const std::string& path) {

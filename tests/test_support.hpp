@@ -16,6 +16,8 @@
 #include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "scenarios/request_stream.hpp"
+#include "engine/cost_model.hpp"
+#include "engine/operating_point.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
 #include "profiles/measurement.hpp"
@@ -119,6 +121,20 @@ struct Setup {
 };
 
 // Resolved by the one resolver every command uses.
+
+// Llama-2-7B on an RTX 4090 under llama.cpp in `weights`, reduced to its cost model, with `adjust`
+// setting the one condition a test varies.
+inline engine::CostModel llama2_llama_cpp_cost(const std::string& weights,
+                                               const std::function<void(engine::DeploymentChoice&)>& adjust) {
+    const auto catalog = shipped_catalog();
+    const auto hardware = catalog.hardware("rtx-4090");
+    const auto model = catalog.model("llama-2-7b");
+    engine::DeploymentChoice choice;
+    choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
+    choice.runtime = engine::Runtime::llama_cpp;
+    adjust(choice);
+    return engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
+}
 
 inline Setup setup(const std::string& hardware, const std::string& model, const std::string& weights = "bf16",
                    const std::string& kv = "", int tp = 1) {

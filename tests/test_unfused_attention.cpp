@@ -22,14 +22,7 @@ using namespace decodesim;
 namespace {
 
 engine::CostModel llama2_cost(engine::AttentionKernels attention) {
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("rtx-4090");
-    const auto model = catalog.model("llama-2-7b");
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
-    choice.attention = attention;
-    return engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
+    return testing::llama2_llama_cpp_cost("fp16", [&](engine::DeploymentChoice& choice) { choice.attention = attention; });
 }
 
 double prefill_seconds(const std::string& hardware, const std::string& attention) {
