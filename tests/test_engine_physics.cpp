@@ -259,8 +259,9 @@ TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {
 
 TEST_CASE("llama.cpp's quantized matmuls on CUDA run at SMs x 2048 x clock, not at a larger tensor core's int8 peak") {
     const auto catalog = testing::shipped_catalog();
-    const auto peak = [&](const std::string& device, core::Backend backend, bool dequantizes = true) {
-        return engine::kernel_matmul_peak(catalog.hardware(device), core::Datatype::int8, dequantizes, backend).value;
+    const auto peak = [&](const std::string& device, core::Backend backend, const std::string& weights = "q4_0") {
+        const auto& format = core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
+        return engine::kernel_matmul_peak(catalog.hardware(device), format, core::Datatype::int8, backend).value;
     };
     // RTX 4090: 128 SMs x 2048 x 2.52 GHz = 660.6e12, its listed int8 peak: a consumer SM's rate.
     CHECK(peak("rtx-4090", core::Backend::cuda) == doctest::Approx(660.6e12).epsilon(0.001));
@@ -270,7 +271,7 @@ TEST_CASE("llama.cpp's quantized matmuls on CUDA run at SMs x 2048 x clock, not 
     CHECK(peak("h100-sxm", core::Backend::cuda) == doctest::Approx(494.7e12).epsilon(0.001));
     // Another backend's kernels, or a format that is not a llama.cpp block format, keep the listed peak.
     CHECK(peak("h100-sxm", core::Backend::vulkan) == doctest::Approx(1978.9e12).epsilon(0.001));
-    CHECK(peak("h100-sxm", core::Backend::cuda, false) == doctest::Approx(1978.9e12).epsilon(0.001));
+    CHECK(peak("h100-sxm", core::Backend::cuda, "int8") == doctest::Approx(1978.9e12).epsilon(0.001));
 
     // Measured (llama.cpp discussion #15013, Llama-2-7B q4_0, pp512, -fa 0): RTX 4090 11,992.7
     // tok/s, A100 SXM 80GB 4,849.5 (0.40 of it), H100 SXM 9,918.3 (0.83 of it), though their listed

@@ -106,7 +106,8 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     const Parallelism& parallel = deployment.parallelism;
     rates_ = device_rates(hardware, matmul, deployment.activation, parallel, efficiency,
-                          deployment.weights->dequantizes, &deployment.clocks, deployment.backend);
+                          deployment.weights->dequantizes, &deployment.clocks,
+                          kernel_matmul_peak(hardware, *deployment.weights, matmul, deployment.backend));
     // The roofline bound: datasheet peaks at the peak clock, whatever the clock condition.
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, parallel, ideal_efficiency());
 }

@@ -62,10 +62,10 @@ FlopRate effective_peak(const profiles::HardwareProfile& hardware, Datatype data
     return FlopRate();
 }
 
-core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
-                                  bool dequantizes, core::Backend backend) {
+core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
+                                  Datatype matmul_datatype, core::Backend backend) {
     const FlopRate listed = effective_peak(hardware, matmul_datatype);
-    const bool mmq = dequantizes && matmul_datatype == Datatype::int8 && backend == core::Backend::cuda;
+    const bool mmq = weights.is_block_format() && backend == core::Backend::cuda;
     if (!mmq || !hardware.compute_units || !hardware.clocks) return listed;
     // Issue-bound: every SM issues the same mma.sync tiles whatever its tensor cores could do.
     const FlopRate issue_bound(*hardware.compute_units * kMmqOpsPerSmClock * hardware.clocks->peak.value);
@@ -74,7 +74,7 @@ core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, Dat
 
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype matmul_datatype,
                          Datatype activation_datatype, const Parallelism& parallelism, const Efficiency& efficiency,
-                         bool weight_only_quantized, const ClockState* clocks, std::optional<core::Backend> kernels_on) {
+                         bool weight_only_quantized, const ClockState* clocks, std::optional<FlopRate> kernel_peak) {
     DeviceRates rates;
     const double compute_share = clocks != nullptr ? clocks->compute_share : 1.0;
     const double memory_share = clocks != nullptr ? clocks->memory_share : 1.0;
@@ -89,17 +89,14 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.weight_bandwidth = capped_bandwidth(
         rates.memory_bandwidth * (weight_only_quantized ? efficiency.quantized_weight_bandwidth : 1.0));
     rates.kv_bandwidth = capped_bandwidth(rates.memory_bandwidth * efficiency.attention_bandwidth);
-    const double matmul_peak =
-        (kernels_on ? kernel_matmul_peak(hardware, matmul_datatype, weight_only_quantized, *kernels_on)
-                    : effective_peak(hardware, matmul_datatype))
-            .value *
-        compute_share;
+    const double matmul_peak = kernel_peak.value_or(effective_peak(hardware, matmul_datatype)).value * compute_share;
     rates.matmul_rate = FlopRate(std::min(
         matmul_peak * efficiency.compute * (weight_only_quantized ? efficiency.quantized_compute : 1.0), matmul_peak));
     rates.activation_rate = effective_peak(hardware, activation_datatype) * (efficiency.compute * compute_share);
     const double copy_peak = effective_peak(hardware, activation_datatype).value * compute_share;
     rates.copy_seconds_per_flop =
         core::reciprocal(FlopRate(std::min(copy_peak * efficiency.compute, copy_peak)));
+    rates.copy_seconds_per_byte = core::reciprocal(rates.memory_bandwidth);
     rates.attention_rate = FlopRate(std::min((rates.activation_rate * efficiency.attention_compute).value,
                                              effective_peak(hardware, activation_datatype).value * compute_share));
     if (hardware.host_link) rates.host_bandwidth = hardware.host_link->bandwidth * efficiency.link_bandwidth;

@@ -7,6 +7,7 @@
 
 #include "core/backend.hpp"
 #include "core/datatype.hpp"
+#include "core/quantization.hpp"
 #include "engine/clocks.hpp"
 #include "engine/collectives.hpp"
 #include "engine/deployment.hpp"
@@ -33,8 +34,10 @@ struct DeviceRates {
     core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)
     double tile_setup_rows = 0.0;     // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
     // A 16-bit GEMM on dequantized copies (OperatorCost::on_16bit_copy): the activation datatype's
-    // matrix peak at the runtime's compute efficiency, no quantized-kernel factor.
+    // matrix peak at the runtime's compute efficiency, no quantized-kernel factor, reading the
+    // copy at the device's achievable bandwidth.
     core::SecondsPerFlop copy_seconds_per_flop;
+    core::SecondsPerByte copy_seconds_per_byte;
     Parallelism parallelism;
 
     // Derived, per row of kOperators.
@@ -72,22 +75,22 @@ core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::D
 // (docs/model.md, "Issue-bound quantized matmuls").
 inline constexpr double kMmqOpsPerSmClock = 2048.0;
 
-// The matmul peak a runtime's kernels can reach on `hardware`: the listed (or substituted) peak,
-// except for llama.cpp's quantized matmuls on CUDA (`dequantizes` with an int8 matmul datatype),
-// whose rate is SMs x kMmqOpsPerSmClock x the peak clock where the profile states its SMs, when
-// that is the lower.
-core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
-                                  bool dequantizes, core::Backend backend);
+// The matmul peak a runtime's kernels can reach on `hardware` for `weights` multiplied in
+// `matmul_datatype`: the listed (or substituted) peak, except for a llama.cpp block format on CUDA
+// (MMQ), whose rate is SMs x kMmqOpsPerSmClock x the peak clock where the profile states its SMs,
+// when that is the lower.
+core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
+                                  core::Datatype matmul_datatype, core::Backend backend);
 
 // `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
 // quantized_* factors apply to them. `clocks`: the shares of the listed compute and memory peaks
-// the device runs at (engine/clocks.hpp); null for the datasheet peaks. `kernels_on`: the backend
-// the runtime's kernels run on, which bounds the matmul rate by kernel_matmul_peak; nullopt for
-// the datasheet peaks (the roofline bound).
+// the device runs at (engine/clocks.hpp); null for the datasheet peaks. `kernel_peak`: the matmul
+// peak the runtime's kernels reach (kernel_matmul_peak), at the peak clock; nullopt for the listed
+// peak (the roofline bound).
 DeviceRates device_rates(const profiles::HardwareProfile& hardware, core::Datatype matmul_datatype,
                          core::Datatype activation_datatype, const Parallelism& parallelism, const Efficiency& efficiency,
                          bool weight_only_quantized = false, const ClockState* clocks = nullptr,
-                         std::optional<core::Backend> kernels_on = std::nullopt);
+                         std::optional<core::FlopRate> kernel_peak = std::nullopt);
 
 struct OperatorTime {
     core::Seconds compute;
@@ -128,10 +131,9 @@ inline OperatorTime time_operator(std::size_t index, const OperatorCost& cost, c
         time.bound = Bound::communication;
         return time;
     }
-    const std::size_t plain = index_of(OperatorKind::weight_dequantize);  // device memory, activation rate
     time.compute = cost.flops * (cost.on_16bit_copy ? rates.copy_seconds_per_flop : rates.seconds_per_flop[index]) *
                    tile_setup_factor(cost.rows_per_weight, rates.tile_setup_rows);
-    time.memory = cost.bytes * rates.seconds_per_byte[cost.on_16bit_copy ? plain : index];
+    time.memory = cost.bytes * (cost.on_16bit_copy ? rates.copy_seconds_per_byte : rates.seconds_per_byte[index]);
     time.overhead = cost.kernels * rates.kernel_overhead + cost.sequences * rates.sequence_overhead;
     time.bound = time.compute > time.memory ? Bound::compute : Bound::memory;
     time.time = core::max(time.compute, time.memory) + time.overhead;
