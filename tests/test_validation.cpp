@@ -67,10 +67,11 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // 7.7% leaving one family out). The guard moved from 9.5% to 10.5% with it.
     // Prefill 10.7% -> 9.7% with the issue-bound quantized matmuls and the dequantized block
     // matmuls of llama.cpp's 2023-24 CUDA builds (docs/model.md, "Issue-bound quantized matmuls",
-    // "Dequantized block matmuls").
+    // "Dequantized block matmuls"). Decode total 18.2% -> 17.3% once the static-batch benchmarks
+    // that time the whole run were predicted so ("timed=run", docs/validation.md).
     const std::map<std::string, double> tolerances{{"test decode_tokens_per_s_per_stream", 0.105},
                                                    {"test prefill_tokens_per_s", 0.11},
-                                                   {"test decode_tokens_per_s_total", 0.20}};
+                                                   {"test decode_tokens_per_s_total", 0.19}};
     std::map<std::string, double> medians;
     for (const auto& subset : document["by_split_and_metric"]) {
         medians[subset["subset"].get<std::string>()] = subset["median_absolute_error"].get<double>();
@@ -102,9 +103,11 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // the attention tiles (docs/model.md, "Attention tiles"); per stream 7.9% and prefill 17.1%
     // with llama.cpp's kernel graph ("Kernel graphs"); prefill 16.6% with the issue-bound quantized
     // matmuls ("Issue-bound quantized matmuls"), 13.6% with the dequantized block matmuls of the
-    // runs that used them ("Dequantized block matmuls").
+    // runs that used them ("Dequantized block matmuls"). Decode total 15.5% -> 13.8% once the
+    // static-batch benchmarks that time the whole run, prefill included, were predicted so
+    // ("timed=run": gptSessionBenchmark, lmdeploy's profile_generation, optimum-habana).
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.085},
-                                               {"decode_tokens_per_s_total", 0.16},
+                                               {"decode_tokens_per_s_total", 0.15},
                                                {"prefill_tokens_per_s", 0.15},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;

@@ -83,6 +83,13 @@ struct Measurement {
     // its own prefill; unset: the stated concurrency's requests arrived together, and each first
     // token waits for the whole batch's prefill.
     bool staggered_arrivals = false;
+    // "timed=run" in the notes of a total-throughput row: the figure is the stated
+    // batch's output tokens over the time of the whole run, its prefill included, as a static
+    // batch benchmark times it (TensorRT-LLM's gptSessionBenchmark, lmdeploy's profile_generation,
+    // optimum-habana's run_generation); unset or "timed=decode": the generation rate of the
+    // decode passes alone (llama-batched-bench's S_TG). Without a stated batch (offline) the
+    // figure is always the whole run's.
+    bool whole_run_throughput = false;
     // "attention=unfused" in the notes: the run's attention wrote its score matrix to memory
     // (llama.cpp with flash attention off, llama-bench's default before it became "auto"); unset
     // or "attention=fused": one fused flash-attention kernel (engine::AttentionKernels).

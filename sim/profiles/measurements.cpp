@@ -204,6 +204,19 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         std::string switch_problem;
         row.staggered_arrivals = notes_switch(row.notes, "arrivals", "staggered", "together", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        row.whole_run_throughput = notes_switch(row.notes, "timed", "run", "decode", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        if (row.whole_run_throughput && row.metric != Metric::decode_tokens_per_s_total) {
+            problems.push_back({{path, number, 14}, "notes",
+                                "'timed=run' describes a decode_tokens_per_s_total row, not this metric"});
+        }
+        // A closed loop's passes already carry the prompts that replace finished requests: timing
+        // its run again with a batch prefill would count them twice.
+        if (row.whole_run_throughput && row.staggered_arrivals) {
+            problems.push_back({{path, number, 14}, "notes",
+                                "'timed=run' times one static batch; 'arrivals=staggered' is a closed loop "
+                                "whose passes already carry its prompts: state one"});
+        }
         row.unfused_attention = notes_switch(row.notes, "attention", "unfused", "fused", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         row.dequantized_block_matmul = notes_switch(row.notes, "block-matmul", "dequantized", "quantized", switch_problem);

@@ -116,8 +116,9 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     const double first_token = m.staggered_arrivals ? evaluator.prefill(1.0, prompt).time.value : batch_prefill;
     if (m.metric == Metric::ttft_s) return first_token;
     if (m.metric == Metric::e2e_latency_s) return first_token + output * step;
-    if (m.batch) return batch / step;  // stated concurrency: the generation rate over the batch
-    // Offline: output tokens over the time to prefill and decode the whole batch.
+    // A stated concurrency: the generation rate over the batch, unless the row timed the whole run.
+    if (m.batch && !m.whole_run_throughput) return batch / step;
+    // Offline, or a static batch timed whole: output tokens over the time to prefill and decode it.
     return batch * output / (batch_prefill + output * step);
 }
 
