@@ -338,6 +338,54 @@ TEST_CASE("a static batch timed whole pays for its prefill") {
     CHECK(messages[2].find("arrivals=staggered") != std::string::npos);
 }
 
+TEST_CASE("check-claim judges a static batch timed whole against the whole run's bound") {
+    // The same run as above: by hand the whole run of 52 requests of 2,048 + 128 tokens on an A100
+    // cannot beat 735.7 tokens/s, while the decode passes alone could reach 1,498. A claim of 1,000
+    // is therefore possible as a decode rate and impossible as a whole run; 591, measured, is
+    // possible either way.
+    const std::vector<std::string> common{"check-claim", "--hardware", "a100-sxm-80gb", "--model", "llama-2-7b",
+                                          "--weights", "fp16", "--kv", "fp16", "--runtime", "tensorrt-llm",
+                                          "--per", "total", "--batch", "52", "--prompt", "2048", "--output", "128",
+                                          "--json"};
+    auto check = [&](const char* tokens, std::vector<std::string> extra) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), {"--tokens-per-s", tokens});
+        args.insert(args.end(), extra.begin(), extra.end());
+        return testing::run(args);
+    };
+    const auto whole = check("1000", {"--timed", "run"});
+    CHECK(whole.exit_code == 4);
+    const auto whole_json = nlohmann::json::parse(whole.out);
+    CHECK(whole_json["timed"] == "run");
+    CHECK(whole_json["bound_tokens_per_s"].get<double>() <= 735.7);
+    // The run's last token: the batch's prefill and its steps, so batch x output over it is the rate.
+    const double last = whole_json["time_to_last_token_s"].get<double>();
+    CHECK(52.0 * 128.0 / last == doctest::Approx(whole_json["predicted_tokens_per_s"].get<double>()).epsilon(1e-9));
+    const auto decode = check("1000", {});
+    CHECK(decode.exit_code == 0);
+    const auto decode_json = nlohmann::json::parse(decode.out);
+    CHECK(decode_json["timed"] == "decode");
+    CHECK(decode_json["bound_tokens_per_s"].get<double>() > 735.7);
+    CHECK(decode_json["bound_tokens_per_s"].get<double>() <= 1498.0);
+    CHECK(check("591", {"--timed", "run"}).exit_code == 0);
+    // Unstated batch: the smallest whose whole run reaches the claim, larger than a decode rate needs.
+    std::vector<std::string> unstated{"check-claim", "--hardware", "a100-sxm-80gb", "--model", "llama-2-7b",
+                                      "--weights", "fp16", "--kv", "fp16", "--tokens-per-s", "700", "--per", "total",
+                                      "--prompt", "2048", "--output", "128", "--json"};
+    const auto run_search = testing::run([&] { auto a = unstated; a.insert(a.end(), {"--timed", "run"}); return a; }());
+    const auto decode_search = testing::run(unstated);
+    REQUIRE(run_search.exit_code == 5);
+    REQUIRE(decode_search.exit_code == 5);
+    CHECK(nlohmann::json::parse(run_search.out)["min_batch"].get<long long>() >
+          nlohmann::json::parse(decode_search.out)["min_batch"].get<long long>());
+    // A whole run is a total over a stated request.
+    const auto refused = testing::run({"check-claim", "--hardware", "a100-sxm-80gb", "--model", "llama-2-7b",
+                                       "--tokens-per-s", "10", "--per", "stream", "--prompt", "5", "--output", "5",
+                                       "--timed", "run"});
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("--timed run") != std::string::npos);
+}
+
 TEST_CASE("a batched MoE row above the bound is explained by routing only where routing could matter") {
     // Qwen3-30B-A3B routes each token to 8 of 128 experts. Independent uniform routing (what the
     // engine assumes) reads 128 x (1 - (120/128)^8) = 51.6 experts a layer at 8 streams: a batch

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/error.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
@@ -28,6 +29,7 @@ struct CheckClaimOptions {
     std::optional<long long> context;
     std::optional<long long> prompt;
     std::optional<long long> output;
+    std::string timed = "decode";
     bool json = false;
 };
 
@@ -41,6 +43,10 @@ int run_check_claim(const CheckClaimOptions& options, const profiles::Catalog& c
     if (options.prompt) {
         claim.prompt = static_cast<double>(*options.prompt);
         claim.output = static_cast<double>(*options.output);
+    }
+    claim.whole_run = options.timed == "run";
+    if (claim.whole_run && (options.per != "total" || !options.prompt)) {
+        throw core::UsageError("--timed run describes a total (--per total) over a stated request (--prompt and --output)");
     }
     claim.weights_stated = options.deployment.weights.has_value();
     const engine::OperatingPoint point =
@@ -83,6 +89,10 @@ void add_check_claim_command(CLI::App& app, CommandRun& run) {
     prompt->needs(output);
     output->needs(prompt);
     context->excludes(prompt)->excludes(output);
+    command->add_option("--timed", options->timed,
+                        "decode (the decode passes' rate, default) or run (a static batch timed whole: batch x output "
+                        "over its prefill and decode together; needs --per total, --prompt and --output)")
+        ->check(CLI::IsMember({"decode", "run"}));
     command->add_flag("--json", options->json, "Print one JSON object");
     run_when_parsed(command, run, options, &run_check_claim);
 }

@@ -10,6 +10,7 @@ namespace decodesim::report {
 namespace {
 
 std::string kind(const scenarios::Claim& claim) {
+    if (claim.whole_run) return "in total over the whole run";
     return claim.prefill ? "of prefill" : claim.per_stream ? "per stream" : "in total";
 }
 
@@ -65,6 +66,7 @@ nlohmann::json claim_to_json(const Conditions& conditions, const scenarios::Clai
     document["weights"] = conditions.weights;
     document["claimed_tokens_per_s"] = claim.tokens_per_s;
     document["per"] = claim.prefill ? "prefill" : claim.per_stream ? "stream" : "total";
+    document["timed"] = claim.whole_run ? "run" : "decode";
     document["verdict"] = scenarios::verdict_name(check.verdict);
     document["bound_tokens_per_s"] = check.bound_tokens_per_s;
     document["predicted_tokens_per_s"] = check.predicted_tokens_per_s;

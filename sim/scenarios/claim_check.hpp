@@ -21,6 +21,10 @@ struct Claim {
     std::optional<double> context;         // stated context ...
     std::optional<double> prompt;          // ... or stated request
     std::optional<double> output;
+    // A total over a static batch timed whole (TensorRT-LLM's gptSessionBenchmark tables, Intel's
+    // Gaudi tables): batch x output over the batch's prefill and its decode steps together, not
+    // the decode passes' rate. Needs a stated request (prompt and output) and a total.
+    bool whole_run = false;
     bool weights_stated = false;           // whether the claim named its precision
 };
 
