@@ -24,6 +24,16 @@ using namespace decodesim;
 
 namespace {
 
+// `decodesim accuracy FILE`'s prediction for each row of FILE, by the row's id.
+std::map<std::string, double> accuracy_predictions(const std::string& path) {
+    const auto result = testing::run({"accuracy", path, "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    std::map<std::string, double> predicted;
+    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    return predicted;
+}
+
 nlohmann::json predict_json(const std::string& runtime) {
     const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8",
                                       "--kv", "fp8", "--runtime", runtime, "--prompt", "128", "--output", "128", "--json"});
@@ -232,11 +242,7 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK_FALSE(rows[0].staggered_arrivals);
     CHECK(rows[1].staggered_arrivals);
 
-    const auto result = testing::run({"accuracy", path, "--json"});
-    REQUIRE(result.exit_code == 0);
-    const auto document = nlohmann::json::parse(result.out);
-    std::map<std::string, double> predicted;
-    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    const std::map<std::string, double> predicted = accuracy_predictions(path);
     const auto one = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "20000",
                                    "--output", "2000", "--clocks", "peak", "--json"});
     REQUIRE(one.exit_code == 0);
@@ -271,11 +277,7 @@ TEST_CASE("a closed loop's passes also prefill the prompts that replace finished
             // vLLM's FP8 KV-cache post (2026-04-22): gpt-oss-20b with fp8 KV on an H100, 150
             // requests of about 20k + 2k tokens at concurrency 8, 853 output tokens/s.
             "gptoss,h100-sxm,gpt-oss-20b,mxfp4,fp8,vllm,8,20000,2000,,decode_tokens_per_s_total,853,src,150 requests; arrivals=staggered\n");
-    const auto result = testing::run({"accuracy", path, "--json"});
-    REQUIRE(result.exit_code == 0);
-    const auto document = nlohmann::json::parse(result.out);
-    std::map<std::string, double> predicted;
-    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    const std::map<std::string, double> predicted = accuracy_predictions(path);
     const double tpot = 8.0 / predicted.at("together");
     const double own_prefill = predicted.at("own");
     CHECK(predicted.at("staggered") < predicted.at("together"));
@@ -308,11 +310,7 @@ TEST_CASE("a static batch timed whole pays for its prefill") {
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].whole_run_throughput);
     CHECK_FALSE(rows[1].whole_run_throughput);
-    const auto result = testing::run({"accuracy", path, "--json"});
-    REQUIRE(result.exit_code == 0);
-    const auto document = nlohmann::json::parse(result.out);
-    std::map<std::string, double> predicted;
-    for (const auto& row : document["rows"]) predicted[row["id"].get<std::string>()] = row["predicted"].get<double>();
+    const std::map<std::string, double> predicted = accuracy_predictions(path);
     CHECK(predicted.at("run") <= 735.7);
     CHECK(std::fabs(predicted.at("run") / 591.0 - 1.0) < 0.25);
     // The decode passes alone: above what the whole run allows, within what the bandwidth does.
