@@ -16,6 +16,12 @@ namespace decodesim::engine {
 
 using core::Datatype;
 
+core::Seconds whole_run_time(const Prediction& prediction, double steps, bool roofline) {
+    const core::Seconds prefill = roofline ? prediction.batch_prefill.roofline_time : prediction.batch_prefill.time;
+    const core::Seconds step = roofline ? prediction.decode.roofline_step_time : prediction.decode.step_time;
+    return prefill + step * steps;
+}
+
 void validate_deployment(const profiles::HardwareProfile& hardware, const profiles::ModelProfile& model,
                          const Deployment& deployment) {
     auto refuse = [](const char* key, const std::string& message) {

@@ -81,6 +81,12 @@ struct Prediction {
     std::vector<std::string> warnings;
 };
 
+// A static batch run whole: the batch's prompts prefilled in one pass, then `steps` decode steps
+// at the prediction's mean step. Offline runs and static-batch benchmarks (TensorRT-LLM's
+// gptSessionBenchmark, lmdeploy's profile_generation, optimum-habana's run_generation) time this;
+// `roofline`: at the peak-spec bound.
+core::Seconds whole_run_time(const Prediction& prediction, double steps, bool roofline = false);
+
 enum class Detail {
     figures,  // the numbers only (sweeps, searches)
     full,     // plus the per-operator report and the warnings

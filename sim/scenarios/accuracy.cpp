@@ -119,7 +119,7 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     // A stated concurrency: the generation rate over the batch, unless the row timed the whole run.
     if (m.batch && !m.whole_run_throughput) return batch / step;
     // Offline, or a static batch timed whole: output tokens over the time to prefill and decode it.
-    return batch * output / (batch_prefill + output * step);
+    return batch * output / engine::whole_run_time(prediction, output).value;
 }
 
 }  // namespace

@@ -38,12 +38,8 @@ double figure_of(const engine::Evaluator& evaluator, const Claim& claim, double 
     const engine::Prediction prediction = evaluator.predict(workload_of(claim, batch, context_override));
     const engine::DecodeResult& decode = prediction.decode;
     if (claim.whole_run && prediction.request) {
-        // The batch's prompts in one pass, then its output steps (as accuracy prices `timed=run`).
         const double output = prediction.request->output;
-        const bool bound = figure == Figure::bound;
-        const double prefill = (bound ? prediction.batch_prefill.roofline_time : prediction.batch_prefill.time).value;
-        const double step = (bound ? decode.roofline_step_time : decode.step_time).value;
-        return batch * output / (prefill + output * step);
+        return batch * output / engine::whole_run_time(prediction, output, figure == Figure::bound).value;
     }
     if (figure == Figure::bound) {
         return claim.per_stream ? decode.roofline_tokens_per_s_per_stream : decode.roofline_tokens_per_s_total;
@@ -149,8 +145,8 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
     if (stated.request) {
         // A static batch timed whole ends when the batch's last token does: its prompts prefilled
         // together, then its steps; otherwise one request's own prefill and steps.
-        check.time_to_last_token = claim.whole_run ? stated.batch_prefill.time + stated.decode.step_time * stated.request->output
-                                                   : stated.request->end_to_end;
+        check.time_to_last_token =
+            claim.whole_run ? engine::whole_run_time(stated, stated.request->output) : stated.request->end_to_end;
     }
     check.bound_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::bound);
     check.predicted_tokens_per_s = figure_of(evaluator, claim, check.batch, std::nullopt, Figure::predicted);
