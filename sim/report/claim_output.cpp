@@ -7,18 +7,9 @@
 
 namespace decodesim::report {
 
-namespace {
-
-std::string kind(const scenarios::Claim& claim) {
-    if (claim.whole_run) return "in total over the whole run";
-    return claim.prefill ? "of prefill" : claim.per_stream ? "per stream" : "in total";
-}
-
-}  // namespace
-
 std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& claim, const scenarios::ClaimCheck& check) {
-    std::string text = fmt::format("Claim: {:g} tokens/s {} for {} ({} weights) on {}.\n", claim.tokens_per_s, kind(claim),
-                                   conditions.model, conditions.weights, conditions.hardware);
+    std::string text = fmt::format("Claim: {:g} tokens/s {} for {} ({} weights) on {}.\n", claim.tokens_per_s,
+                                   scenarios::claim_kind(claim), conditions.model, conditions.weights, conditions.hardware);
     text += fmt::format("Verdict: {}.\n", scenarios::verdict_name(check.verdict));
     switch (check.verdict) {
         case scenarios::Verdict::impossible:
@@ -26,26 +17,26 @@ std::string claim_to_text(const Conditions& conditions, const scenarios::Claim& 
                 "Physics allows at most {:.4g} tokens/s {} under these conditions; the claim is {:.1f}x that, and no "
                 "usual hidden condition (batching, a shorter context, lower precision, speculative decoding), alone or "
                 "with a narrower format, explains it.\n",
-                check.bound_tokens_per_s, kind(claim), check.speedup_needed);
+                check.bound_tokens_per_s, scenarios::claim_kind(claim), check.speedup_needed);
             break;
         case scenarios::Verdict::needs_conditions:
             text += fmt::format(
                 "Under the stated conditions physics allows at most {:.4g} tokens/s {} ({:.1f}x short). It becomes "
                 "possible with:\n",
-                check.bound_tokens_per_s, kind(claim), check.speedup_needed);
+                check.bound_tokens_per_s, scenarios::claim_kind(claim), check.speedup_needed);
             break;
         case scenarios::Verdict::plausible:
             text += fmt::format("It is within the physical bound of {:.4g} tokens/s {}; decodesim predicts {:.4g}.\n",
-                                check.bound_tokens_per_s, kind(claim), check.predicted_tokens_per_s);
+                                check.bound_tokens_per_s, scenarios::claim_kind(claim), check.predicted_tokens_per_s);
             break;
         case scenarios::Verdict::conservative:
             text += fmt::format("decodesim predicts {:.4g} tokens/s {}: the hardware should do better than claimed.\n",
-                                check.predicted_tokens_per_s, kind(claim));
+                                check.predicted_tokens_per_s, scenarios::claim_kind(claim));
             break;
     }
     for (const auto& note : check.notes) text += fmt::format("  - {}\n", note);
     TextTable table({"", "value"});
-    table.add_row({"claimed tokens/s", core::format_si(claim.tokens_per_s) + " " + kind(claim)});
+    table.add_row({"claimed tokens/s", core::format_si(claim.tokens_per_s) + " " + scenarios::claim_kind(claim)});
     table.add_row({"roofline bound", core::format_si(check.bound_tokens_per_s)});
     table.add_row({fmt::format("predicted ({} clocks)", conditions.clocks), core::format_si(check.predicted_tokens_per_s)});
     table.add_row({"predicted at peak clocks", core::format_si(check.predicted_at_peak_tokens_per_s)});

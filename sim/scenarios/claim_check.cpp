@@ -47,11 +47,6 @@ double figure_of(const engine::Evaluator& evaluator, const Claim& claim, double 
     return claim.per_stream ? decode.tokens_per_s_per_stream : decode.tokens_per_s_total;
 }
 
-const char* kind_of(const Claim& claim) {
-    if (claim.whole_run) return "tokens/s in total over the whole run";
-    return claim.prefill ? "prefill tokens/s" : claim.per_stream ? "tokens/s per stream" : "tokens/s in total";
-}
-
 // The conditions that, alone, bring the bound under `evaluator` up to the claim; the notes say
 // which, prefixed by `with` when this evaluator already carries a condition (a narrower format).
 struct SpeculationNeed {
@@ -122,6 +117,11 @@ engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core
 
 }  // namespace
 
+const char* claim_kind(const Claim& claim) {
+    if (claim.whole_run) return "in total over the whole run";
+    return claim.prefill ? "of prefill" : claim.per_stream ? "per stream" : "in total";
+}
+
 engine::Workload stated_workload(const Claim& claim) { return workload_of(claim, claim.batch.value_or(1.0), std::nullopt); }
 
 const char* verdict_name(Verdict verdict) {
@@ -174,15 +174,15 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
         if (claim.tokens_per_s > check.predicted_tokens_per_s && claim.tokens_per_s <= check.predicted_at_peak_tokens_per_s) {
             check.needs_peak_clocks = true;
             check.notes.push_back(fmt::format(
-                "peak clocks: at the sustained clock ({:.0f}% of the peak on {}) decodesim predicts {:.4g} {}, at peak "
+                "peak clocks: at the sustained clock ({:.0f}% of the peak on {}) decodesim predicts {:.4g} tokens/s {}, at peak "
                 "clocks {:.4g}; the claim needs a short run on a cool device, not hours of load at the default power",
-                deployment.clocks.compute_share * 100.0, hardware.name, check.predicted_tokens_per_s, kind_of(claim),
+                deployment.clocks.compute_share * 100.0, hardware.name, check.predicted_tokens_per_s, claim_kind(claim),
                 check.predicted_at_peak_tokens_per_s));
         } else if (claim.tokens_per_s > check.predicted_at_peak_tokens_per_s) {
             check.notes.push_back(fmt::format(
-                "above what decodesim predicts even at peak clocks ({:.4g} {}): it needs a software stack faster than "
+                "above what decodesim predicts even at peak clocks ({:.4g} tokens/s {}): it needs a software stack faster than "
                 "the {} preset",
-                check.predicted_at_peak_tokens_per_s, kind_of(claim), engine::runtime_label(deployment)));
+                check.predicted_at_peak_tokens_per_s, claim_kind(claim), engine::runtime_label(deployment)));
         }
         const double achievable = engine::deployment_efficiency(hardware, deployment).memory_bandwidth;
         if (!claim.prefill && check.implied_bandwidth_utilization > achievable) {

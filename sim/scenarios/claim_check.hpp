@@ -74,6 +74,9 @@ inline constexpr double kConservativeFraction = 0.8;
 // the physical bound but above the prediction at sustained clocks may need peak clocks.
 // Default context (or prompt) when none is stated: 1024 tokens.
 // The workload a claim states, with the defaults for what it leaves out (batch 1, 1024 tokens).
+// What the claimed figure counts, after "tokens/s": "per stream", "in total", "in total over the
+// whole run" or "of prefill"; the one wording of the notes and the report.
+const char* claim_kind(const Claim& claim);
 engine::Workload stated_workload(const Claim& claim);
 
 // The point's workload is ignored: the claim states its own conditions.
