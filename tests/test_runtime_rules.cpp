@@ -260,6 +260,30 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK(messages[0].find("arrivals") != std::string::npos);
 }
 
+TEST_CASE("a prompt after a cached context is one pass of its own tokens, never faster than with nothing cached") {
+    // llama-bench's pp512 @ d1024 fills 1,024 tokens first, untimed, then times one 512-token pass
+    // that reads their keys and values. That pass does the fresh pass's matrix work and reads its
+    // weights (for an MoE model, the same experts for the same 512 tokens), plus attention over
+    // 1,024 more keys: for gpt-oss-20b, 512 x 1,024 x 4 x 64 heads x 64 x 12 full-attention layers
+    // = 1.0e11 FLOP beside the experts' 2 x 3.6e9 x 512 = 3.7e12. So its rate is at most the fresh
+    // pass's, and within a few percent of it; lhl/strix-halo-testing measured 1,387.58 against
+    // 1,472.01 tok/s on Strix Halo (0.94). Priced as the difference of a 1,536- and a 1,024-token
+    // prefill, the experts' per-pass cost cancelled and the deeper prompt came out 25% faster.
+    const std::string path = testing::write_temp(
+        "decodesim_depth_rows.csv",
+        testing::kMeasurementHeader +
+            "fresh,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,1472.01,src,pp512\n"
+            "deep,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,1,512,,1024,prefill_tokens_per_s,1387.58,src,pp512 @ d1024\n"
+            "dense_fresh,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,4703.28,src,pp512\n"
+            "dense_deep,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,1,512,,4096,prefill_tokens_per_s,2936.89,src,"
+            "pp512 @ d4096\n");
+    const std::map<std::string, double> predicted = accuracy_predictions(path);
+    CHECK(predicted.at("deep") <= predicted.at("fresh"));
+    CHECK(predicted.at("deep") >= 0.85 * predicted.at("fresh"));
+    // A dense model's prompt after 4,096 cached tokens also pays only the attention: never faster.
+    CHECK(predicted.at("dense_deep") < predicted.at("dense_fresh"));
+}
+
 TEST_CASE("a closed loop's passes also prefill the prompts that replace finished requests") {
     // The same 8 streams of Llama-3.1-8B (20,000-token prompts, 2,000 output tokens) on an H100.
     // Arriving together, the rate at the stated concurrency is the decode passes' alone: 8 / tpot.

@@ -71,11 +71,10 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     if (m.request_rate) return served_figure(m, evaluator, prompt, output);
     if (m.metric == Metric::prefill_tokens_per_s) {
         const double batch = m.batch.value_or(1.0);
-        const auto prefill_time = [&](double tokens) { return evaluator.prefill(batch, tokens).time.value; };
-        // A prompt processed after `context` tokens already in the cache (llama-bench -d): the
-        // difference of the two prefills carries its attention over the earlier tokens.
-        const double time =
-            m.context ? prefill_time(*m.context + prompt) - prefill_time(*m.context) : prefill_time(prompt);
+        // A prompt processed after `context` tokens already in the cache (llama-bench -d): one pass
+        // of the prompt's tokens that reads the earlier tokens' keys and values.
+        const double cached = m.context.value_or(0.0);
+        const double time = evaluator.prefill(batch, cached + prompt, cached).time.value;
         return batch * prompt / time;
     }
     if (m.context) {  // one decode step at a stated context

@@ -205,6 +205,15 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         }
         return short_rows.size() >= kMinimumRows ? short_rows : rows;
     };
+    // A backend's matrix multiplier is read off its short prompts alone, however few: its long
+    // prompts measure its attention kernels, fitted below, and the two cannot be told apart on them.
+    const auto strictly_short = [](const std::vector<const CalibrationCase*>& rows) {
+        std::vector<const CalibrationCase*> short_rows;
+        for (const CalibrationCase* c : rows) {
+            if (reach(*c->measurement) < kLongContext) short_rows.push_back(c);
+        }
+        return short_rows;
+    };
     if (prefill_fitted) {
         search(matrix_rows(prefill), factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute,
                steps(0.2, 1.0, 0.05));
@@ -239,7 +248,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                 result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
-                search(matrix_rows(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
+                search(strictly_short(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
                        unchanged, {unchanged});
             }
             if (moe_prompts) {
