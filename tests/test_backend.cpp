@@ -273,6 +273,60 @@ TEST_CASE("the fit recovers a backend's attention multiplier from its long promp
     CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "attention_compute_on_rocm") != fit.fitted.end());
 }
 
+TEST_CASE("a backend's matrix multiplier is read off its short prompts, however few, not its long ones") {
+    // Truth: every factor 1 on strix-halo, except ROCm's matrix kernels at 0.4 of Vulkan's and its
+    // attention kernels at 0.3. Vulkan: 16 short fp16 prompts of Llama-2-7B (the most rows: the
+    // reference). ROCm: 4 short prompts (512 to 2048 tokens, attention at most 6% of the work) and
+    // 10 of 2048 tokens after 12k to 30k of context, where attention is 35 to 60% of the work at
+    // full rate and most of it at 0.3. On the long prompts a slower matrix rate and a slower
+    // attention rate trade against each other, so only the 4 short ones say what the matrix kernels
+    // reach: 0.4; the attention multiplier is then read off the long ones given it.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("strix-halo");
+    const auto model = catalog.model("llama-2-7b");
+    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::rocm)] = 0.4;
+    unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.3;
+
+    std::vector<profiles::Measurement> rows(30);
+    std::vector<scenarios::CalibrationCase> cases;
+    for (int i = 0; i < 30; ++i) {
+        profiles::Measurement& m = rows[i];
+        m.id = "row" + std::to_string(i);
+        m.hardware = "strix-halo";
+        m.model = "llama-2-7b";
+        m.weights = "fp16";
+        m.kv = "fp16";
+        m.engine = "llama.cpp";
+        m.metric = profiles::Metric::prefill_tokens_per_s;
+        m.batch = 1.0;
+        m.source = "synthetic";
+        m.prompt = i < 20 ? 512.0 * (1 + i % 4) : 2048.0;
+        m.backend = i < 16 ? core::Backend::vulkan : core::Backend::rocm;
+        if (i >= 20) m.context = 12288.0 + 2048.0 * (i - 20);
+        engine::DeploymentChoice choice;
+        choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
+        choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+        choice.runtime = engine::Runtime::llama_cpp;
+        choice.backend = m.backend;
+        choice.clocks.condition = engine::ClockCondition::peak;
+        const auto deployment = engine::resolve_deployment(hardware, model, choice);
+        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+        cases.push_back({&m, &model, &hardware, deployment});
+    }
+    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                            {core::MemoryFamily::unified});
+    // Relative to the reference, each within 10%: two steps of the 5% geometric grid, because the
+    // short prompts' own attention (up to 6% of their work, slowed 3.3x in the truth) pulls the
+    // matrix multiplier a step low before the attention multiplier is read. Fitted on every ROCm
+    // prompt, long ones included, the pair came out 0.19 and 0.94: the long prompts' slowness
+    // blamed on the matrix kernels.
+    CHECK(fit.factors.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] == 1.0);
+    CHECK(fit.factors.compute_on(core::Backend::rocm) / fit.factors.compute_on(core::Backend::vulkan) ==
+          doctest::Approx(0.4).epsilon(0.10).scale(0.0));
+    CHECK(fit.factors.attention_on(core::Backend::rocm) == doctest::Approx(0.3).epsilon(0.10).scale(0.0));
+}
+
 TEST_CASE("no preset file, however generous, predicts past the roofline bound") {
     // Every multiplier at the most a preset file accepts: bandwidths x1.5 (0.82 x 1.5 = 1.23 of the
     // datasheet), compute x1.25 and quantized compute x1.5, attention x8. Each rate stops at the

@@ -245,10 +245,12 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         for (int round = 0; (several || moe_prompts) && round < 2; ++round) {
             for (const auto& [backend, rows] : by_backend) {
                 if (!several || backend == *reference || rows.size() < kMinimumRows) continue;
+                const auto matrix = strictly_short(rows);
+                if (matrix.empty()) continue;  // only long prompts: its matrix rate is not measured
                 result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
-                search(strictly_short(rows), multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
+                search(matrix, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
                        unchanged, {unchanged});
             }
             if (moe_prompts) {
