@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,60 @@ engine::RuntimePreset llama_cpp_at_defaults() {
 engine::RuntimeFactors& unified(engine::RuntimePreset& preset) {
     return preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
 }
+
+// One synthetic prefill row: its prompt, the context already cached, and the backend it ran on
+// (unset: the device's own).
+struct PromptSpec {
+    double prompt;
+    std::optional<double> context;
+    std::optional<core::Backend> backend;
+};
+
+// fp16 (or bf16) prefill rows of `model` under llama.cpp on strix-halo at peak clocks, each
+// valued by `truth`: the rows a fit must recover `truth` from.
+struct SyntheticPrompts {
+    profiles::HardwareProfile hardware;
+    profiles::ModelProfile model;
+    std::vector<profiles::Measurement> rows;
+    std::vector<scenarios::CalibrationCase> cases;
+
+    SyntheticPrompts(const std::string& model_id, const std::string& weights, const engine::RuntimePreset& truth,
+                     const std::vector<PromptSpec>& specs) {
+        const auto catalog = testing::shipped_catalog();
+        hardware = catalog.hardware("strix-halo");
+        model = catalog.model(model_id);
+        rows.resize(specs.size());  // sized once: the cases point into it
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            profiles::Measurement& m = rows[i];
+            m.id = "row" + std::to_string(i);
+            m.hardware = "strix-halo";
+            m.model = model_id;
+            m.weights = weights;
+            m.kv = "fp16";
+            m.engine = "llama.cpp";
+            m.batch = 1.0;
+            m.prompt = specs[i].prompt;
+            m.context = specs[i].context;
+            m.backend = specs[i].backend;
+            m.metric = profiles::Metric::prefill_tokens_per_s;
+            m.source = "synthetic";
+            engine::DeploymentChoice choice;
+            choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
+            choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
+            choice.runtime = engine::Runtime::llama_cpp;
+            choice.backend = m.backend;
+            choice.clocks.condition = engine::ClockCondition::peak;
+            const auto deployment = engine::resolve_deployment(hardware, model, choice);
+            m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+            cases.push_back({&m, &model, &hardware, deployment});
+        }
+    }
+
+    scenarios::FitResult fit() const {
+        return scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+                                      {core::MemoryFamily::unified});
+    }
+};
 
 }  // namespace
 
@@ -143,43 +198,15 @@ TEST_CASE("the fit gives a backend with enough prefill rows its own multiplier a
     // Truth: the measured defaults (every factor 1) on strix-halo, except Vulkan's kernels at 0.4
     // of ROCm's compute. 12 ROCm rows (the most: the reference, kept at 1) and 10 Vulkan rows,
     // prompts 512..6144 tokens of bf16 Llama-3.1-8B.
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("strix-halo");
-    const auto model = catalog.model("llama-3.1-8b");
     engine::RuntimePreset truth = llama_cpp_at_defaults();
     unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
-
-    std::vector<profiles::Measurement> rows;
-    std::vector<scenarios::CalibrationCase> cases;
-    rows.reserve(22);
+    std::vector<PromptSpec> specs;
     for (int i = 0; i < 22; ++i) {
-        profiles::Measurement m;
-        m.id = "row" + std::to_string(i);
-        m.hardware = "strix-halo";
-        m.model = "llama-3.1-8b";
-        m.weights = "bf16";
-        m.kv = "fp16";
-        m.engine = "llama.cpp";
-        m.batch = 1.0;
-        m.prompt = 512.0 * (1 + i % 12);
-        m.metric = profiles::Metric::prefill_tokens_per_s;
-        m.source = "synthetic";
-        if (i >= 12) m.backend = core::Backend::vulkan;
-        rows.push_back(m);
+        specs.push_back({512.0 * (1 + i % 12), std::nullopt,
+                         i >= 12 ? std::optional<core::Backend>(core::Backend::vulkan) : std::nullopt});
     }
-    for (auto& m : rows) {
-        engine::DeploymentChoice choice;
-        choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
-        choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-        choice.runtime = engine::Runtime::llama_cpp;
-        choice.backend = m.backend;
-        choice.clocks.condition = engine::ClockCondition::peak;
-        const auto deployment = engine::resolve_deployment(hardware, model, choice);
-        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
-        cases.push_back({&m, &model, &hardware, deployment});
-    }
-    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
-                                            {core::MemoryFamily::unified});
+    const SyntheticPrompts prompts("llama-3.1-8b", "bf16", truth, specs);
+    const auto fit = prompts.fit();
     // The reference backend keeps exactly 1; the compute factor comes back to the truth's 1 (a
     // point of its 0.05 grid); Vulkan's multiplier to within the 5% step of its geometric grid.
     CHECK(fit.factors.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] == 1.0);
@@ -234,38 +261,14 @@ TEST_CASE("the fit recovers a backend's attention multiplier from its long promp
     // Truth: every factor 1 except ROCm's attention kernels at 0.5 on strix-halo. 12 prompts of
     // 512 tokens without context (attention under 2% of the work: they fix compute at 1) and 12 of
     // 2048 tokens after 12k to 34k of context (attention 35 to 60% of the work: they measure it).
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("strix-halo");
-    const auto model = catalog.model("llama-2-7b");
     engine::RuntimePreset truth = llama_cpp_at_defaults();
     unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
-    engine::DeploymentChoice choice;
-    choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
-    choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
-    choice.clocks.condition = engine::ClockCondition::peak;
-    const auto deployment = engine::resolve_deployment(hardware, model, choice);
-
-    std::vector<profiles::Measurement> rows(24);
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<PromptSpec> specs;
     for (int i = 0; i < 24; ++i) {
-        profiles::Measurement& m = rows[i];
-        m.id = "row" + std::to_string(i);
-        m.hardware = "strix-halo";
-        m.model = "llama-2-7b";
-        m.weights = "fp16";
-        m.kv = "fp16";
-        m.engine = "llama.cpp";
-        m.metric = profiles::Metric::prefill_tokens_per_s;
-        m.batch = 1.0;
-        m.source = "synthetic";
-        m.prompt = i < 12 ? 512.0 : 2048.0;
-        if (i >= 12) m.context = 12288.0 + 2048.0 * (i - 12);
-        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
-        cases.push_back({&m, &model, &hardware, deployment});
+        specs.push_back({i < 12 ? 512.0 : 2048.0, i >= 12 ? std::optional<double>(12288.0 + 2048.0 * (i - 12)) : std::nullopt,
+                         std::nullopt});
     }
-    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
-                                            {core::MemoryFamily::unified});
+    const auto fit = SyntheticPrompts("llama-2-7b", "fp16", truth, specs).fit();
     // compute on its 0.05 grid; the attention multiplier within its 5% geometric step.
     CHECK(fit.prefill_rows == 24);
     CHECK(fit.factors.compute == doctest::Approx(1.0).epsilon(0.05).scale(0.0));
@@ -281,41 +284,16 @@ TEST_CASE("a backend's matrix multiplier is read off its short prompts, however 
     // full rate and most of it at 0.3. On the long prompts a slower matrix rate and a slower
     // attention rate trade against each other, so only the 4 short ones say what the matrix kernels
     // reach: 0.4; the attention multiplier is then read off the long ones given it.
-    const auto catalog = testing::shipped_catalog();
-    const auto hardware = catalog.hardware("strix-halo");
-    const auto model = catalog.model("llama-2-7b");
     engine::RuntimePreset truth = llama_cpp_at_defaults();
     unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::rocm)] = 0.4;
     unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.3;
-
-    std::vector<profiles::Measurement> rows(30);
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<PromptSpec> specs;
     for (int i = 0; i < 30; ++i) {
-        profiles::Measurement& m = rows[i];
-        m.id = "row" + std::to_string(i);
-        m.hardware = "strix-halo";
-        m.model = "llama-2-7b";
-        m.weights = "fp16";
-        m.kv = "fp16";
-        m.engine = "llama.cpp";
-        m.metric = profiles::Metric::prefill_tokens_per_s;
-        m.batch = 1.0;
-        m.source = "synthetic";
-        m.prompt = i < 20 ? 512.0 * (1 + i % 4) : 2048.0;
-        m.backend = i < 16 ? core::Backend::vulkan : core::Backend::rocm;
-        if (i >= 20) m.context = 12288.0 + 2048.0 * (i - 20);
-        engine::DeploymentChoice choice;
-        choice.weights = &core::named_or_throw(core::weight_formats(), "fp16", "--weights", "format");
-        choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-        choice.runtime = engine::Runtime::llama_cpp;
-        choice.backend = m.backend;
-        choice.clocks.condition = engine::ClockCondition::peak;
-        const auto deployment = engine::resolve_deployment(hardware, model, choice);
-        m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
-        cases.push_back({&m, &model, &hardware, deployment});
+        specs.push_back({i < 20 ? 512.0 * (1 + i % 4) : 2048.0,
+                         i >= 20 ? std::optional<double>(12288.0 + 2048.0 * (i - 20)) : std::nullopt,
+                         i < 16 ? core::Backend::vulkan : core::Backend::rocm});
     }
-    const auto fit = scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
-                                            {core::MemoryFamily::unified});
+    const auto fit = SyntheticPrompts("llama-2-7b", "fp16", truth, specs).fit();
     // Relative to the reference, each within 10%: two steps of the 5% geometric grid, because the
     // short prompts' own attention (up to 6% of their work, slowed 3.3x in the truth) pulls the
     // matrix multiplier a step low before the attention multiplier is read. Fitted on every ROCm
