@@ -196,23 +196,21 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         }
     }
     const bool prefill_fitted = prefill.size() >= kMinimumRows;
-    // The matrix rate is read off prompts whose attention is a small share of the work, where
-    // there are enough of them; long prompts then measure the attention kernels (below).
-    const auto matrix_rows = [](const std::vector<const CalibrationCase*>& rows) {
-        std::vector<const CalibrationCase*> short_rows;
-        for (const CalibrationCase* c : rows) {
-            if (reach(*c->measurement) < kLongContext) short_rows.push_back(c);
-        }
-        return short_rows.size() >= kMinimumRows ? short_rows : rows;
-    };
-    // A backend's matrix multiplier is read off its short prompts alone, however few: its long
-    // prompts measure its attention kernels, fitted below, and the two cannot be told apart on them.
-    const auto strictly_short = [](const std::vector<const CalibrationCase*>& rows) {
+    // Prompts whose attention is a small share of the work (prompt and context under kLongContext).
+    const auto short_prompts = [](const std::vector<const CalibrationCase*>& rows) {
         std::vector<const CalibrationCase*> short_rows;
         for (const CalibrationCase* c : rows) {
             if (reach(*c->measurement) < kLongContext) short_rows.push_back(c);
         }
         return short_rows;
+    };
+    // The family's matrix rate is read off its short prompts where there are enough of them, else
+    // off all; long prompts then measure the attention kernels (below). A backend's multiplier is
+    // read off its short prompts alone, however few: on long ones a slower matrix rate and a slower
+    // attention rate trade against each other.
+    const auto matrix_rows = [&](const std::vector<const CalibrationCase*>& rows) {
+        auto short_rows = short_prompts(rows);
+        return short_rows.size() >= kMinimumRows ? short_rows : rows;
     };
     if (prefill_fitted) {
         search(matrix_rows(prefill), factors.compute, steps(0.1, 1.25, 0.05), factors.quantized_compute,
@@ -245,7 +243,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         for (int round = 0; (several || moe_prompts) && round < 2; ++round) {
             for (const auto& [backend, rows] : by_backend) {
                 if (!several || backend == *reference || rows.size() < kMinimumRows) continue;
-                const auto matrix = strictly_short(rows);
+                const auto matrix = short_prompts(rows);
                 if (matrix.empty()) continue;  // only long prompts: its matrix rate is not measured
                 result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
