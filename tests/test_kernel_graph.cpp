@@ -4,9 +4,13 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/cost_model.hpp"
 #include "engine/kernel_graph.hpp"
 #include "engine/operating_point.hpp"
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -18,9 +22,12 @@ engine::CostModel cost_on_rtx_4090(const std::string& model, engine::Runtime run
     return engine::build_cost_model(s.model, s.deployment);
 }
 
-double decode_kernels(const std::string& model, engine::Runtime runtime, const std::string& weights) {
+double decode_kernels(const std::string& model, engine::Runtime runtime, const std::string& weights,
+                      engine::KernelGraphGeneration generation = engine::KernelGraphGeneration::fused) {
+    auto s = testing::setup_on("rtx-4090", model, weights, runtime);
+    s.deployment.kernel_graph = generation;
     double kernels = 0.0;
-    for (const auto& op : engine::decode_step_costs(cost_on_rtx_4090(model, runtime, weights), 1.0, 512.0).operators) {
+    for (const auto& op : engine::decode_step_costs(engine::build_cost_model(s.model, s.deployment), 1.0, 512.0).operators) {
         kernels += op.kernels;
     }
     return kernels;
@@ -59,4 +66,78 @@ TEST_CASE("the graph's extra kernels each read and write the hidden state once")
           doctest::Approx(512.0 * 5242880.0).epsilon(1e-12));
     CHECK(engine::extra_kernels(0.0, engine::kStructuralAttentionKernels) == 0.0);
     CHECK(engine::extra_kernels(3.0, engine::kStructuralAttentionKernels) == 0.0);
+}
+
+TEST_CASE("llama.cpp's builds before the 2025 fusions launch one kernel per graph node: 27 a dense layer") {
+    // llm_build_llama and llm_build_moe_ffn of 2023-2024, one kernel per node, each matrix product
+    // quantizing its own input: attention 12 (norm, its weight, q, k, v, rope q, rope k, k and v
+    // cache copies, attention, output, residual add) + 4 conversions = 16; dense MLP 8 (norm, its
+    // weight, gate, up, activation, product, down, residual add) + 3 conversions = 11; MoE 16
+    // (norm, weight, router, softmax, top-k, gather of the picked weights, their sum and divide,
+    // gate, up, activation, product, down, weighting, one add of two experts, residual add) + 3 = 19.
+    //   Llama-2-7B:   32 x (16 + 11) + 3 = 867;   gpt-oss-20b: 24 x (16 + 19) + 3 = 843
+    using engine::KernelGraphGeneration;
+    CHECK(decode_kernels("llama-2-7b", engine::Runtime::llama_cpp, "q4_0", KernelGraphGeneration::unfused) ==
+          doctest::Approx(867.0));
+    CHECK(decode_kernels("gpt-oss-20b", engine::Runtime::llama_cpp, "mxfp4_moe", KernelGraphGeneration::unfused) ==
+          doctest::Approx(843.0));
+}
+
+TEST_CASE("the unfused graph costs a 2025-08 build on an RTX 4090 what it measured before the fusions") {
+    // llama.cpp PR #15631 ("CUDA: fuse adds, fuse add with rms norm", am17an, 2025-08-28): its
+    // master column, a build before any of the CUDA fusions, runs gpt-oss-20b MXFP4 tg128 at 218.32
+    // tok/s on an RTX 4090. validation/measurements.csv does not hold it: no fit read it.
+    // By hand, at the fitted 2 us a kernel: the unfused graph launches 843 - 531 = 312 more kernels
+    // a token than the fused one (the cases above), 0.62 ms more; each also moves 2 x 2,880 x 2 B
+    // of hidden state, nothing beside the weights. A fused-graph step of about 4.1 ms (about 245
+    // tok/s) becomes about 4.7 ms: the unfused prediction must be slower than the fused one by
+    // 10-20% and fall within 10% of the measured rate (the fused graph's 245 would be 12% over).
+    const auto rate = [](const std::string& graph) {
+        const auto result = testing::run({"predict", "--hardware", "rtx-4090", "--model", "gpt-oss-20b", "--weights",
+                                          "mxfp4_moe", "--runtime", "llama.cpp", "--kernel-graph", graph, "--context",
+                                          "128", "--json"});
+        REQUIRE(result.exit_code == 0);
+        const auto document = nlohmann::json::parse(result.out);
+        CHECK(document["conditions"]["kernel_graph"] == graph);
+        return document["decode"]["tokens_per_s_per_stream"].get<double>();
+    };
+    const double fused = rate("fused");
+    const double unfused = rate("unfused");
+    CHECK(unfused < 0.90 * fused);
+    CHECK(unfused > 0.80 * fused);
+    CHECK(unfused == doctest::Approx(218.32).epsilon(0.10));
+}
+
+TEST_CASE("a run states the unfused graph in its notes or with --kernel-graph, only for llama.cpp") {
+    const auto path = testing::write_temp(
+        "kernel_graph_rows.csv",
+        testing::kMeasurementHeader +
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=unfused\n"
+            "b,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=fused\n"
+            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,plain\n");
+    const auto rows = profiles::load_measurements(path);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].unfused_kernel_graph);
+    CHECK_FALSE(rows[1].unfused_kernel_graph);
+    CHECK_FALSE(rows[2].unfused_kernel_graph);
+    CHECK(scenarios::stated_deployment(rows[0], engine::Runtime::llama_cpp).kernel_graph ==
+          engine::KernelGraphGeneration::unfused);
+    // An unknown value names the file, the line and the key.
+    const auto bad = testing::write_temp(
+        "kernel_graph_bad.csv",
+        testing::kMeasurementHeader +
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=old\n");
+    const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("kernel_graph_bad.csv:2") != std::string::npos);
+    CHECK(messages[0].find("notes") != std::string::npos);
+    // A fused engine has no such graph: refused, with the key; an unknown value is refused too.
+    const auto refused = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime", "vllm",
+                                       "--kernel-graph", "unfused"});
+    CHECK(refused.exit_code != 0);
+    CHECK(refused.err.find("kernel-graph") != std::string::npos);
+    const auto unknown = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime",
+                                       "llama.cpp", "--kernel-graph", "2024"});
+    CHECK(unknown.exit_code != 0);
+    CHECK(unknown.err.find("kernel-graph") != std::string::npos);
 }

@@ -89,6 +89,7 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
     command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
     command.add_option("--attention", options.attention, help::kAttention)->capture_default_str();
     command.add_option("--block-matmul", options.block_matmul, help::kBlockMatmul)->capture_default_str();
+    command.add_option("--kernel-graph", options.kernel_graph, help::kKernelGraph)->capture_default_str();
     auto* draft = command.add_option("--draft", options.draft, help::kDraft);
     command.add_option("--spec-length", options.spec_length, help::kSpecLength)
         ->capture_default_str()
@@ -159,6 +160,13 @@ engine::BlockMatmul block_matmul_named(const std::string& name) {
     return core::named_or_throw(kPaths, name, "--block-matmul", "block matmul path").value;
 }
 
+engine::KernelGraphGeneration kernel_graph_named(const std::string& name) {
+    using Generation = engine::KernelGraphGeneration;
+    static constexpr std::array kGenerations{NamedValue<Generation>{"fused", Generation::fused},
+                                             NamedValue<Generation>{"unfused", Generation::unfused}};
+    return core::named_or_throw(kGenerations, name, "--kernel-graph", "kernel graph").value;
+}
+
 engine::ClockCondition clock_condition_named(const std::string& name) {
     using Condition = engine::ClockCondition;
     static constexpr std::array kConditions{NamedValue<Condition>{"sustained", Condition::sustained},
@@ -194,6 +202,7 @@ engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
     choice.kv_offload = options.kv_offload;
     choice.attention = attention_kernels_named(options.attention);
     choice.block_matmul = block_matmul_named(options.block_matmul);
+    choice.kernel_graph = kernel_graph_named(options.kernel_graph);
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "

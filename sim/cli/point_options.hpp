@@ -40,6 +40,7 @@ struct DeploymentOptions {
     bool kv_offload = false;
     std::string attention = "fused";  // or unfused (flash attention off)
     std::string block_matmul = "quantized";  // or dequantized (llama.cpp CUDA before June 2024)
+    std::string kernel_graph = "fused";      // or unfused (llama.cpp builds before the fusions of late 2025)
     std::optional<std::string> draft;  // a draft model id or path, or "mtp" for the model's own heads
     int spec_length = 4;
     std::optional<double> acceptance;
@@ -95,6 +96,9 @@ inline constexpr const char* kBlockMatmul =
     "quantized (llama.cpp's MMQ kernels multiply the blocks as stored) or dequantized (passes of more than 32 "
     "tokens go through 16-bit copies and cuBLAS: llama.cpp CUDA builds before June 2024); docs/model.md "
     "\"Dequantized block matmuls\"";
+inline constexpr const char* kKernelGraph =
+    "fused (llama.cpp's graph after its CUDA and Metal fusions of late 2025) or unfused (one kernel per graph "
+    "node: llama.cpp builds of 2023 to the summer of 2025); docs/model.md \"Kernel graphs\"";
 inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
 inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";
 inline constexpr const char* kAcceptance = "Chance each draft token is accepted, given the ones before it were (with --draft; 0 to 1)";
@@ -118,6 +122,7 @@ engine::Runtime runtime_named(const std::string& name);
 core::Datatype activation_named(const std::string& name);
 engine::AttentionKernels attention_kernels_named(const std::string& name);
 engine::BlockMatmul block_matmul_named(const std::string& name);
+engine::KernelGraphGeneration kernel_graph_named(const std::string& name);
 engine::ClockCondition clock_condition_named(const std::string& name);
 engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts);
 engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);

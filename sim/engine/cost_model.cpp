@@ -279,7 +279,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.prefill_kv_element_bytes = model.mla ? cost.activation_bytes : core::Bytes(kv_element_bytes);
     // The runtime's graph: its launches beyond the structural kernels, per attention, dense MLP and
     // routed MoE block (shared experts and recurrent mixers keep their structural kernels).
-    const KernelGraph graph = kernel_graph(deployment.runtime);
+    const KernelGraph graph = kernel_graph(deployment.runtime, deployment.kernel_graph);
     cost.elementwise_kernels = cost.attention_layers() * extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
                                cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                                cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);

@@ -52,6 +52,13 @@ enum class AttentionKernels { fused, unfused };
 // GGML_CUDA_FORCE_CUBLAS after). Passes of fewer tokens use the quantized kernels either way.
 enum class BlockMatmul { quantized, dequantized };
 
+// Which generation of a runtime's kernel graph a build launches (engine/kernel_graph.hpp;
+// docs/model.md, "Kernel graphs"). fused: llama.cpp's graph after its 2025 CUDA and Metal
+// fusions (norm and its weight, rotary and the cache write, gate, up and activation, the
+// residual adds), every build since late 2025; unfused: the graph of the builds of 2023 and 2024,
+// one kernel per graph node.
+enum class KernelGraphGeneration { fused, unfused };
+
 struct Deployment {
     const core::WeightFormat* weights = nullptr;  // never null once resolved
     const core::KvFormat* kv = nullptr;           // never null once resolved
@@ -67,6 +74,7 @@ struct Deployment {
     std::shared_ptr<const RuntimePreset> runtime_file;
     AttentionKernels attention = AttentionKernels::fused;
     BlockMatmul block_matmul = BlockMatmul::quantized;
+    KernelGraphGeneration kernel_graph = KernelGraphGeneration::fused;
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -83,6 +91,7 @@ struct DeploymentChoice {
     std::shared_ptr<const RuntimePreset> runtime_file;  // null: the built-in preset of `runtime`
     AttentionKernels attention = AttentionKernels::fused;
     BlockMatmul block_matmul = BlockMatmul::quantized;
+    KernelGraphGeneration kernel_graph = KernelGraphGeneration::fused;
 };
 
 // The preset a deployment runs under: its file's, else the built-in one. Every efficiency and

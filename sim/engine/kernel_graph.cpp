@@ -4,9 +4,22 @@
 
 namespace decodesim::engine {
 
-KernelGraph kernel_graph(Runtime runtime) {
+KernelGraph kernel_graph(Runtime runtime, KernelGraphGeneration generation) {
     switch (runtime) {
         case Runtime::llama_cpp:
+            if (generation == KernelGraphGeneration::unfused) {
+                // The graph of the builds of 2023 to the summer of 2025, one kernel per node
+                // (llm_build_llama and llm_build_moe_ffn; each matrix product quantized its own
+                // input): attention norm, its weight, q, k, v, rope q, rope k, k and v cache
+                // copies, attention, output, residual add; MLP norm, its weight, gate, up,
+                // activation, product, down, residual add; MoE norm, its weight, router, softmax,
+                // top-k, the picked weights' gather, their renormalisation (sum, divide), gate, up,
+                // activation, product, down, weighting, the sum of two experts, residual add; plus
+                // the conversions: 4 in attention, 3 in either MLP. The fusions that followed
+                // (CUDA: adds and add+norm, PR #15631, 2025-08-28; GEMV with gate, activation and
+                // bias, PR #16715, 2025-10) cut a dense layer from 27 kernels to 18.
+                return KernelGraph{12.0 + 4.0, 8.0 + 3.0, 16.0 + 3.0};
+            }
             // ggml-org/llama.cpp's graphs (src/models/llama.cpp, openai-moe.cpp, qwen3moe.cpp) after
             // the CUDA backend's fusions of late 2025 (ggml-cuda.cu): attention norm+mul, q, k, v,
             // rope q, rope k (+ its cache write), v cache write, flash attention, output (+ residual);

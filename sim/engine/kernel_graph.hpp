@@ -9,6 +9,7 @@
 // per-kernel time is fitted on them, and a mixture-of-experts layer's share of launches then
 // carries over from dense rows to MoE rows.
 
+#include "engine/deployment.hpp"
 #include "engine/runtime.hpp"
 
 namespace decodesim::engine {
@@ -39,7 +40,7 @@ inline constexpr double kStructuralAttentionKernels =
 inline constexpr double kStructuralDenseMlpKernels = kNormKernels + kMlpMatrixKernels;
 inline constexpr double kStructuralMoeKernels = kNormKernels + kRouterKernels + kMlpMatrixKernels;
 
-KernelGraph kernel_graph(Runtime runtime);
+KernelGraph kernel_graph(Runtime runtime, KernelGraphGeneration generation = KernelGraphGeneration::fused);
 
 // Launches beyond the structural ones in one block: the graph's count less the structural count;
 // 0 where the graph is not counted.

@@ -20,6 +20,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.speculation = choice.speculation;
     deployment.attention = choice.attention;
     deployment.block_matmul = choice.block_matmul;
+    deployment.kernel_graph = choice.kernel_graph;
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

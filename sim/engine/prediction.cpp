@@ -91,6 +91,11 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
                                            "(q4_0, q4_k_m, ...); {} on {} has none",
                                            deployment.weights->name, core::backend_name(deployment.backend)));
     }
+    if (deployment.kernel_graph == KernelGraphGeneration::unfused && deployment.runtime != Runtime::llama_cpp) {
+        refuse("kernel-graph", fmt::format("the unfused kernel graph is llama.cpp's (its builds before the fusions of "
+                                           "late 2025); {} runs its own kernels either way",
+                                           runtime_label(deployment)));
+    }
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     for (Datatype datatype : {matmul, deployment.activation}) {
         if (effective_peak(hardware, datatype).value <= 0.0) {

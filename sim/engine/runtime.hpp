@@ -121,7 +121,7 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(3e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(2e-6), 0.94, 0.45, 1.00, 0.70, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
@@ -129,20 +129,20 @@ inline constexpr std::array kRuntimePresets{
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 124.0},
-                   RuntimeFactors{core::Seconds(3e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
+                   RuntimeFactors{core::Seconds(2e-6), 0.94, 0.45, 1.00, 0.70, core::Seconds(0.0),
                                   {1.0, 2.262, 2.594, 1.078, 1.468, 1.468}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 124.0},
-                   RuntimeFactors{core::Seconds(3e-6), 0.98, 0.95, 0.65, 0.75, core::Seconds(40e-6),
+                   RuntimeFactors{core::Seconds(2e-6), 1.00, 0.95, 0.65, 0.75, core::Seconds(0.0),
                                   // cuda (DGX Spark), rocm (the reference), metal, vulkan; sycl and
                                   // other (measured nowhere) at the typical measured backend's
                                   {0.476, 1.0, 1.147, 0.476, 0.649, 0.649},
                                   // attention kernels, same order
-                                  {0.856, 0.279, 1.0, 0.128, 1.0, 1.0},
+                                  {0.739, 0.279, 1.0, 0.134, 1.0, 1.0},
                                   // each die beyond the first, per kernel (Apple's Ultra); a weight
                                   // tile's staging, in rows (docs/model.md, "Expert tiles")
-                                  core::Seconds(6e-6), 124.0}},
+                                  core::Seconds(4e-6), 124.0}},
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::tensorrt_llm, "tensorrt-llm", "TensorRT-LLM: fused kernels, in-flight batching", false,
                   {RuntimeFactors{core::Seconds(4e-6), 1.0, 1.0, 1.0, 0.80, core::Seconds(37e-6), runtime_detail::kSameOnEveryBackend, runtime_detail::kSameOnEveryBackend, core::Seconds(0.0)},

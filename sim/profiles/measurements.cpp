@@ -221,6 +221,8 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         row.dequantized_block_matmul = notes_switch(row.notes, "block-matmul", "dequantized", "quantized", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
+        row.unfused_kernel_graph = notes_switch(row.notes, "kernel-graph", "unfused", "fused", switch_problem);
+        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         row.row_split = notes_switch(row.notes, "split", "row", "layer", switch_problem);
         if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
         if (notes_value(row.notes, "split=") == "layer") row.layer_split = true;

@@ -31,6 +31,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.kv_offload = deployment.kv_offload;
     conditions.attention = deployment.attention == engine::AttentionKernels::unfused ? "unfused" : "fused";
     conditions.block_matmul = deployment.block_matmul == engine::BlockMatmul::dequantized ? "dequantized" : "quantized";
+    conditions.kernel_graph = deployment.kernel_graph == engine::KernelGraphGeneration::unfused ? "unfused" : "fused";
     conditions.speculation = deployment.speculation;
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
     return conditions;
@@ -66,6 +67,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"kv_offload", conditions.kv_offload},
                   {"attention", conditions.attention},
                   {"block_matmul", conditions.block_matmul},
+                  {"kernel_graph", conditions.kernel_graph},
                   {"runtime", conditions.runtime},
                   {"backend", conditions.backend},
                   {"clocks", conditions.clocks},

@@ -30,6 +30,7 @@ struct Conditions {
     bool kv_offload = false;
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
     std::string block_matmul;  // "quantized" or "dequantized" (engine::BlockMatmul)
+    std::string kernel_graph;  // "fused" or "unfused" (engine::KernelGraphGeneration)
     engine::Speculation speculation;
     std::string draft;  // the draft model's id, "mtp", or empty
 };

@@ -166,6 +166,7 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engin
     choice.backend = m.backend;
     if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
     if (m.dequantized_block_matmul) choice.block_matmul = engine::BlockMatmul::dequantized;
+    if (m.unfused_kernel_graph) choice.kernel_graph = engine::KernelGraphGeneration::unfused;
     // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
     choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
     return choice;
