@@ -55,8 +55,8 @@ enum class BlockMatmul { quantized, dequantized };
 // Which generation of a runtime's kernel graph a build launches (engine/kernel_graph.hpp;
 // docs/model.md, "Kernel graphs"). fused: llama.cpp's graph after its 2025 CUDA and Metal
 // fusions (norm and its weight, rotary and the cache write, gate, up and activation, the
-// residual adds), every build since late 2025; unfused: the graph of the builds of 2023 and 2024,
-// one kernel per graph node.
+// residual adds), every build since late 2025; unfused: the graph of the builds of 2023 to the
+// summer of 2025, one kernel per graph node. Only llama.cpp's graph has two generations.
 enum class KernelGraphGeneration { fused, unfused };
 
 struct Deployment {
