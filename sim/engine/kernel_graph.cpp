@@ -16,8 +16,9 @@ KernelGraph kernel_graph(Runtime runtime, KernelGraphGeneration generation) {
                 // top-k, the picked weights' gather, their renormalisation (sum, divide), gate, up,
                 // activation, product, down, weighting, the sum of two experts, residual add; plus
                 // the conversions: 4 in attention, 3 in either MLP. The fusions that followed
-                // (CUDA: adds and add+norm, PR #15631, 2025-08-28; GEMV with gate, activation and
-                // bias, PR #16715, 2025-10) cut a dense layer from 27 kernels to 18.
+                // (CUDA: norm and its weight, PR #14800, 2025-07-21; adds and add+norm, #15631,
+                // 2025-08-28; GEMV with gate, activation and bias, #16715, 2025-10) cut a dense
+                // layer from 27 kernels to 18; a build between them runs between the two counts.
                 return KernelGraph{12.0 + 4.0, 8.0 + 3.0, 16.0 + 3.0};
             }
             // ggml-org/llama.cpp's graphs (src/models/llama.cpp, openai-moe.cpp, qwen3moe.cpp) after

@@ -98,9 +98,9 @@ struct Measurement {
     // (2024-06) multiplied block-format weights by passes of more than 32 tokens through 16-bit
     // copies and cuBLAS (engine::BlockMatmul); unset or "block-matmul=quantized": its MMQ kernels.
     bool dequantized_block_matmul = false;
-    // "kernel-graph=unfused" in the notes: a llama.cpp build of 2023 or 2024, whose graph launched
-    // one kernel per node (engine::KernelGraphGeneration); unset or "kernel-graph=fused": the
-    // graph after the fusions of 2025.
+    // "kernel-graph=unfused" in the notes: a llama.cpp build of 2023 to the summer of 2025, whose
+    // graph launched one kernel per node (engine::KernelGraphGeneration); unset or
+    // "kernel-graph=fused": the graph after the fusions of late 2025.
     bool unfused_kernel_graph = false;
     // "split=row" in the notes: llama.cpp's --split-mode row, each matrix split by rows across the
     // devices and the partial results gathered to the main device after every product (the default
