@@ -36,7 +36,7 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     CHECK(evaluated >= 600);
     // Tolerances: docs/validation.md ("Tolerances"). Each subset must be there: a renamed subset
     // fails here instead of silently skipping its check.
-    // Regression guards at the figures of 1639 rows from 62 publications, not targets: the rows
+    // Regression guards at the figures of 1657 rows from 65 publications, not targets: the rows
     // added in issue 10 (Strix Halo, Arc, DGX Spark prefill; vLLM-class engines) raised them; prefill came back
     // to 11.5% with the backend multipliers (docs/model.md, "Backends"), per stream to 13.7% with
     // the vllm preset fitted on its single-stream rows, then 15.2% once attention bandwidths were
@@ -109,10 +109,13 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // 14.1% once a prompt after a cached context was one pass. Per stream 6.8% and prefill 15.9%
     // once the rows of builds before llama.cpp's 2025 fusions ran their unfused kernel graph
     // ("kernel-graph=unfused"): the per-kernel time refitted from 3 to 2 us, and the held-out
-    // prompt fits, which no new physics touched, moved with it (docs/validation.md).
+    // prompt fits, which no new physics touched, moved with it (docs/validation.md). Prefill
+    // 12.5% with three llama.cpp pull requests' CUDA tables (#4766 of 2024-01, #7860 of 2024-06,
+    // #24216 of 2026-06): their 16-bit and dequantized prompts measure the cuBLAS path when
+    // XiongjieDai's rows, until then its only measurement, are held out (19.4% -> 10.6%).
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.075},
                                                {"decode_tokens_per_s_total", 0.15},
-                                               {"prefill_tokens_per_s", 0.17},
+                                               {"prefill_tokens_per_s", 0.135},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {
