@@ -36,7 +36,7 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     CHECK(evaluated >= 600);
     // Tolerances: docs/validation.md ("Tolerances"). Each subset must be there: a renamed subset
     // fails here instead of silently skipping its check.
-    // Regression guards at the figures of 1657 rows from 65 publications, not targets: the rows
+    // Regression guards at the figures of 1678 rows from 67 publications, not targets: the rows
     // added in issue 10 (Strix Halo, Arc, DGX Spark prefill; vLLM-class engines) raised them; prefill came back
     // to 11.5% with the backend multipliers (docs/model.md, "Backends"), per stream to 13.7% with
     // the vllm preset fitted on its single-stream rows, then 15.2% once attention bandwidths were
@@ -112,10 +112,13 @@ TEST_CASE("leave-one-source-out error stays within its regression guards") {
     // prompt fits, which no new physics touched, moved with it (docs/validation.md). Prefill
     // 12.5% with three llama.cpp pull requests' CUDA tables (#4766 of 2024-01, #7860 of 2024-06,
     // #24216 of 2026-06): their 16-bit and dequantized prompts measure the cuBLAS path when
-    // XiongjieDai's rows, until then its only measurement, are held out (19.4% -> 10.6%).
+    // XiongjieDai's rows, until then its only measurement, are held out (19.4% -> 10.6%). 11.3%
+    // with two 2025 CUDA publications (lhl's RTX PRO 6000 page, jeffbolznv's RTX 5090 sweep in
+    // ik_llama.cpp discussion #562): the MMQ rate no longer rests on #15013 alone (held out
+    // 36% -> 11%). Per stream 6.8% -> 6.9% with the RTX PRO 6000's single streams (-7% to -15%).
     const std::map<std::string, double> guards{{"decode_tokens_per_s_per_stream", 0.075},
                                                {"decode_tokens_per_s_total", 0.15},
-                                               {"prefill_tokens_per_s", 0.135},
+                                               {"prefill_tokens_per_s", 0.13},
                                                {"tpot_s", 0.08}};
     std::map<std::string, double> medians;
     for (const auto& metric : document["leave_one_source_out"]["by_metric"]) {

@@ -121,7 +121,7 @@ inline constexpr std::array kRuntimePresets{
                   runtime_detail::kTotalShare},
     RuntimePreset{Runtime::llama_cpp, "llama.cpp",
                   "llama.cpp (CUDA, ROCm, Metal, Vulkan): GGUF block formats dequantized in the kernels", false,
-                  {RuntimeFactors{core::Seconds(2e-6), 0.94, 0.45, 1.00, 0.70, core::Seconds(0.0),
+                  {RuntimeFactors{core::Seconds(2e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
                                   // cuda (the reference), then rocm, metal, vulkan shared from unified
                                   // memory's measured fractions, sycl and other (measured nowhere) at
                                   // the typical measured backend's (scenarios::share_backend_kernels)
@@ -129,7 +129,7 @@ inline constexpr std::array kRuntimePresets{
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
                                   core::Seconds(0.0), 124.0},
-                   RuntimeFactors{core::Seconds(2e-6), 0.94, 0.45, 1.00, 0.70, core::Seconds(0.0),
+                   RuntimeFactors{core::Seconds(2e-6), 0.90, 0.45, 1.00, 0.70, core::Seconds(0.0),
                                   {1.0, 2.262, 2.594, 1.078, 1.468, 1.468}, runtime_detail::kSameOnEveryBackend,
                                   // per die; a weight tile's staging, in rows, read off unified
                                   // memory's MoE prompts (share_backend_kernels)
