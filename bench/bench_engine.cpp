@@ -24,6 +24,7 @@ engine::OperatingPoint load(const char* hardware, const char* model, const char*
     const profiles::Catalog catalog(DECODESIM_ROOT);
     engine::DeploymentChoice choice;
     choice.weights = core::find_named(core::weight_formats(), weights);
+    choice.runtime = catalog.runtime("vllm");
     return engine::resolve_operating_point(catalog.hardware(hardware), catalog.model(model), choice,
                                            engine::Workload::step(1.0, 4096.0));
 }

@@ -14,7 +14,6 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "sim" / "engine" / "residual_band.cpp"
 FAMILIES = {"hbm": "hbm", "gddr": "gddr", "unified": "unified", "all": "hbm"}
-RUNTIMES = {"vllm": "vllm", "llama.cpp": "llama_cpp", "tensorrt-llm": "tensorrt_llm", "all": "vllm"}
 
 
 def main() -> int:
@@ -27,11 +26,11 @@ def main() -> int:
     lines = []
     for band in document["band"]["bands"]:
         pooled = band["memory"] == "all"
-        lines.append("    {{{}, {{MemoryFamily::{}, Runtime::{}, PassKind::{}, {:.2f}, {:.2f}, {}}}}},".format(
-            "true" if pooled else "false", FAMILIES[band["memory"]], RUNTIMES[band["runtime"]], band["pass"],
+        lines.append("        {{{}, {{MemoryFamily::{}, \"{}\", PassKind::{}, {:.2f}, {:.2f}, {}}}}},".format(
+            "true" if pooled else "false", FAMILIES[band["memory"]], "" if pooled else band["runtime"], band["pass"],
             band["low"], band["high"], band["rows"]))
     text = TABLE.read_text()
-    pattern = re.compile(r"(// `decodesim accuracy --held-out`[^\n]*\n(?://[^\n]*update-residual-bands[^\n]*\n)?)(constexpr auto kShipped = std::to_array<ShippedBand>\(\{\n)(.*?)(\n\}\);)",
+    pattern = re.compile(r"(// `decodesim accuracy --held-out`[^\n]*\n(?://[^\n]*update-residual-bands[^\n]*\n)?)(const std::vector<ShippedBand>& shipped_table\(\) \{\n    static const std::vector<ShippedBand> kShipped\{\n)(.*?)(\n\};)",
                          re.S)
     header = f"// `decodesim accuracy --held-out`, section \"Band\", on validation/measurements.csv ({rows} rows);\n" \
              f"// written by scripts/update-residual-bands.py.\n"

@@ -50,7 +50,7 @@ BINARY=$binary bash -c '
     expect "cost" compare --by co
     expect "stream" check-claim --per str
     expect "list show validate" profiles ""
-    expect "hardware models" profiles list ""
+    expect "hardware models runtimes" profiles list ""
     expect "bash zsh" completion ""
     expect "--batch" predict --hardware h100-sxm --batch 8 --bat
     expect "" predict --batch ""

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "profiles/measurements.hpp"
 #include "scenarios/accuracy_run.hpp"
 #include "scenarios/profile_summary.hpp"
 #include "test_support.hpp"
@@ -56,7 +57,7 @@ TEST_CASE("accuracy: a hand-made list is predicted, explained and skipped row by
             return catalog.model(id);
         }};
     scenarios::AccuracySettings settings;
-    settings.runtime = engine::Runtime::ideal;
+    settings.runtime = testing::shipped_runtime("ideal");
     const auto result = scenarios::evaluate_accuracy(measurements, lookup, settings);
 
     // Each id is looked up once, however many rows name it.
@@ -99,16 +100,31 @@ TEST_CASE("accuracy: a hand-made list is predicted, explained and skipped row by
     CHECK(result.fits.empty());  // not asked for
 }
 
-TEST_CASE("accuracy: each row's engine picks its runtime preset") {
-    CHECK(scenarios::runtime_for_engine("llama.cpp") == engine::Runtime::llama_cpp);
-    CHECK(scenarios::runtime_for_engine("tensorrt-llm") == engine::Runtime::tensorrt_llm);
-    CHECK(scenarios::runtime_for_engine("mlperf-v4.1") == engine::Runtime::tensorrt_llm);
-    CHECK(scenarios::runtime_for_engine("sglang") == engine::kDefaultRuntime);
+TEST_CASE("accuracy: every row names a shipped runtime build, and a build is measured exactly when rows name it") {
+    // The runtime column is an id the catalog resolves exactly (never a bare name, whose meaning
+    // moves when a newer build is added); `measured: true` in a profile is a claim this file backs.
+    const auto catalog = testing::shipped_catalog();
+    const auto rows = profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
+    std::map<std::string, int> by_runtime;
+    for (const auto& row : rows) ++by_runtime[row.runtime];
+    const auto ids = catalog.runtime_ids();
+    for (const auto& [runtime, count] : by_runtime) {
+        CAPTURE(runtime);
+        CHECK(std::find(ids.begin(), ids.end(), runtime) != ids.end());
+    }
+    CHECK(ids.size() >= 10);
+    for (const auto& id : ids) {
+        CAPTURE(id);
+        const auto profile = catalog.runtime(id);
+        CHECK(profile->id == id);
+        if (profile->ideal) continue;
+        CHECK(profile->measured == (by_runtime.count(id) > 0));
+    }
 }
 
 TEST_CASE("profile summaries: H100 SXM and Llama-3.1-8B by hand") {
     const auto catalog = testing::shipped_catalog();
-    const auto hardware = scenarios::summarize_hardware(catalog.hardware("h100-sxm"));
+    const auto hardware = scenarios::summarize_hardware(catalog.hardware("h100-sxm"), *catalog.runtime("vllm"));
     // 989.4 TFLOPS bf16 dense over 3.35 TB/s = 295.3 FLOP/byte.
     CHECK(hardware.bf16_peak.value == doctest::Approx(989.4e12));
     CHECK(hardware.machine_balance_bf16 == doctest::Approx(989.4e12 / 3.35e12));

@@ -16,7 +16,7 @@ using namespace decodesim;
 
 namespace {
 
-testing::Setup llama2_on_strix_halo(core::Backend backend, engine::Runtime runtime = engine::Runtime::llama_cpp) {
+testing::Setup llama2_on_strix_halo(core::Backend backend, const std::string& runtime = "llama.cpp") {
     return testing::setup_on("strix-halo", "llama-2-7b", "q4_0", runtime, backend);
 }
 
@@ -57,14 +57,16 @@ TEST_CASE("a 16-row attention tile reloads the keys and values once a tile: coun
 
 TEST_CASE("the tiles are the kernels' own constants, and only short ones load from memory") {
     using core::Backend;
-    using engine::Runtime;
     // llama.cpp: Vulkan coopmat1 16 rows, Metal 8 queries a threadgroup, CUDA's mma kernel 64
-    // columns (docs/model.md, "Attention tiles", for the files).
-    CHECK(engine::attention_tile_rows(Runtime::llama_cpp, Backend::vulkan) == 16.0);
-    CHECK(engine::attention_tile_rows(Runtime::llama_cpp, Backend::metal) == 8.0);
-    CHECK(engine::attention_tile_rows(Runtime::llama_cpp, Backend::cuda) == 64.0);
-    CHECK(engine::attention_tile_rows(Runtime::vllm, Backend::cuda) == 128.0);
-    CHECK(engine::attention_tile_rows(Runtime::ideal, Backend::vulkan) == 0.0);
+    // columns (docs/model.md, "Attention tiles", for the files), as its profile states them.
+    const auto tile = [](const std::string& runtime, Backend backend) {
+        return testing::shipped_runtime(runtime)->tile_rows_on(backend);
+    };
+    CHECK(tile("llama.cpp", Backend::vulkan) == 16.0);
+    CHECK(tile("llama.cpp", Backend::metal) == 8.0);
+    CHECK(tile("llama.cpp", Backend::cuda) == 64.0);
+    CHECK(tile("vllm", Backend::cuda) == 128.0);
+    CHECK(tile("ideal", Backend::vulkan) == 0.0);
     CHECK(engine::rows_per_memory_load(16.0) == 16.0);
     CHECK(engine::rows_per_memory_load(32.0) == 32.0);
     CHECK(engine::rows_per_memory_load(64.0) == 0.0);
@@ -92,17 +94,17 @@ TEST_CASE("a long Vulkan prompt on Strix Halo runs no faster than its tile reloa
     CHECK(79.73 < bound);
 
     const auto vulkan = llama2_on_strix_halo(core::Backend::vulkan).deployment;
-    const auto& shipped = engine::runtime_preset(engine::Runtime::llama_cpp);
+    const auto& shipped = vulkan.runtime_profile();
     // With every attention multiplier at 1, as a fit that never saw a long Vulkan prompt leaves
     // them, the reloads alone hold the prediction under the bound and near the measurement.
-    engine::RuntimePreset unfitted = shipped;
+    engine::RuntimeProfile unfitted = shipped;
     for (auto& factors : unfitted.by_family) factors.backend_attention.fill(1.0);
     const double predicted = scenarios::predict_measurement(row, model, hardware, vulkan, unfitted);
     CHECK(predicted < bound);
     CHECK(predicted == doctest::Approx(79.73).epsilon(0.25));
     CHECK(scenarios::predict_measurement(row, model, hardware, vulkan, shipped) < bound);
     // The ideal kernel reads the cache once: its bound is the arithmetic's, far above.
-    const auto ideal = llama2_on_strix_halo(core::Backend::vulkan, engine::Runtime::ideal).deployment;
-    CHECK(scenarios::predict_measurement(row, model, hardware, ideal, engine::runtime_preset(engine::Runtime::ideal)) >
+    const auto ideal = llama2_on_strix_halo(core::Backend::vulkan, "ideal").deployment;
+    CHECK(scenarios::predict_measurement(row, model, hardware, ideal, ideal.runtime_profile()) >
           2.0 * bound);
 }

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/backend.hpp"
-#include "engine/custom_runtime.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
@@ -26,13 +26,13 @@ namespace {
 
 // llama.cpp's preset with every factor at the measured defaults (1, and 4 us per kernel), whose
 // unified-memory factors a test then changes: the truth synthetic rows are made from.
-engine::RuntimePreset llama_cpp_at_defaults() {
-    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+engine::RuntimeProfile llama_cpp_at_defaults() {
+    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
     for (auto& factors : preset.by_family) factors = engine::RuntimeFactors{};
     return preset;
 }
 
-engine::RuntimeFactors& unified(engine::RuntimePreset& preset) {
+engine::RuntimeFactors& unified(engine::RuntimeProfile& preset) {
     return preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
 }
 
@@ -52,7 +52,7 @@ struct SyntheticPrompts {
     std::vector<profiles::Measurement> rows;
     std::vector<scenarios::CalibrationCase> cases;
 
-    SyntheticPrompts(const std::string& model_id, const std::string& weights, const engine::RuntimePreset& truth,
+    SyntheticPrompts(const std::string& model_id, const std::string& weights, const engine::RuntimeProfile& truth,
                      const std::vector<PromptSpec>& specs) {
         const auto catalog = testing::shipped_catalog();
         hardware = catalog.hardware("strix-halo");
@@ -75,7 +75,7 @@ struct SyntheticPrompts {
             engine::DeploymentChoice choice;
             choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
             choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-            choice.runtime = engine::Runtime::llama_cpp;
+            choice.runtime = testing::shipped_runtime("llama.cpp");
             choice.backend = m.backend;
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
@@ -85,7 +85,7 @@ struct SyntheticPrompts {
     }
 
     scenarios::FitResult fit() const {
-        return scenarios::fit_runtime(cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+        return scenarios::fit_runtime(cases, *testing::shipped_runtime("llama.cpp"),
                                       {core::MemoryFamily::unified});
     }
 };
@@ -108,28 +108,28 @@ TEST_CASE("a device's native backend is its vendor's own interface, read from th
     CHECK(catalog.hardware("dgx-spark").native_backend == core::Backend::cuda);
 }
 
-TEST_CASE("a measurement states its backend as backend=NAME in the notes, and a wrong name is an error") {
+TEST_CASE("a measurement states its backend as backend=NAME in its conditions, and a wrong name is an error") {
     const std::string path = testing::write_temp(
         "decodesim_backend_rows.csv",
         testing::kMeasurementHeader +
-            "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,llama-bench; backend=vulkan\n"
-            "b,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,-o moe_backend=TRTLLM\n"
-            "c,rtx-4090,llama-2-70b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,n_gpus=2 (llama.cpp default layer split)\n");
+            "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,backend=vulkan,llama-bench\n"
+            "b,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,,-o moe_backend=TRTLLM; backend=vulkan\n"
+            "c,rtx-4090,llama-2-70b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,devices=2; split=layer,llama.cpp default layer split\n");
     const auto rows = profiles::load_measurements(path);
     REQUIRE(rows.size() == 3);
     CHECK(rows[0].backend == core::Backend::vulkan);
-    CHECK_FALSE(rows[1].backend.has_value());  // "moe_backend=" is another key
+    CHECK_FALSE(rows[1].backend.has_value());  // the notes are free text, never read
     CHECK_FALSE(rows[0].layer_split);
     CHECK(rows[2].layer_split);
     CHECK(rows[2].devices == 2);
 
     const std::string bad = testing::write_temp("decodesim_backend_bad.csv",
-                                       testing::kMeasurementHeader + "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,"
-                                                 "prefill_tokens_per_s,900,src,backend=vulcan\n");
+                                       testing::kMeasurementHeader + "a,strix-halo,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,"
+                                                 "prefill_tokens_per_s,900,src,backend=vulcan,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find(":2:14:") != std::string::npos);  // line 2, the notes column
-    CHECK(messages[0].find("notes") != std::string::npos);
+    CHECK(messages[0].find(":2:15:") != std::string::npos);  // line 2, the conditions column
+    CHECK(messages[0].find("conditions") != std::string::npos);
     CHECK(messages[0].find("did you mean 'vulkan'") != std::string::npos);
 }
 
@@ -149,19 +149,19 @@ TEST_CASE("llama-bench's backends column names the backend of a calibration row"
 TEST_CASE("a backend's multiplier scales the compute rate, never past the datasheet") {
     const auto catalog = testing::shipped_catalog();
     const auto strix = catalog.hardware("strix-halo");
-    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
     engine::RuntimeFactors& unified = preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
     unified.compute = 0.5;
     unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
     unified.backend_compute[static_cast<std::size_t>(core::Backend::metal)] = 4.0;
     // 0.80 (the measured large-GEMM fraction) x 0.5 = 0.40 on ROCm, strix-halo's own backend;
     // x 0.4 more on Vulkan = 0.16; x 4 on Metal = 1.6, held at the datasheet's 1.
-    CHECK(engine::preset_efficiency(strix, preset, core::Backend::rocm).compute == doctest::Approx(0.40).scale(0.0));
-    CHECK(engine::preset_efficiency(strix, preset, core::Backend::vulkan).compute == doctest::Approx(0.16).scale(0.0));
-    CHECK(engine::preset_efficiency(strix, preset, core::Backend::metal).compute == doctest::Approx(1.0));
+    CHECK(engine::runtime_efficiency(strix, preset, core::Backend::rocm).compute == doctest::Approx(0.40).scale(0.0));
+    CHECK(engine::runtime_efficiency(strix, preset, core::Backend::vulkan).compute == doctest::Approx(0.16).scale(0.0));
+    CHECK(engine::runtime_efficiency(strix, preset, core::Backend::metal).compute == doctest::Approx(1.0));
     // Bandwidth and fixed costs are the family's whatever the backend.
-    CHECK(engine::preset_efficiency(strix, preset, core::Backend::vulkan).memory_bandwidth ==
-          engine::preset_efficiency(strix, preset, core::Backend::rocm).memory_bandwidth);
+    CHECK(engine::runtime_efficiency(strix, preset, core::Backend::vulkan).memory_bandwidth ==
+          engine::runtime_efficiency(strix, preset, core::Backend::rocm).memory_bandwidth);
 }
 
 TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, and a wrong name is refused") {
@@ -184,7 +184,7 @@ TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, an
     // ~210 GB/s), and its attention is 2% of the work (4 x 128 x 32 heads x 1024^2 / 2 pairs x 32
     // layers = 2.7e11 FLOP), so its time scales nearly as 1/compute: by the ratio of the two
     // backends' multipliers.
-    const auto& unified = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::unified);
+    const auto unified = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::unified);
     const double ratio = unified.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] /
                          unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)];
     CHECK(ttft_vulkan / ttft_rocm == doctest::Approx(ratio).epsilon(0.10).scale(0.0));
@@ -198,7 +198,7 @@ TEST_CASE("the fit gives a backend with enough prefill rows its own multiplier a
     // Truth: the measured defaults (every factor 1) on strix-halo, except Vulkan's kernels at 0.4
     // of ROCm's compute. 12 ROCm rows (the most: the reference, kept at 1) and 10 Vulkan rows,
     // prompts 512..6144 tokens of bf16 Llama-3.1-8B.
-    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    engine::RuntimeProfile truth = llama_cpp_at_defaults();
     unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
     std::vector<PromptSpec> specs;
     for (int i = 0; i < 22; ++i) {
@@ -233,10 +233,10 @@ TEST_CASE("a backend's attention multiplier slows long prompts and leaves short 
     engine::DeploymentChoice choice;
     choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
     choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
+    choice.runtime = testing::shipped_runtime("llama.cpp");
     const auto deployment = engine::resolve_deployment(hardware, model, choice);
-    const engine::RuntimePreset full = llama_cpp_at_defaults();
-    engine::RuntimePreset preset = full;
+    const engine::RuntimeProfile full = llama_cpp_at_defaults();
+    engine::RuntimeProfile preset = full;
     unified(preset).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
 
     profiles::Measurement prompt;
@@ -261,7 +261,7 @@ TEST_CASE("the fit recovers a backend's attention multiplier from its long promp
     // Truth: every factor 1 except ROCm's attention kernels at 0.5 on strix-halo. 12 prompts of
     // 512 tokens without context (attention under 2% of the work: they fix compute at 1) and 12 of
     // 2048 tokens after 12k to 34k of context (attention 35 to 60% of the work: they measure it).
-    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    engine::RuntimeProfile truth = llama_cpp_at_defaults();
     unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.5;
     std::vector<PromptSpec> specs;
     for (int i = 0; i < 24; ++i) {
@@ -284,7 +284,7 @@ TEST_CASE("a backend's matrix multiplier is read off its short prompts, however 
     // full rate and most of it at 0.3. On the long prompts a slower matrix rate and a slower
     // attention rate trade against each other, so only the 4 short ones say what the matrix kernels
     // reach: 0.4; the attention multiplier is then read off the long ones given it.
-    engine::RuntimePreset truth = llama_cpp_at_defaults();
+    engine::RuntimeProfile truth = llama_cpp_at_defaults();
     unified(truth).backend_compute[static_cast<std::size_t>(core::Backend::rocm)] = 0.4;
     unified(truth).backend_attention[static_cast<std::size_t>(core::Backend::rocm)] = 0.3;
     std::vector<PromptSpec> specs;
@@ -311,7 +311,7 @@ TEST_CASE("no preset file, however generous, predicts past the roofline bound") 
     // device's peak, so tokens/s never exceed `--runtime ideal` (the datasheet, no overheads) and
     // the time to first token is never shorter.
     const std::string preset = testing::write_temp("decodesim_generous_preset.yaml",
-                                          "name: generous\nbase: vllm\nsource: test\nfactors:\n  hbm:\n"
+                                          "name: generous\nbase: vllm\nsource: test\nmeasured: false\nmeasurements: none\nfactors:\n  fitted_by: hand\n  hbm:\n"
                                           "    kernel_overhead: 0 us\n    quantized_weight_bandwidth: 1.5\n"
                                           "    quantized_compute: 1.5\n    attention_bandwidth: 1.5\n    compute: 1.25\n"
                                           "    attention_compute_on_cuda: 8\n    compute_on_cuda: 8\n");
@@ -341,7 +341,7 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
     // which discrete measured, keeps 1, and unified's CUDA (measured there) is not overwritten.
     const auto index = [](core::Backend backend) { return static_cast<std::size_t>(backend); };
     scenarios::FitResult discrete, unified, other_runtime;
-    discrete.runtime = unified.runtime = engine::Runtime::llama_cpp;
+    discrete.fit_group = unified.fit_group = "llama.cpp";
     discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
     unified.families = {core::MemoryFamily::unified};
     discrete.factors.compute = 0.50;
@@ -355,7 +355,7 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
         unified.compute_measured[index(b)] = true;
     }
     // Another runtime's fit is never borrowed from: its Metal 5.0 must not reach llama.cpp.
-    other_runtime.runtime = engine::Runtime::tensorrt_llm;
+    other_runtime.fit_group = "tensorrt-llm";
     other_runtime.factors.backend_compute[index(core::Backend::metal)] = 5.0;
     other_runtime.compute_measured[index(core::Backend::metal)] = true;
 

@@ -19,14 +19,21 @@ using engine::OperatorKind;
 
 namespace {
 
-engine::CostModel llama2_q4_0_cost(engine::BlockMatmul path) {
-    return testing::llama2_llama_cpp_cost("q4_0", [&](engine::DeploymentChoice& choice) { choice.block_matmul = path; });
+// The two builds differ in the path alone: llama.cpp@2023-03 sends passes of more than 32 tokens
+// through 16-bit copies on CUDA, llama.cpp@2024-06 multiplies the blocks as stored (MMQ); both
+// run the unfused graph and unfused attention.
+constexpr const char* kDequantizingBuild = "llama.cpp@2023-03";
+constexpr const char* kMmqBuild = "llama.cpp@2024-06";
+
+engine::CostModel llama2_q4_0_cost(const std::string& build) {
+    return testing::llama2_llama_cpp_cost("q4_0", [&](engine::DeploymentChoice& choice) {
+        choice.runtime = testing::shipped_runtime(build);
+    });
 }
 
-double prefill_ms(const std::string& weights, const std::string& path) {
+double prefill_ms(const std::string& weights, const std::string& build) {
     const auto result = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", weights,
-                                      "--runtime", "llama.cpp", "--attention", "unfused", "--block-matmul", path,
-                                      "--prompt", "512", "--output", "1", "--json"});
+                                      "--runtime", build, "--prompt", "512", "--output", "1", "--json"});
     REQUIRE(result.exit_code == 0);
     return 1000.0 * nlohmann::json::parse(result.out)["prefill"]["time_s"].get<double>();
 }
@@ -41,8 +48,8 @@ TEST_CASE("a dequantized block matmul writes and reads a 16-bit copy of every ma
     // the fp16 copy is 12,952,010,752 B. One physical batch (512 tokens) reads the blocks and writes
     // the copy: 16,594,763,776 B. The MLP's product then reads its copy, 2 x 135,266,304 x 32 =
     // 8,657,043,456 B, in place of its blocks, 2,434,793,472 B: 6,222,249,984 B more.
-    const auto quantized = llama2_q4_0_cost(engine::BlockMatmul::quantized);
-    const auto dequantized = llama2_q4_0_cost(engine::BlockMatmul::dequantized);
+    const auto quantized = llama2_q4_0_cost(kMmqBuild);
+    const auto dequantized = llama2_q4_0_cost(kDequantizingBuild);
     const auto prompt = engine::prefill_costs(dequantized, 1.0, 512.0);
     CHECK(prompt[OperatorKind::weight_dequantize].bytes.value == doctest::Approx(16594763776.0).epsilon(1e-9));
     CHECK(prompt[OperatorKind::mlp].bytes.value -
@@ -71,52 +78,52 @@ TEST_CASE("the dequantized path costs what a llama.cpp build of January 2024 mea
     // the measured difference; MMQ's path (the default now, at the int8 rate) makes Q4_0 the faster.
     const double measured = 512.0 / 7979.85 * 1000.0 - 512.0 / 11048.22 * 1000.0;
     CHECK(measured == doctest::Approx(17.82).epsilon(0.001));
-    const double fp16 = prefill_ms("fp16", "quantized");
-    const double predicted = prefill_ms("q4_0", "dequantized") - fp16;
+    const double fp16 = prefill_ms("fp16", kDequantizingBuild);
+    const double predicted = prefill_ms("q4_0", kDequantizingBuild) - fp16;
     CHECK(predicted == doctest::Approx(measured).epsilon(0.30));
-    CHECK(prefill_ms("q4_0", "quantized") - fp16 < 0.5 * measured);
+    CHECK(prefill_ms("q4_0", kMmqBuild) - prefill_ms("fp16", kMmqBuild) < 0.5 * measured);
 }
 
-TEST_CASE("a run states the dequantized path in its notes or with --block-matmul, only where it exists") {
+TEST_CASE("a run states the dequantized path through its runtime build, which has it only for CUDA block formats") {
+    // A measurement names the path through its runtime profile (llama.cpp@2023-03 multiplied block
+    // formats through dequantized copies): no condition states it, and the notes are not read.
     const auto path = testing::write_temp(
         "block_matmul_rows.csv",
         testing::kMeasurementHeader +
-            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,7980,src,block-matmul=dequantized\n"
-            "b,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,7980,src,block-matmul=quantized\n"
-            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,7980,src,plain\n");
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2023-03,1,512,,,prefill_tokens_per_s,7980,src,attention=unfused,"
+            "block-matmul=dequantized\n"
+            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,7980,src,attention=fused,plain\n");
     const auto rows = profiles::load_measurements(path);
-    REQUIRE(rows.size() == 3);
-    CHECK(rows[0].dequantized_block_matmul);
-    CHECK_FALSE(rows[1].dequantized_block_matmul);
-    CHECK_FALSE(rows[2].dequantized_block_matmul);
-    CHECK(scenarios::stated_deployment(rows[0], engine::Runtime::llama_cpp).block_matmul ==
-          engine::BlockMatmul::dequantized);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].runtime == "llama.cpp@2023-03");
+    CHECK(rows[1].runtime == "llama.cpp@2025-10");
 
-    // An unknown value names the file, the line and the key.
+    // As a condition it is an unknown key, named with the file, the line and the column.
     const auto bad = testing::write_temp(
         "block_matmul_bad.csv",
         testing::kMeasurementHeader +
-            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,7980,src,block-matmul=cublas\n");
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2023-03,1,512,,,prefill_tokens_per_s,7980,src,block-matmul=dequantized,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find("block_matmul_bad.csv:2") != std::string::npos);
-    CHECK(messages[0].find("notes") != std::string::npos);
+    CHECK(messages[0].find("block_matmul_bad.csv:2:15:") != std::string::npos);
+    CHECK(messages[0].find("conditions") != std::string::npos);
+    CHECK(messages[0].find("unknown key 'block-matmul'") != std::string::npos);
 
-    // The path belongs to llama.cpp's CUDA block formats: elsewhere it is refused, with the key.
-    const auto refused = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "fp16",
-                                       "--block-matmul", "dequantized"});
-    CHECK(refused.exit_code != 0);
-    CHECK(refused.err.find("block-matmul") != std::string::npos);
-    // The condition is named in the output.
-    const auto stated = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
-                                      "--runtime", "llama.cpp", "--block-matmul", "dequantized", "--json"});
-    REQUIRE(stated.exit_code == 0);
-    CHECK(nlohmann::json::parse(stated.out)["conditions"]["block_matmul"] == "dequantized");
-    const auto metal = testing::run({"predict", "--hardware", "apple-m2-ultra", "--model", "llama-2-7b", "--weights",
-                                     "q4_0", "--runtime", "llama.cpp", "--block-matmul", "dequantized"});
-    CHECK(metal.exit_code != 0);
-    const auto unknown = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
-                                       "--block-matmul", "cublas"});
-    CHECK(unknown.exit_code != 0);
-    CHECK(unknown.err.find("--block-matmul") != std::string::npos);
+    // The path is the build's, on CUDA's block formats alone: the two builds differ in nothing else,
+    // so they price fp16 weights, and Metal's kernels, alike.
+    const auto prefill_s = [](const std::string& hardware, const std::string& weights, const std::string& build) {
+        const auto result = testing::run({"predict", "--hardware", hardware, "--model", "llama-2-7b", "--weights", weights,
+                                          "--runtime", build, "--prompt", "512", "--output", "1", "--json"});
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["prefill"]["time_s"].get<double>();
+    };
+    CHECK(prefill_s("rtx-4090", "q4_0", kDequantizingBuild) > 1.2 * prefill_s("rtx-4090", "q4_0", kMmqBuild));
+    CHECK(prefill_s("rtx-4090", "fp16", kDequantizingBuild) == doctest::Approx(prefill_s("rtx-4090", "fp16", kMmqBuild)));
+    CHECK(prefill_s("apple-m2-ultra", "q4_0", kDequantizingBuild) ==
+          doctest::Approx(prefill_s("apple-m2-ultra", "q4_0", kMmqBuild)));
+    // The flag that once chose the path is gone: the build states it.
+    const auto flag = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
+                                    "--block-matmul", "dequantized"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err.find("--block-matmul") != std::string::npos);
 }

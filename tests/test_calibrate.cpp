@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "cli/runtime_option.hpp"
-#include "engine/custom_runtime.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
 #include "scenarios/accuracy.hpp"
@@ -33,7 +33,7 @@ std::string write_file(const std::string& name, const std::string& text) {
     return path;
 }
 
-const engine::RuntimeFactors& gddr(const engine::RuntimePreset& preset) {
+const engine::RuntimeFactors& gddr(const engine::RuntimeProfile& preset) {
     return preset.factors(core::MemoryFamily::gddr);
 }
 
@@ -158,13 +158,13 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     const auto catalog = testing::shipped_catalog();
     const auto hardware = catalog.hardware("rtx-4090");
     const auto model = catalog.model("llama-3.1-8b");
-    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
     truth.by_family[static_cast<std::size_t>(core::MemoryFamily::gddr)] =
         engine::RuntimeFactors{core::Seconds(7e-6), 0.80, 0.70, 1.0, 0.55, core::Seconds(0.0)};
     engine::DeploymentChoice choice;
     choice.weights = core::find_named(core::weight_formats(), "q4_k_m");
     choice.kv = core::find_named(core::kv_formats(), "fp16");
-    choice.runtime = engine::Runtime::llama_cpp;
+    choice.runtime = testing::shipped_runtime("llama.cpp");
     choice.clocks.condition = engine::ClockCondition::peak;  // llama-bench runs are short
     const engine::Deployment deployment = engine::resolve_deployment(hardware, model, choice);
 
@@ -227,16 +227,17 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     }
 
     // The file reads back with the same factors (rounded to 0.01 us and 4 decimals when written).
-    const auto loaded = cli::load_runtime_preset(preset);
+    const auto loaded = testing::shipped_catalog().runtime(preset);
     CHECK(loaded->name == "my-4090");
-    CHECK(loaded->runtime == engine::Runtime::llama_cpp);
-    for (const auto& field : engine::kRuntimeFactorFields) {
+    CHECK(loaded->fit_group == "llama.cpp");
+    CHECK(loaded->measured);
+    for (const auto& field : profiles::kRuntimeFactorFields) {
         INFO(field.key);
         const double written = fitted[std::string(field.key) + (field.unit == core::FactorUnit::duration ? "_s" : "")].get<double>();
         CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
     }
     // Families it does not state keep the base's factors.
-    const auto& base_hbm = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::hbm);
+    const auto& base_hbm = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
     CHECK(loaded->factors(core::MemoryFamily::hbm).compute == base_hbm.compute);
 
     // predict reads it, names it, and its decode speed is the truth's (the fit's error < 1%).
@@ -245,7 +246,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     REQUIRE(predicted.exit_code == 0);
     const auto prediction = nlohmann::json::parse(predicted.out);
     CHECK(prediction["conditions"]["runtime"] == "my-4090");
-    const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, truth, deployment.backend))
+    const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, truth, deployment.backend))
                                   .predict(engine::Workload::step(1, 1024))
                                   .decode.tokens_per_s_per_stream;
     CHECK(prediction["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(truth_rate).epsilon(0.01));
@@ -257,27 +258,27 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
         const char* text;
         const char* expected;  // after "PATH:"
     };
-    const char* header = "name: mine\nbase: llama.cpp\nsource: by hand\n";
+    const char* header = "name: mine\nbase: llama.cpp\nsource: by hand\nmeasured: false\nmeasurements: none\n";
     const std::vector<Case> cases{
-        {"unknown-key.yaml", "factors:\n  gddr:\n    compute: 0.5\n    computer: 0.5\n",
-         "7:5: error: factors.gddr.computer: unknown key; did you mean 'compute'?"},
-        {"unknown-family.yaml", "factors:\n  ddr:\n    compute: 0.5\n",
-         "5:3: error: factors.ddr: unknown key; did you mean 'gddr'?"},
-        {"zero.yaml", "factors:\n  gddr:\n    compute: 0\n",
-         "6:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '0'"},
-        {"too-large.yaml", "factors:\n  gddr:\n    compute: 1.6\n",
-         "6:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '1.6'"},
-        {"nan.yaml", "factors:\n  gddr:\n    compute: .nan\n",
-         "6:14: error: factors.gddr.compute: expected a finite number, found '.nan'"},
-        {"negative.yaml", "factors:\n  gddr:\n    kernel_overhead: -1 us\n",
-         "6:22: error: factors.gddr.kernel_overhead: expected a time from 0 us to 1000 us"},
+        {"unknown-key.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: 0.5\n    computer: 0.5\n",
+         "10:5: error: factors.gddr.computer: unknown key; did you mean 'compute'?"},
+        {"unknown-family.yaml", "factors:\n  fitted_by: hand\n  ddr:\n    compute: 0.5\n",
+         "8:3: error: factors.ddr: unknown key; did you mean 'gddr'?"},
+        {"zero.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: 0\n",
+         "9:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '0'"},
+        {"too-large.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: 1.6\n",
+         "9:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '1.6'"},
+        {"nan.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: .nan\n",
+         "9:14: error: factors.gddr.compute: expected a finite number, found '.nan'"},
+        {"negative.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    kernel_overhead: -1 us\n",
+         "9:22: error: factors.gddr.kernel_overhead: expected a time from 0 us to 1000 us"},
         // A count of rows: 0 is no staging cost (accepted), below 0 or past four 256-row tiles is not.
-        {"negative-rows.yaml", "factors:\n  gddr:\n    tile_setup_rows: -4\n",
-         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '-4'"},
-        {"too-many-rows.yaml", "factors:\n  gddr:\n    tile_setup_rows: 5000\n",
-         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '5000'"},
-        {"rows-with-unit.yaml", "factors:\n  gddr:\n    tile_setup_rows: 80 rows\n",
-         "6:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '80 rows'"},
+        {"negative-rows.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    tile_setup_rows: -4\n",
+         "9:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '-4'"},
+        {"too-many-rows.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    tile_setup_rows: 5000\n",
+         "9:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '5000'"},
+        {"rows-with-unit.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    tile_setup_rows: 80 rows\n",
+         "9:22: error: factors.gddr.tile_setup_rows: expected a number from 0 to 1024, found '80 rows'"},
     };
     for (const Case& c : cases) {
         INFO(c.name);
@@ -287,16 +288,17 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
         CHECK(result.err == path + ":" + c.expected + "\n");
     }
     // The header's own keys: an unknown base, and a missing name.
-    const std::string base = write_file("base.yaml", "name: mine\nbase: llama-cpp\nsource: by hand\n");
+    const std::string base =
+        write_file("base.yaml", "name: mine\nbase: llama-cpp\nsource: by hand\nmeasured: false\nmeasurements: none\n");
     const auto unknown_base = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", base});
     CHECK(unknown_base.exit_code == 1);
-    CHECK(unknown_base.err == base + ":2:7: error: base: unknown runtime 'llama-cpp' (did you mean 'llama.cpp'?); "
-                                     "expected one of vllm llama.cpp tensorrt-llm\n");
+    CHECK(unknown_base.err == base + ":2:7: error: base: unknown runtime 'llama-cpp' (did you mean 'llama.cpp'?) (list them "
+                                     "with: decodesim profiles list runtimes)\n");
     // 0 rows is a valid setting (a runtime without the staging cost), not "at least 1".
     const std::string zero_rows = write_file("zero-rows.yaml", std::string(header) +
-                                                                   "factors:\n  gddr:\n    tile_setup_rows: 0\n");
+                                                                   "factors:\n  fitted_by: hand\n  gddr:\n    tile_setup_rows: 0\n");
     CHECK(run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", zero_rows}).exit_code == 0);
-    const std::string nameless = write_file("nameless.yaml", "base: vllm\nsource: by hand\n");
+    const std::string nameless = write_file("nameless.yaml", "base: vllm\nsource: by hand\nmeasured: false\nmeasurements: none\n");
     const auto no_name = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", nameless});
     CHECK(no_name.exit_code == 1);
     CHECK(no_name.err == nameless + ":1:1: error: name: missing required key; expected a text value\n");
@@ -315,9 +317,10 @@ TEST_CASE("a preset file that halves compute doubles a compute-bound prefill") {
     // vllm's HBM compute factor is 1.0 (the measured 0.80 of the peak); a file that sets it to 0.5
     // leaves 0.40. An 8192-token prompt of Llama 3.1 8B on an H100 is compute-bound, and its
     // kernel overheads are a small share, so its TTFT grows by close to 0.80 / 0.40 = 2.
-    REQUIRE(engine::runtime_preset(engine::Runtime::vllm).factors(core::MemoryFamily::hbm).compute == 1.0);
+    REQUIRE(testing::shipped_runtime("vllm")->factors(core::MemoryFamily::hbm).compute == 1.0);
     const std::string path = write_file("half-compute.yaml",
-                                        "name: half-compute\nbase: vllm\nsource: test\nfactors:\n  hbm:\n    compute: 0.5\n");
+                                        "name: half-compute\nbase: vllm\nsource: test\nmeasured: false\nmeasurements: none\n"
+                                        "factors:\n  fitted_by: hand\n  hbm:\n    compute: 0.5\n");
     auto ttft = [](const std::string& runtime) {
         const auto result = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "8192",
                                  "--output", "1", "--runtime", runtime, "--json"});
@@ -342,8 +345,8 @@ TEST_CASE("calibrate with fewer than 8 rows says its errors are in sample") {
     REQUIRE(result.exit_code == 0);
     CHECK(result.out.find("IN SAMPLE") != std::string::npos);
     // Four usable rows: fewer than fit_runtime's 10 of a kind, so the preset is llama.cpp's own.
-    const auto loaded = cli::load_runtime_preset(out);
-    const auto& base = engine::runtime_preset(engine::Runtime::llama_cpp).factors(core::MemoryFamily::gddr);
+    const auto loaded = testing::shipped_catalog().runtime(out);
+    const auto& base = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::gddr);
     CHECK(gddr(*loaded).compute == doctest::Approx(base.compute));
     CHECK(gddr(*loaded).kernel_overhead.value == doctest::Approx(base.kernel_overhead.value));
 }

@@ -182,7 +182,8 @@ TEST_CASE("check-claim searches conditions in combination when none explains a c
 }
 
 TEST_CASE("validation rows run at the clocks their benchmark ran at") {
-    // MLPerf runs last at least ten minutes: sustained. A llama-bench row: peak. A note overrides.
+    // MLPerf runs last at least ten minutes: their rows state clocks=sustained. A llama-bench row,
+    // unstated: peak. Any row may state clocks=sustained.
     const auto rows = decodesim::profiles::load_measurements(decodesim::testing::test_data("clock_rows.csv"));
     REQUIRE(rows.size() == 3);
     CHECK(rows[0].sustained_clocks == true);

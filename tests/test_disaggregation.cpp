@@ -37,7 +37,7 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     const auto s = h100_with_network("llama-3.1-8b");
     const engine::Evaluator evaluator = s.realistic();
     CHECK(evaluator.cost_model().kv_bytes_per_sequence(2048.0).value == doctest::Approx(268'435'456.0));
-    const scenarios::KvLink link = scenarios::kv_link(s.hardware, s.deployment.runtime);
+    const scenarios::KvLink link = scenarios::kv_link(s.hardware, s.deployment.runtime_profile());
     CHECK(link.efficiency == doctest::Approx(0.77));
     CHECK(link.name == "scale-out (InfiniBand NDR 400G)");
     CHECK(scenarios::kv_transfer_seconds(evaluator.cost_model(), s.deployment, link, 2048.0) ==
@@ -57,7 +57,7 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     auto nvlink_only = s;
     nvlink_only.hardware.scale_out.reset();
     nvlink_only.hardware.interconnect->latency = core::Seconds(2e-6);
-    const scenarios::KvLink nvlink = scenarios::kv_link(nvlink_only.hardware, s.deployment.runtime);
+    const scenarios::KvLink nvlink = scenarios::kv_link(nvlink_only.hardware, s.deployment.runtime_profile());
     CHECK(nvlink.name.rfind("interconnect", 0) == 0);
     CHECK(scenarios::kv_transfer_seconds(evaluator.cost_model(), s.deployment, nvlink, 2048.0) ==
           doctest::Approx(0.0007767055007).epsilon(1e-9));
@@ -66,7 +66,7 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     auto isolated = s;
     isolated.hardware.scale_out.reset();
     isolated.hardware.interconnect.reset();
-    CHECK(testing::error_messages([&] { scenarios::kv_link(isolated.hardware, s.deployment.runtime); }) ==
+    CHECK(testing::error_messages([&] { scenarios::kv_link(isolated.hardware, s.deployment.runtime_profile()); }) ==
           std::vector<std::string>{
               "error: disaggregation: NVIDIA H100 SXM5 80GB has neither a scale_out network nor an interconnect in "
               "its profile: there is no link to send the KV cache from a prefill to a decode instance over"});

@@ -216,7 +216,7 @@ TEST_CASE("nothing computed exits 6 with the reason") {
     CHECK(compare.err.find("no device in the comparison can run") != std::string::npos);
     const std::string folder = scratch("nothing");
     std::ofstream(folder + "/header-only.csv")
-        << "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+        << "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
     // plan: no candidate serves Llama 3.1 405B (810 GB in bf16) from one 24 GB card, at any tp the card allows.
     const auto plan = testing::run({"plan", "--model", "llama-3.1-405b", "--hardware", "rtx-4090", "--rate", "1", "--tp", "1"});
     CHECK(plan.exit_code == cli::kNothingComputed);

@@ -18,6 +18,10 @@ TEST_CASE("invariants over every shipped model on every shipped device") {
     for (const auto& id : catalog.hardware_ids()) devices.push_back(catalog.hardware(id));
     std::vector<profiles::ModelProfile> models;
     for (const auto& id : catalog.model_ids()) models.push_back(catalog.model(id));
+    // Every shipped runtime build takes its turn: each (model, device) pair runs under the next one.
+    std::vector<std::shared_ptr<const engine::RuntimeProfile>> runtimes;
+    for (const auto& id : catalog.runtime_ids()) runtimes.push_back(catalog.runtime(id));
+    std::size_t pair = 0;
     std::mt19937 random(20261130);
     std::uniform_real_distribution<double> log_batch(0.0, 9.0), log_context(0.0, 17.0);
     int points = 0;
@@ -25,7 +29,10 @@ TEST_CASE("invariants over every shipped model on every shipped device") {
         for (const auto& hardware : devices) {
             CAPTURE(model.id);
             CAPTURE(hardware.id);
-            const auto deployment = engine::resolve_deployment(hardware, model, engine::DeploymentChoice{});
+            engine::DeploymentChoice choice;
+            choice.runtime = runtimes[pair++ % runtimes.size()];
+            CAPTURE(choice.runtime->id);
+            const auto deployment = engine::resolve_deployment(hardware, model, choice);
             const engine::Evaluator realistic(model, hardware, deployment);
             const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
             profiles::HardwareProfile faster_memory = hardware;

@@ -17,18 +17,14 @@ using namespace decodesim;
 
 namespace {
 
-engine::CostModel cost_on_rtx_4090(const std::string& model, engine::Runtime runtime, const std::string& weights,
-                                   engine::KernelGraphGeneration generation = engine::KernelGraphGeneration::fused) {
+engine::CostModel cost_on_rtx_4090(const std::string& model, const std::string& runtime, const std::string& weights) {
     auto s = testing::setup_on("rtx-4090", model, weights, runtime);
-    s.deployment.kernel_graph = generation;
     return engine::build_cost_model(s.model, s.deployment);
 }
 
-double decode_kernels(const std::string& model, engine::Runtime runtime, const std::string& weights,
-                      engine::KernelGraphGeneration generation = engine::KernelGraphGeneration::fused) {
+double decode_kernels(const std::string& model, const std::string& runtime, const std::string& weights) {
     double kernels = 0.0;
-    for (const auto& op :
-         engine::decode_step_costs(cost_on_rtx_4090(model, runtime, weights, generation), 1.0, 512.0).operators) {
+    for (const auto& op : engine::decode_step_costs(cost_on_rtx_4090(model, runtime, weights), 1.0, 512.0).operators) {
         kernels += op.kernels;
     }
     return kernels;
@@ -45,20 +41,20 @@ TEST_CASE("llama.cpp launches 18 kernels a dense layer and 22 a MoE layer: its g
     // + 2 conversions = 9. Each step adds the embedding, the final norm and the lm_head: 3.
     //   Llama-2-7B, 32 dense layers:   32 x (13 + 5) + 3 = 579
     //   gpt-oss-20b, 24 MoE layers:    24 x (13 + 9) + 3 = 531
-    CHECK(decode_kernels("llama-2-7b", engine::Runtime::llama_cpp, "q4_0") == doctest::Approx(579.0));
-    CHECK(decode_kernels("gpt-oss-20b", engine::Runtime::llama_cpp, "mxfp4_moe") == doctest::Approx(531.0));
+    CHECK(decode_kernels("llama-2-7b", "llama.cpp@2025-10", "q4_0") == doctest::Approx(579.0));
+    CHECK(decode_kernels("gpt-oss-20b", "llama.cpp@2025-10", "mxfp4_moe") == doctest::Approx(531.0));
     // A fused engine keeps the structural kernels: attention 5, dense MLP 3, MoE 4.
     //   Llama-2-7B: 32 x (5 + 3) + 3 = 259;   gpt-oss-20b: 24 x (5 + 4) + 3 = 219
-    CHECK(decode_kernels("llama-2-7b", engine::Runtime::tensorrt_llm, "fp8") == doctest::Approx(259.0));
-    CHECK(decode_kernels("gpt-oss-20b", engine::Runtime::vllm, "mxfp4") == doctest::Approx(219.0));
-    CHECK(decode_kernels("llama-2-7b", engine::Runtime::ideal, "q4_0") == doctest::Approx(259.0));
+    CHECK(decode_kernels("llama-2-7b", "tensorrt-llm", "fp8") == doctest::Approx(259.0));
+    CHECK(decode_kernels("gpt-oss-20b", "vllm", "mxfp4") == doctest::Approx(219.0));
+    CHECK(decode_kernels("llama-2-7b", "ideal", "q4_0") == doctest::Approx(259.0));
 }
 
 TEST_CASE("the graph's extra kernels each read and write the hidden state once") {
     // Llama-2-7B under llama.cpp: 10 kernels a layer beyond the structural 8 (13 - 5 and 5 - 3),
     // 320 in all. A decode step of one token moves 2 x 4,096 x 2 B = 16,384 B per kernel:
     // 5,242,880 B; a 512-token prompt 512 times that.
-    const auto cost = cost_on_rtx_4090("llama-2-7b", engine::Runtime::llama_cpp, "q4_0");
+    const auto cost = cost_on_rtx_4090("llama-2-7b", "llama.cpp@2025-10", "q4_0");
     CHECK(cost.elementwise_kernels == 320.0);
     using engine::OperatorKind;
     CHECK(engine::decode_step_costs(cost, 1.0, 512.0)[OperatorKind::elementwise].bytes.value ==
@@ -77,11 +73,12 @@ TEST_CASE("llama.cpp's builds before the 2025 fusions launch one kernel per grap
     // (norm, weight, router, softmax, top-k, gather of the picked weights, their sum and divide,
     // gate, up, activation, product, down, weighting, one add of two experts, residual add) + 3 = 19.
     //   Llama-2-7B:   32 x (16 + 11) + 3 = 867;   gpt-oss-20b: 24 x (16 + 19) + 3 = 843
-    using engine::KernelGraphGeneration;
-    CHECK(decode_kernels("llama-2-7b", engine::Runtime::llama_cpp, "q4_0", KernelGraphGeneration::unfused) ==
-          doctest::Approx(867.0));
-    CHECK(decode_kernels("gpt-oss-20b", engine::Runtime::llama_cpp, "mxfp4_moe", KernelGraphGeneration::unfused) ==
-          doctest::Approx(843.0));
+    // Those builds ran flash attention off by default: the unfused attention adds its softmax
+    // kernel, one a layer (engine/cost_model.cpp): 867 + 32 = 899 and 843 + 24 = 867.
+    CHECK(decode_kernels("llama-2-7b", "llama.cpp@2024-06", "q4_0") == doctest::Approx(899.0));
+    CHECK(decode_kernels("gpt-oss-20b", "llama.cpp@2024-06", "mxfp4_moe") == doctest::Approx(867.0));
+    // A build between the two is named by its date and priced with the older graph.
+    CHECK(decode_kernels("llama-2-7b", "llama.cpp@2025-08", "q4_0") == doctest::Approx(899.0));
 }
 
 TEST_CASE("the unfused graph costs a 2025-08 build on an RTX 4090 what it measured before the fusions") {
@@ -95,52 +92,58 @@ TEST_CASE("the unfused graph costs a 2025-08 build on an RTX 4090 what it measur
     // of hidden state, nothing beside the weights. A fused-graph step of about 4.1 ms (about 245
     // tok/s) becomes about 4.7 ms: the unfused prediction must be slower than the fused one by
     // 10-20% and fall within 10% of the measured rate (the fused graph's 245 would be 12% over).
-    const auto rate = [](const std::string& graph) {
+    // The 2024-06 build's graph with flash attention on, as that column ran: only the graph differs
+    // from llama.cpp@2025-10.
+    const std::string unfused_graph = testing::write_temp("decodesim_llama_cpp_2025_08.yaml",
+                                                          "name: llama.cpp-2025-08\n"
+                                                          "base: llama.cpp@2024-06\n"
+                                                          "source: \"PR #15631's master column, flash attention on\"\n"
+                                                          "measured: false\n"
+                                                          "measurements: \"none: a test's build\"\n"
+                                                          "attention:\n"
+                                                          "  source: \"-fa 1\"\n"
+                                                          "  kernels: fused\n");
+    const auto rate = [](const std::string& runtime) {
         const auto result = testing::run({"predict", "--hardware", "rtx-4090", "--model", "gpt-oss-20b", "--weights",
-                                          "mxfp4_moe", "--runtime", "llama.cpp", "--kernel-graph", graph, "--context",
-                                          "128", "--json"});
+                                          "mxfp4_moe", "--runtime", runtime, "--context", "128", "--json"});
         REQUIRE(result.exit_code == 0);
-        const auto document = nlohmann::json::parse(result.out);
-        CHECK(document["conditions"]["kernel_graph"] == graph);
-        return document["decode"]["tokens_per_s_per_stream"].get<double>();
+        return nlohmann::json::parse(result.out)["decode"]["tokens_per_s_per_stream"].get<double>();
     };
-    const double fused = rate("fused");
-    const double unfused = rate("unfused");
+    const double fused = rate("llama.cpp@2025-10");
+    const double unfused = rate(unfused_graph);
     CHECK(unfused < 0.90 * fused);
     CHECK(unfused > 0.80 * fused);
     CHECK(unfused == doctest::Approx(218.32).epsilon(0.10));
 }
 
-TEST_CASE("a run states the unfused graph in its notes or with --kernel-graph, only for llama.cpp") {
+TEST_CASE("a run states the unfused graph through its runtime build") {
+    // A measurement names the graph through its runtime profile (llama.cpp@2024-06: one kernel
+    // per node): no condition states it, and the notes are not read.
     const auto path = testing::write_temp(
         "kernel_graph_rows.csv",
         testing::kMeasurementHeader +
-            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=unfused\n"
-            "b,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=fused\n"
-            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,plain\n");
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2024-06,1,,128,,decode_tokens_per_s_per_stream,150,src,"
+            "attention=fused,kernel-graph=unfused\n"
+            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,,128,,decode_tokens_per_s_per_stream,150,src,"
+            "attention=fused,plain\n");
     const auto rows = profiles::load_measurements(path);
-    REQUIRE(rows.size() == 3);
-    CHECK(rows[0].unfused_kernel_graph);
-    CHECK_FALSE(rows[1].unfused_kernel_graph);
-    CHECK_FALSE(rows[2].unfused_kernel_graph);
-    CHECK(scenarios::stated_deployment(rows[0], engine::Runtime::llama_cpp).kernel_graph ==
-          engine::KernelGraphGeneration::unfused);
-    // An unknown value names the file, the line and the key.
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].runtime == "llama.cpp@2024-06");
+    CHECK(rows[1].runtime == "llama.cpp@2025-10");
+    // As a condition it is an unknown key, named with the file, the line and the column.
     const auto bad = testing::write_temp(
         "kernel_graph_bad.csv",
         testing::kMeasurementHeader +
-            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,,decode_tokens_per_s_per_stream,150,src,kernel-graph=old\n");
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2024-06,1,,128,,decode_tokens_per_s_per_stream,150,src,"
+            "kernel-graph=unfused,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find("kernel_graph_bad.csv:2") != std::string::npos);
-    CHECK(messages[0].find("notes") != std::string::npos);
-    // A fused engine has no such graph: refused, with the key; an unknown value is refused too.
-    const auto refused = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime", "vllm",
-                                       "--kernel-graph", "unfused"});
-    CHECK(refused.exit_code != 0);
-    CHECK(refused.err.find("kernel-graph") != std::string::npos);
-    const auto unknown = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime",
-                                       "llama.cpp", "--kernel-graph", "2024"});
-    CHECK(unknown.exit_code != 0);
-    CHECK(unknown.err.find("kernel-graph") != std::string::npos);
+    CHECK(messages[0].find("kernel_graph_bad.csv:2:15:") != std::string::npos);
+    CHECK(messages[0].find("conditions") != std::string::npos);
+    CHECK(messages[0].find("unknown key 'kernel-graph'") != std::string::npos);
+    // The flag that once chose the graph is gone: the build states it.
+    const auto flag = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime",
+                                    "llama.cpp", "--kernel-graph", "unfused"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err.find("--kernel-graph") != std::string::npos);
 }

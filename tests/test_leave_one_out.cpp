@@ -40,8 +40,8 @@ profiles::Measurement decode_row(const std::string& id, const std::string& sourc
 }
 
 // The llama.cpp preset with every factor at the measured defaults but the kernel overhead.
-engine::RuntimePreset llama_cpp_with_overhead(double seconds) {
-    engine::RuntimePreset preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+engine::RuntimeProfile llama_cpp_with_overhead(double seconds) {
+    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
     for (auto& factors : preset.by_family) {
         factors = engine::RuntimeFactors{};
         factors.kernel_overhead = core::Seconds(seconds);
@@ -65,7 +65,7 @@ struct ThreeSources {
         engine::DeploymentChoice choice;
         choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
         choice.kv = &core::named_or_throw(core::kv_formats(), "bf16", "--kv", "format");
-        choice.runtime = engine::Runtime::llama_cpp;
+        choice.runtime = testing::shipped_runtime("llama.cpp");
         choice.clocks.condition = engine::ClockCondition::peak;  // as accuracy runs a row without clocks=sustained
         deployment = engine::resolve_deployment(hardware, model, choice);
         const auto probe = decode_row("probe", "");
@@ -194,10 +194,10 @@ TEST_CASE("accuracy --held-out: the headline first in text, its three blocks in 
     const std::string file = (folder / "three-sources.csv").string();
     {
         std::ofstream csv(file);
-        csv << "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+        csv << "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
         for (const auto& m : data.rows) {
             csv << fmt::format(
-                "{},h100-sxm,llama-3.1-8b,bf16,bf16,llama.cpp,1,,,1,decode_tokens_per_s_per_stream,{:.17g},\"{}\",\n",
+                "{},h100-sxm,llama-3.1-8b,bf16,bf16,llama.cpp,llama.cpp@2025-10,1,,,1,decode_tokens_per_s_per_stream,{:.17g},\"{}\",,\n",
                 m.id, m.value, m.source);
         }
     }

@@ -43,6 +43,7 @@ testing::Setup deployed(const std::string& hardware, const std::string& model, c
     choice.weights = core::find_named(core::weight_formats(), weights);
     choice.parallelism = parallelism;
     choice.kv_offload = kv_offload;
+    choice.runtime = catalog.runtime("vllm");
     result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
     return result;
 }
@@ -445,6 +446,7 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
     };
     auto speculate = [&](int length, double acceptance) {
         engine::DeploymentChoice choice;
+        choice.runtime = testing::shipped_runtime("vllm");
         choice.speculation = {length, acceptance, false};
         const auto point = engine::resolve_operating_point(hardware, target, choice, workload, draft);
         const engine::Evaluator evaluator(point);
@@ -499,6 +501,7 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
 
     // A draft with another tokenizer (Mistral-7B, 32,000 tokens against 128,256) is refused.
     engine::DeploymentChoice choice;
+    choice.runtime = testing::shipped_runtime("vllm");
     choice.speculation = {4, 0.7, false};
     const auto messages = testing::error_messages(
         [&] { (void)engine::resolve_operating_point(hardware, target, choice, workload, catalog.model("mistral-7b")); });
@@ -539,16 +542,18 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     const std::string table = testing::write_temp(
         "decodesim_stated_parallelism.csv",
         testing::kMeasurementHeader +
-            "dp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,3072,1024,2048,,decode_tokens_per_s_total,36384,src,"
-            "n_gpus=8 (TP8 EP8 attention DP); ep=8; dp-attention=8\n"
-            "tp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,3072,1024,2048,,decode_tokens_per_s_total,36384,src,n_gpus=8\n"
-            "ep,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,1,1024,2048,,decode_tokens_per_s_per_stream,274,src,n_gpus=8; ep=2\n");
+            "dp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,tensorrt-llm@0.17,3072,1024,2048,,decode_tokens_per_s_total,36384,src,"
+            "devices=8; ep=8; dp-attention=8,TP8 EP8 attention DP\n"
+            "tp,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,tensorrt-llm@0.17,3072,1024,2048,,decode_tokens_per_s_total,36384,src,"
+            "devices=8,\n"
+            "ep,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,tensorrt-llm@0.17,1,1024,2048,,decode_tokens_per_s_per_stream,274,src,"
+            "devices=8; ep=2,\n");
     const auto rows = profiles::load_measurements(table);
     REQUIRE(rows.size() == 3);
     // "dp-attention=8" is its own key, not the attention= switch (fused or unfused).
-    CHECK_FALSE(rows[0].unfused_attention);
+    CHECK_FALSE(rows[0].flash_attention.has_value());
     const auto deployed_as = [](const profiles::Measurement& row) {
-        return scenarios::stated_deployment(row, engine::Runtime::tensorrt_llm).parallelism;
+        return scenarios::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")).parallelism;
     };
     const engine::Parallelism dp = deployed_as(rows[0]), tp = deployed_as(rows[1]), ep = deployed_as(rows[2]);
     CHECK(dp.tensor == 1);
@@ -570,7 +575,7 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     const auto& model = catalog.model("deepseek-r1");
     const auto kv_on_a_device = [&](const profiles::Measurement& row) {
         const auto deployment =
-            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(row, engine::Runtime::tensorrt_llm));
+            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")));
         return engine::memory_footprint(engine::build_cost_model(model, deployment), hardware, 3072.0, 3072.0).kv.value;
     };
     CHECK(kv_on_a_device(rows[0]) == near(82'896'224'256.0));
@@ -579,23 +584,26 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     // on one device, and nine streams put two, 431,751,168 B, on the busiest.
     {
         const auto deployment =
-            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[0], engine::Runtime::tensorrt_llm));
+            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[0], testing::shipped_runtime("tensorrt-llm")));
         const auto cost = engine::build_cost_model(model, deployment);
         CHECK(engine::memory_footprint(cost, hardware, 1.0, 3072.0).kv.value == near(215'875'584.0));
         CHECK(engine::memory_footprint(cost, hardware, 9.0, 3072.0).kv.value == near(431'751'168.0));
     }
 
     // A degree that is not a whole divisor of the devices is refused, naming the line and the key.
-    for (const char* notes : {"n_gpus=8; ep=3", "n_gpus=8; ep=16", "n_gpus=8; dp-attention=x", "n_gpus=4; dp-attention=0",
-                              "n_gpus=8; split=layer; dp-attention=8"}) {
+    for (const char* conditions : {"devices=8; ep=3", "devices=8; ep=16", "devices=8; dp-attention=x",
+                                   "devices=4; dp-attention=0", "devices=8; split=layer; dp-attention=8"}) {
         const std::string wrong = testing::write_temp(
             "decodesim_stated_parallelism_bad.csv",
-            testing::kMeasurementHeader + "a,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,8,1024,2048,,"
-                                          "decode_tokens_per_s_total,100,src," + std::string(notes) + "\n");
+            testing::kMeasurementHeader + "a,b200,deepseek-r1,nvfp4,fp16,tensorrt-llm,tensorrt-llm@0.17,8,1024,2048,,"
+                                          "decode_tokens_per_s_total,100,src," + std::string(conditions) + ",\n");
         const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
         REQUIRE(problems.size() == 1);
-        CHECK(problems[0].find(":2:14:") != std::string::npos);
-        const std::string key = std::string(notes).find("ep=") != std::string::npos && std::string(notes).find("dp-") == std::string::npos ? "'ep=" : "'dp-attention=";
+        CHECK(problems[0].find(":2:15: error: conditions:") != std::string::npos);
+        const std::string key = std::string(conditions).find("ep=") != std::string::npos &&
+                                        std::string(conditions).find("dp-") == std::string::npos
+                                    ? "'ep="
+                                    : "'dp-attention=";
         CHECK(problems[0].find(key) != std::string::npos);
     }
 }

@@ -1,4 +1,4 @@
-// Measurements taken at a request rate (QPS=R in the notes): parsed from the notes, replayed
+// Measurements taken at a request rate (qps=R in the conditions column): read from it, replayed
 // through the serving simulation, and summarised apart from the rows at a stated concurrency.
 // Checked where the answer is known by hand: requests too sparse to overlap are single requests,
 // and below saturation a server delivers what is offered.
@@ -39,21 +39,23 @@ scenarios::AccuracyResult evaluate_ideal(const std::vector<profiles::Measurement
     const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); }};
     scenarios::AccuracySettings settings;
-    settings.runtime = engine::Runtime::ideal;
+    settings.runtime = testing::shipped_runtime("ideal");
     return scenarios::evaluate_accuracy(rows, lookup, settings);
 }
 
 }  // namespace
 
-TEST_CASE("a request rate, a request count and the statistic are read from a row's notes") {
+TEST_CASE("a request rate, a request count and the statistic are read from a row's conditions") {
     const std::string file = testing::write_temp(
         "decodesim_request_rate_rows.csv",
         testing::kMeasurementHeader +
-            "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,decode_tokens_per_s_total,291,src,"
-            "'the server can sustain 2.82 requests per second' -> QPS=2.82\n"
-            "b,h100-sxm,llama-3.1-8b,bf16,,sglang,,1024,1024,,ttft_s,0.5,src,QPS=4; 1200 prompts; median values\n"
-            "c,h100-sxm,llama-3.1-8b,bf16,,tensorrt-llm,,467,256,,tpot_s,0.02,src,500 requests; QPS=16; mean values\n"
-            "d,h100-sxm,llama-3.1-8b,bf16,,vllm,1,1024,128,,tpot_s,0.02,src,500 requests\n");
+            "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.6,,1024,128,,decode_tokens_per_s_total,291,src,qps=2.82,"
+            "'the server can sustain 2.82 requests per second'\n"
+            "b,h100-sxm,llama-3.1-8b,bf16,,sglang,sglang,,1024,1024,,ttft_s,0.5,src,qps=4; requests=1200; latency=median,"
+            "1200 prompts; median values\n"
+            "c,h100-sxm,llama-3.1-8b,bf16,,tensorrt-llm,tensorrt-llm@0.17,,467,256,,tpot_s,0.02,src,"
+            "requests=500; qps=16; latency=mean; lengths=fixed,500 requests; mean values\n"
+            "d,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.6,1,1024,128,,tpot_s,0.02,src,,QPS=2; 500 requests; median\n");
     const auto rows = profiles::load_measurements(file);
     REQUIRE(rows.size() == 4);
     REQUIRE(rows[0].request_rate.has_value());
@@ -62,34 +64,49 @@ TEST_CASE("a request rate, a request count and the statistic are read from a row
     CHECK(*rows[1].request_rate == doctest::Approx(4.0));
     CHECK(rows[1].requests == 1200);
     CHECK(rows[1].median_latency);
+    CHECK_FALSE(rows[1].fixed_lengths);
     CHECK(*rows[2].request_rate == doctest::Approx(16.0));
     CHECK(rows[2].requests == 500);
     CHECK_FALSE(rows[2].median_latency);
-    CHECK_FALSE(rows[3].request_rate.has_value());  // a stated concurrency: no count read either
+    CHECK(rows[2].fixed_lengths);
+    CHECK_FALSE(rows[3].request_rate.has_value());  // the notes are free text, never read
     CHECK_FALSE(rows[3].requests.has_value());
+    CHECK_FALSE(rows[3].median_latency);
     CHECK(profiles::metric_label(rows[0]) == "decode_tokens_per_s_total_at_request_rate");
     CHECK(profiles::metric_label(rows[3]) == "tpot_s");
 
-    for (const char* notes : {"QPS=", "QPS=0", "QPS=fast", "QPS=1e-3", "QPS=2.5.1"}) {
-        CAPTURE(notes);
+    for (const char* conditions : {"qps=", "qps=0", "qps=fast", "qps=1e-3", "qps=2.5.1"}) {
+        CAPTURE(conditions);
         const std::string wrong = testing::write_temp(
-            "decodesim_request_rate_bad.csv",
-            testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,ttft_s,0.5,src," + notes + "\n");
+            "decodesim_request_rate_bad.csv", testing::kMeasurementHeader +
+                                                  "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.6,,1024,128,,ttft_s,0.5,src," +
+                                                  conditions + ",\n");
         const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
         REQUIRE(problems.size() == 1);
-        CHECK(problems[0].find(":2:14:") != std::string::npos);
-        CHECK(problems[0].find("QPS=") != std::string::npos);
+        CHECK(problems[0].find(":2:15: error: conditions:") != std::string::npos);
+        CHECK(problems[0].find("qps=") != std::string::npos);
+    }
+    // A count or a statistic describes a request-rate row: without its qps= it is an error.
+    for (const char* conditions : {"requests=500", "latency=median"}) {
+        CAPTURE(conditions);
+        const std::string wrong = testing::write_temp(
+            "decodesim_request_rate_bad.csv", testing::kMeasurementHeader +
+                                                  "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.6,1,1024,128,,ttft_s,0.5,src," +
+                                                  conditions + ",\n");
+        const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find("describes a request-rate row: state its 'qps=' too") != std::string::npos);
     }
 }
 
 TEST_CASE("a request-rate row asking for more than can be replayed is refused, as is one that cannot be served") {
     const std::string many = testing::write_temp(
         "decodesim_request_rate_many.csv", testing::kMeasurementHeader +
-                                               "a,h100-sxm,llama-3.1-8b,bf16,,vllm,,1024,128,,ttft_s,0.5,src,"
-                                               "QPS=2; 5000000 requests\n");
+                                               "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.6,,1024,128,,ttft_s,0.5,src,"
+                                               "qps=2; requests=5000000,\n");
     const auto problems = testing::error_messages([&] { profiles::load_measurements(many); });
     REQUIRE(problems.size() == 1);
-    CHECK(problems[0].find(":2:14:") != std::string::npos);
+    CHECK(problems[0].find(":2:15: error: conditions:") != std::string::npos);
     CHECK(problems[0].find("at most 100000") != std::string::npos);
 
     // A 1,000,000-token prompt fits neither Llama-3.1-8B's 131,072-token context nor an H100's

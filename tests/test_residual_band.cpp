@@ -38,7 +38,7 @@ struct TwentyFiveSources {
             m.value = 88.0 + i;
         }
         engine::Deployment deployment;
-        deployment.runtime = engine::Runtime::vllm;
+        deployment.runtime = testing::shipped_runtime("vllm");
         for (int i = 0; i < 25; ++i) {
             cases.push_back({&measurements[i], &model, &hardware, deployment});
             by_source.rows[i].measurement = &measurements[i];
@@ -95,7 +95,7 @@ TEST_CASE("band: a time's ratio is predicted over measured, so above 1 is always
 }
 
 TEST_CASE("band: the ideal runtime has none, a class without enough rows takes its pass's pooled band") {
-    const auto ideal = engine::residual_band(core::MemoryFamily::hbm, engine::Runtime::ideal, engine::PassKind::decode);
+    const auto ideal = engine::residual_band(core::MemoryFamily::hbm, "", engine::PassKind::decode);
     CHECK(ideal.low == 1.0);
     CHECK(ideal.high == 1.0);
     // The shipped table lists no (unified, tensorrt-llm) class: its band is the pooled decode band.
@@ -110,7 +110,7 @@ TEST_CASE("band: the ideal runtime has none, a class without enough rows takes i
         if (!entry.pooled) CHECK(entry.band.rows >= engine::kBandMinimumRows);
     }
     const auto unlisted =
-        engine::residual_band(core::MemoryFamily::unified, engine::Runtime::tensorrt_llm, engine::PassKind::decode);
+        engine::residual_band(core::MemoryFamily::unified, "tensorrt-llm", engine::PassKind::decode);
     CHECK(unlisted.low == pooled_low);
     CHECK(unlisted.high == pooled_high);
 }
@@ -120,7 +120,7 @@ TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out r
     // is bytes / bandwidth plus fixed costs. The low end scales the bandwidth by r and the fixed
     // costs by 1 / r, so its tokens/s are exactly r times the nominal, r = the (hbm, vllm, decode)
     // band's low ratio; the high end likewise, unless the bandwidth reaches the datasheet (it does).
-    const auto band = engine::residual_band(core::MemoryFamily::hbm, engine::Runtime::vllm, engine::PassKind::decode);
+    const auto band = engine::residual_band(core::MemoryFamily::hbm, "vllm", engine::PassKind::decode);
     const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm",
                                       "--band", "--json"});
     REQUIRE(result.exit_code == 0);

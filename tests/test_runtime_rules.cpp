@@ -55,7 +55,7 @@ struct SyntheticRows {
         const auto catalog = testing::shipped_catalog();
         hardware = catalog.hardware(device);
         model = catalog.model("llama-3.1-8b");
-        engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+        engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
         for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
         truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].attention_bandwidth = attention_bandwidth;
         truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].cross_die_kernel_overhead = cross_die;
@@ -78,7 +78,7 @@ struct SyntheticRows {
             engine::DeploymentChoice choice;
             choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
             choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-            choice.runtime = engine::Runtime::llama_cpp;
+            choice.runtime = testing::shipped_runtime("llama.cpp");
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
             m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
@@ -127,29 +127,31 @@ TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds
     CHECK(found);
 }
 
-TEST_CASE("a speculative run, a row split and an eager launch are named in their notes and read by no fit") {
+TEST_CASE("a speculative run, a row split and an eager launch are named in their conditions and read by no fit") {
     const std::string path = testing::write_temp(
         "decodesim_speculative_rows.csv",
         testing::kMeasurementHeader +
-            "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,MTP 3; speculative=mtp\n"
-            "b,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,not_speculative=mtp\n");
+            "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,decode_tokens_per_s_per_stream,30,src,"
+            "speculative=mtp,MTP 3\n"
+            "b,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,decode_tokens_per_s_per_stream,30,src,,"
+            "speculative=mtp\n");
     const auto rows = profiles::load_measurements(path);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].speculative == "mtp");
-    CHECK(rows[1].speculative.empty());  // a word of its own, as backend=
+    CHECK(rows[1].speculative.empty());  // the notes are free text, never read
 
     const std::string bad = testing::write_temp("decodesim_speculative_bad.csv",
-                                       testing::kMeasurementHeader + "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,1,,128,512,"
-                                                 "decode_tokens_per_s_per_stream,30,src,speculative=\n");
+                                       testing::kMeasurementHeader + "a,strix-halo,llama-3.1-8b,bf16,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,"
+                                                 "decode_tokens_per_s_per_stream,30,src,speculative=,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find(":2:14:") != std::string::npos);
+    CHECK(messages[0].find(":2:15:") != std::string::npos);
     CHECK(messages[0].find("speculative") != std::string::npos);
 
     // Twelve rows a fit would read, every one of them speculative: none is read.
     SyntheticRows synthetic(std::vector<double>(12, 1024.0), 1.0);
     for (auto& m : synthetic.rows) m.speculative = "mtp";
-    const auto fit = scenarios::fit_runtime(synthetic.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+    const auto fit = scenarios::fit_runtime(synthetic.cases, *testing::shipped_runtime("llama.cpp"),
                                             {core::MemoryFamily::unified});
     CHECK(fit.single_stream_rows == 0);
     CHECK(fit.decode_rows == 0);
@@ -159,10 +161,12 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
     const std::string stated = testing::write_temp(
         "decodesim_unmodelled_rows.csv",
         testing::kMeasurementHeader +
-            "r,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,n_gpus=2; split=row\n"
-            "l,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,decode_tokens_per_s_per_stream,30,src,n_gpus=2; split=layer\n"
-            "e,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=off\n"
-            "g,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=on\n");
+            "r,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,decode_tokens_per_s_per_stream,30,src,"
+            "devices=2; split=row,\n"
+            "l,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,decode_tokens_per_s_per_stream,30,src,"
+            "devices=2; split=layer,\n"
+            "e,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,vllm@0.6,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=off,\n"
+            "g,a100-sxm-80gb,llama-2-7b,fp16,fp16,vllm,vllm@0.6,1,,128,512,decode_tokens_per_s_per_stream,30,src,graphs=on,\n");
     const auto stated_rows = profiles::load_measurements(stated);
     REQUIRE(stated_rows.size() == 4);
     CHECK(stated_rows[0].row_split);
@@ -178,20 +182,20 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
     CHECK(profiles::unmodelled_conditions(stated_rows[2])[0].find("CUDA graphs") != std::string::npos);
     CHECK(profiles::unmodelled_conditions(stated_rows[3]).empty());
 
-    for (const char* notes : {"split=rows", "graphs=eager"}) {
+    for (const char* conditions : {"split=rows", "graphs=eager"}) {
         const std::string wrong = testing::write_temp(
             "decodesim_unmodelled_bad.csv", testing::kMeasurementHeader +
-                                                "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,,128,512,"
-                                                "decode_tokens_per_s_per_stream,30,src," + std::string(notes) + "\n");
+                                                "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,,128,512,"
+                                                "decode_tokens_per_s_per_stream,30,src," + std::string(conditions) + ",\n");
         const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
         REQUIRE(problems.size() == 1);
-        CHECK(problems[0].find(":2:14:") != std::string::npos);
-        CHECK(problems[0].find(std::string(notes).substr(0, std::string(notes).find('='))) != std::string::npos);
+        CHECK(problems[0].find(":2:15: error: conditions:") != std::string::npos);
+        CHECK(problems[0].find(std::string(conditions).substr(0, std::string(conditions).find('='))) != std::string::npos);
     }
 
     SyntheticRows split_rows(std::vector<double>(12, 1024.0), 1.0);
     for (std::size_t i = 0; i < split_rows.rows.size(); ++i) (i % 2 == 0 ? split_rows.rows[i].row_split : split_rows.rows[i].eager_launch) = true;
-    const auto split_fit = scenarios::fit_runtime(split_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+    const auto split_fit = scenarios::fit_runtime(split_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(split_fit.decode_rows == 0);
 
@@ -207,7 +211,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     // Short contexts (512 tokens: the cache is 64 MiB against 16 GB of weights) cannot tell an
     // attention bandwidth of 0.5 from 1: the fit leaves it at the default.
     SyntheticRows short_rows(std::vector<double>(12, 512.0), 0.5);
-    const auto short_fit = scenarios::fit_runtime(short_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+    const auto short_fit = scenarios::fit_runtime(short_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(short_fit.single_stream_rows == 12);
     CHECK_FALSE(searched(short_fit, "attention_bandwidth"));
@@ -218,7 +222,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     std::vector<double> contexts;
     for (int i = 0; i < 12; ++i) contexts.push_back(16384.0 + 2048.0 * i);
     SyntheticRows long_rows(contexts, 0.5);
-    const auto long_fit = scenarios::fit_runtime(long_rows.cases, engine::runtime_preset(engine::Runtime::llama_cpp),
+    const auto long_fit = scenarios::fit_runtime(long_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                  {core::MemoryFamily::unified});
     CHECK(searched(long_fit, "attention_bandwidth"));
     CHECK(long_fit.factors.attention_bandwidth == doctest::Approx(0.5).epsilon(0.1).scale(0.0));
@@ -235,8 +239,8 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     const std::string path = testing::write_temp(
         "decodesim_arrivals_rows.csv",
         testing::kMeasurementHeader +
-            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,all at once\n"
-            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,150 requests; arrivals=staggered\n");
+            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,8,20000,2000,,ttft_s,1,src,,all at once\n"
+            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,8,20000,2000,,ttft_s,1,src,arrivals=staggered,150 requests\n");
     const auto rows = profiles::load_measurements(path);
     REQUIRE(rows.size() == 2);
     CHECK_FALSE(rows[0].staggered_arrivals);
@@ -252,11 +256,11 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK(predicted.at("together") < 8.0 * own_prefill);
 
     const std::string bad = testing::write_temp("decodesim_arrivals_bad.csv",
-                                       testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,ttft_s,1,src,"
-                                                 "arrivals=random\n");
+                                       testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,8,20000,2000,,ttft_s,1,src,"
+                                                 "arrivals=random,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find(":2:14:") != std::string::npos);
+    CHECK(messages[0].find(":2:15:") != std::string::npos);
     CHECK(messages[0].find("arrivals") != std::string::npos);
 }
 
@@ -273,11 +277,13 @@ TEST_CASE("a prompt after a cached context is one pass of its own tokens, never 
     const std::string path = testing::write_temp(
         "decodesim_depth_rows.csv",
         testing::kMeasurementHeader +
-            "fresh,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,1472.01,src,pp512\n"
-            "deep,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,1,512,,1024,prefill_tokens_per_s,1387.58,src,pp512 @ d1024\n"
-            "dense_fresh,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,4703.28,src,pp512\n"
-            "dense_deep,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,1,512,,4096,prefill_tokens_per_s,2936.89,src,"
-            "pp512 @ d4096\n");
+            "fresh,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,1472.01,src,,pp512\n"
+            "deep,strix-halo,gpt-oss-20b,mxfp4,fp16,llama.cpp,llama.cpp@2025-10,1,512,,1024,prefill_tokens_per_s,1387.58,src,,"
+            "pp512 @ d1024\n"
+            "dense_fresh,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,4703.28,src,,"
+            "pp512\n"
+            "dense_deep,strix-halo,llama-3.2-1b,q4_k_m,fp16,llama.cpp,llama.cpp@2025-10,1,512,,4096,prefill_tokens_per_s,2936.89,"
+            "src,,pp512 @ d4096\n");
     const std::map<std::string, double> predicted = accuracy_predictions(path);
     CHECK(predicted.at("deep") <= predicted.at("fresh"));
     CHECK(predicted.at("deep") >= 0.85 * predicted.at("fresh"));
@@ -296,12 +302,14 @@ TEST_CASE("a closed loop's passes also prefill the prompts that replace finished
     const std::string path = testing::write_temp(
         "decodesim_closed_loop_rows.csv",
         testing::kMeasurementHeader +
-            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,decode_tokens_per_s_total,1,src,all at once\n"
-            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,8,20000,2000,,decode_tokens_per_s_total,1,src,150 requests; arrivals=staggered\n"
-            "own,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,1,20000,2000,,ttft_s,1,src,arrivals=staggered\n"
+            "together,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,8,20000,2000,,decode_tokens_per_s_total,1,src,,all at once\n"
+            "staggered,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,8,20000,2000,,decode_tokens_per_s_total,1,src,"
+            "arrivals=staggered,150 requests\n"
+            "own,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,1,20000,2000,,ttft_s,1,src,arrivals=staggered,\n"
             // vLLM's FP8 KV-cache post (2026-04-22): gpt-oss-20b with fp8 KV on an H100, 150
             // requests of about 20k + 2k tokens at concurrency 8, 853 output tokens/s.
-            "gptoss,h100-sxm,gpt-oss-20b,mxfp4,fp8,vllm,8,20000,2000,,decode_tokens_per_s_total,853,src,150 requests; arrivals=staggered\n");
+            "gptoss,h100-sxm,gpt-oss-20b,mxfp4,fp8,vllm,vllm@0.6,8,20000,2000,,decode_tokens_per_s_total,853,src,"
+            "arrivals=staggered,150 requests\n");
     const std::map<std::string, double> predicted = accuracy_predictions(path);
     const double tpot = 8.0 / predicted.at("together");
     const double own_prefill = predicted.at("own");
@@ -327,10 +335,10 @@ TEST_CASE("a static batch timed whole pays for its prefill") {
     const std::string path = testing::write_temp(
         "decodesim_whole_run_rows.csv",
         testing::kMeasurementHeader +
-            "run,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,52,2048,128,,decode_tokens_per_s_total,591,src,"
-            "gptSessionBenchmark; timed=run\n"
-            "decode,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,52,2048,128,,decode_tokens_per_s_total,591,src,"
-            "timed=decode\n");
+            "run,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,tensorrt-llm@0.17,52,2048,128,,decode_tokens_per_s_total,591,"
+            "src,timed=run,gptSessionBenchmark\n"
+            "decode,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,tensorrt-llm@0.17,52,2048,128,,decode_tokens_per_s_total,591,"
+            "src,timed=decode,\n");
     const auto rows = profiles::load_measurements(path);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].whole_run_throughput);
@@ -345,19 +353,18 @@ TEST_CASE("a static batch timed whole pays for its prefill") {
     // The key names one of its two values, describes total throughput only, and is not a closed loop.
     const auto bad_value = testing::write_temp(
         "decodesim_whole_run_bad.csv", testing::kMeasurementHeader +
-                                           "a,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,52,2048,128,,"
-                                           "decode_tokens_per_s_total,591,src,timed=all\n"
-                                           "b,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,52,2048,128,,"
-                                           "ttft_s,1,src,timed=run\n"
-                                           "c,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,52,2048,128,,"
-                                           "decode_tokens_per_s_total,591,src,timed=run; arrivals=staggered\n");
+                                           "a,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,tensorrt-llm@0.17,52,2048,128,,"
+                                           "decode_tokens_per_s_total,591,src,timed=all,\n"
+                                           "b,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,tensorrt-llm@0.17,52,2048,128,,"
+                                           "ttft_s,1,src,timed=run,\n"
+                                           "c,a100-sxm-80gb,llama-2-7b,fp16,fp16,tensorrt-llm,tensorrt-llm@0.17,52,2048,128,,"
+                                           "decode_tokens_per_s_total,591,src,timed=run; arrivals=staggered,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad_value); });
     REQUIRE(messages.size() == 3);
-    CHECK(messages[0].find(":2:14:") != std::string::npos);
-    CHECK(messages[0].find("timed") != std::string::npos);
-    CHECK(messages[1].find(":3:14:") != std::string::npos);
-    CHECK(messages[1].find("decode_tokens_per_s_total") != std::string::npos);
-    CHECK(messages[2].find(":4:14:") != std::string::npos);
+    CHECK(messages[0] == bad_value + ":2:15: error: conditions: unknown timed 'all' in 'timed='; expected run or decode");
+    CHECK(messages[1] == bad_value + ":3:15: error: conditions: 'timed=run' describes a decode_tokens_per_s_total row, "
+                                     "not this metric");
+    CHECK(messages[2].find(":4:15: error: conditions:") != std::string::npos);
     CHECK(messages[2].find("arrivals=staggered") != std::string::npos);
 }
 
@@ -417,8 +424,8 @@ TEST_CASE("a batched MoE row above the bound is explained by routing only where 
     const std::string path = testing::write_temp(
         "decodesim_routing_rows.csv",
         testing::kMeasurementHeader +
-            "b8,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,8,,,1024,decode_tokens_per_s_total,1e6,src,\n"
-            "b256,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,256,,,1024,decode_tokens_per_s_total,1e7,src,\n");
+            "b8,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,vllm@0.6,8,,,1024,decode_tokens_per_s_total,1e6,src,,\n"
+            "b256,h100-sxm,qwen3-30b-a3b,bf16,bf16,vllm,vllm@0.6,256,,,1024,decode_tokens_per_s_total,1e7,src,,\n");
     const auto result = testing::run({"accuracy", path, "--worst", "0"});
     REQUIRE(result.exit_code == 0);
     const std::size_t b8 = result.out.find("b8 (line 2)");
@@ -437,7 +444,7 @@ TEST_CASE("a workspace larger than a small device's memory leaves no room, never
     // the pool is 0, not -0.08 GiB, so "usable" and the messages never show a negative size.
     auto s = testing::setup("h100-sxm", "llama-3.2-1b");
     s.hardware.memory_capacity = core::Bytes(2.0 * 1073741824.0);
-    s.deployment.runtime = engine::Runtime::tensorrt_llm;
+    s.deployment.runtime = testing::shipped_runtime("tensorrt-llm");
     const engine::Evaluator evaluator = s.realistic();
     const auto memory = engine::memory_footprint(evaluator.cost_model(), s.hardware, 1.0, 1024.0);
     CHECK(memory.pool.value == 0.0);
@@ -491,7 +498,7 @@ TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one di
     SyntheticRows two_dies(std::vector<double>(12, 1024.0), 1.0, "apple-m2-ultra", core::Seconds(20e-6));
     std::vector<scenarios::CalibrationCase> cases = one_die.cases;
     cases.insert(cases.end(), two_dies.cases.begin(), two_dies.cases.end());
-    const auto preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    const auto preset = *testing::shipped_runtime("llama.cpp");
     const auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.multi_die_rows == 12);
     CHECK(fit.single_stream_rows == 24);
@@ -533,7 +540,7 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
     const std::vector<std::string> ids{"gpt-oss-20b", "gpt-oss-120b", "llama-3.1-8b"};
     std::vector<profiles::ModelProfile> models;
     for (const auto& id : ids) models.push_back(catalog.model(id));
-    engine::RuntimePreset truth = engine::runtime_preset(engine::Runtime::llama_cpp);
+    engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
     for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
     truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].tile_setup_rows = 40.0;
     std::vector<profiles::Measurement> rows;
@@ -563,13 +570,13 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
         engine::DeploymentChoice choice;
         choice.weights = &core::named_or_throw(core::weight_formats(), row_models[i].second, "--weights", "format");
         choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-        choice.runtime = engine::Runtime::llama_cpp;
+        choice.runtime = testing::shipped_runtime("llama.cpp");
         choice.clocks.condition = engine::ClockCondition::peak;
         const auto deployment = engine::resolve_deployment(hardware, *row_models[i].first, choice);
         rows[i].value = scenarios::predict_measurement(rows[i], *row_models[i].first, hardware, deployment, truth);
         cases.push_back({&rows[i], row_models[i].first, &hardware, deployment});
     }
-    const auto preset = engine::runtime_preset(engine::Runtime::llama_cpp);
+    const auto preset = *testing::shipped_runtime("llama.cpp");
     auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.tile_setup_measured);
     CHECK(searched(fit, "tile_setup_rows"));
@@ -577,7 +584,7 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
 
     // A group of the runtime with no MoE prompts (the discrete GPUs here) takes the measured value.
     scenarios::FitResult discrete;
-    discrete.runtime = engine::Runtime::llama_cpp;
+    discrete.fit_group = "llama.cpp";
     discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
     std::vector<scenarios::FitResult> fits{discrete, fit};
     scenarios::share_backend_kernels(fits);
@@ -596,4 +603,70 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
     const auto sparse = scenarios::fit_runtime(few, preset, {core::MemoryFamily::unified});
     CHECK_FALSE(sparse.tile_setup_measured);
     CHECK(sparse.factors.tile_setup_rows == 0.0);
+}
+
+TEST_CASE("the conditions column is read strictly: unknown, repeated and malformed keys and bad values are errors") {
+    const auto load_errors = [](const std::string& conditions, const std::string& metric = "decode_tokens_per_s_per_stream") {
+        const std::string path = testing::write_temp(
+            "decodesim_conditions_bad.csv",
+            testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm,vllm@0.6,1,,128,,"
+                                          + metric + ",100,src," + conditions + ",free text: n_gpus=8; QPS=2\n");
+        return std::make_pair(path, testing::error_messages([&] { profiles::load_measurements(path); }));
+    };
+    {
+        const auto [path, messages] = load_errors("devcies=8");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: unknown key 'devcies' (did you mean 'devices'?); expected one "
+                                    "of devices ep dp-attention clocks backend split speculative arrivals timed graphs "
+                                    "attention qps requests latency lengths gpu-cores");
+    }
+    {
+        const auto [path, messages] = load_errors("devices=8; ep=2; devices=4");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: 'devices' is stated twice");
+    }
+    {
+        const auto [path, messages] = load_errors("clocks=fast");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: unknown clocks 'fast' in 'clocks='; expected sustained or peak");
+    }
+    {
+        const auto [path, messages] = load_errors("devices=two");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: 'devices=two' must be a whole number of devices, at least 1");
+    }
+    {
+        const auto [path, messages] = load_errors("timed=run");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: 'timed=run' describes a decode_tokens_per_s_total row, not "
+                                    "this metric");
+    }
+    {
+        // Pairs are separated by "; ", exactly.
+        const auto [path, messages] = load_errors("devices=8;ep=2");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: 'devices=8;ep=2' is not a key=value pair; pairs are "
+                                    "separated by '; ' (devices=8; ep=2)");
+    }
+    // Every problem is named, not only the first.
+    CHECK(load_errors("devices=8; ep=3; graphs=maybe; lengths=drawn").second.size() == 3);
+    // The notes are free text: nothing in them is read.
+    {
+        const auto [path, messages] = load_errors("");
+        CHECK(messages == std::vector<std::string>{"(no error)"});
+        const auto rows = profiles::load_measurements(path);
+        REQUIRE(rows.size() == 1);
+        CHECK(rows[0].devices == 1);
+        CHECK_FALSE(rows[0].request_rate.has_value());
+        CHECK(rows[0].runtime == "vllm@0.6");
+    }
+    // The runtime is required, as an id.
+    for (const char* runtime : {"", "vllm 0.6"}) {
+        const std::string path = testing::write_temp(
+            "decodesim_runtime_bad.csv", testing::kMeasurementHeader + "a,h100-sxm,llama-3.1-8b,bf16,bf16,vllm," + runtime +
+                                             ",1,,128,,decode_tokens_per_s_per_stream,100,src,,\n");
+        const auto messages = testing::error_messages([&] { profiles::load_measurements(path); });
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0].find(path + ":2:7: error: runtime: ") == 0);
+    }
 }

@@ -165,7 +165,9 @@ TEST_CASE("compare ranks devices and prices tokens") {
                                                  {catalog.hardware("h100-sxm"), 1, 2.0}};
     scenarios::CompareOptions options;
     options.workload = engine::Workload::step(1, 2048);
-    const auto rows = scenarios::compare(model, engine::DeploymentChoice{}, candidates, options,
+    engine::DeploymentChoice vllm;
+    vllm.runtime = catalog.runtime("vllm");
+    const auto rows = scenarios::compare(model, vllm, candidates, options,
                                          scenarios::CompareOrder::total);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].hardware == "h100-sxm");  // 3.35 TB/s and 80 GB beat 1 TB/s and 24 GB on total
@@ -176,7 +178,7 @@ TEST_CASE("compare ranks devices and prices tokens") {
     CHECK(h100.throughput_batch == h100.max_batch);
     // With a per-stream target, the batch shrinks to keep every stream at that speed.
     options.target_tokens_per_s_per_stream = 100.0;
-    const auto targeted = scenarios::compare(model, engine::DeploymentChoice{}, candidates, options,
+    const auto targeted = scenarios::compare(model, vllm, candidates, options,
                                              scenarios::CompareOrder::total);
     int quoted = 0;
     for (const auto& row : targeted) {

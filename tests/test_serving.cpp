@@ -171,7 +171,7 @@ TEST_CASE("serve and plan JSON carry the keys users script against") {
     CHECK(s["saturated"] == false);
     CHECK(s["mean_running_batch"].get<double>() > 1.0);
     CHECK(s["peak_kv_fraction"].get<double>() > 0.0);
-    CHECK(s["conditions"]["runtime"] == "vllm");
+    CHECK(s["conditions"]["runtime"] == "vllm@0.11");  // the build `vllm` names
     CHECK(s["conditions"]["weights"] == "bf16");
 
     const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output",
@@ -201,6 +201,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     const auto model = catalog.model("llama-3.1-70b");
     const std::vector<profiles::HardwareProfile> candidates{catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
     scenarios::PlanSpace space;
+    space.runtime = catalog.runtime("vllm");
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
     const scenarios::ServiceTargets targets{2.0, 0.05, std::nullopt};

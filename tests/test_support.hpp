@@ -39,6 +39,11 @@ namespace decodesim::testing {
 
 inline profiles::Catalog shipped_catalog() { return profiles::Catalog(DECODESIM_ROOT); }
 
+// A shipped runtime profile by id or name ("vllm", "llama.cpp@2024-06"), resolved as --runtime does.
+inline std::shared_ptr<const engine::RuntimeProfile> shipped_runtime(const std::string& id) {
+    return shipped_catalog().runtime(id);
+}
+
 // A stream of `count` requests of fixed lengths, Poisson arrivals at `rate` per second.
 inline std::vector<scenarios::Request> fixed_stream(double rate, long long prompt, long long output, long long count,
                                                     std::uint64_t seed = 1) {
@@ -62,7 +67,7 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
 
 // The header row of validation/measurements.csv, for tests that write a few rows of their own.
 inline const std::string kMeasurementHeader =
-    "id,hardware,model,weights,kv,engine,batch,prompt,output,context,metric,value,source,notes\n";
+    "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
 
 // A measurement of Llama-3.1-8B in bf16 (weights and KV cache) on an H100 SXM under a vLLM-class
 // engine, for tests that build their rows by hand; lengths and load are the caller's.
@@ -74,6 +79,7 @@ inline profiles::Measurement h100_llama8b_row(std::string id, profiles::Metric m
     m.weights = "bf16";
     m.kv = "bf16";
     m.engine = "vllm";
+    m.runtime = "vllm@0.6";
     m.metric = metric;
     m.value = value;
     return m;
@@ -114,7 +120,7 @@ struct Setup {
         return engine::Evaluator(model, hardware, deployment, efficiency);
     }
     engine::Evaluator ideal() const { return evaluator(engine::ideal_efficiency()); }
-    engine::Evaluator realistic() const { return evaluator(engine::default_efficiency(hardware)); }
+    engine::Evaluator realistic() const { return evaluator(engine::deployment_efficiency(hardware, deployment)); }
     engine::OperatingPoint point(const engine::Workload& workload = engine::Workload::step(1, 1024)) const {
         return {hardware, model, deployment, workload, std::nullopt};
     }
@@ -131,16 +137,17 @@ inline engine::CostModel llama2_llama_cpp_cost(const std::string& weights,
     const auto model = catalog.model("llama-2-7b");
     engine::DeploymentChoice choice;
     choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
-    choice.runtime = engine::Runtime::llama_cpp;
+    choice.runtime = shipped_runtime("llama.cpp");
     adjust(choice);
     return engine::build_cost_model(model, engine::resolve_deployment(hardware, model, choice));
 }
 
 inline Setup setup(const std::string& hardware, const std::string& model, const std::string& weights = "bf16",
-                   const std::string& kv = "", int tp = 1) {
+                   const std::string& kv = "", int tp = 1, const std::string& runtime = "vllm") {
     const auto catalog = shipped_catalog();
     Setup result{catalog.hardware(hardware), catalog.model(model), {}};
     engine::DeploymentChoice choice;
+    choice.runtime = catalog.runtime(runtime);
     choice.weights = core::find_named(core::weight_formats(), weights);
     choice.kv = kv.empty() ? nullptr : core::find_named(core::kv_formats(), kv);
     choice.parallelism.tensor = tp;
@@ -150,14 +157,14 @@ inline Setup setup(const std::string& hardware, const std::string& model, const 
 
 // The same under a named runtime, its kernels built for `backend` (unset: the device's own).
 inline Setup setup_on(const std::string& hardware, const std::string& model, const std::string& weights,
-                      engine::Runtime runtime, std::optional<core::Backend> backend = std::nullopt,
+                      const std::string& runtime, std::optional<core::Backend> backend = std::nullopt,
                       const std::string& kv = "fp16") {
     const auto catalog = shipped_catalog();
     Setup result{catalog.hardware(hardware), catalog.model(model), {}};
     engine::DeploymentChoice choice;
     choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
     choice.kv = &core::named_or_throw(core::kv_formats(), kv, "--kv", "format");
-    choice.runtime = runtime;
+    choice.runtime = catalog.runtime(runtime);
     choice.backend = backend;
     result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
     return result;

@@ -1,7 +1,7 @@
 // Unfused attention (engine::AttentionKernels::unfused): the score matrix goes through device
 // memory, the masked half of each query block is computed, and the softmax is a kernel of its own.
 // Checked against a hand count of the traffic, against llama.cpp's flash-attention on/off pairs
-// in discussion #15013, and through the three ways a run states it (notes, llama-bench, CLI).
+// in discussion #15013, and through the three ways a run states it (conditions, llama-bench, CLI).
 
 #include <doctest/doctest.h>
 
@@ -25,10 +25,25 @@ engine::CostModel llama2_cost(engine::AttentionKernels attention) {
     return testing::llama2_llama_cpp_cost("fp16", [&](engine::DeploymentChoice& choice) { choice.attention = attention; });
 }
 
+// llama.cpp@2025-10 with flash attention off: a runtime file that changes that alone (as a user
+// would write one for a build run with -fa 0).
+std::string unfused_build() {
+    return testing::write_temp("decodesim_llama_cpp_fa_off.yaml",
+                               "name: llama.cpp-fa-off\n"
+                               "base: llama.cpp@2025-10\n"
+                               "source: \"llama.cpp@2025-10 run with -fa 0\"\n"
+                               "measured: false\n"
+                               "measurements: \"none: a test's build\"\n"
+                               "attention:\n"
+                               "  source: \"-fa 0\"\n"
+                               "  kernels: unfused\n");
+}
+
 double prefill_seconds(const std::string& hardware, const std::string& attention) {
+    const std::string runtime = attention == "unfused" ? unfused_build() : std::string("llama.cpp@2025-10");
     const auto result = testing::run({"predict", "--hardware", hardware, "--model", "llama-2-7b", "--weights", "q4_0",
-                                      "--runtime", "llama.cpp", "--prompt", "512", "--output", "1", "--clocks", "peak",
-                                      "--attention", attention, "--json"});
+                                      "--runtime", runtime, "--prompt", "512", "--output", "1", "--clocks", "peak",
+                                      "--json"});
     REQUIRE(result.exit_code == 0);
     return nlohmann::json::parse(result.out)["prefill"]["time_s"].get<double>();
 }
@@ -103,29 +118,39 @@ TEST_CASE("unfused attention costs what llama.cpp's flash-attention off/on pairs
     CHECK(median <= 1.5);
 }
 
-TEST_CASE("a run states unfused attention in its notes, in llama-bench's flash_attn column, or with --attention") {
+TEST_CASE("a run states unfused attention in its conditions, in llama-bench's flash_attn column, or through its build") {
     const std::string path = testing::write_temp(
         "decodesim_attention_rows.csv",
         testing::kMeasurementHeader +
-            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,-fa 0; attention=unfused (-fa 0)\n"
-            "b,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,-fa 1; attention=fused\n"
-            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,prefill_tokens_per_s,900,src,nothing stated\n");
+            "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,attention=unfused,-fa 0\n"
+            "b,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,attention=fused,-fa 1\n"
+            "c,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,prefill_tokens_per_s,900,src,,"
+            "nothing stated; attention=unfused\n");
     const auto rows = profiles::load_measurements(path);
     REQUIRE(rows.size() == 3);
-    CHECK(rows[0].unfused_attention);
-    CHECK_FALSE(rows[1].unfused_attention);
-    CHECK_FALSE(rows[2].unfused_attention);
+    CHECK(rows[0].flash_attention == false);
+    CHECK(rows[1].flash_attention == true);
+    CHECK_FALSE(rows[2].flash_attention.has_value());  // the runtime's default; the notes are not read
     // Accuracy and calibrate both turn a row into its deployment through stated_deployment.
-    CHECK(scenarios::stated_deployment(rows[0], engine::Runtime::llama_cpp).attention == engine::AttentionKernels::unfused);
-    CHECK(scenarios::stated_deployment(rows[1], engine::Runtime::llama_cpp).attention == engine::AttentionKernels::fused);
+    CHECK(scenarios::stated_deployment(rows[0], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::unfused);
+    CHECK(scenarios::stated_deployment(rows[1], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::fused);
+    // Unstated, the build's own: flash attention off by default in 2024-06, on (auto) in 2025-10.
+    const auto deployment = [&](const std::string& build) {
+        const auto catalog = testing::shipped_catalog();
+        const auto hardware = catalog.hardware("rtx-4090");
+        const auto model = catalog.model("llama-2-7b");
+        return engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[2], testing::shipped_runtime(build)));
+    };
+    CHECK(deployment("llama.cpp@2024-06").attention == engine::AttentionKernels::unfused);
+    CHECK(deployment("llama.cpp@2025-10").attention == engine::AttentionKernels::fused);
 
     const std::string bad = testing::write_temp("decodesim_attention_bad.csv",
                                                 testing::kMeasurementHeader +
-                                                    "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,1,512,,,"
-                                                    "prefill_tokens_per_s,900,src,attention=flash\n");
+                                                    "a,rtx-4090,llama-2-7b,q4_0,fp16,llama.cpp,llama.cpp@2025-10,1,512,,,"
+                                                    "prefill_tokens_per_s,900,src,attention=flash,\n");
     const auto messages = testing::error_messages([&] { profiles::load_measurements(bad); });
     REQUIRE(messages.size() == 1);
-    CHECK(messages[0].find(":2:14:") != std::string::npos);  // line 2, the notes column
+    CHECK(messages[0].find(":2:15:") != std::string::npos);  // line 2, the conditions column
     CHECK(messages[0].find("unknown attention 'flash'") != std::string::npos);
 
     // llama-bench -o csv: flash_attn 0 (its old default), 1, and a value it never writes.
@@ -135,8 +160,8 @@ TEST_CASE("a run states unfused attention in its notes, in llama-bench's flash_a
                                                   "llama 7B Q4_0,512,0,1,1100.5\n");
     const auto results = profiles::load_benchmark_results({bench}, std::nullopt);
     REQUIRE(results.rows.size() == 2);
-    CHECK(results.rows[0].unfused_attention);
-    CHECK_FALSE(results.rows[1].unfused_attention);
+    CHECK(results.rows[0].flash_attention == false);
+    CHECK(results.rows[1].flash_attention == true);
     const std::string bench_bad = testing::write_temp("decodesim_llama_bench_fa_bad.csv",
                                                       "model_type,n_prompt,n_gen,flash_attn,avg_ts\n"
                                                       "llama 7B Q4_0,512,0,maybe,900.5\n");
@@ -145,18 +170,17 @@ TEST_CASE("a run states unfused attention in its notes, in llama-bench's flash_a
     CHECK(bench_messages[0].find("flash_attn") != std::string::npos);
     CHECK(bench_messages[0].find("maybe") != std::string::npos);
 
-    // The CLI: the condition is reported, the prompt is slower, and a wrong name is a usage error.
+    // The CLI: a build whose attention is unfused says so, and the flag that once chose it is gone.
     const auto unfused = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
-                                       "--runtime", "llama.cpp", "--prompt", "4096", "--output", "64", "--attention",
-                                       "unfused", "--json"});
+                                       "--runtime", "llama.cpp@2024-06", "--prompt", "4096", "--output", "64", "--json"});
     REQUIRE(unfused.exit_code == 0);
     CHECK(nlohmann::json::parse(unfused.out)["conditions"]["attention"] == "unfused");
     const auto text = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
-                                    "--runtime", "llama.cpp", "--attention", "unfused"});
+                                    "--runtime", "llama.cpp@2024-06"});
     REQUIRE(text.exit_code == 0);
     CHECK(text.out.find("attention unfused") != std::string::npos);
     CHECK(text.out.find("attention_softmax") != std::string::npos);
-    const auto wrong = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--attention", "flash"});
-    CHECK(wrong.exit_code != 0);
-    CHECK(wrong.err.find("--attention") != std::string::npos);
+    const auto flag = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--attention", "unfused"});
+    CHECK(flag.exit_code == 2);
+    CHECK(flag.err.find("--attention") != std::string::npos);
 }

@@ -154,8 +154,10 @@ TEST_CASE("compare shows the time to last token of a request, as predict compute
 
 TEST_CASE("the context levels run at 8k, 32k and 128k, the last cut to the model's context") {
     const auto setup = decodesim::testing::shipped_catalog();
+    decodesim::engine::DeploymentChoice vllm;
+    vllm.runtime = setup.runtime("vllm");
     const auto point = decodesim::engine::resolve_operating_point(setup.hardware("h100-sxm"), setup.model("llama-3.1-8b"),
-                                                                  {}, decodesim::engine::Workload::step(1, 1024));
+                                                                  vllm, decodesim::engine::Workload::step(1, 1024));
     const decodesim::engine::Evaluator evaluator(point);
     const auto levels = decodesim::scenarios::context_levels(evaluator, 1.0, 256.0, 131072);
     REQUIRE(levels.size() == 3);

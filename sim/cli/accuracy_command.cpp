@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/runtime_option.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "core/error.hpp"
@@ -34,11 +35,12 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
                                  : options.file;
     const auto measurements = profiles::load_measurements(path);
     scenarios::AccuracySettings settings;
-    if (!options.runtime.empty()) settings.runtime = runtime_named(options.runtime);
+    if (!options.runtime.empty()) settings.runtime = runtime_named(catalog, options.runtime);
     settings.fit = options.fit;
     settings.held_out = options.held_out;
     const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
-                                          [&](const std::string& id) { return catalog.model(id); }};
+                                          [&](const std::string& id) { return catalog.model(id); },
+                                          [&](const std::string& id) { return catalog.runtime(id); }};
     const scenarios::AccuracyResult result = scenarios::evaluate_accuracy(measurements, lookup, settings);
     if (result.evaluated() == 0) {
         std::string reasons;

@@ -53,23 +53,26 @@ std::string command_line(const CalibrateOptions& options) {
     return text;
 }
 
-// The runtime the rows ran on: --runtime, else the benchmark's engine (one for all rows).
-RuntimeChoice base_runtime(const CalibrateOptions& options, const std::vector<profiles::Measurement>& rows) {
-    if (options.runtime) return runtime_choice(*options.runtime);
-    const std::string& engine_name = rows.front().engine;
+// The runtime the rows ran on: --runtime, else the rows' own (one for all rows).
+std::shared_ptr<const engine::RuntimeProfile> base_runtime(const CalibrateOptions& options, const profiles::Catalog& catalog,
+                                                           const std::vector<profiles::Measurement>& rows) {
+    if (options.runtime) return runtime_named(catalog, *options.runtime);
+    // A benchmark's own output names no build: its engine's current one ("llama.cpp", "vllm").
+    const auto runtime_of = [](const profiles::Measurement& row) { return row.runtime.empty() ? row.engine : row.runtime; };
+    const std::string runtime = runtime_of(rows.front());
     for (const auto& row : rows) {
-        if (row.engine != engine_name) {
-            throw core::UsageError(fmt::format("the rows name several engines ({} and {}); pass --runtime to say which "
-                                               "preset to refit",
-                                               engine_name, row.engine));
+        if (runtime_of(row) != runtime) {
+            throw core::UsageError(fmt::format("the rows name several runtimes ({} and {}); pass --runtime to say which "
+                                               "profile to refit",
+                                               runtime, runtime_of(row)));
         }
     }
-    return {scenarios::runtime_for_engine(engine_name), nullptr};
+    return runtime_named(catalog, runtime);
 }
 
 int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& catalog, Io io) {
     if (options.weights) weight_format_named(*options.weights);  // a usage error before any file is read
-    if (options.runtime) runtime_choice(*options.runtime);
+    if (options.runtime) runtime_named(catalog, *options.runtime);
     profiles::BenchmarkResults results = profiles::load_benchmark_results(options.files, options.weights);
     const profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
     const profiles::ModelProfile model = catalog.model(options.model);
@@ -95,8 +98,8 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
                                                 model.id));
     }
 
-    const RuntimeChoice runtime = base_runtime(options, rows);
-    const engine::RuntimePreset& base = runtime.file ? *runtime.file : engine::runtime_preset(runtime.runtime);
+    const std::shared_ptr<const engine::RuntimeProfile> runtime = base_runtime(options, catalog, rows);
+    const engine::RuntimeProfile& base = *runtime;
     if (base.ideal) throw core::UsageError("--runtime ideal has no factors to fit; name vllm, llama.cpp or tensorrt-llm");
 
     std::vector<scenarios::CalibrationCase> cases;
@@ -108,8 +111,7 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
             continue;
         }
         try {
-            engine::DeploymentChoice choice = scenarios::stated_deployment(row, runtime.runtime);
-            choice.runtime_file = runtime.file;
+            const engine::DeploymentChoice choice = scenarios::stated_deployment(row, runtime);
             cases.push_back({&row, &model, &hardware, engine::resolve_deployment(hardware, model, choice)});
             // The fit reads no such row (profiles::unmodelled_conditions); say so, or a file of
             // them would seem to fit nothing for no reason.
@@ -129,8 +131,8 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
     context.format = std::string(profiles::benchmark_format_name(results.format));
     context.hardware = hardware.id;
     context.model = model.id;
-    context.base = std::string(engine::runtime_name(base.runtime));
-    context.name = options.name.value_or(fmt::format("{}-{}-calibrated", hardware.id, context.base));
+    context.base = base.id;
+    context.name = options.name.value_or(fmt::format("{}-{}-calibrated", hardware.id, base.name));
     context.skipped_rows = skipped;
 
     const std::string preset = report::runtime_preset_yaml(calibration, context);
@@ -169,7 +171,7 @@ void add_calibrate_command(CLI::App& app, CommandRun& run) {
     command->add_option("--weights", options->weights,
                         "Weight format of every row (default: from llama-bench's model_type, or vllm's --metadata weights=)");
     command->add_option("--runtime", options->runtime,
-                        "Preset to refit: vllm, llama.cpp, tensorrt-llm or a preset file (default: the benchmark's engine)");
+                        "Runtime profile to refit: a build (vllm, llama.cpp@2024-06, ...) or a profile file (default: the rows' runtime)");
     command->add_option("--output", options->output, "Write the preset file here (default: print it)");
     command->add_option("--name", options->name, "The preset's name in reports (default: HARDWARE-RUNTIME-calibrated)");
     command->add_flag("--json", options->json, "Print the fit as JSON");

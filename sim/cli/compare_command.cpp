@@ -65,7 +65,7 @@ std::map<std::string, double> parse_prices(const std::string& text) {
 
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
     // The same resolver as every command: the choice from the shared flags, each device resolved with it.
-    const engine::DeploymentChoice choice = deployment_choice(options.point.deployment);
+    const engine::DeploymentChoice choice = deployment_choice(catalog, options.point.deployment);
     const auto prices = parse_prices(options.prices);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);

@@ -1,7 +1,7 @@
 // `decodesim completion bash|zsh`: a shell completion script generated from this binary's own
 // command tree (subcommands, their flags, the values a flag accepts), so it cannot drift from the
 // command line. Hardware and model ids are not baked in: the script asks
-// `decodesim profiles list hardware|models --ids` when completing them, so profiles added later and
+// `decodesim profiles list hardware|models|runtimes --ids` when completing them, so profiles added later and
 // a `--profiles-dir` given on the line are honoured.
 
 #include <fmt/format.h>
@@ -22,7 +22,7 @@ namespace decodesim::cli {
 namespace {
 
 // What a flag or positional takes, in the scripts' encoding: empty for a flag without a value,
-// "text" (nothing to offer), "file", "hardware", "model", "profile" (either id), or
+// "text" (nothing to offer), "file", "hardware", "model", "runtime", "profile" (any id), or
 // "words a b c" (a fixed set).
 using ValueKind = std::string;
 
@@ -78,7 +78,7 @@ ValueKind value_kind(const CLI::Option& option) {
     if (name == "model") return "model";
     if (name == "weights" || name == "vendor-weights" || name == "formats") return words_of(core::weight_formats());
     if (name == "kv") return words_of(core::kv_formats());
-    if (name == "runtime") return words_of(engine::kRuntimePresets);
+    if (name == "runtime") return "runtime";
     if (name == "backend") return words_of(core::kBackends);
     if (name == "scenario") return words_of(scenarios::workload_scenarios());
     if (name == "clocks" || name == "vendor-clocks") {
@@ -179,11 +179,12 @@ _decodesim_values() {
         words\ *) candidates=${kind#words } ;;
         hardware) candidates=$(_decodesim_ids hardware) ;;
         model) candidates=$(_decodesim_ids models) ;;
-        profile) candidates="$(_decodesim_ids hardware) $(_decodesim_ids models)" ;;
+        runtime) candidates=$(_decodesim_ids runtimes) ;;
+        profile) candidates="$(_decodesim_ids hardware) $(_decodesim_ids models) $(_decodesim_ids runtimes)" ;;
     esac
     COMPREPLY=($(compgen -P "$list_prefix" -W "$candidates" -- "$cur"))
     case $kind in
-        hardware | model | profile | file)
+        hardware | model | runtime | profile | file)
             if [[ -z $list_prefix ]]; then
                 compopt -o filenames 2>/dev/null
                 COMPREPLY+=($(compgen -f -- "$cur"))
@@ -265,11 +266,12 @@ _decodesim_values() {
         words\ *) candidates=${kind#words } ;;
         hardware) candidates=$(_decodesim_ids hardware) ;;
         model) candidates=$(_decodesim_ids models) ;;
-        profile) candidates="$(_decodesim_ids hardware) $(_decodesim_ids models)" ;;
+        runtime) candidates=$(_decodesim_ids runtimes) ;;
+        profile) candidates="$(_decodesim_ids hardware) $(_decodesim_ids models) $(_decodesim_ids runtimes)" ;;
     esac
     [[ -n $candidates ]] && compadd -- ${=candidates}
     case $kind in
-        hardware | model | profile | file) [[ $IPREFIX != *, ]] && _files ;;
+        hardware | model | runtime | profile | file) [[ $IPREFIX != *, ]] && _files ;;
     esac
 }
 

@@ -27,7 +27,7 @@ struct PlanOptions {
     std::string hardware;  // empty: every shipped device
     std::string formats = "bf16";
     std::string kv;
-    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::string runtime = kDefaultRuntime;
     std::string tensor_parallel = "1,2,4,8";
     std::string pipeline_parallel = "1,2";
     std::string clocks = "sustained";
@@ -94,9 +94,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.pipeline_parallel.push_back(static_cast<int>(pp));
     }
-    const RuntimeChoice runtime = runtime_choice(options.runtime);
-    space.runtime = runtime.runtime;
-    space.runtime_file = runtime.file;
+    space.runtime = runtime_named(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
     space.disaggregation = options.disaggregation == "off"    ? scenarios::PlanDisaggregation::off
@@ -137,7 +135,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.prompt_tokens = workload.prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
-    conditions.runtime = space.runtime_file ? std::string(space.runtime_file->name) : options.runtime;
+    conditions.runtime = space.runtime->id;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;
     if (options.max_output) {

@@ -87,9 +87,6 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
     command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
-    command.add_option("--attention", options.attention, help::kAttention)->capture_default_str();
-    command.add_option("--block-matmul", options.block_matmul, help::kBlockMatmul)->capture_default_str();
-    command.add_option("--kernel-graph", options.kernel_graph, help::kKernelGraph)->capture_default_str();
     auto* draft = command.add_option("--draft", options.draft, help::kDraft);
     command.add_option("--spec-length", options.spec_length, help::kSpecLength)
         ->capture_default_str()
@@ -127,10 +124,6 @@ const core::KvFormat& kv_format_named(const std::string& name) {
     return core::named_or_throw(core::kv_formats(), name, "--kv", "format");
 }
 
-engine::Runtime runtime_named(const std::string& name) {
-    return core::named_or_throw(engine::kRuntimePresets, name, "--runtime", "runtime").runtime;
-}
-
 // One allowed name of a flag and the engine value it stands for.
 template <typename Value>
 struct NamedValue {
@@ -144,27 +137,6 @@ core::Datatype activation_named(const std::string& name) {
                                              NamedValue<core::Datatype>{"fp16", core::Datatype::fp16},
                                              NamedValue<core::Datatype>{"fp32", core::Datatype::fp32}};
     return core::named_or_throw(kActivations, name, "--activation", "activation datatype").value;
-}
-
-engine::AttentionKernels attention_kernels_named(const std::string& name) {
-    using Kernels = engine::AttentionKernels;
-    static constexpr std::array kKernels{NamedValue<Kernels>{"fused", Kernels::fused},
-                                         NamedValue<Kernels>{"unfused", Kernels::unfused}};
-    return core::named_or_throw(kKernels, name, "--attention", "attention kernel").value;
-}
-
-engine::BlockMatmul block_matmul_named(const std::string& name) {
-    using Path = engine::BlockMatmul;
-    static constexpr std::array kPaths{NamedValue<Path>{"quantized", Path::quantized},
-                                       NamedValue<Path>{"dequantized", Path::dequantized}};
-    return core::named_or_throw(kPaths, name, "--block-matmul", "block matmul path").value;
-}
-
-engine::KernelGraphGeneration kernel_graph_named(const std::string& name) {
-    using Generation = engine::KernelGraphGeneration;
-    static constexpr std::array kGenerations{NamedValue<Generation>{"fused", Generation::fused},
-                                             NamedValue<Generation>{"unfused", Generation::unfused}};
-    return core::named_or_throw(kGenerations, name, "--kernel-graph", "kernel graph").value;
 }
 
 engine::ClockCondition clock_condition_named(const std::string& name) {
@@ -186,23 +158,18 @@ engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double
     return choice;
 }
 
-engine::DeploymentChoice deployment_choice(const DeploymentOptions& options) {
+engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options) {
     engine::DeploymentChoice choice;
     if (options.weights) choice.weights = &weight_format_named(*options.weights);
     if (options.kv) choice.kv = &kv_format_named(*options.kv);
     if (options.activation) choice.activation = activation_named(*options.activation);
-    const RuntimeChoice runtime = runtime_choice(options.runtime);
-    choice.runtime = runtime.runtime;
-    choice.runtime_file = runtime.file;
+    choice.runtime = runtime_named(catalog, options.runtime);
     if (options.backend) choice.backend = core::named_or_throw(core::kBackends, *options.backend, "--backend", "backend").backend;
     choice.parallelism.tensor = options.tensor_parallel;
     choice.parallelism.pipeline = options.pipeline_parallel;
     choice.parallelism.expert = options.expert_parallel;
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
-    choice.attention = attention_kernels_named(options.attention);
-    choice.block_matmul = block_matmul_named(options.block_matmul);
-    choice.kernel_graph = kernel_graph_named(options.kernel_graph);
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "
@@ -250,6 +217,7 @@ void warn_about_checkpoint(Io io, const engine::OperatingPoint& point) {
 
 void warn_about_point(Io io, const engine::OperatingPoint& point) {
     for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
+    if (auto warning = engine::runtime_warning(point.deployment.runtime_profile())) warn(io, *warning);
     warn_about_checkpoint(io, point);
     warn_beyond_context(io, point.model, point.workload.max_context());
     warn_if_no_stream_fits(io, point);
@@ -257,7 +225,7 @@ void warn_about_point(Io io, const engine::OperatingPoint& point) {
 
 engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
                                              const engine::Workload& workload, Io io) {
-    const engine::DeploymentChoice choice = deployment_choice(options);  // names first: cheap, and usage errors
+    const engine::DeploymentChoice choice = deployment_choice(catalog, options);  // names first: cheap, and usage errors
     engine::OperatingPoint point =
         engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload,
                                         options.draft && *options.draft != "mtp"
@@ -280,7 +248,7 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
                      engine::runtime_label(deployment));
         io.log->info("efficiency: bandwidth {:.3f}, compute {:.3f}, kernel overhead {}, usable memory {:.2f}",
                      efficiency.memory_bandwidth, efficiency.compute, efficiency.kernel_overhead,
-                     engine::usable_memory_fraction(point.hardware, engine::deployment_runtime_preset(deployment).kv_sizing));
+                     engine::usable_memory_fraction(point.hardware, deployment.runtime_profile().kv_sizing));
         io.log->info("clocks {}: compute at {:.3f} of the listed peaks, memory at {:.3f}",
                      engine::clock_label(deployment.clocks), deployment.clocks.compute_share,
                      deployment.clocks.memory_share);

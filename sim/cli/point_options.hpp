@@ -31,16 +31,13 @@ struct DeploymentOptions {
     std::optional<std::string> weights;  // unset: bf16
     std::optional<std::string> kv;       // unset: the activation datatype
     std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
-    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::string runtime = "vllm";  // a runtime build (runtime_profiles/) or a profile file
     std::optional<std::string> backend;  // unset: the device's native backend
     int tensor_parallel = 1;
     int pipeline_parallel = 1;
     int expert_parallel = 1;
     int attention_data = 1;
     bool kv_offload = false;
-    std::string attention = "fused";  // or unfused (flash attention off)
-    std::string block_matmul = "quantized";  // or dequantized (llama.cpp CUDA before June 2024)
-    std::string kernel_graph = "fused";      // or unfused (llama.cpp builds before the fusions of late 2025)
     std::optional<std::string> draft;  // a draft model id or path, or "mtp" for the model's own heads
     int spec_length = 4;
     std::optional<double> acceptance;
@@ -83,22 +80,13 @@ inline constexpr const char* kBackend =
     "The interface the runtime's kernels run on: cuda, rocm, metal, vulkan, sycl or other (default: the device's "
     "vendor's own; it sets the compute rate the runtime reaches, docs/model.md \"Backends\")";
 inline constexpr const char* kRuntime =
-    "Software stack: vllm, llama.cpp, tensorrt-llm or ideal (docs/model.md), or a preset file path.yaml (docs/cli.md)";
+    "Software stack and build: vllm, vllm@0.6, sglang, llama.cpp, llama.cpp@2024-06, tensorrt-llm@0.17, mlx, ideal, ... "
+    "(decodesim profiles list runtimes), or a runtime profile path.yaml (docs/profiles.md)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
 inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split into contiguous blocks; docs/model.md)";
 inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";
 inline constexpr const char* kAttentionData = "Attention replicas per stage, each with its share of the batch (MoE; needs --ep tp x dp-attention)";
 inline constexpr const char* kKvOffload = "Let the KV cache spill to CPU memory, read back over the profile's host_link each step";
-inline constexpr const char* kAttention =
-    "fused (one flash-attention kernel) or unfused (the score matrix goes through memory: llama.cpp's -fa 0, "
-    "eager PyTorch); docs/model.md \"Unfused attention\"";
-inline constexpr const char* kBlockMatmul =
-    "quantized (llama.cpp's MMQ kernels multiply the blocks as stored) or dequantized (passes of more than 32 "
-    "tokens go through 16-bit copies and cuBLAS: llama.cpp CUDA builds before June 2024); docs/model.md "
-    "\"Dequantized block matmuls\"";
-inline constexpr const char* kKernelGraph =
-    "fused (llama.cpp's graph after its CUDA and Metal fusions of late 2025) or unfused (one kernel per graph "
-    "node: llama.cpp builds of 2023 to the summer of 2025); docs/model.md \"Kernel graphs\"";
 inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
 inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";
 inline constexpr const char* kAcceptance = "Chance each draft token is accepted, given the ones before it were (with --draft; 0 to 1)";
@@ -118,14 +106,10 @@ inline constexpr const char* kScenario =
 // Names to the engine's values; UsageError with a suggestion for an unknown name.
 const core::WeightFormat& weight_format_named(const std::string& name);
 const core::KvFormat& kv_format_named(const std::string& name);
-engine::Runtime runtime_named(const std::string& name);
 core::Datatype activation_named(const std::string& name);
-engine::AttentionKernels attention_kernels_named(const std::string& name);
-engine::BlockMatmul block_matmul_named(const std::string& name);
-engine::KernelGraphGeneration kernel_graph_named(const std::string& name);
 engine::ClockCondition clock_condition_named(const std::string& name);
 engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts);
-engine::DeploymentChoice deployment_choice(const DeploymentOptions& options);
+engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options);
 
 // The one resolver every command uses: loads the profiles and resolves the deployment and the
 // workload. Throws InputError for bad profiles or a deployment the device cannot run, UsageError

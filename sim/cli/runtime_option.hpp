@@ -1,25 +1,20 @@
 #pragma once
-// What `--runtime` names: a built-in preset (engine/runtime.hpp) or a preset file that refines one
-// (docs/cli.md, "Runtime preset files").
+// What `--runtime` names: a runtime build of runtime_profiles/ ("vllm", "llama.cpp@2024-06"), or a
+// runtime profile file (docs/profiles.md, "Runtime profiles").
 
 #include <memory>
 #include <string>
 
 #include "engine/runtime.hpp"
+#include "profiles/catalog.hpp"
 
 namespace decodesim::cli {
 
-struct RuntimeChoice {
-    engine::Runtime runtime = engine::kDefaultRuntime;  // a file's base
-    std::shared_ptr<const engine::RuntimePreset> file;  // null: the built-in preset
-};
+// The runtime used when none is named: the current vLLM build.
+inline constexpr const char* kDefaultRuntime = "vllm";
 
-// A built-in preset's name; else, when `name` ends in .yaml or .yml or names an existing file, that
-// file loaded; else the usage error for an unknown runtime, with a suggestion. A bad file is an
-// InputError naming the file, line and key.
-RuntimeChoice runtime_choice(const std::string& name);
-
-// Loads a preset file: its families' stated factors over its base's, the rest the base's.
-std::shared_ptr<const engine::RuntimePreset> load_runtime_preset(const std::string& path);
+// The profile `name` resolves to in the catalog. An unknown name is a usage error with its
+// suggestion; a bad file an InputError naming the file, line and key.
+std::shared_ptr<const engine::RuntimeProfile> runtime_named(const profiles::Catalog& catalog, const std::string& name);
 
 }  // namespace decodesim::cli

@@ -30,7 +30,7 @@ struct SweepOptions {
     std::string weights = "bf16";
     std::string kv;          // empty: the activation datatype
     std::string activation;  // empty: the resolver's default
-    std::string runtime{engine::runtime_name(engine::kDefaultRuntime)};
+    std::string runtime = kDefaultRuntime;
     std::string tensor_parallel = "1";
     std::string clocks = "sustained";
     std::optional<double> power_limit_watts;
@@ -111,11 +111,8 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
         }
     }
     grid.runtimes.clear();
-    grid.runtime_files.clear();
     for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) {
-        const RuntimeChoice runtime = runtime_choice(name);
-        grid.runtimes.push_back(runtime.runtime);
-        grid.runtime_files.push_back(runtime.file);
+        grid.runtimes.push_back(runtime_named(catalog, name));
     }
     grid.clocks.clear();
     for (const auto& name : core::parse_name_list(options.clocks, "--clocks")) {

@@ -33,7 +33,7 @@ struct VersusOptions {
 };
 
 int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, Io io) {
-    const engine::DeploymentChoice base = deployment_choice(options.deployment);
+    const engine::DeploymentChoice base = deployment_choice(catalog, options.deployment);
     scenarios::LadderConditions mine;
     mine.weights = base.weights;
     mine.batch = static_cast<double>(options.batch);

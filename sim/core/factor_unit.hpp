@@ -1,6 +1,6 @@
 #pragma once
 // What a runtime factor holds, as a preset file spells it: the engine's table of factors
-// (engine/custom_runtime.hpp) and the file reader (profiles/runtime_file.hpp) both name it.
+// (profiles/runtime_fields.hpp) and the file reader (profiles/runtime_file.hpp) both name it.
 
 namespace decodesim::core {
 

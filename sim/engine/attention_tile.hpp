@@ -9,18 +9,13 @@
 //
 // The rows count every query row that shares the load: kernels that pack the query heads of one
 // grouped-query group into a tile (llama.cpp's CUDA and HIP kernels) count them among the rows.
-// They are the kernels' own constants, read from their sources (docs/model.md gives the files and
+// They are the kernels' own constants, read from their sources and stated per backend in each
+// runtime profile (RuntimeProfile::attention_tile_rows; docs/model.md gives the files and
 // commits), never fitted: a backend measured by one source alone keeps its tile when that source
 // is left out.
 
-#include "core/backend.hpp"
-#include "engine/runtime.hpp"
 
 namespace decodesim::engine {
-
-// Query rows one load of a key/value head serves in `runtime`'s prompt kernels on `backend`;
-// 0 where the keys and values are read once per layer (the ideal kernel: the roofline bound).
-double attention_tile_rows(Runtime runtime, core::Backend backend);
 
 // Tiles at least this tall have their reloads served on chip: the many tiles of one head that run
 // at once walk the same keys and values, and the cache in front of memory holds them. Measured:

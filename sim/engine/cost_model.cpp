@@ -96,7 +96,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     const int expert_split = deployment.parallelism.stage_devices() / deployment.parallelism.expert;
 
     CostModel cost;
-    cost.kv_sizing = deployment_runtime_preset(deployment).kv_sizing;
+    cost.kv_sizing = deployment.runtime_profile().kv_sizing;
     cost.tensor_parallel = tp;
     cost.parallelism = deployment.parallelism;
     cost.layers = model.num_hidden_layers;
@@ -272,14 +272,16 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.lm_head.activation_width = hidden + vocabulary;
     cost.lm_head.layers = 1;
     cost.unfused_attention = deployment.attention == AttentionKernels::unfused;
-    cost.dequantized_block_matmul = deployment.block_matmul == BlockMatmul::dequantized && format.is_block_format();
+    cost.dequantized_block_matmul_above_tokens =
+        format.is_block_format() ? deployment.runtime_profile().block_matmul_on(deployment.backend).dequantized_above_tokens
+                                 : 0.0;
     // The prompt kernel's tile: MLA's prompt attention runs un-absorbed, every head with its own
     // decompressed keys and values in the activation datatype.
-    cost.prefill_rows_per_kv_load = rows_per_memory_load(attention_tile_rows(deployment.runtime, deployment.backend));
+    cost.prefill_rows_per_kv_load = rows_per_memory_load(deployment.runtime_profile().tile_rows_on(deployment.backend));
     cost.prefill_kv_element_bytes = model.mla ? cost.activation_bytes : core::Bytes(kv_element_bytes);
     // The runtime's graph: its launches beyond the structural kernels, per attention, dense MLP and
     // routed MoE block (shared experts and recurrent mixers keep their structural kernels).
-    const KernelGraph graph = kernel_graph(deployment.runtime, deployment.kernel_graph);
+    const KernelGraph& graph = deployment.runtime_profile().graph;
     cost.elementwise_kernels = cost.attention_layers() * extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
                                cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                                cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);
@@ -298,7 +300,7 @@ bool operator_shown(const OperatorInfo& info, const CostModel& cost) {
         case ShownWhen::kv_offload: return cost.kv_device_room.has_value();
         case ShownWhen::unfused_attention: return cost.unfused_attention;
         case ShownWhen::elementwise_kernels: return cost.elementwise_kernels > 0.0;
-        case ShownWhen::dequantized_block_matmul: return cost.dequantized_block_matmul;
+        case ShownWhen::dequantized_block_matmul: return cost.dequantized_block_matmul_above_tokens > 0.0;
     }
     return true;
 }
@@ -362,13 +364,13 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
         step[OperatorKind::experts] = {};
     }
 
-    // BlockMatmul::dequantized: a pass of more than kBlockMatmulMaxTokens tokens first writes each
+    // A dequantized block matmul (BlockFormatMatmul::dequantized_above_tokens): a longer pass first writes each
     // block-format matrix out as a 16-bit copy (one kernel a product: reading the blocks, writing
     // 2 bytes a weight), then cuBLAS multiplies the copy, reading it in place of the blocks. The
     // graph runs a prompt one physical batch at a time, and each does both again. The
     // dequantization is a kernel of its own: nothing hides it behind the product's arithmetic.
     step[OperatorKind::weight_dequantize] = {};
-    if (cost.dequantized_block_matmul && tokens > kBlockMatmulMaxTokens) {
+    if (cost.dequantized_block_matmul_above_tokens > 0.0 && tokens > cost.dequantized_block_matmul_above_tokens) {
         OperatorCost& dequantize = step[OperatorKind::weight_dequantize];
         const double batches = std::ceil(tokens / kPhysicalBatchTokens);
         const auto through_copy = [&](OperatorKind kind, const WeightGroup& group, double matrices) {

@@ -48,9 +48,9 @@ struct CostModel {
     bool latent_cache = false;          // MLA: one cache read serves both score and value
     // The runtime's attention writes its score matrix to device memory (AttentionKernels::unfused).
     bool unfused_attention = false;
-    // Block-format weights go through 16-bit copies in passes of more than kBlockMatmulMaxTokens
-    // tokens (BlockMatmul::dequantized with a llama.cpp block format).
-    bool dequantized_block_matmul = false;
+    // Block-format weights go through 16-bit copies in passes of more than this many tokens (the
+    // runtime's BlockFormatMatmul on the deployment's backend); 0: never.
+    double dequantized_block_matmul_above_tokens = 0.0;
     // A fused prompt kernel's query rows per load of a key/value head (engine/attention_tile.hpp),
     // and the bytes of each key or value element it loads; 0 rows: loaded once per layer.
     double prefill_rows_per_kv_load = 0.0;
@@ -101,11 +101,6 @@ struct CostModel {
     core::Bytes shared_prefix_bytes(double prefix) const;
 };
 
-// The most tokens a pass may hold for llama.cpp's quantized kernels to multiply block-format weights
-// as stored under BlockMatmul::dequantized: MMQ_MAX_BATCH_SIZE (32) of the ggml CUDA backend before
-// PR #8075, which sent larger batches to cuBLAS on devices with tensor cores (the gate ggml-sycl
-// keeps: `src1->ne[1] <= MMQ_MAX_BATCH_SIZE` under XMX).
-inline constexpr double kBlockMatmulMaxTokens = 32.0;
 // Bytes of one weight in the dequantized copy cuBLAS multiplies: fp16.
 inline constexpr double kCopyBytesPerWeight = 2.0;
 

@@ -25,16 +25,16 @@ MeasuredRange measured_bandwidth_fraction(core::MemoryFamily family) {
 
 Efficiency ideal_efficiency() { return {}; }
 
-Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime) {
-    return preset_efficiency(hardware, runtime_preset(runtime), hardware.native_backend);
+Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const RuntimeProfile& runtime) {
+    return runtime_efficiency(hardware, runtime, hardware.native_backend);
 }
 
 Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment) {
-    return preset_efficiency(hardware, deployment_runtime_preset(deployment), deployment.backend);
+    return runtime_efficiency(hardware, deployment.runtime_profile(), deployment.backend);
 }
 
-Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset,
-                             core::Backend backend) {
+Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const RuntimeProfile& preset,
+                              core::Backend backend) {
     if (preset.ideal) return ideal_efficiency();
     const RuntimeFactors& factors = preset.factors(hardware.memory_family);
     Efficiency efficiency;
@@ -42,7 +42,7 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
     efficiency.compute = kMeasuredComputeFraction.median;
     efficiency.kernel_overhead = factors.kernel_overhead;
     efficiency.sequence_overhead = factors.sequence_overhead;
-    efficiency.runtime = preset.runtime;
+    efficiency.fit_group = preset.fit_group;
     efficiency.link_bandwidth = kMeasuredLinkFraction.median;
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
@@ -60,8 +60,8 @@ Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const Ru
 }
 
 EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal) {
-    const BandRatios decode = residual_band(hardware.memory_family, nominal.runtime, PassKind::decode);
-    const BandRatios prefill = residual_band(hardware.memory_family, nominal.runtime, PassKind::prefill);
+    const BandRatios decode = residual_band(hardware.memory_family, nominal.fit_group, PassKind::decode);
+    const BandRatios prefill = residual_band(hardware.memory_family, nominal.fit_group, PassKind::prefill);
     // A bandwidth-bound step's time is bytes / bandwidth plus its fixed costs: scaling the
     // bandwidth by r and the fixed costs by 1/r scales its rate by r. A compute-bound pass scales
     // with the compute rate. Neither end goes past the datasheet.

@@ -2,6 +2,8 @@
 // What fraction of the datasheet a real software stack achieves, and the fixed costs it adds.
 // Every default here is documented with its provenance in docs/model.md.
 
+#include <string>
+
 #include "engine/deployment.hpp"
 #include "engine/runtime.hpp"
 #include "profiles/hardware_profile.hpp"
@@ -20,7 +22,9 @@ struct Efficiency {
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
     double attention_compute = 1.0;           // attention's arithmetic over the cache (the backend's attention kernels)
     double tile_setup_rows = 0.0;             // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
-    Runtime runtime = Runtime::ideal;         // the preset these figures come from (its band: residual_band.hpp)
+    // The fit group these figures come from (RuntimeProfile::fit_group; its band: residual_band.hpp);
+    // empty: the datasheet's (the roofline has no band).
+    std::string fit_group;
 };
 
 // A measured efficiency: the median the defaults use, and the ends of the measured range
@@ -41,15 +45,15 @@ inline constexpr MeasuredRange kMeasuredLinkFraction{0.65, 0.77, 0.84};
 // Datasheet peaks, no overheads: the physical ceiling.
 Efficiency ideal_efficiency();
 
-// The engine's defaults for this device (by memory family), with the profile's overrides
-// applied, under a runtime preset (vllm leaves them unchanged; ideal is the datasheet).
-Efficiency default_efficiency(const profiles::HardwareProfile& hardware, Runtime runtime = kDefaultRuntime);
-// The same for a preset that is not in the table (a candidate while fitting one), its kernels
-// compiled for `backend`.
-Efficiency preset_efficiency(const profiles::HardwareProfile& hardware, const RuntimePreset& preset,
-                             core::Backend backend);
-// The efficiency a deployment runs at: its runtime file's preset when it has one, else its
-// built-in runtime's. Every caller with a Deployment uses this one.
+// The engine's defaults for this device (by memory family), with the hardware profile's overrides
+// applied, under a runtime profile whose kernels are compiled for `backend` (an ideal runtime: the
+// datasheet).
+Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const RuntimeProfile& runtime,
+                              core::Backend backend);
+// The same on the device's native backend.
+Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const RuntimeProfile& runtime);
+// The efficiency a deployment runs at: its runtime's on its backend. Every caller with a
+// Deployment uses this one.
 Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment);
 
 // The plausible range of an efficiency: the spread of decodesim's held-out errors for this device

@@ -5,22 +5,14 @@
 // more, for rotary embedding, residual adds, activations, biases, expert selection and
 // weighting, and the conversion of each matrix product's input. Each launch costs the runtime's
 // per-kernel time, so at batch 1 on a fast device the graph, not the bytes, sets the step. The
-// counts are read from the runtime's source (docs/model.md, "Kernel graphs"), never fitted: the
+// counts are read from the runtime's source and stated in its profile (KernelGraph,
+// runtime_profiles/; docs/model.md, "Kernel graphs"), never fitted: the
 // per-kernel time is fitted on them, and a mixture-of-experts layer's share of launches then
 // carries over from dense rows to MoE rows.
 
-#include "engine/deployment.hpp"
 #include "engine/runtime.hpp"
 
 namespace decodesim::engine {
-
-struct KernelGraph {
-    // Launches per block, the structural kernels and the conversions of the matrix products'
-    // inputs included; 0: not counted (the structural ones).
-    double attention_block = 0.0;  // norm, projections, rotary, cache writes, attention, output, residual
-    double dense_mlp_block = 0.0;  // norm, gate/up and activation, down, residual
-    double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
-};
 
 // The structural kernels: what the operators launch (engine/cost_model.cpp counts its operators'
 // kernels from these). A block's norm is one kernel; the q, k and v projections one; each MLP, a
@@ -39,8 +31,6 @@ inline constexpr double kStructuralAttentionKernels =
     kNormKernels + kProjectionKernels + kAttentionKernels + kCacheWriteKernels + kOutputKernels;
 inline constexpr double kStructuralDenseMlpKernels = kNormKernels + kMlpMatrixKernels;
 inline constexpr double kStructuralMoeKernels = kNormKernels + kRouterKernels + kMlpMatrixKernels;
-
-KernelGraph kernel_graph(Runtime runtime, KernelGraphGeneration generation = KernelGraphGeneration::fused);
 
 // Launches beyond the structural ones in one block: the graph's count less the structural count;
 // 0 where the graph is not counted.

@@ -1,5 +1,7 @@
 #include "engine/operating_point.hpp"
 
+#include <stdexcept>
+
 #include "core/registry.hpp"
 #include "engine/prediction.hpp"
 #include "engine/speculative.hpp"
@@ -10,17 +12,16 @@ using core::Datatype;
 
 Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const profiles::ModelProfile& model,
                               const DeploymentChoice& choice) {
+    // Every caller names its runtime: the engine has none of its own to fall back on.
+    if (!choice.runtime) throw std::invalid_argument("resolve_deployment: the deployment choice names no runtime profile");
     Deployment deployment;
     deployment.runtime = choice.runtime;
-    deployment.runtime_file = choice.runtime_file;
     deployment.backend = choice.backend.value_or(hardware.native_backend);
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;
     deployment.speculation = choice.speculation;
-    deployment.attention = choice.attention;
-    deployment.block_matmul = choice.block_matmul;
-    deployment.kernel_graph = choice.kernel_graph;
+    deployment.attention = choice.attention.value_or(choice.runtime->attention);
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

@@ -133,7 +133,7 @@ struct OperatorCost {
     // Rows each weight matrix is applied to, where a tiled kernel's staging of the weights weighs
     // in (the routed experts: a few tokens each); 0 where it does not (DeviceRates::tile_setup_rows).
     double rows_per_weight = 0.0;
-    // The product ran on a 16-bit copy of block-format weights (BlockMatmul::dequantized): its
+    // The product ran on a 16-bit copy of block-format weights (BlockFormatMatmul::dequantized_above_tokens): its
     // FLOPs at the 16-bit matrix rate, its bytes read from device memory like any plain tensor.
     bool on_16bit_copy = false;
 };

@@ -85,17 +85,6 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
                                          "host_link: block to its profile)",
                                          hardware.name));
     }
-    if (deployment.block_matmul == BlockMatmul::dequantized &&
-        (!deployment.weights->is_block_format() || deployment.backend != core::Backend::cuda)) {
-        refuse("block-matmul", fmt::format("the dequantized path is llama.cpp's CUDA backend's for its block formats "
-                                           "(q4_0, q4_k_m, ...); {} on {} has none",
-                                           deployment.weights->name, core::backend_name(deployment.backend)));
-    }
-    if (deployment.kernel_graph == KernelGraphGeneration::unfused && deployment.runtime != Runtime::llama_cpp) {
-        refuse("kernel-graph", fmt::format("the unfused kernel graph is llama.cpp's (its builds before the fusions of "
-                                           "late 2025); {} runs its own kernels either way",
-                                           runtime_label(deployment)));
-    }
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     for (Datatype datatype : {matmul, deployment.activation}) {
         if (effective_peak(hardware, datatype).value <= 0.0) {
@@ -103,6 +92,11 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
                                           hardware.name, core::datatype_name(datatype)));
         }
     }
+}
+
+std::optional<std::string> runtime_warning(const RuntimeProfile& runtime) {
+    if (runtime.measured || runtime.ideal) return std::nullopt;
+    return fmt::format("runtime {} has no measurements of its own: {}", runtime.id, runtime.measured_note);
 }
 
 Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
@@ -118,7 +112,8 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
     const Parallelism& parallel = deployment.parallelism;
     rates_ = device_rates(hardware, matmul, deployment.activation, parallel, efficiency,
                           deployment.weights->dequantizes, &deployment.clocks,
-                          kernel_matmul_peak(hardware, *deployment.weights, matmul, deployment.backend));
+                          kernel_matmul_peak(hardware, *deployment.weights, matmul,
+                                             deployment.runtime_profile().block_matmul_on(deployment.backend)));
     // The roofline bound: datasheet peaks at the peak clock, whatever the clock condition.
     peak_rates_ = device_rates(hardware, matmul, deployment.activation, parallel, ideal_efficiency());
 }
@@ -287,6 +282,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     if (auto problem = memory_problem(prediction.memory, batch)) prediction.warnings.push_back(std::move(*problem));
     for (std::string& note : topology_notes(*hardware_, deployment_.parallelism)) prediction.warnings.push_back(std::move(note));
     if (auto warning = context_warning(*model_, max_context)) prediction.warnings.push_back(std::move(*warning));
+    if (auto warning = runtime_warning(deployment_.runtime_profile())) prediction.warnings.push_back(std::move(*warning));
     return prediction;
 }
 

@@ -158,4 +158,8 @@ std::vector<std::string> model_warnings(const profiles::ModelProfile& model);
 // `context_tokens` exceeds max_position_embeddings, nothing otherwise. Every command warns with it.
 std::optional<std::string> context_warning(const profiles::ModelProfile& model, double context_tokens);
 
+// What every output using `runtime` says when the build has no measurements of its own (its
+// figures carried over from its fit group); nothing for a measured build or the ideal bound.
+std::optional<std::string> runtime_warning(const RuntimeProfile& runtime);
+
 }  // namespace decodesim::engine

@@ -7,10 +7,10 @@
 // are its output, copied with the commit that changed the data or the model (a test recomputes them).
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/memory_family.hpp"
-#include "engine/runtime.hpp"
 
 namespace decodesim::engine {
 
@@ -28,7 +28,7 @@ inline constexpr int kBandMinimumRows = 20;
 
 struct ResidualBand {
     core::MemoryFamily family;
-    Runtime runtime;
+    std::string fit_group;  // RuntimeProfile::fit_group; empty in a pooled band
     PassKind kind;
     double low;   // measured / predicted at the low end (the slow side when below 1)
     double high;  // measured / predicted at the high end
@@ -44,13 +44,13 @@ struct ShippedBand {
 };
 std::span<const ShippedBand> shipped_residual_bands();
 
-// The band a prediction on this device class under this runtime carries; the pooled band of the
-// pass kind when the class has too few held-out rows; {1, 1} for the ideal runtime (the roofline
-// has no spread: it is a bound).
+// The band a prediction on this device class under this fit group carries; the pooled band of the
+// pass kind when the class has too few held-out rows or the group has none; {1, 1} for an empty
+// group, the ideal runtime's (the roofline has no spread: it is a bound).
 struct BandRatios {
     double low = 1.0;
     double high = 1.0;
 };
-BandRatios residual_band(core::MemoryFamily family, Runtime runtime, PassKind kind);
+BandRatios residual_band(core::MemoryFamily family, std::string_view fit_group, PassKind kind);
 
 }  // namespace decodesim::engine

@@ -63,9 +63,9 @@ FlopRate effective_peak(const profiles::HardwareProfile& hardware, Datatype data
 }
 
 core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
-                                  Datatype matmul_datatype, core::Backend backend) {
+                                  Datatype matmul_datatype, const BlockFormatMatmul& block_path) {
     const FlopRate listed = effective_peak(hardware, matmul_datatype);
-    const bool mmq = weights.is_block_format() && backend == core::Backend::cuda;
+    const bool mmq = weights.is_block_format() && block_path.issue_bound;
     if (!mmq || !hardware.compute_units || !hardware.clocks) return listed;
     // Issue-bound: every SM issues the same mma.sync tiles whatever its tensor cores could do.
     const FlopRate issue_bound(*hardware.compute_units * kMmqOpsPerSmClock * hardware.clocks->peak.value);

@@ -76,11 +76,12 @@ core::FlopRate effective_peak(const profiles::HardwareProfile& hardware, core::D
 inline constexpr double kMmqOpsPerSmClock = 2048.0;
 
 // The matmul peak a runtime's kernels can reach on `hardware` for `weights` multiplied in
-// `matmul_datatype`: the listed (or substituted) peak, except for a llama.cpp block format on CUDA
-// (MMQ), whose rate is SMs x kMmqOpsPerSmClock x the peak clock where the profile states its SMs,
-// when that is the lower.
+// `matmul_datatype`: the listed (or substituted) peak, except for a block format whose kernels on
+// this backend are issue-bound (`block_path`, the runtime's: llama.cpp's MMQ on CUDA), whose rate
+// is SMs x kMmqOpsPerSmClock x the peak clock where the profile states its SMs, when that is the
+// lower.
 core::FlopRate kernel_matmul_peak(const profiles::HardwareProfile& hardware, const core::WeightFormat& weights,
-                                  core::Datatype matmul_datatype, core::Backend backend);
+                                  core::Datatype matmul_datatype, const BlockFormatMatmul& block_path);
 
 // `weight_only_quantized`: the weights are dequantized inside the matmul kernels, so the runtime's
 // quantized_* factors apply to them. `clocks`: the shares of the listed compute and memory peaks

@@ -196,10 +196,13 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
     if (const std::string* backends = fields.text("backends")) row.backend = backend_of_llama_bench(*backends);
     // llama-bench's "flash_attn": 0/false/off ran attention unfused (its default until it became
     // "auto"); 1/true/on and auto (flash attention wherever the backend has it) ran it fused.
+    // Unstated: the runtime's own default.
     if (const std::string* flash = fields.text("flash_attn")) {
         if (*flash == "0" || *flash == "false" || *flash == "off") {
-            row.unfused_attention = true;
-        } else if (*flash != "1" && *flash != "true" && *flash != "on" && *flash != "auto" && *flash != "-1") {
+            row.flash_attention = false;
+        } else if (*flash == "1" || *flash == "true" || *flash == "on" || *flash == "auto" || *flash == "-1") {
+            row.flash_attention = true;
+        } else {
             fields.error("flash_attn", fmt::format("row {}: unknown value '{}'; expected 0, 1, on, off or auto",
                                                    record.line, *flash));
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -15,6 +16,7 @@
 #include "profiles/input_file.hpp"
 #include "profiles/model_loader.hpp"
 #include "profiles/profile_id.hpp"
+#include "profiles/runtime_loader.hpp"
 #include "profiles/strict_map.hpp"
 
 namespace decodesim::profiles {
@@ -94,11 +96,118 @@ ModelProfile Catalog::model(const std::string& id_or_path) const {
     return load_model_profile(path);
 }
 
+namespace {
+
+// A chain of bases longer than this loops (a runtime build refines one or two others).
+constexpr int kMaxRuntimeBaseDepth = 8;
+
+std::vector<RuntimeProfileHead> runtime_heads(const fs::path& folder) {
+    std::vector<RuntimeProfileHead> heads;
+    std::error_code error;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) heads.push_back(read_runtime_head(file.string()));
+    std::sort(heads.begin(), heads.end(), [](const RuntimeProfileHead& a, const RuntimeProfileHead& b) {
+        return a.name != b.name ? a.name < b.name : compare_versions(a.version, b.version) < 0;
+    });
+    return heads;
+}
+
+// The file a runtime id names (see Catalog::runtime).
+std::string resolve_runtime(const std::string& query, const std::vector<RuntimeProfileHead>& heads,
+                            const fs::path& folder) {
+    if (heads.empty()) {
+        // Located at the folder: not a mistake in the name but in where the profiles are.
+        throw core::InputError(core::Diagnostic{
+            {folder.string(), 0, 0}, "", "the folder holds no profiles (is --profiles-dir right?)"});
+    }
+    for (const RuntimeProfileHead& head : heads) {
+        if (head.id == query) return head.path;
+    }
+    const std::size_t at = query.find('@');
+    const std::string name = query.substr(0, at);
+    const std::string version = at == std::string::npos ? std::string() : query.substr(at + 1);
+    std::vector<const RuntimeProfileHead*> builds;
+    std::vector<std::string> ids;
+    for (const RuntimeProfileHead& head : heads) {
+        if (std::find(ids.begin(), ids.end(), head.name) == ids.end()) ids.push_back(head.name);
+        if (head.id != head.name) ids.push_back(head.id);
+        if (head.name == name) builds.push_back(&head);
+    }
+    if (builds.empty()) {
+        throw core::InputError(core::unlocated(
+            "", fmt::format("unknown runtime '{}'{} (list them with: decodesim profiles list runtimes)", query,
+                            core::suggestion_note(query, ids))));
+    }
+    std::vector<std::string> build_ids;
+    for (const RuntimeProfileHead* head : builds) build_ids.push_back(head->id);
+    if (version.empty()) {
+        if (builds.size() == 1) return builds.front()->path;
+        for (const RuntimeProfileHead* head : builds) {
+            if (head->current) return head->path;
+        }
+        throw core::InputError(core::unlocated(
+            "", fmt::format("runtime '{}' has several builds and none is marked current; name one: {}", name,
+                            fmt::join(build_ids, ", "))));
+    }
+    // The newest build not later than the version asked for: a build's profile holds until the next.
+    const RuntimeProfileHead* chosen = nullptr;
+    for (const RuntimeProfileHead* head : builds) {
+        if (!head->version.empty() && compare_versions(head->version, version) <= 0) chosen = head;
+    }
+    if (chosen == nullptr) {
+        throw core::InputError(core::unlocated(
+            "", fmt::format("runtime '{}': no profile of {} covers version {}; the builds are {}", query, name,
+                            version, fmt::join(build_ids, ", "))));
+    }
+    return chosen->path;
+}
+
+}  // namespace
+
+std::vector<std::string> Catalog::runtime_ids() const {
+    std::vector<std::string> ids;
+    for (const RuntimeProfileHead& head : runtime_heads(fs::path(root_) / "runtime_profiles")) ids.push_back(head.id);
+    return ids;
+}
+
+std::string Catalog::runtime_path(const std::string& id_or_path) const {
+    if (looks_like_path(id_or_path)) return id_or_path;
+    const fs::path folder = fs::path(root_) / "runtime_profiles";
+    return resolve_runtime(id_or_path, runtime_heads(folder), folder);
+}
+
+std::shared_ptr<const RuntimeProfile> Catalog::runtime(const std::string& id_or_path) const {
+    return runtime_at(runtime_path(id_or_path), 0);
+}
+
+std::shared_ptr<const RuntimeProfile> Catalog::runtime_by_id(const std::string& id, int depth) const {
+    // A base is named by its id, never by a path: a profile's meaning does not depend on where it is read.
+    if (looks_like_path(id)) {
+        throw core::InputError(core::unlocated("", fmt::format("'{}' is a path; a base is a runtime id", id)));
+    }
+    const fs::path folder = fs::path(root_) / "runtime_profiles";
+    return runtime_at(resolve_runtime(id, runtime_heads(folder), folder), depth);
+}
+
+std::shared_ptr<const RuntimeProfile> Catalog::runtime_at(const std::string& path, int depth) const {
+    if (depth > kMaxRuntimeBaseDepth) {
+        throw core::InputError(core::unlocated(
+            "", fmt::format("the chain of bases through {} is longer than {}: does it loop?", path, kMaxRuntimeBaseDepth)));
+    }
+    const RuntimeBaseLookup bases = [this, depth](const std::string& id) { return runtime_by_id(id, depth + 1); };
+    return std::make_shared<const RuntimeProfile>(load_runtime_profile(path, bases));
+}
+
 ProfileKind detect_profile_kind(const std::string& path) {
     const YAML::Node document = load_document(path);
     if (document.IsMap()) {
         if (document["model_type"]) return ProfileKind::hf_config;
         if (document["num_hidden_layers"]) return ProfileKind::model;
+        if (document["measurements"] || document["factors"]) return ProfileKind::runtime;
         if (document["memory"] || document["compute"]) return ProfileKind::hardware;
     }
     // Fall back on the folder name so the real loader reports what is missing.

@@ -1,11 +1,13 @@
 #pragma once
 // Resolves what a user passes to --hardware / --model (an id or a path) to a loaded profile.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "profiles/hardware_profile.hpp"
 #include "profiles/model_profile.hpp"
+#include "profiles/runtime_profile.hpp"
 
 namespace decodesim::profiles {
 
@@ -22,17 +24,29 @@ public:
     // An id, a path to a .yaml profile, or a path to a Hugging Face config.json.
     ModelProfile model(const std::string& id_or_path) const;
 
+    // Runtime builds (runtime_profiles/): their ids (name@version, or name), sorted.
+    std::vector<std::string> runtime_ids() const;
+    // An id ("llama.cpp@2024-06"), a name with a version that no file names exactly
+    // ("llama.cpp@2024-09": the newest build of that name whose version is not later), a bare name
+    // ("vllm": the build marked current, or the only one), or a path to a runtime profile file.
+    // Unknown names get "did you mean"; a version older than every build is refused with the list.
+    std::shared_ptr<const RuntimeProfile> runtime(const std::string& id_or_path) const;
+    std::string runtime_path(const std::string& id_or_path) const;
+
     std::string hardware_path(const std::string& id_or_path) const;
     std::string model_path(const std::string& id_or_path) const;
     const std::string& root() const { return root_; }
 
 private:
+    std::shared_ptr<const RuntimeProfile> runtime_at(const std::string& path, int depth) const;
+    std::shared_ptr<const RuntimeProfile> runtime_by_id(const std::string& id, int depth) const;
+
     std::string root_;
 };
 
 // Loads any profile file by its content: a config.json (has model_type), a model profile
-// (has num_hidden_layers) or a hardware profile. For `profiles validate`.
-enum class ProfileKind { hardware, model, hf_config };
+// (has num_hidden_layers), a runtime profile (has measurements) or a hardware profile. For `profiles validate`.
+enum class ProfileKind { hardware, model, hf_config, runtime };
 ProfileKind detect_profile_kind(const std::string& path);
 
 // The profile root: $DECODESIM_PROFILE_DIR when set, else the source tree the binary was built from.

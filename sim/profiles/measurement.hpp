@@ -47,6 +47,9 @@ struct Measurement {
     std::string weights;  // empty: not stated
     std::string kv;       // empty: not stated
     std::string engine;
+    // The runtime profile that prices the row ("llama.cpp@2024-06", "vllm@0.6", "sglang"): its
+    // kernels, graph and defaults (runtime_profiles/). Read as an id; resolved by the caller.
+    std::string runtime;
     std::optional<double> batch;
     std::optional<double> prompt;
     std::optional<double> output;
@@ -54,72 +57,74 @@ struct Measurement {
     Metric metric = Metric::decode_tokens_per_s_per_stream;
     double value = 0.0;
     std::string source;
+    // Free text for people (how the figure was read, the build, the flags); no code reads it. The
+    // conditions a reader acts on are the `conditions` column's keys, below.
     std::string notes;
-    int devices = 1;      // "n_gpus=N" in the notes
-    // "ep=N" in the notes: the routed experts spread over N of the devices (expert parallelism);
-    // unset: 1, each expert split over the tensor-parallel devices.
+    // The `conditions` column: "key=value" pairs separated by "; " (docs/validation.md). Each
+    // member below is one key; an unstated key leaves the default written here.
+    int devices = 1;  // "devices=N"
+    // "ep=N": the routed experts spread over N of the devices (expert parallelism); unset: 1, each
+    // expert split over the tensor-parallel devices. N divides `devices`.
     int expert_parallel = 1;
-    // "dp-attention=N" in the notes: N attention replicas, each with its share of the batch (DP
-    // attention, which MLA models run because their one latent head cannot be split); the
-    // devices divided by N split each replica's heads. Unset: 1, attention split over every device.
+    // "dp-attention=N": N attention replicas, each with its share of the batch (DP attention, which
+    // MLA models run because their one latent head cannot be split); the devices divided by N split
+    // each replica's heads. Unset: 1, attention split over every device. N divides `devices`.
     int attention_data_parallel = 1;
-    // The clocks the benchmark ran at: a short run (llama-bench, one request, a few hundred
-    // iterations) sits near the peak clock; a run of minutes settles at the sustained one. Peak
-    // unless the notes say "clocks=sustained" or the row is an MLPerf result, whose runs last at
-    // least ten minutes by rule (docs/validation.md).
+    // "clocks=peak|sustained": the clocks the benchmark ran at. A short run (llama-bench, one
+    // request, a few hundred iterations) sits near the peak clock; a run of minutes settles at the
+    // sustained one, as every MLPerf result does (its runs last at least ten minutes by rule,
+    // docs/validation.md). Unset: peak.
     bool sustained_clocks = false;
-    // "backend=NAME" in the notes (vulkan, sycl, ...); unset: the device's native backend.
+    // "backend=cuda|rocm|metal|vulkan|sycl|other": the backend the benchmark's build ran on, where
+    // it is not the device's native one (Vulkan on any vendor, SYCL builds); unset: the native one.
     std::optional<core::Backend> backend;
-    // "layer split" in the notes: the devices each hold a contiguous block of layers and a token
-    // passes through them in turn (llama.cpp's default --split-mode layer): pipeline stages, not
-    // tensor parallelism.
+    // "split=layer": the devices each hold a contiguous block of layers and a token passes through
+    // them in turn (llama.cpp's default --split-mode layer): pipeline stages, not tensor parallelism.
     bool layer_split = false;
-    // "speculative=METHOD" in the notes (mtp, eagle, draft): the run decoded speculatively, with
-    // an acceptance the source does not state per row. Predicted as plain decoding (reported, and
-    // named when it beats the bound), never read by a fit: its rate is not the kernels' rate.
+    // "speculative=METHOD" (mtp, eagle, draft): the run decoded speculatively, with an acceptance
+    // the source does not state per row. Predicted as plain decoding (reported, and named when it
+    // beats the bound), never read by a fit: its rate is not the kernels' rate.
     std::string speculative;
-    // "arrivals=staggered" in the notes: a closed-loop benchmark whose many requests keep the
-    // stated concurrency, so a request arrives as another finishes and its first token waits for
-    // its own prefill; unset: the stated concurrency's requests arrived together, and each first
-    // token waits for the whole batch's prefill.
+    // "arrivals=staggered|together": staggered is a closed-loop benchmark whose many requests keep
+    // the stated concurrency, so a request arrives as another finishes and its first token waits
+    // for its own prefill; unset or together: the stated concurrency's requests arrived together,
+    // and each first token waits for the whole batch's prefill.
     bool staggered_arrivals = false;
-    // "timed=run" in the notes of a total-throughput row: the figure is the stated
-    // batch's output tokens over the time of the whole run, its prefill included, as a static
-    // batch benchmark times it (TensorRT-LLM's gptSessionBenchmark, lmdeploy's profile_generation,
-    // optimum-habana's run_generation); unset or "timed=decode": the generation rate of the
-    // decode passes alone (llama-batched-bench's S_TG). Without a stated batch (offline) the
-    // figure is always the whole run's.
+    // "timed=run|decode", run only on a decode_tokens_per_s_total row and not with
+    // "arrivals=staggered": the figure is the stated batch's output tokens over the time of the
+    // whole run, its prefill included, as a static batch benchmark times it (TensorRT-LLM's
+    // gptSessionBenchmark, lmdeploy's profile_generation, optimum-habana's run_generation); unset
+    // or decode: the generation rate of the decode passes alone (llama-batched-bench's S_TG).
+    // Without a stated batch (offline) the figure is always the whole run's.
     bool whole_run_throughput = false;
-    // "attention=unfused" in the notes: the run's attention wrote its score matrix to memory
-    // (llama.cpp with flash attention off, llama-bench's default before it became "auto"); unset
-    // or "attention=fused": one fused flash-attention kernel (engine::AttentionKernels).
-    bool unfused_attention = false;
-    // "block-matmul=dequantized" in the notes: llama.cpp's CUDA backend of a build before PR #8075
-    // (2024-06) multiplied block-format weights by passes of more than 32 tokens through 16-bit
-    // copies and cuBLAS (engine::BlockMatmul); unset or "block-matmul=quantized": its MMQ kernels.
-    bool dequantized_block_matmul = false;
-    // "kernel-graph=unfused" in the notes: a llama.cpp build of 2023 to the summer of 2025, whose
-    // graph launched one kernel per node (engine::KernelGraphGeneration); unset or
-    // "kernel-graph=fused": the graph after the fusions of late 2025.
-    bool unfused_kernel_graph = false;
-    // "split=row" in the notes: llama.cpp's --split-mode row, each matrix split by rows across the
-    // devices and the partial results gathered to the main device after every product (the default
-    // before llama.cpp PR #4606, 2023-12). Not modelled: predicted as tensor parallelism.
+    // "attention=fused|unfused": fused (true) ran one flash-attention kernel; unfused (false) wrote
+    // the score matrix to memory (llama.cpp with flash attention off, llama-bench's default before
+    // it became "auto"). Unset: the runtime profile's own default.
+    std::optional<bool> flash_attention;
+    // "split=row": llama.cpp's --split-mode row, each matrix split by rows across the devices and
+    // the partial results gathered to the main device after every product (the default before
+    // llama.cpp PR #4606, 2023-12). Not modelled: predicted as tensor parallelism.
     bool row_split = false;
-    // "graphs=off" in the notes: the run launched every kernel from the host one by one, without
+    // "graphs=on|off": off, the run launched every kernel from the host one by one, without
     // capturing them in CUDA (or HIP) graphs (vLLM before PR #1926 of 2023-12, or with
     // --enforce-eager, where each launch passes through Python), so a small batch waits on the
-    // host. Not modelled: predicted at the runtime's per-kernel cost under graphs.
+    // host. Not modelled: predicted at the runtime's per-kernel cost under graphs. Unset: on.
     bool eager_launch = false;
-    // "QPS=R" in the notes: requests arrived at R per second, Poisson (as `vllm bench serve`,
+    // "qps=R": requests arrived at R per second, Poisson (as `vllm bench serve`,
     // sglang.bench_serving and Triton's load generators draw them), not at a fixed concurrency.
     // Predicted by the serving simulation (scenarios/serving.hpp), never read by a fit.
     std::optional<double> request_rate;
-    // "N requests" or "N prompts" in the notes: how many the benchmark sent; unset: 1000.
+    // "requests=N", on a request-rate row only: how many the benchmark sent; unset: 1000.
     std::optional<long long> requests;
-    // "median" in the notes of a request-rate row: the latency reported is the median over the
-    // requests; otherwise the mean.
+    // "latency=median|mean", on a request-rate row only: the statistic of the latency reported over
+    // the requests; unset: mean.
     bool median_latency = false;
+    // "lengths=fixed": every request had the stated prompt and output lengths, not lengths drawn
+    // from a dataset or a range.
+    bool fixed_lengths = false;
+    // "gpu-cores=K": the device's GPU had K cores (Apple silicon comes binned: an M3 Max with 30 or
+    // 40); a row whose K is not the profile's "(K-core GPU)" was measured on another chip.
+    std::optional<int> gpu_cores;
 };
 
 // The metric's name, with "_at_request_rate" appended for a row measured at a request rate: the

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -20,115 +23,180 @@ namespace decodesim::profiles {
 
 namespace {
 
-const std::vector<std::string> kColumns{"id",     "hardware", "model",  "weights", "kv",    "engine", "batch",
-                                        "prompt", "output",   "context", "metric", "value", "source", "notes"};
-
-int devices_from_notes(const std::string& notes) {
-    const auto at = notes.find("n_gpus=");
-    if (at == std::string::npos) return 1;
-    double devices = 0.0;
-    std::size_t end = at + 7;
-    while (end < notes.size() && std::isdigit(static_cast<unsigned char>(notes[end]))) ++end;
-    if (!core::parse_number(notes.substr(at + 7, end - at - 7), devices) || devices < 1) return 1;
-    return static_cast<int>(devices);
-}
+const std::vector<std::string> kColumns{"id",     "hardware", "model",   "weights", "kv",     "engine",
+                                        "runtime", "batch",   "prompt",  "output",  "context", "metric",
+                                        "value",  "source",   "conditions", "notes"};
+constexpr int kConditionsColumn = 15;  // 1-based, for messages
 
 constexpr long long kMaxReplayedRequests = 100000;
 
-// "QPS=R" in the notes, R a plain decimal; a QPS= without one is an error.
-std::optional<double> request_rate_from_notes(const std::string& notes, std::string& problem) {
-    const auto at = notes.find("QPS=");
-    if (at == std::string::npos) return std::nullopt;
-    std::size_t end = at + 4;
-    while (end < notes.size() && (std::isdigit(static_cast<unsigned char>(notes[end])) != 0 || notes[end] == '.')) ++end;
-    double rate = 0.0;
-    // "QPS=1e-3" or "QPS=2x" would otherwise read as 1 or 2: a rate is plain digits.
-    const bool runs_on = end < notes.size() && std::isalnum(static_cast<unsigned char>(notes[end])) != 0;
-    if (runs_on || !core::parse_number(notes.substr(at + 4, end - at - 4), rate) || !(rate > 0.0)) {
-        problem = "'QPS=' needs a request rate above zero, in requests per second (QPS=2.5)";
-        return std::nullopt;
-    }
-    return rate;
+// The keys of the `conditions` column, in the order docs/validation.md lists them.
+const std::vector<std::string> kConditionKeys{"devices", "ep",     "dp-attention", "clocks",   "backend",
+                                              "split",   "speculative", "arrivals", "timed",  "graphs",
+                                              "attention", "qps",  "requests",     "latency", "lengths", "gpu-cores"};
+
+bool runtime_id_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_' || c == '@';
 }
 
-// "N requests" or "N prompts" in the notes: the count before the word.
-std::optional<long long> request_count_from_notes(const std::string& notes) {
-    for (const std::string_view word : {" requests", " prompts"}) {
-        for (std::size_t at = notes.find(word); at != std::string::npos; at = notes.find(word, at + 1)) {
-            std::size_t start = at;
-            while (start > 0 && std::isdigit(static_cast<unsigned char>(notes[start - 1])) != 0) --start;
-            // "2.82 requests per second" is a rate, not a count.
-            if (start == at || (start > 0 && notes[start - 1] == '.') || notes.compare(at + word.size(), 4, " per") == 0) continue;
-            double count = 0.0;
-            if (core::parse_number(notes.substr(start, at - start), count) && count >= 1.0) {
-                return static_cast<long long>(count);
+// The `conditions` field split into its pairs, each key once; a problem for each malformed pair,
+// unknown key or repeated key. The values are checked by the caller.
+std::map<std::string, std::string> condition_pairs(const std::string& field, std::vector<std::string>& problems) {
+    std::map<std::string, std::string> pairs;
+    if (field.empty()) return pairs;
+    constexpr std::string_view kSeparator = "; ";
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t end = field.find(kSeparator, begin);
+        const std::string pair = field.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        const std::size_t equals = pair.find('=');
+        const bool well_formed =
+            equals != std::string::npos && equals > 0 && equals + 1 < pair.size() &&
+            pair.find('=', equals + 1) == std::string::npos &&
+            std::none_of(pair.begin(), pair.end(), [](unsigned char c) { return std::isspace(c) != 0 || c == ';'; });
+        if (!well_formed) {
+            problems.push_back(fmt::format("'{}' is not a key=value pair; pairs are separated by '; ' (devices=8; ep=2)", pair));
+        } else {
+            const std::string key = pair.substr(0, equals);
+            if (std::find(kConditionKeys.begin(), kConditionKeys.end(), key) == kConditionKeys.end()) {
+                problems.push_back(fmt::format("unknown key '{}'{}; expected one of {}", key,
+                                               core::suggestion_note(key, kConditionKeys), fmt::join(kConditionKeys, " ")));
+            } else if (!pairs.emplace(key, pair.substr(equals + 1)).second) {
+                problems.push_back(fmt::format("'{}' is stated twice", key));
             }
         }
+        if (end == std::string::npos) break;
+        begin = end + kSeparator.size();
     }
-    return std::nullopt;
+    return pairs;
 }
 
-bool sustained_from_notes(const std::string& notes, const std::string& engine) {
-    if (notes.find("clocks=sustained") != std::string::npos) return true;
-    if (notes.find("clocks=peak") != std::string::npos) return false;
-    return engine.starts_with("mlperf-");
-}
-
-// "backend=NAME" in the notes: the backend the benchmark's build ran on, where it is not the
-// device's native one (Vulkan on any vendor, SYCL builds). Unstated: empty, the device's default.
-// A name that is not a backend is an error, not a silent default.
-// The value of "KEY=VALUE" in the notes (letters and digits), when KEY is a word of its own:
-// "moe_backend=TRTLLM" in a source's flags is not the key "backend=", nor "dp-attention=8" the key
-// "attention=".
-std::optional<std::string> notes_value(const std::string& notes, std::string_view key) {
-    std::size_t at = notes.find(key);
-    while (at != std::string::npos && at > 0 &&
-           (std::isalnum(static_cast<unsigned char>(notes[at - 1])) != 0 || notes[at - 1] == '_' || notes[at - 1] == '-')) {
-        at = notes.find(key, at + 1);
+// A whole number from `least` up; nullopt for anything else (signs, decimals, exponents).
+std::optional<long long> whole_number(const std::string& text, long long least, long long most) {
+    if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+        return std::nullopt;
     }
-    if (at == std::string::npos) return std::nullopt;
-    std::size_t end = at + key.size();
-    while (end < notes.size() && (std::isalnum(static_cast<unsigned char>(notes[end])) != 0)) ++end;
-    return notes.substr(at + key.size(), end - at - key.size());
+    std::int64_t value = 0;
+    if (!core::parse_whole_number(text, value) || value < least || value > most) return std::nullopt;
+    return value;
 }
 
-std::optional<core::Backend> backend_from_notes(const std::string& notes, std::string& problem) {
-    const auto value = notes_value(notes, "backend=");
-    if (!value) return std::nullopt;
-    const std::string& name = *value;
-    if (const auto backend = core::backend_of(name)) return backend;
-    const auto names = core::names_of(core::kBackends);
-    problem = fmt::format("unknown backend '{}' in 'backend='{}; expected one of {}", name,
-                          core::suggestion_note(name, names), fmt::join(names, " "));
-    return std::nullopt;
-}
+// The conditions of one row, read into `row` (whose metric is set); a problem for each bad value.
+void read_conditions(const std::string& field, Measurement& row, std::vector<std::string>& problems) {
+    const auto pairs = condition_pairs(field, problems);
+    const auto value_of = [&](const std::string& key) -> const std::string* {
+        const auto found = pairs.find(key);
+        return found == pairs.end() ? nullptr : &found->second;
+    };
+    // A key with two values: true for `on`, false for `off`; nullopt when unstated or bad.
+    const auto choice = [&](const std::string& key, std::string_view on, std::string_view off) -> std::optional<bool> {
+        const std::string* value = value_of(key);
+        if (value == nullptr) return std::nullopt;
+        if (*value == on) return true;
+        if (*value == off) return false;
+        problems.push_back(fmt::format("unknown {} '{}' in '{}='; expected {} or {}", key, *value, key, on, off));
+        return std::nullopt;
+    };
 
-// A notes key with two values ("arrivals=staggered|together"): true for `on`, false for `off`
-// or when the key is absent; any other value is a problem, named in `problem`.
-bool notes_switch(const std::string& notes, std::string_view key, std::string_view on, std::string_view off,
-                  std::string& problem) {
-    const auto value = notes_value(notes, fmt::format("{}=", key));
-    if (!value || *value == off) return false;
-    if (*value == on) return true;
-    problem = fmt::format("unknown {} '{}' in '{}='; expected {} or {}", key, *value, key, on, off);
-    return false;
-}
-
-// "KEY=N" in the notes, N a whole number of devices that divides the row's `devices`; 1 when the
-// key is absent, and a problem for anything else.
-int degree_from_notes(const std::string& notes, std::string_view key, int devices, std::string& problem) {
-    const auto value = notes_value(notes, fmt::format("{}=", key));
-    if (!value) return 1;
-    double degree = 0.0;
-    const bool digits = !value->empty() && std::all_of(value->begin(), value->end(),
-                                                      [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (!digits || !core::parse_number(*value, degree) || degree < 1.0 || degree > devices ||
-        devices % static_cast<int>(degree) != 0) {
-        problem = fmt::format("'{}={}' must be a whole number of devices that divides n_gpus={} (1 when unstated)", key,
-                              *value, devices);
-        return 1;
+    if (const std::string* value = value_of("devices")) {
+        if (const auto devices = whole_number(*value, 1, std::numeric_limits<int>::max())) {
+            row.devices = static_cast<int>(*devices);
+        } else {
+            problems.push_back(fmt::format("'devices={}' must be a whole number of devices, at least 1", *value));
+        }
     }
-    return static_cast<int>(degree);
+    // A whole number of devices that divides the row's `devices`.
+    const auto degree = [&](const std::string& key) {
+        const std::string* value = value_of(key);
+        if (value == nullptr) return 1;
+        const auto degree = whole_number(*value, 1, row.devices);
+        if (!degree || row.devices % *degree != 0) {
+            problems.push_back(fmt::format("'{}={}' must be a whole number of devices that divides devices={} (1 when unstated)",
+                                           key, *value, row.devices));
+            return 1;
+        }
+        return static_cast<int>(*degree);
+    };
+    row.expert_parallel = degree("ep");
+    row.attention_data_parallel = degree("dp-attention");
+    row.sustained_clocks = choice("clocks", "sustained", "peak").value_or(false);
+    if (const std::string* value = value_of("backend")) {
+        if (const auto backend = core::backend_of(*value)) {
+            row.backend = backend;
+        } else {
+            const auto names = core::names_of(core::kBackends);
+            problems.push_back(fmt::format("unknown backend '{}' in 'backend='{}; expected one of {}", *value,
+                                           core::suggestion_note(*value, names), fmt::join(names, " ")));
+        }
+    }
+    if (const auto row_split = choice("split", "row", "layer")) {
+        row.row_split = *row_split;
+        row.layer_split = !*row_split;
+    }
+    // Replicas split each replica's heads over the devices: a layer split has no heads to split.
+    if (row.layer_split && row.attention_data_parallel > 1) {
+        problems.push_back("'dp-attention=' needs the devices to split each layer (tensor parallelism), not 'split=layer'");
+    }
+    if (const std::string* value = value_of("speculative")) {
+        if (std::all_of(value->begin(), value->end(), [](unsigned char c) { return std::isalnum(c) != 0 || c == '-' || c == '_'; })) {
+            row.speculative = *value;
+        } else {
+            problems.push_back(fmt::format("'speculative={}' must name a method in letters and digits (mtp, eagle, draft, ...)", *value));
+        }
+    }
+    row.staggered_arrivals = choice("arrivals", "staggered", "together").value_or(false);
+    row.whole_run_throughput = choice("timed", "run", "decode").value_or(false);
+    if (row.whole_run_throughput && row.metric != Metric::decode_tokens_per_s_total) {
+        problems.push_back("'timed=run' describes a decode_tokens_per_s_total row, not this metric");
+    }
+    // A closed loop's passes already carry the prompts that replace finished requests: timing its
+    // run again with a batch prefill would count them twice.
+    if (row.whole_run_throughput && row.staggered_arrivals) {
+        problems.push_back("'timed=run' times one static batch; 'arrivals=staggered' is a closed loop whose passes already "
+                           "carry its prompts: state one");
+    }
+    row.eager_launch = choice("graphs", "off", "on").value_or(false);
+    if (const std::string* value = value_of("gpu-cores")) {
+        // A GPU of a few cores to a few hundred (Apple's 7-core M1 to an 80-core M3 Ultra).
+        if (const auto cores = whole_number(*value, 1, 1024)) {
+            row.gpu_cores = static_cast<int>(*cores);
+        } else {
+            problems.push_back(fmt::format("'gpu-cores={}' must be a whole number of GPU cores from 1 to 1024", *value));
+        }
+    }
+    row.flash_attention = choice("attention", "fused", "unfused");
+    if (const std::string* value = value_of("qps")) {
+        // "qps=1e-3" or "qps=2x": a rate is plain digits and a decimal point.
+        double rate = 0.0;
+        const bool plain = std::all_of(value->begin(), value->end(), [](unsigned char c) { return std::isdigit(c) != 0 || c == '.'; });
+        if (plain && core::parse_number(*value, rate) && rate > 0.0) {
+            row.request_rate = rate;
+        } else {
+            problems.push_back(fmt::format("'qps={}' must be a request rate above zero, in requests per second (qps=2.5)", *value));
+        }
+    }
+    if (const std::string* value = value_of("requests")) {
+        // Each is simulated: a bound keeps a hostile file from asking for hours.
+        if (const auto count = whole_number(*value, 1, kMaxReplayedRequests)) {
+            row.requests = *count;
+        } else {
+            problems.push_back(fmt::format("'requests={}' must be a whole number of requests from 1 to {} (at most {} are replayed)",
+                                           *value, kMaxReplayedRequests, kMaxReplayedRequests));
+        }
+    }
+    row.median_latency = choice("latency", "median", "mean").value_or(false);
+    if (!row.request_rate && !pairs.contains("qps")) {
+        for (const std::string key : {"requests", "latency"}) {
+            if (pairs.contains(key)) problems.push_back(fmt::format("'{}=' describes a request-rate row: state its 'qps=' too", key));
+        }
+    }
+    if (const std::string* value = value_of("lengths")) {
+        if (*value == "fixed") {
+            row.fixed_lengths = true;
+        } else {
+            problems.push_back(fmt::format("unknown lengths '{}' in 'lengths='; expected fixed", *value));
+        }
+    }
 }
 
 }  // namespace
@@ -177,86 +245,34 @@ std::vector<Measurement> load_measurements(const std::string& path) {
         row.weights = fields[3];
         row.kv = fields[4];
         row.engine = fields[5];
-        row.batch = number_field(6, false);
-        row.prompt = number_field(7, false);
-        row.output = number_field(8, false);
-        row.context = number_field(9, false);
-        if (const auto* metric = core::find_named(kMetrics, fields[10])) {
+        row.runtime = fields[6];
+        if (row.runtime.empty()) {
+            problems.push_back({{path, number, 7}, "runtime", "missing: every measurement names the runtime profile that prices it"});
+        } else if (!std::all_of(row.runtime.begin(), row.runtime.end(), runtime_id_char)) {
+            problems.push_back({{path, number, 7}, "runtime",
+                                fmt::format("'{}' is not a runtime id (letters, digits, '.', '-', '_' and '@')", row.runtime)});
+        }
+        row.batch = number_field(7, false);
+        row.prompt = number_field(8, false);
+        row.output = number_field(9, false);
+        row.context = number_field(10, false);
+        if (const auto* metric = core::find_named(kMetrics, fields[11])) {
             row.metric = metric->metric;
         } else {
             const auto metrics = core::names_of(kMetrics);
-            problems.push_back({{path, number, 11}, "metric",
-                                fmt::format("unknown metric '{}'{}", fields[10], core::suggestion_note(fields[10], metrics))});
+            problems.push_back({{path, number, 12}, "metric",
+                                fmt::format("unknown metric '{}'{}", fields[11], core::suggestion_note(fields[11], metrics))});
         }
-        row.value = number_field(11, true).value_or(0.0);
-        if (row.value <= 0.0 && problems.empty()) problems.push_back({{path, number, 12}, "value", "must be greater than zero"});
-        row.source = fields[12];
-        row.notes = fields[13];
-        if (row.source.empty()) problems.push_back({{path, number, 13}, "source", "every measurement needs its source"});
-        row.devices = devices_from_notes(row.notes);
-        std::string degree_problem;
-        row.expert_parallel = degree_from_notes(row.notes, "ep", row.devices, degree_problem);
-        if (!degree_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(degree_problem, {})});
-        row.attention_data_parallel = degree_from_notes(row.notes, "dp-attention", row.devices, degree_problem);
-        if (!degree_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(degree_problem, {})});
-        row.sustained_clocks = sustained_from_notes(row.notes, row.engine);
-        row.layer_split = row.notes.find("layer split") != std::string::npos;
-        std::string switch_problem;
-        row.staggered_arrivals = notes_switch(row.notes, "arrivals", "staggered", "together", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        row.whole_run_throughput = notes_switch(row.notes, "timed", "run", "decode", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        if (row.whole_run_throughput && row.metric != Metric::decode_tokens_per_s_total) {
-            problems.push_back({{path, number, 14}, "notes",
-                                "'timed=run' describes a decode_tokens_per_s_total row, not this metric"});
+        row.value = number_field(12, true).value_or(0.0);
+        if (row.value <= 0.0 && problems.empty()) problems.push_back({{path, number, 13}, "value", "must be greater than zero"});
+        row.source = fields[13];
+        if (row.source.empty()) problems.push_back({{path, number, 14}, "source", "every measurement needs its source"});
+        std::vector<std::string> condition_problems;
+        read_conditions(fields[14], row, condition_problems);
+        for (std::string& problem : condition_problems) {
+            problems.push_back({{path, number, kConditionsColumn}, "conditions", std::move(problem)});
         }
-        // A closed loop's passes already carry the prompts that replace finished requests: timing
-        // its run again with a batch prefill would count them twice.
-        if (row.whole_run_throughput && row.staggered_arrivals) {
-            problems.push_back({{path, number, 14}, "notes",
-                                "'timed=run' times one static batch; 'arrivals=staggered' is a closed loop "
-                                "whose passes already carry its prompts: state one"});
-        }
-        row.unfused_attention = notes_switch(row.notes, "attention", "unfused", "fused", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        row.dequantized_block_matmul = notes_switch(row.notes, "block-matmul", "dequantized", "quantized", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        row.unfused_kernel_graph = notes_switch(row.notes, "kernel-graph", "unfused", "fused", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        row.row_split = notes_switch(row.notes, "split", "row", "layer", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        if (notes_value(row.notes, "split=") == "layer") row.layer_split = true;
-        // Replicas split each replica's heads over the devices: a layer split has no heads to split.
-        if (row.layer_split && row.attention_data_parallel > 1) {
-            problems.push_back({{path, number, 14}, "notes",
-                                "'dp-attention=' needs the devices to split each layer (tensor parallelism), not a layer split"});
-        }
-        row.eager_launch = notes_switch(row.notes, "graphs", "off", "on", switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        if (const auto method = notes_value(row.notes, "speculative=")) {
-            if (method->empty()) {
-                problems.push_back({{path, number, 14}, "notes",
-                                    "'speculative=' names no method (mtp, eagle, draft, ...)"});
-            }
-            row.speculative = *method;
-        }
-        row.request_rate = request_rate_from_notes(row.notes, switch_problem);
-        if (!switch_problem.empty()) problems.push_back({{path, number, 14}, "notes", std::exchange(switch_problem, {})});
-        if (row.request_rate) {
-            row.requests = request_count_from_notes(row.notes);
-            // Each is simulated: a bound keeps a hostile file from asking for hours.
-            if (row.requests && *row.requests > kMaxReplayedRequests) {
-                problems.push_back({{path, number, 14}, "notes",
-                                    fmt::format("{} requests: at most {} are replayed", *row.requests, kMaxReplayedRequests)});
-            }
-            std::string lower = row.notes;
-            std::transform(lower.begin(), lower.end(), lower.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-            row.median_latency = lower.find("median") != std::string::npos;
-        }
-        std::string backend_problem;
-        row.backend = backend_from_notes(row.notes, backend_problem);
-        if (!backend_problem.empty()) problems.push_back({{path, number, 14}, "notes", backend_problem});
+        row.notes = fields[15];
         rows.push_back(std::move(row));
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));

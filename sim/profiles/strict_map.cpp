@@ -233,6 +233,41 @@ std::optional<StrictMap> StrictMap::map(const std::string& key, Presence presenc
     return std::nullopt;
 }
 
+std::optional<std::vector<std::int64_t>> StrictMap::increasing_integers(const std::string& key, Presence presence,
+                                                                         std::int64_t maximum) {
+    read_keys_.insert(key);
+    if (!valid_) return std::nullopt;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() != key) continue;
+        if (!entry.second.IsSequence() || entry.second.size() == 0) {
+            error(key, "expected a non-empty list of whole numbers");
+            return std::nullopt;
+        }
+        std::vector<std::int64_t> values;
+        for (std::size_t i = 0; i < entry.second.size(); ++i) {
+            const YAML::Node item = entry.second[i];
+            double value = 0.0;
+            const bool number = item.IsScalar() && core::parse_number(item.Scalar(), value);
+            if (!number || value < 1.0 || value > static_cast<double>(maximum) || value != static_cast<double>(static_cast<std::int64_t>(value))) {
+                diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
+                                         fmt::format("expected a whole number from 1 to {}", maximum)});
+                return std::nullopt;
+            }
+            if (!values.empty() && static_cast<std::int64_t>(value) <= values.back()) {
+                diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
+                                         "expected the numbers in increasing order"});
+                return std::nullopt;
+            }
+            values.push_back(static_cast<std::int64_t>(value));
+        }
+        return values;
+    }
+    if (presence == Presence::required) {
+        diagnostics_->push_back({location(), path_of(key), "missing required list"});
+    }
+    return std::nullopt;
+}
+
 std::vector<StrictMap> StrictMap::list_of_maps(const std::string& key, Presence presence) {
     read_keys_.insert(key);
     std::vector<StrictMap> items;

@@ -45,6 +45,9 @@ public:
     std::optional<double> fraction(const std::string& key, Presence presence);
     std::optional<bool> boolean(const std::string& key, Presence presence);
     std::optional<StrictMap> map(const std::string& key, Presence presence);
+    // A non-empty list of positive integers, each at most `maximum`, in increasing order.
+    std::optional<std::vector<std::int64_t>> increasing_integers(const std::string& key, Presence presence,
+                                                                 std::int64_t maximum);
     // A list of mappings, each a StrictMap whose messages name "key[i]".
     std::vector<StrictMap> list_of_maps(const std::string& key, Presence presence);
 

@@ -87,13 +87,14 @@ py::tuple sweep(const std::vector<std::string>& args) {
 }
 
 // The ids in the catalog under `root` (the command line's default root when empty), as
-// (error message or None, {"hardware": [...], "models": [...]}).
+// (error message or None, {"hardware": [...], "models": [...], "runtimes": [...]}).
 py::tuple catalog_ids(const std::string& root) {
     try {
         const decodesim::profiles::Catalog catalog(root.empty() ? decodesim::profiles::default_profile_root() : root);
         py::dict ids;
         ids["hardware"] = catalog.hardware_ids();
         ids["models"] = catalog.model_ids();
+        ids["runtimes"] = catalog.runtime_ids();
         return py::make_tuple(py::none(), ids);
     } catch (const decodesim::core::InputError& error) {
         std::string message;

@@ -61,7 +61,7 @@ std::string held_out_table(const scenarios::HeldOutFigures& figures) {
 std::string band_label(const engine::ShippedBand& entry) {
     const auto& b = entry.band;
     if (entry.pooled) return fmt::format("all | all | {}", engine::pass_kind_name(b.kind));
-    return fmt::format("{} | {} | {}", core::memory_family_name(b.family), engine::runtime_name(b.runtime),
+    return fmt::format("{} | {} | {}", core::memory_family_name(b.family), b.fit_group,
                        engine::pass_kind_name(b.kind));
 }
 
@@ -94,7 +94,7 @@ json band_to_json(const scenarios::DerivedBands& derived) {
     for (const auto& entry : derived.bands) {
         const auto& b = entry.band;
         bands.push_back({{"memory", entry.pooled ? "all" : std::string(core::memory_family_name(b.family))},
-                         {"runtime", entry.pooled ? "all" : std::string(engine::runtime_name(b.runtime))},
+                         {"runtime", entry.pooled ? "all" : std::string(b.fit_group)},
                          {"pass", engine::pass_kind_name(b.kind)}, {"rows", b.rows}, {"low", b.low}, {"high", b.high}});
     }
     const auto coverage_json = [](const std::vector<scenarios::BandCoverage>& coverage) {
@@ -196,7 +196,7 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
                 const auto listed = [&](const std::vector<core::Backend>& backends) {
                     return std::find(backends.begin(), backends.end(), info.backend) != backends.end();
                 };
-                backends.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+                backends.add_row({fit.fit_group, fmt::format("{}", fmt::join(families, "+")),
                                   std::string(info.name), fmt::format("{:.3f}", multiplier),
                                   fmt::format("{:.3f}", attention),
                                   listed(fit.borrowed) ? "another family"
@@ -205,11 +205,11 @@ std::string accuracy_fit_to_text(const scenarios::AccuracyResult& result) {
             }
         }
         if (fit.multi_die_rows > 0) {
-            dies.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+            dies.add_row({fit.fit_group, fmt::format("{}", fmt::join(families, "+")),
                           std::to_string(fit.multi_die_rows),
                           fmt::format("{:.0f} us", factors.cross_die_kernel_overhead.value * 1e6)});
         }
-        table.add_row({std::string(engine::runtime_name(fit.runtime)), fmt::format("{}", fmt::join(families, "+")),
+        table.add_row({fit.fit_group, fmt::format("{}", fmt::join(families, "+")),
                        std::to_string(fit.decode_rows), std::to_string(fit.prefill_rows),
                        fmt::format("{:.0f} us", factors.kernel_overhead.value * 1e6),
                        fmt::format("{:.2f}", factors.quantized_weight_bandwidth),

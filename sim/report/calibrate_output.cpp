@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text_escape.hpp"
-#include "engine/custom_runtime.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "report/json_units.hpp"
 #include "report/predict_json.hpp"
 #include "report/text_table.hpp"
@@ -19,7 +19,7 @@ namespace {
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
 // A factor as a preset file writes it: a time in us, else a plain multiplier.
-std::string factor_text(const engine::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
+std::string factor_text(const profiles::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
     const double value = field.get(factors);
     if (field.unit == core::FactorUnit::duration) return fmt::format("{:g} us", std::round(value * 1e8) / 100.0);
     return fmt::format("{:g}", std::round(value * 1e4) / 1e4);
@@ -63,10 +63,16 @@ std::string runtime_preset_yaml(const scenarios::UserCalibration& calibration, c
     text += fmt::format("name: {}\n", yaml_quoted(context.name));
     text += fmt::format("base: {}\n", yaml_quoted(context.base));
     text += fmt::format("source: {}\n", yaml_quoted(core::printable(calibrate_source(calibration, context))));
+    // Measured by the user's own rows: every output that uses it says it is theirs, not the shipped fit.
+    text += "measured: true\n";
+    text += fmt::format("measurements: {}\n",
+                        yaml_quoted(fmt::format("{} rows of the user's {} benchmark of {} on {}", calibration.rows,
+                                                context.format, context.model, context.hardware)));
     text += fmt::format("factors:  # {} on {} ({}); the other families keep {}'s\n", context.model, context.hardware,
                         core::memory_family_name(calibration.family), context.base);
+    text += fmt::format("  fitted_by: {}\n", yaml_quoted(core::printable(context.command)));
     text += fmt::format("  {}:\n", core::memory_family_name(calibration.family));
-    for (const auto& field : engine::kRuntimeFactorFields) {
+    for (const auto& field : profiles::kRuntimeFactorFields) {
         text += fmt::format("    {}: {}{}\n", field.key, factor_text(field, calibration.factors),
                             was_fitted(calibration, field.key) ? "" : fmt::format("  # {}'s", context.base));
     }
@@ -96,7 +102,7 @@ std::string calibrate_to_text(const scenarios::UserCalibration& calibration, con
     if (calibration.base_within_two_percent) text += fmt::format("{} was already within 2% on these rows\n", context.base);
 
     TextTable factors({"factor", "base", calibration.in_sample ? "fitted" : "fitted without held-out", "written (all rows)"});
-    for (const auto& field : engine::kRuntimeFactorFields) {
+    for (const auto& field : profiles::kRuntimeFactorFields) {
         factors.add_row({std::string(field.key), factor_text(field, calibration.base),
                          factor_text(field, calibration.held_out_fit),
                          factor_text(field, calibration.factors) + (was_fitted(calibration, field.key) ? "" : " (base)")});
@@ -113,7 +119,7 @@ std::string calibrate_to_json(const scenarios::UserCalibration& calibration, con
                               const std::string& preset_path) {
     auto factors_json = [](const engine::RuntimeFactors& factors) {
         nlohmann::json object = nlohmann::json::object();
-        for (const auto& field : engine::kRuntimeFactorFields) {
+        for (const auto& field : profiles::kRuntimeFactorFields) {
             object[std::string(field.key) + (field.unit == core::FactorUnit::duration ? "_s" : "")] = field.get(factors);
         }
         return object;

@@ -30,8 +30,9 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.parallelism = deployment.parallelism;
     conditions.kv_offload = deployment.kv_offload;
     conditions.attention = deployment.attention == engine::AttentionKernels::unfused ? "unfused" : "fused";
-    conditions.block_matmul = deployment.block_matmul == engine::BlockMatmul::dequantized ? "dequantized" : "quantized";
-    conditions.kernel_graph = deployment.kernel_graph == engine::KernelGraphGeneration::unfused ? "unfused" : "fused";
+    const engine::RuntimeProfile& runtime = deployment.runtime_profile();
+    conditions.runtime_measured = runtime.measured || runtime.ideal;
+    conditions.runtime_source = runtime.source;
     conditions.speculation = deployment.speculation;
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
     return conditions;
@@ -66,9 +67,8 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
                   {"devices", conditions.parallelism.devices()},
                   {"kv_offload", conditions.kv_offload},
                   {"attention", conditions.attention},
-                  {"block_matmul", conditions.block_matmul},
-                  {"kernel_graph", conditions.kernel_graph},
                   {"runtime", conditions.runtime},
+                  {"runtime_measured", conditions.runtime_measured},
                   {"backend", conditions.backend},
                   {"clocks", conditions.clocks},
                   {"compute_clock_share", conditions.compute_share},

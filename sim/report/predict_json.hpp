@@ -29,8 +29,10 @@ struct Conditions {
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
-    std::string block_matmul;  // "quantized" or "dequantized" (engine::BlockMatmul)
-    std::string kernel_graph;  // "fused" or "unfused" (engine::KernelGraphGeneration)
+    // Whether the runtime build has measurements of its own (engine::RuntimeProfile::measured; the
+    // ideal runtime is a bound and counts as measured), and where its figures come from.
+    bool runtime_measured = true;
+    std::string runtime_source;
     engine::Speculation speculation;
     std::string draft;  // the draft model's id, "mtp", or empty
 };

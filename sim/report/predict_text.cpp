@@ -41,10 +41,9 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     }
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
-    text += fmt::format("  runtime       {} ({} kernels{}{}{})\n", conditions.runtime, conditions.backend,
+    text += fmt::format("  runtime       {} ({} kernels{}{})\n", conditions.runtime, conditions.backend,
                         conditions.attention == "unfused" ? ", attention unfused" : "",
-                        conditions.block_matmul == "dequantized" ? ", block matmuls through fp16 copies" : "",
-                        conditions.kernel_graph == "unfused" ? ", the unfused kernel graph of 2023-2025 builds" : "");
+                        conditions.runtime_measured ? "" : "; no measurements of this build: figures carried over");
     if (conditions.scenario) {
         text += fmt::format("  scenario      {}: {} (prompt {}, output {})\n", conditions.scenario->name,
                             conditions.scenario->purpose, scenarios::describe(conditions.scenario->prompt),

@@ -148,12 +148,13 @@ std::string_view hardware_family(std::string_view hardware_id) {
     return "other";
 }
 
-engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engine::Runtime runtime) {
+engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
+                                           std::shared_ptr<const engine::RuntimeProfile> runtime) {
     engine::DeploymentChoice choice;
     // The same names, and messages, as the --weights and --kv flags.
     choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
     if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
-    choice.runtime = runtime;
+    choice.runtime = std::move(runtime);
     // The stated split: pipeline stages, or attention replicas (each over devices / replicas),
     // with the routed experts over `ep` of the devices (engine::Parallelism).
     if (m.layer_split) {
@@ -164,9 +165,10 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m, engin
     }
     choice.parallelism.expert = m.expert_parallel;
     choice.backend = m.backend;
-    if (m.unfused_attention) choice.attention = engine::AttentionKernels::unfused;
-    if (m.dequantized_block_matmul) choice.block_matmul = engine::BlockMatmul::dequantized;
-    if (m.unfused_kernel_graph) choice.kernel_graph = engine::KernelGraphGeneration::unfused;
+    // Flash attention as the run stated it; unstated: the runtime build's default.
+    if (m.flash_attention) {
+        choice.attention = *m.flash_attention ? engine::AttentionKernels::fused : engine::AttentionKernels::unfused;
+    }
     // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
     choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
     return choice;
@@ -185,7 +187,6 @@ std::string unsupported_reason(const profiles::Measurement& m) {
         }
         return {};
     }
-    if (m.notes.find("request rate") != std::string::npos) return "a request rate without its value (QPS=R)";
     if (profiles::metric_info(m.metric).lower_is_better && !m.batch) {
         return "latency without a stated concurrency";
     }
@@ -196,19 +197,19 @@ std::string unsupported_reason(const profiles::Measurement& m) {
 
 AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
-    return evaluate_measurement(m, model, hardware, deployment, engine::runtime_preset(deployment.runtime));
+    return evaluate_measurement(m, model, hardware, deployment, deployment.runtime_profile());
 }
 
 AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                 const engine::RuntimePreset& preset) {
+                                 const engine::RuntimeProfile& preset) {
     AccuracyRow row;
     row.measurement = &m;
     row.split = split_of(m.hardware);
     row.skipped = unsupported_reason(m);
     if (!row.skipped.empty()) return row;
 
-    const engine::Evaluator predicted(model, hardware, deployment, engine::preset_efficiency(hardware, preset, deployment.backend));
+    const engine::Evaluator predicted(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend));
     const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
     row.predicted = figure_of(m, predicted);
     row.bound = figure_of(m, ideal);
@@ -224,8 +225,8 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
 
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                           const engine::RuntimePreset& preset) {
-    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::preset_efficiency(hardware, preset, deployment.backend)));
+                           const engine::RuntimeProfile& preset) {
+    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
 }
 
 std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,

@@ -146,7 +146,8 @@ std::string unsupported_reason(const profiles::Measurement& measurement);
 // its devices (tensor parallel, or pipeline stages for a layer split), its backend, its attention
 // kernels and the clocks its benchmark ran at. The one place a measurement becomes a deployment
 // (accuracy and calibrate both read it). Throws core::UsageError for an unknown format name.
-engine::DeploymentChoice stated_deployment(const profiles::Measurement& measurement, engine::Runtime runtime);
+engine::DeploymentChoice stated_deployment(const profiles::Measurement& measurement,
+                                           std::shared_ptr<const engine::RuntimeProfile> runtime);
 
 // Predicts one row for a model on a device under a deployment (tensor parallelism = the row's
 // device count), with the efficiency of `preset` (by default the deployment's runtime).
@@ -154,13 +155,13 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
 AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                 const engine::RuntimePreset& preset);
+                                 const engine::RuntimeProfile& preset);
 
 // The predicted figure alone, in the row's metric, without the roofline bound: the fast path for
 // fits that predict every row many times. The row must be supported (unsupported_reason empty).
 double predict_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                           const engine::RuntimePreset& preset);
+                           const engine::RuntimeProfile& preset);
 
 struct SubsetSummary {
     std::string name;

@@ -52,10 +52,9 @@ private:
 // Apple rows measured on a binned GPU (fewer cores than the profile) are not this profile's chip;
 // the profile's name states its core count, "(40-core GPU)".
 std::string binned_gpu_problem(const profiles::Measurement& m, const profiles::HardwareProfile& hardware) {
-    const auto at = m.notes.find("gpu_cores=");
-    if (at == std::string::npos) return {};
-    const std::string cores = m.notes.substr(at + 10, m.notes.find_first_not_of("0123456789", at + 10) - at - 10);
-    if (cores.empty() || hardware.name.find("(" + cores + "-core") != std::string::npos) return {};
+    if (!m.gpu_cores) return {};
+    const std::string cores = std::to_string(*m.gpu_cores);
+    if (hardware.name.find("(" + cores + "-core") != std::string::npos) return {};
     return fmt::format("measured on a {}-core GPU variant that has no profile", cores);
 }
 
@@ -83,7 +82,7 @@ std::string explain_beating_row(const profiles::Measurement& m, bool routing) {
     if (!m.batch && !m.request_rate) unstated.push_back("concurrency");
     // A request-rate row is replayed with fixed lengths: a benchmark that drew its lengths below
     // the nominal ones (a random dataset's range ratio) served fewer tokens a request.
-    if (m.request_rate && m.notes.find("fixed lengths") == std::string::npos) {
+    if (m.request_rate && !m.fixed_lengths) {
         unstated.push_back("request length distribution (fixed lengths replayed)");
     }
     // Several sequences of an MoE model read the experts their tokens route to: the engine takes
@@ -96,23 +95,11 @@ std::string explain_beating_row(const profiles::Measurement& m, bool routing) {
 
 }  // namespace
 
-engine::Runtime runtime_for_engine(const std::string& engine_name) {
-    // llama.cpp's forks and builds run its GGUF kernels and graph (ik_llama.cpp; ipex-llm's SYCL
-    // build; ollama and LM Studio embed it).
-    if (engine_name == "llama.cpp" || engine_name == "ik_llama.cpp" || engine_name == "ipex-llm" ||
-        engine_name == "ollama") {
-        return engine::Runtime::llama_cpp;
-    }
-    if (engine_name == "tensorrt-llm" || engine_name.starts_with("mlperf")) return engine::Runtime::tensorrt_llm;
-    // Everything else is a vLLM-class stack: CUDA/HIP graphs or a compiled model, library GEMMs,
-    // paged or fused attention (vllm, sglang, lmdeploy, gpt-fast, torchao, mlc-llm, exllamav2, mlx, ...).
-    return engine::kDefaultRuntime;
-}
-
 AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measurements, const ProfileLookup& lookup,
                                  const AccuracySettings& settings) {
     ResolvedProfiles<profiles::HardwareProfile> hardware_profiles(lookup.hardware);
     ResolvedProfiles<profiles::ModelProfile> model_profiles(lookup.model);
+    ResolvedProfiles<std::shared_ptr<const engine::RuntimeProfile>> runtime_profiles(lookup.runtime);
     AccuracyResult result;
     std::vector<CalibrationCase> cases;
     for (const auto& m : measurements) {
@@ -122,6 +109,8 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
         std::string problem;
         const auto* hardware = hardware_profiles.find(m.hardware, problem);
         const auto* model = hardware ? model_profiles.find(m.model, problem) : nullptr;
+        const auto* runtime =
+            settings.runtime ? &settings.runtime : (model ? runtime_profiles.find(m.runtime, problem) : nullptr);
         if (problem.empty() && hardware) problem = binned_gpu_problem(m, *hardware);
         if (problem.empty()) problem = unsupported_reason(m);
         if (!problem.empty()) {
@@ -130,8 +119,7 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             continue;
         }
         try {
-            const engine::DeploymentChoice choice =
-                stated_deployment(m, settings.runtime.value_or(runtime_for_engine(m.engine)));
+            const engine::DeploymentChoice choice = stated_deployment(m, *runtime);
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
             result.rows.push_back(evaluate_measurement(m, *model, *hardware, deployment));
             cases.push_back({&m, model, hardware, deployment});

@@ -26,10 +26,11 @@ namespace decodesim::scenarios {
 struct ProfileLookup {
     std::function<profiles::HardwareProfile(const std::string& id)> hardware;
     std::function<profiles::ModelProfile(const std::string& id)> model;
+    std::function<std::shared_ptr<const engine::RuntimeProfile>(const std::string& id)> runtime;
 };
 
 struct AccuracySettings {
-    std::optional<engine::Runtime> runtime;  // every row under this preset; unset: by the row's engine
+    std::shared_ptr<const engine::RuntimeProfile> runtime;  // every row under this profile; null: each row's own
     bool fit = false;                        // also fit the vllm, llama.cpp and tensorrt-llm presets on the training split
     bool held_out = false;                   // also the leave-one-out and in-sample figures (HeldOutFigures)
 };
@@ -63,10 +64,7 @@ struct AccuracyResult {
     std::size_t evaluated() const { return worst_first.size(); }
 };
 
-// The runtime preset a row's engine column corresponds to (mlperf-* results ran on TensorRT-LLM).
-engine::Runtime runtime_for_engine(const std::string& engine_name);
-
-// Predicts every measurement under its engine's runtime (or settings.runtime), with tensor
+// Predicts every measurement under its runtime column's profile (or settings.runtime), with tensor
 // parallelism = the row's device count. A row that cannot be evaluated (a profile that does not
 // load, a binned GPU, a condition the engine does not model, a deployment the device cannot run)
 // is kept with its reason. Throws only what the lookups throw besides core::InputError.

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "engine/custom_runtime.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "engine/efficiency.hpp"
 
 namespace decodesim::scenarios {
@@ -30,7 +30,7 @@ bool is_prefill(const profiles::Measurement& m) {
 }
 
 // Median absolute error of `cases` under `preset` (predictions only: the bound is not needed).
-double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimePreset& preset,
+double error_of(const std::vector<const CalibrationCase*>& cases, const engine::RuntimeProfile& preset,
                 PredictionCache* cache) {
     std::vector<double> errors;
     errors.reserve(cases.size());
@@ -61,7 +61,7 @@ std::vector<double> geometric_steps(double first, double last, double ratio) {
 
 }  // namespace
 
-double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimePreset& preset) {
+double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeProfile& preset) {
     const engine::RuntimeFactors& f = preset.factors(c.hardware->memory_family);
     const Key key{c.measurement,       f.kernel_overhead.value, f.quantized_weight_bandwidth,
                   f.quantized_compute, f.attention_bandwidth,   f.compute_on(c.deployment.backend),
@@ -75,7 +75,7 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
     return predicted;
 }
 
-FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
+FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& preset,
                       const std::vector<core::MemoryFamily>& families, PredictionCache* cache, FitKinds kinds) {
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
@@ -115,14 +115,14 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
     decode.insert(decode.end(), multi_die.begin(), multi_die.end());
     decode.insert(decode.end(), batched.begin(), batched.end());
     FitResult result;
-    result.runtime = preset.runtime;
+    result.fit_group = preset.fit_group;
     result.families = families;
     result.decode_rows = static_cast<int>(decode.size());
     result.single_stream_rows = static_cast<int>(single_stream.size() + multi_die.size());
     result.batched_rows = static_cast<int>(batched.size());
     result.multi_die_rows = static_cast<int>(multi_die.size());
     result.prefill_rows = static_cast<int>(prefill.size());
-    engine::RuntimePreset candidate = preset;
+    engine::RuntimeProfile candidate = preset;
     // Start from the defaults, so the fit does not depend on values fitted before; the group's
     // families share one set of factors, written back to each after every change.
     engine::RuntimeFactors factors{};
@@ -157,7 +157,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         // Which members were searched, by the table that names them (a single value is no search).
         const auto record = [&](const double& member, std::size_t values) {
             if (values < 2) return;
-            for (const engine::RuntimeFactorField& field : engine::kRuntimeFactorFields) {
+            for (const profiles::RuntimeFactorField& field : profiles::kRuntimeFactorFields) {
                 if (&field.value(factors) != &member) continue;
                 if (std::find(result.fitted.begin(), result.fitted.end(), field.key) == result.fitted.end()) {
                     result.fitted.push_back(field.key);
@@ -248,7 +248,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
                 result.compute_measured[static_cast<std::size_t>(backend)] = true;
                 double& multiplier = factors.backend_compute[static_cast<std::size_t>(backend)];
                 double& unchanged = factors.quantized_compute;
-                search(matrix, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05),
+                search(matrix, multiplier, geometric_steps(0.1, profiles::kMaxBackendComputeFactor, 1.05),
                        unchanged, {unchanged});
             }
             if (moe_prompts) {
@@ -275,7 +275,7 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
             }
             double& multiplier = factors.backend_attention[static_cast<std::size_t>(backend)];
             double& unchanged = factors.quantized_compute;
-            search(rows, multiplier, geometric_steps(0.1, engine::kMaxBackendComputeFactor, 1.05), unchanged, {unchanged});
+            search(rows, multiplier, geometric_steps(0.1, profiles::kMaxBackendComputeFactor, 1.05), unchanged, {unchanged});
         }
     }
     if (batched.size() >= kMinimumRows) {
@@ -298,15 +298,15 @@ std::vector<FitGroup> fit_groups() {
     const std::vector<std::vector<core::MemoryFamily>> backends{{core::MemoryFamily::hbm, core::MemoryFamily::gddr},
                                                                 {core::MemoryFamily::unified}};
     std::vector<FitGroup> groups;
-    for (const auto& families : backends) groups.push_back({engine::Runtime::vllm, families, {true, false, false}});
-    for (const engine::Runtime runtime : {engine::Runtime::llama_cpp, engine::Runtime::tensorrt_llm}) {
-        for (const auto& families : backends) groups.push_back({runtime, families, {}});
+    for (const auto& families : backends) groups.push_back({"vllm", families, {true, false, false}});
+    for (const char* fit_group : {"llama.cpp", "tensorrt-llm"}) {
+        for (const auto& families : backends) groups.push_back({fit_group, families, {}});
     }
     return groups;
 }
 
 bool in_fit_group(const CalibrationCase& c, const FitGroup& group) {
-    return c.deployment.runtime == group.runtime &&
+    return c.deployment.runtime_profile().fit_group == group.fit_group &&
            std::find(group.families.begin(), group.families.end(), c.hardware->memory_family) != group.families.end();
 }
 
@@ -316,7 +316,8 @@ namespace {
 std::optional<FitResult> fit_group(const std::vector<CalibrationCase>& cases, const FitGroup& group,
                                    PredictionCache* cache = nullptr) {
     if (cases.empty()) return std::nullopt;
-    return fit_runtime(cases, engine::runtime_preset(group.runtime), group.families, cache, group.kinds);
+    // Any member's profile carries the group's factors: its kernels come from each case's deployment.
+    return fit_runtime(cases, cases.front().deployment.runtime_profile(), group.families, cache, group.kinds);
 }
 
 std::vector<CalibrationCase> cases_in(const std::vector<CalibrationCase>& cases, const FitGroup& group,
@@ -331,13 +332,12 @@ std::vector<CalibrationCase> cases_in(const std::vector<CalibrationCase>& cases,
 // Each case in `indices` predicted under the presets fitted as `fits`, into `errors.rows`.
 void predict_cases(const std::vector<CalibrationCase>& cases, const std::vector<std::size_t>& indices,
                    const std::vector<FitResult>& fits, HeldOutErrors& errors) {
-    std::map<engine::Runtime, engine::RuntimePreset> presets;
+    std::map<std::string, engine::RuntimeProfile> presets;  // by fit group: its members share their factors
     for (const std::size_t i : indices) {
         const CalibrationCase& c = cases[i];
-        auto preset = presets.find(c.deployment.runtime);
-        if (preset == presets.end()) {
-            preset = presets.emplace(c.deployment.runtime, fitted_preset(c.deployment.runtime, fits)).first;
-        }
+        const engine::RuntimeProfile& runtime = c.deployment.runtime_profile();
+        auto preset = presets.find(runtime.fit_group);
+        if (preset == presets.end()) preset = presets.emplace(runtime.fit_group, fitted_preset(runtime, fits)).first;
         errors.rows[i] = evaluate_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset->second);
     }
 }
@@ -371,16 +371,16 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
     };
     const auto multiplier_for = [](const FitResult& fit, double fraction) {
         const double base = fit.factors.compute * fit.factors.quantized_compute;
-        return std::clamp(fraction / base, kMinBackendFactor, engine::kMaxBackendComputeFactor);
+        return std::clamp(fraction / base, kMinBackendFactor, profiles::kMaxBackendComputeFactor);
     };
     // Each runtime's typical measured backend: the geometric mean of the fractions its groups
     // measured, read before anything is written (a ratio's centre, so a backend at half the
     // reference and one at twice weigh alike).
-    std::map<engine::Runtime, std::pair<double, int>> logs;
+    std::map<std::string, std::pair<double, int>> logs;
     for (const FitResult& fit : fits) {
         for (std::size_t b = 0; b < core::kBackends.size(); ++b) {
             if (!fit.compute_measured[b] || !(reached(fit, b) > 0.0)) continue;
-            auto& [sum, count] = logs[fit.runtime];
+            auto& [sum, count] = logs[fit.fit_group];
             sum += std::log(reached(fit, b));
             ++count;
         }
@@ -394,7 +394,7 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
             bool borrowed = false;
             for (std::size_t j = 0; j < fits.size() && !borrowed; ++j) {
                 const FitResult& other = fits[j];
-                if (j == i || other.runtime != fit.runtime || !other.compute_measured[b]) continue;
+                if (j == i || other.fit_group != fit.fit_group || !other.compute_measured[b]) continue;
                 fit.factors.backend_compute[b] = multiplier_for(fit, reached(other, b));
                 fit.borrowed.push_back(core::kBackends[b].backend);
                 borrowed = true;
@@ -402,7 +402,7 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
             // Measured in no group: the typical measured backend's fraction, not the reference's
             // (the reference is the backend with the most rows, the most tuned kernels: Metal on
             // unified memory, CUDA on discrete GPUs; a backend nobody measured is rarely that).
-            const auto typical = logs.find(fit.runtime);
+            const auto typical = logs.find(fit.fit_group);
             if (!borrowed && typical != logs.end()) {
                 fit.factors.backend_compute[b] =
                     multiplier_for(fit, std::exp(typical->second.first / typical->second.second));
@@ -416,7 +416,7 @@ void share_backend_kernels(std::vector<FitResult>& fits) {
         FitResult& fit = fits[i];
         if (fit.tile_setup_measured) continue;
         for (const FitResult& other : fits) {
-            if (&other == &fit || other.runtime != fit.runtime || !other.tile_setup_measured) continue;
+            if (&other == &fit || other.fit_group != fit.fit_group || !other.tile_setup_measured) continue;
             fit.factors.tile_setup_rows = other.factors.tile_setup_rows;
             fit.tile_setup_borrowed = true;
             break;
@@ -434,13 +434,13 @@ std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, Pr
     return fits;
 }
 
-engine::RuntimePreset fitted_preset(engine::Runtime runtime, const std::vector<FitResult>& fits) {
-    engine::RuntimePreset preset = engine::runtime_preset(runtime);
+engine::RuntimeProfile fitted_preset(const engine::RuntimeProfile& runtime, const std::vector<FitResult>& fits) {
+    engine::RuntimeProfile preset = runtime;
     for (const auto& group : fit_groups()) {
-        if (group.runtime != runtime) continue;
+        if (group.fit_group != runtime.fit_group) continue;
         engine::RuntimeFactors factors{};  // the measured defaults, where every fit starts
         for (const auto& fit : fits) {
-            if (fit.runtime == runtime && fit.families == group.families) factors = fit.factors;
+            if (fit.fit_group == runtime.fit_group && fit.families == group.families) factors = fit.factors;
         }
         for (const core::MemoryFamily family : group.families)
             preset.by_family[static_cast<std::size_t>(family)] = factors;

@@ -26,10 +26,10 @@ struct CalibrationCase {
 };
 
 struct FitResult {
-    engine::Runtime runtime = engine::Runtime::llama_cpp;
+    std::string fit_group;  // engine::RuntimeProfile::fit_group
     std::vector<core::MemoryFamily> families;
     engine::RuntimeFactors factors;
-    // The factors the fit searched (keys of engine::kRuntimeFactorFields); the others kept the
+    // The factors the fit searched (keys of profiles::kRuntimeFactorFields); the others kept the
     // measured defaults it starts from, for lack of rows of the kind that measures them.
     std::vector<std::string_view> fitted;
     int decode_rows = 0;            // single-stream and batched
@@ -58,7 +58,7 @@ struct FitResult {
 // rows. Valid for one set of cases (each measurement with one model, device and deployment).
 class PredictionCache {
 public:
-    double predict(const CalibrationCase& c, const engine::RuntimePreset& preset);
+    double predict(const CalibrationCase& c, const engine::RuntimeProfile& preset);
 
 private:
     using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double, double>;
@@ -88,14 +88,14 @@ struct FitKinds {
 // held-out figures). A group with fewer than 10 rows of a kind keeps its defaults. `families` are
 // fitted together (the memory families one set of factors covers).
 // `cache`, when given, remembers the predictions the grid search makes and reuses earlier ones.
-FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& preset,
+FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& preset,
                       const std::vector<core::MemoryFamily>& families, PredictionCache* cache = nullptr,
                       FitKinds kinds = {});
 
 // One set of fitted factors: a runtime on a set of memory families (its backends get their own
 // multipliers inside it), and the kinds of rows it reads.
 struct FitGroup {
-    engine::Runtime runtime;
+    std::string fit_group;  // the runtime profiles whose fit_group this is
     std::vector<core::MemoryFamily> families;
     FitKinds kinds;
 };
@@ -122,10 +122,10 @@ void share_backend_kernels(std::vector<FitResult>& fits);
 // among them is left out.
 std::vector<FitResult> fit_presets(const std::vector<CalibrationCase>& cases, PredictionCache* cache = nullptr);
 
-// `runtime`'s preset with the factors of `fits`. A fitted runtime's backend that has no fit gets
+// `runtime` with the factors of its fit group's `fits`. A fitted runtime's backend that has no fit gets
 // the measured defaults (where every fit starts), never the shipped factors, which were fitted on
 // other rows; a runtime that is never fitted comes back unchanged.
-engine::RuntimePreset fitted_preset(engine::Runtime runtime, const std::vector<FitResult>& fits);
+engine::RuntimeProfile fitted_preset(const engine::RuntimeProfile& runtime, const std::vector<FitResult>& fits);
 
 // The error of one metric over held-out predictions.
 struct HeldOutSummary {

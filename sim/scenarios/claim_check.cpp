@@ -111,7 +111,7 @@ engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core
     // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
     const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime, deployment.backend,
                                           deployment.parallelism, clocks, deployment.kv_offload, {},
-                                          deployment.runtime_file, deployment.attention};
+                                          deployment.attention};
     return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
 

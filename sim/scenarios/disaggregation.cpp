@@ -6,9 +6,9 @@
 
 namespace decodesim::scenarios {
 
-KvLink kv_link(const profiles::HardwareProfile& hardware, engine::Runtime runtime) {
+KvLink kv_link(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime) {
     KvLink link;
-    link.efficiency = engine::default_efficiency(hardware, runtime).link_bandwidth;
+    link.efficiency = engine::runtime_efficiency(hardware, runtime).link_bandwidth;
     if (hardware.scale_out) {
         link.bandwidth = hardware.scale_out->bandwidth;
         link.latency = hardware.scale_out->latency;

@@ -29,9 +29,9 @@ struct KvLink {
 };
 
 // The profile's scale-out network (the pools sit in different nodes), else its scale-up
-// interconnect; the efficiency is engine::default_efficiency(hardware, runtime).link_bandwidth.
+// interconnect; the efficiency is engine::runtime_efficiency(hardware, runtime).link_bandwidth.
 // Throws core::InputError when the profile names neither.
-KvLink kv_link(const profiles::HardwareProfile& hardware, engine::Runtime runtime);
+KvLink kv_link(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime);
 
 // Seconds to send the KV cache of one sequence of `tokens` tokens from a prefill to a decode
 // instance: latency + bytes / (bandwidth x devices x efficiency), where bytes is the engine's

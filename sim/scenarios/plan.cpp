@@ -174,7 +174,7 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
     }
     if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
     option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
-                                             state.decode_utilization, kv_link(hardware, deployment.runtime).name};
+                                             state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name};
     return option;
 }
 
@@ -263,7 +263,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
             for (const core::KvFormat* kv : space.kv) {
                 for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
                     engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
-                                                    space.clocks, false, {}, space.runtime_file};
+                                                    space.clocks, false, {}};
                     const int tp = parallelism.devices();  // devices per instance, for counts
                     const std::string spread =
                         parallelism.any() ? report_parallelism(parallelism) : std::string("one device");

@@ -36,8 +36,7 @@ struct PlanSpace {
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
     std::vector<int> tensor_parallel{1, 2, 4, 8};
     std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
-    engine::Runtime runtime = engine::kDefaultRuntime;
-    std::shared_ptr<const engine::RuntimePreset> runtime_file;  // `--runtime path.yaml`; null: the built-in preset
+    std::shared_ptr<const engine::RuntimeProfile> runtime;  // required
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;

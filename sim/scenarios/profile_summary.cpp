@@ -47,12 +47,12 @@ core::Bytes kv_bytes_per_token_bf16(const profiles::ModelProfile& model) {
 
 }  // namespace
 
-HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware) {
+HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime) {
     HardwareSummary summary;
     summary.bf16_peak = engine::effective_peak(hardware, core::Datatype::bf16);
     summary.machine_balance_bf16 = engine::machine_balance(
         engine::device_rates(hardware, core::Datatype::bf16, core::Datatype::bf16, engine::Parallelism{}, engine::ideal_efficiency()));
-    summary.efficiency = engine::default_efficiency(hardware);
+    summary.efficiency = engine::runtime_efficiency(hardware, runtime);
     return summary;
 }
 

@@ -25,7 +25,8 @@ struct ModelSummary {
     core::Bytes weights_bf16;             // every parameter at 2 bytes
 };
 
-HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware);
+// `runtime`: the efficiency the summary shows is this runtime's on the device's native backend.
+HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime);
 ModelSummary summarize_model(const profiles::ModelProfile& model);
 
 }  // namespace decodesim::scenarios

@@ -7,7 +7,7 @@
 namespace decodesim::scenarios {
 namespace {
 
-using Class = std::tuple<core::MemoryFamily, engine::Runtime, engine::PassKind>;
+using Class = std::tuple<core::MemoryFamily, std::string, engine::PassKind>;  // family, fit group, pass
 
 struct Ratio {
     Class of;
@@ -43,7 +43,7 @@ std::vector<engine::ShippedBand> bands_from(const std::vector<Ratio>& ratios, Ke
     }
     std::vector<engine::ShippedBand> bands;
     for (auto& [kind, values] : pooled) {
-        bands.push_back({true, band_of(std::move(values), {core::MemoryFamily::hbm, engine::Runtime::vllm, kind})});
+        bands.push_back({true, band_of(std::move(values), {core::MemoryFamily::hbm, std::string(), kind})});
     }
     for (auto& [of, values] : classes) {
         if (static_cast<int>(values.size()) >= engine::kBandMinimumRows) bands.push_back({false, band_of(std::move(values), of)});
@@ -58,7 +58,7 @@ engine::BandRatios lookup(const std::vector<engine::ShippedBand>& bands, const C
         if (entry.band.kind != std::get<2>(of)) continue;
         if (entry.pooled) {
             pooled = &entry.band;
-        } else if (entry.band.family == std::get<0>(of) && entry.band.runtime == std::get<1>(of)) {
+        } else if (entry.band.family == std::get<0>(of) && entry.band.fit_group == std::get<1>(of)) {
             return {entry.band.low, entry.band.high};
         }
     }
@@ -107,7 +107,7 @@ DerivedBands derive_residual_bands(const std::vector<CalibrationCase>& cases, co
         // A band is drawn around a prediction at a stated operating point; a request-rate row is
         // a whole serving run, queueing included, and is reported apart (profiles::metric_label).
         if (!row.skipped.empty() || !(row.predicted > 0.0) || row.measurement->request_rate) continue;
-        const Class of{cases[i].hardware->memory_family, cases[i].deployment.runtime,
+        const Class of{cases[i].hardware->memory_family, cases[i].deployment.runtime_profile().fit_group,
                        pass_kind(cases[i].measurement->metric)};
         ratios.push_back({of, rate_ratio(row), i});
     }

@@ -137,7 +137,7 @@ public:
             if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
                 throw core::InputError(core::unlocated("disaggregation", "needs at least one prefill and one decode instance"));
             }
-            link_ = kv_link(evaluator.hardware(), evaluator.deployment().runtime);
+            link_ = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
             prefill_count_ = static_cast<std::size_t>(config.disaggregation->prefill_instances);
             for (std::size_t r = 0; r < replicas_.size(); ++r) {
                 replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;

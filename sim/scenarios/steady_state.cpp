@@ -437,7 +437,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
                                        const SchedulerLimits& limits, const PoolShape& pools) {
     DisaggregatedState result;
     result.pools = pools;
-    const KvLink link = kv_link(evaluator.hardware(), evaluator.deployment().runtime);
+    const KvLink link = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
     result.kv_transfer_s =
         kv_transfer_seconds(evaluator.cost_model(), evaluator.deployment(), link, load.prompt_tokens);
     const double prefill_instances = static_cast<double>(std::max(1, pools.prefill_instances));

@@ -71,21 +71,19 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                 for (const core::KvFormat* kv : grid.kv) {
                     for (const auto& activation : grid.activations) {
                         for (std::size_t r = 0; r < grid.runtimes.size(); ++r) {
-                            const engine::Runtime runtime = grid.runtimes[r];
-                            const auto runtime_file = r < grid.runtime_files.size() ? grid.runtime_files[r] : nullptr;
+                            const auto& runtime = grid.runtimes[r];
                             for (long long tp : grid.tensor_parallel) {
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
                                 const engine::DeploymentChoice choice{weights, kv, activation, runtime, std::nullopt,
-                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {},
-                                                                      runtime_file};
+                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {}};
                                 engine::Deployment deployment;
                                 std::optional<engine::Evaluator> evaluator;
                                 try {
                                     deployment = engine::resolve_deployment(hardware, model, choice);
                                     evaluator.emplace(model, hardware, deployment);
                                 } catch (const core::InputError& error) {
-                                    on_skip({hardware.id, model.id, runtime_file ? runtime_file->name : engine::runtime_name(runtime), tp,
+                                    on_skip({hardware.id, model.id, runtime->id, tp,
                                              error.diagnostics().front().message, points_per_deployment});
                                     continue;
                                 }

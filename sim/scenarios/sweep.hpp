@@ -17,10 +17,7 @@ struct SweepGrid {
     std::vector<const core::WeightFormat*> weights;
     std::vector<const core::KvFormat*> kv;   // nullptr: the activation type
     std::vector<std::optional<core::Datatype>> activations{std::nullopt};  // unset: the resolver's default
-    std::vector<engine::Runtime> runtimes{engine::kDefaultRuntime};
-    // Parallel to `runtimes`: the preset file each refines it with (`--runtime path.yaml`); a
-    // missing or null entry is the built-in preset.
-    std::vector<std::shared_ptr<const engine::RuntimePreset>> runtime_files;
+    std::vector<std::shared_ptr<const engine::RuntimeProfile>> runtimes;  // at least one
     std::vector<long long> tensor_parallel;
     std::vector<engine::ClockChoice> clocks{engine::ClockChoice{}};
     std::vector<long long> batch;
@@ -58,7 +55,7 @@ struct SweepPoint {
 struct SweepSkip {
     std::string hardware;
     std::string model;
-    std::string_view runtime;
+    std::string runtime;
     long long tensor_parallel;
     std::string reason;
     double points;

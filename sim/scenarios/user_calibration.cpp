@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
-#include "engine/custom_runtime.hpp"
+#include "profiles/runtime_fields.hpp"
 
 namespace decodesim::scenarios {
 namespace {
@@ -17,13 +17,13 @@ constexpr double kCloseEnough = 0.02;
 engine::RuntimeFactors merged(const engine::RuntimeFactors& base, const FitResult& fit,
                               const std::vector<std::string_view>& keys) {
     engine::RuntimeFactors factors = base;
-    for (const engine::RuntimeFactorField& field : engine::kRuntimeFactorFields) {
+    for (const profiles::RuntimeFactorField& field : profiles::kRuntimeFactorFields) {
         if (std::find(keys.begin(), keys.end(), field.key) != keys.end()) field.value(factors) = field.get(fit.factors);
     }
     return factors;
 }
 
-engine::RuntimeFactors fit(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& base,
+engine::RuntimeFactors fit(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base,
                            core::MemoryFamily family, std::vector<std::string_view>* keys_out) {
     const FitResult result = fit_runtime(cases, base, {family}, nullptr);
     if (keys_out) *keys_out = result.fitted;
@@ -52,7 +52,7 @@ std::vector<bool> held_out_rows(const std::vector<CalibrationCase>& cases) {
     return held_out;
 }
 
-UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& base) {
+UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base) {
     if (cases.empty()) throw core::NothingComputed("no benchmark row could be evaluated, so nothing was fitted");
     UserCalibration calibration;
     calibration.family = cases.front().hardware->memory_family;
@@ -71,14 +71,14 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     calibration.held_out_fit = fit(fitting, base, calibration.family, nullptr);
 
     // The errors before and after, per metric, on the rows evaluated.
-    engine::RuntimePreset fitted = base;
+    engine::RuntimeProfile fitted = base;
     fitted.by_family[static_cast<std::size_t>(calibration.family)] = calibration.held_out_fit;
     calibration.base_within_two_percent = true;
     for (const std::string& label : profiles::metric_labels()) {
         std::vector<double> before, after;
         for (const CalibrationCase& c : evaluated) {
             if (profiles::metric_label(*c.measurement) != label) continue;
-            const auto error = [&](const engine::RuntimePreset& preset) {
+            const auto error = [&](const engine::RuntimeProfile& preset) {
                 return std::fabs(predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset) /
                                      c.measurement->value -
                                  1.0);

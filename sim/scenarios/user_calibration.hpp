@@ -37,7 +37,7 @@ struct UserCalibration {
     engine::RuntimeFactors base;       // the base preset's factors for the family
     engine::RuntimeFactors held_out_fit;  // fitted on the fitting rows: the `after` figures
     engine::RuntimeFactors factors;       // fitted on every row: the preset to write
-    std::vector<std::string_view> fitted; // keys (engine::kRuntimeFactorFields) the final fit set; the rest are the base's
+    std::vector<std::string_view> fitted; // keys (profiles::kRuntimeFactorFields) the final fit set; the rest are the base's
     int single_stream_rows = 0, batched_rows = 0, prefill_rows = 0;  // of each kind fit_runtime fits on
     // The preset to write: the base's factors, with the family's replaced by `factors`.
     std::array<engine::RuntimeFactors, core::kMemoryFamilies.size()> by_family{};
@@ -48,6 +48,6 @@ struct UserCalibration {
 // fit_runtime: first on the rows not held out, to measure the errors, then on every row for the
 // preset. Factors fit_runtime does not fit (fewer than its 10 rows of the kind they are fitted on:
 // single-stream decode, prefill and TTFT, batched decode) keep the base's values. Throws core::NothingComputed when `cases` is empty.
-UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimePreset& base);
+UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base);
 
 }  // namespace decodesim::scenarios

@@ -85,7 +85,7 @@ Explanation explain(const engine::OperatingPoint& point) {
         engine::DeploymentChoice at_peak{deployment.weights, deployment.kv, deployment.activation, deployment.runtime, deployment.backend,
                                          deployment.parallelism, {engine::ClockCondition::peak, std::nullopt},
                                          deployment.kv_offload, {},  // plain decoding: what clocks do to it
-                                         deployment.runtime_file, deployment.attention};
+                                         deployment.attention};
         const engine::Prediction peak = evaluate(model, hardware, engine::resolve_deployment(hardware, model, at_peak),
                                                  workload, result.effective_batch);
         result.what_if.peak_clocks = peak.decode.tokens_per_s_total / today;

@@ -28,7 +28,9 @@ inline void evaluate(const profiles::ModelProfile& model) {
     hardware.memory_bandwidth = core::Bandwidth(3.35e12);
     hardware.peak_ops_per_s[static_cast<std::size_t>(core::Datatype::bf16)] = core::FlopRate(989.4e12);
     try {
-        const auto deployment = engine::resolve_deployment(hardware, model, engine::DeploymentChoice{});
+        engine::DeploymentChoice choice;
+        choice.runtime = std::make_shared<const engine::RuntimeProfile>(engine::structural_runtime());
+        const auto deployment = engine::resolve_deployment(hardware, model, choice);
         const engine::Evaluator evaluator(model, hardware, deployment);
         const auto prediction = evaluator.predict(engine::Workload::request(4.0, 100.0, 20.0));
         require_finite(prediction.decode.step_time);

@@ -12,7 +12,9 @@
 #include <fstream>
 #include <string>
 
-#include "cli/runtime_option.hpp"
+#include <memory>
+
+#include "profiles/runtime_loader.hpp"
 #include "core/error.hpp"
 #include "fuzz_checks.hpp"
 #include "profiles/benchmark_results.hpp"
@@ -43,8 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 if (!(row.value > 0.0)) std::abort();
             }
         } else {
-            const auto preset = decodesim::cli::load_runtime_preset(write_input(".yaml", text, length));
-            for (const auto& factors : preset->by_family) {
+            // Any base resolves to the measured defaults: the file's own keys are what is fuzzed.
+            const decodesim::profiles::RuntimeBaseLookup base = [](const std::string&) {
+                return std::make_shared<const decodesim::profiles::RuntimeProfile>();
+            };
+            const auto preset = decodesim::profiles::load_runtime_profile(write_input(".yaml", text, length), base);
+            for (const auto& factors : preset.by_family) {
                 decodesim::fuzz::require_finite(factors.kernel_overhead);
                 decodesim::fuzz::require_finite(factors.sequence_overhead);
                 decodesim::fuzz::require_finite(factors.compute);

@@ -16,7 +16,7 @@ from . import _decodesim
 
 __all__ = [
     "predict", "why", "curve", "check_claim", "compare", "versus", "serve", "plan", "accuracy", "sweep",
-    "hardware_ids", "model_ids", "run", "DecodesimError", "UsageError", "InputError", "NothingComputed",
+    "hardware_ids", "model_ids", "runtime_ids", "run", "DecodesimError", "UsageError", "InputError", "NothingComputed",
     "InternalError", "DecodesimWarning",
 ]
 
@@ -162,6 +162,11 @@ def hardware_ids(profiles_dir=None):
 def model_ids(profiles_dir=None):
     """The model profile ids (``decodesim profiles list models``)."""
     return _catalog(profiles_dir)["models"]
+
+
+def runtime_ids(profiles_dir=None):
+    """The runtime build ids (``decodesim profiles list runtimes``): "vllm@0.11", "llama.cpp@2024-06", ..."""
+    return _catalog(profiles_dir)["runtimes"]
 
 
 def sweep(hardware, model, as_frame=False, **options):

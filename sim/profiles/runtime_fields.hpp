@@ -1,17 +1,14 @@
 #pragma once
-// Runtime presets from outside kRuntimePresets (`--runtime path.yaml`, `decodesim calibrate`): the
-// one table that names each RuntimeFactors member for the files that read and write them, and
-// presets that own their name and description.
+// The one table that names each RuntimeFactors member for the files that read and write them
+// (runtime profiles, `decodesim calibrate`'s output, the fit's report).
 
 #include <array>
-#include <memory>
-#include <string>
 #include <string_view>
 
 #include "core/factor_unit.hpp"
-#include "engine/runtime.hpp"
+#include "profiles/runtime_profile.hpp"
 
-namespace decodesim::engine {
+namespace decodesim::profiles {
 
 // One RuntimeFactors member as a preset file spells it. The reader, the writer and the report of
 // a calibration all walk kRuntimeFactorFields, so a new member needs one row here.
@@ -83,10 +80,4 @@ static_assert(backend_rows_in_order(), "the compute_on_<backend> rows must follo
 static_assert(sizeof(RuntimeFactors) == kRuntimeFactorFields.size() * sizeof(double),
               "every RuntimeFactors member needs a row in kRuntimeFactorFields");
 
-// A preset that owns its name and description: the views of the returned RuntimePreset point into
-// storage that lives as long as any copy of the pointer. `base` is the built-in runtime it refines.
-std::shared_ptr<const RuntimePreset> make_custom_runtime(
-    std::string name, std::string description, Runtime base,
-    const std::array<RuntimeFactors, core::kMemoryFamilies.size()>& by_family);
-
-}  // namespace decodesim::engine
+}  // namespace decodesim::profiles

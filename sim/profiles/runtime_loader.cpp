@@ -1,0 +1,339 @@
+#include "profiles/runtime_loader.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+#include "core/suggest.hpp"
+#include "core/units.hpp"
+#include "profiles/input_file.hpp"
+#include "profiles/runtime_fields.hpp"
+#include "profiles/strict_map.hpp"
+
+namespace decodesim::profiles {
+
+namespace {
+
+// A millisecond per kernel or per sequence is a typo (ms for us).
+constexpr double kMaxRuntimeOverheadSeconds = 1e-3;
+// A workspace beside the weights of more than a terabyte is a typo.
+constexpr double kMaxWorkspaceBytes = 1e12;
+// Scheduler limits: larger than any runtime's default by far.
+constexpr std::int64_t kMaxSchedulerSequences = 1 << 20;
+constexpr std::int64_t kMaxSchedulerTokens = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxGraphBatch = 1 << 16;
+// Launches a block may take: a graph of one kernel a node has a few dozen.
+constexpr double kMaxKernelsPerBlock = 1000.0;
+// Query rows a prompt kernel's tile may hold.
+constexpr double kMaxTileRows = 4096.0;
+
+const std::vector<std::string> kRootKeys{"name",   "version", "current",     "base",         "description",
+                                         "source", "measured", "measurements", "ideal",        "kernel_graph",
+                                         "attention", "matmul", "kv_cache",     "scheduler",    "cuda_graphs",
+                                         "factors"};
+
+// A quantity that may be zero ("0 us", "0 GiB"), which parse_quantity refuses for the dimensions of
+// a device but a runtime may well have; its unit is checked on one of it.
+std::optional<double> zero_or_quantity(StrictMap& section, const std::string& key, core::Dimension dimension,
+                                       double maximum, const std::string& range) {
+    const auto text = section.string(key, Presence::optional);
+    if (!text) return std::nullopt;
+    const std::size_t unit_at = text->find_last_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    const std::string number = unit_at == std::string::npos ? std::string() : text->substr(0, unit_at + 1);
+    const std::string unit = unit_at == std::string::npos ? *text : text->substr(unit_at + 1);
+    double amount = 0.0;
+    try {
+        if (core::parse_number(number, amount) && amount <= 0.0) {
+            if (amount < 0.0) {
+                section.error(key, range);
+                return std::nullopt;
+            }
+            if (unit.empty()) {
+                section.error(key, fmt::format("'{}' has no unit; expected {} (units: {})", *text, range,
+                                               core::accepted_units(dimension)));
+                return std::nullopt;
+            }
+            core::parse_quantity("1 " + unit, dimension);
+            return 0.0;
+        }
+        const double value = core::parse_quantity(*text, dimension);
+        if (value > maximum) {
+            section.error(key, range);
+            return std::nullopt;
+        }
+        return value;
+    } catch (const core::UnitError& problem) {
+        section.error(key, problem.what());
+        return std::nullopt;
+    }
+}
+
+std::optional<double> overhead(StrictMap& section, const std::string& key) {
+    return zero_or_quantity(section, key, core::Dimension::time, kMaxRuntimeOverheadSeconds,
+                            fmt::format("expected a time from 0 us to {:g} us", kMaxRuntimeOverheadSeconds * 1e6));
+}
+
+// Every section but the factors states where its figures come from.
+void require_source(StrictMap& section) { section.string("source", Presence::required); }
+
+std::vector<std::string> backend_names() {
+    std::vector<std::string> names;
+    for (const core::BackendInfo& info : core::kBackends) names.emplace_back(info.name);
+    return names;
+}
+
+void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
+    require_source(section);
+    const auto count = [&](const char* key, double& into) {
+        if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
+    };
+    count("attention_block", graph.attention_block);
+    count("dense_mlp_block", graph.dense_mlp_block);
+    count("moe_mlp_block", graph.moe_mlp_block);
+    section.reject_unknown_keys({"source", "attention_block", "dense_mlp_block", "moe_mlp_block"});
+}
+
+void read_attention(StrictMap& section, RuntimeProfile& profile, bool has_base) {
+    require_source(section);
+    if (auto kernels = section.string("kernels", Presence::required)) {
+        if (*kernels == "fused") {
+            profile.attention = AttentionKernels::fused;
+        } else if (*kernels == "unfused") {
+            profile.attention = AttentionKernels::unfused;
+        } else {
+            section.error("kernels", fmt::format("unknown attention kernels '{}'; expected fused or unfused", *kernels));
+        }
+    }
+    if (auto tiles = section.map("tile_rows", has_base ? Presence::optional : Presence::required)) {
+        for (const core::BackendInfo& info : core::kBackends) {
+            const std::string key(info.name);
+            if (auto rows = tiles->non_negative_number(key, has_base ? Presence::optional : Presence::required, kMaxTileRows)) {
+                profile.attention_tile_rows[static_cast<std::size_t>(info.backend)] = *rows;
+            }
+        }
+        tiles->reject_unknown_keys(backend_names());
+    }
+    section.reject_unknown_keys({"source", "kernels", "tile_rows"});
+}
+
+void read_matmul(StrictMap& section, RuntimeProfile& profile) {
+    require_source(section);
+    // The section replaces the base's paths whole: a backend it does not name has none.
+    profile.block_matmul = {};
+    if (auto formats = section.map("block_formats", Presence::required)) {
+        for (const core::BackendInfo& info : core::kBackends) {
+            auto path = formats->map(std::string(info.name), Presence::optional);
+            if (!path) continue;
+            BlockFormatMatmul& into = profile.block_matmul[static_cast<std::size_t>(info.backend)];
+            into.issue_bound = path->boolean("issue_bound", Presence::optional).value_or(false);
+            into.dequantized_above_tokens =
+                static_cast<double>(path->non_negative_integer("dequantized_above_tokens", Presence::optional, kMaxSchedulerTokens)
+                                        .value_or(0));
+            path->reject_unknown_keys({"issue_bound", "dequantized_above_tokens"});
+        }
+        formats->reject_unknown_keys(backend_names());
+    }
+    section.reject_unknown_keys({"source", "block_formats"});
+}
+
+void read_kv_cache(StrictMap& section, KvCacheSizing& sizing) {
+    require_source(section);
+    if (auto share = section.fraction("capacity_share", Presence::required)) sizing.capacity_share = *share;
+    if (auto workspace = zero_or_quantity(section, "workspace", core::Dimension::bytes, kMaxWorkspaceBytes,
+                                          "expected a size from 0 GiB to 1 TB")) {
+        sizing.workspace = core::Bytes(*workspace);
+    } else if (!section.has("workspace")) {
+        section.error("workspace", "missing required key; expected a size such as '0 GiB'");
+    }
+    if (auto share = section.fraction("free_share", Presence::required)) sizing.free_share = *share;
+    section.reject_unknown_keys({"source", "capacity_share", "workspace", "free_share"});
+}
+
+void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
+    require_source(section);
+    if (auto value = section.positive_integer("max_sequences", Presence::required, kMaxSchedulerSequences)) {
+        scheduler.max_sequences = *value;
+    }
+    if (auto value = section.positive_integer("max_batched_tokens", Presence::required, kMaxSchedulerTokens)) {
+        scheduler.max_batched_tokens = *value;
+    }
+    if (auto value = section.positive_integer("block_tokens", Presence::required, kMaxSchedulerTokens)) {
+        scheduler.block_tokens = *value;
+    }
+    if (auto value = section.boolean("chunked_prefill", Presence::required)) scheduler.chunked_prefill = *value;
+    if (auto value = section.boolean("prefix_caching", Presence::required)) scheduler.prefix_caching = *value;
+    section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
+                                 "prefix_caching"});
+}
+
+void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {
+    require_source(section);
+    sizes.clear();
+    if (auto values = section.increasing_integers("batch_sizes", Presence::required, kMaxGraphBatch)) {
+        sizes.assign(values->begin(), values->end());
+    }
+    section.reject_unknown_keys({"source", "batch_sizes"});
+}
+
+void read_factors(StrictMap& section, RuntimeProfile& profile) {
+    // The command that fits them: a reader of the file knows how to reproduce them.
+    section.string("fitted_by", Presence::required);
+    std::vector<std::string> key_names{"fitted_by"};
+    std::vector<std::string> field_names;
+    for (const RuntimeFactorField& field : kRuntimeFactorFields) field_names.emplace_back(field.key);
+    for (core::MemoryFamily family : core::kMemoryFamilies) {
+        const std::string family_name(core::memory_family_name(family));
+        key_names.push_back(family_name);
+        auto stated = section.map(family_name, Presence::optional);
+        if (!stated) continue;
+        RuntimeFactors& factors = profile.by_family[static_cast<std::size_t>(family)];
+        for (const RuntimeFactorField& field : kRuntimeFactorFields) {
+            const std::string name(field.key);
+            std::optional<double> value;
+            switch (field.unit) {
+                case core::FactorUnit::duration: value = overhead(*stated, name); break;
+                case core::FactorUnit::multiplier:
+                    value = stated->positive_number(name, Presence::optional, field.maximum);
+                    break;
+                case core::FactorUnit::rows: value = stated->non_negative_number(name, Presence::optional, field.maximum); break;
+            }
+            if (value) field.value(factors) = *value;
+        }
+        stated->reject_unknown_keys(field_names);
+    }
+    section.reject_unknown_keys(key_names);
+}
+
+// A name or version: letters, digits and . - _ (an id is name@version).
+bool id_part(const std::string& text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+        return std::isalnum(c) != 0 || c == '.' || c == '-' || c == '_';
+    });
+}
+
+RuntimeProfileHead read_head(StrictMap& root, const std::string& path) {
+    RuntimeProfileHead head;
+    head.path = path;
+    head.name = root.string("name", Presence::required).value_or("");
+    if (!head.name.empty() && !id_part(head.name)) {
+        root.error("name", "expected letters, digits, '.', '-' and '_' (a version goes in version:)");
+    }
+    head.version = root.string("version", Presence::optional).value_or("");
+    if (!head.version.empty() && !id_part(head.version)) root.error("version", "expected letters, digits, '.', '-' and '_'");
+    head.current = root.boolean("current", Presence::optional).value_or(false);
+    head.base = root.string("base", Presence::optional).value_or("");
+    head.id = head.version.empty() ? head.name : head.name + "@" + head.version;
+    return head;
+}
+
+}  // namespace
+
+int compare_versions(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool digit_a = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+        const bool digit_b = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+        if (digit_a && digit_b) {
+            std::size_t end_a = i, end_b = j;
+            while (end_a < a.size() && std::isdigit(static_cast<unsigned char>(a[end_a])) != 0) ++end_a;
+            while (end_b < b.size() && std::isdigit(static_cast<unsigned char>(b[end_b])) != 0) ++end_b;
+            // Compare as numbers without overflow: strip leading zeros, then by length, then by digits.
+            std::string_view run_a(a.data() + i, end_a - i), run_b(b.data() + j, end_b - j);
+            run_a.remove_prefix(std::min(run_a.find_first_not_of('0'), run_a.size()));
+            run_b.remove_prefix(std::min(run_b.find_first_not_of('0'), run_b.size()));
+            if (run_a.size() != run_b.size()) return run_a.size() < run_b.size() ? -1 : 1;
+            if (const int order = run_a.compare(run_b); order != 0) return order < 0 ? -1 : 1;
+            i = end_a;
+            j = end_b;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
+            ++i;
+            ++j;
+        }
+    }
+    if (i < a.size()) return 1;
+    if (j < b.size()) return -1;
+    return 0;
+}
+
+RuntimeProfileHead read_runtime_head(const std::string& path) {
+    const YAML::Node document = load_document(path);
+    std::vector<core::Diagnostic> diagnostics;
+    StrictMap root(document, path, "", diagnostics);
+    RuntimeProfileHead head = read_head(root, path);
+    if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+    return head;
+}
+
+RuntimeProfile load_runtime_profile(const std::string& path, const RuntimeBaseLookup& base_lookup) {
+    return parse_runtime_profile(read_input_file(path), path, base_lookup);
+}
+
+RuntimeProfile parse_runtime_profile(const std::string& text, const std::string& path,
+                                     const RuntimeBaseLookup& base_lookup) {
+    const YAML::Node document = parse_document(text, path);
+    std::vector<core::Diagnostic> diagnostics;
+    StrictMap root(document, path, "", diagnostics);
+    const RuntimeProfileHead head = read_head(root, path);
+
+    RuntimeProfile profile;
+    const bool has_base = !head.base.empty();
+    if (has_base) {
+        try {
+            profile = *base_lookup(head.base);
+        } catch (const core::InputError& problem) {
+            // The catalog's message names the runtime and the closest one; a broken base file is its own.
+            for (const core::Diagnostic& diagnostic : problem.diagnostics()) {
+                if (diagnostic.location.file.empty()) {
+                    root.error("base", diagnostic.message);
+                } else {
+                    diagnostics.push_back(diagnostic);
+                }
+            }
+        }
+        if (profile.ideal) root.error("base", "the ideal runtime is the datasheet; it has nothing to refine");
+    }
+    profile.id = head.id;
+    profile.name = head.name;
+    profile.version = head.version;
+    // A profile without a base starts a fit group of its own, named by its runtime.
+    if (!has_base) profile.fit_group = head.name;
+    if (auto description = root.string("description", has_base ? Presence::optional : Presence::required)) {
+        profile.description = *description;
+    }
+    profile.source = root.string("source", Presence::required).value_or("");
+    // Stated by every file, never inherited: whether this build itself was measured.
+    profile.measured = root.boolean("measured", Presence::required).value_or(false);
+    profile.measured_note = root.string("measurements", Presence::required).value_or("");
+    if (auto ideal = root.boolean("ideal", Presence::optional)) {
+        if (has_base) root.error("ideal", "a profile with a base is never ideal");
+        profile.ideal = *ideal;
+    }
+    if (profile.ideal) {
+        profile.by_family = {kNoOverheads, kNoOverheads, kNoOverheads};
+        profile.fit_group.clear();  // the datasheet has no fit and no band
+    }
+
+    const Presence section_presence = has_base || profile.ideal ? Presence::optional : Presence::required;
+    if (auto section = root.map("kernel_graph", Presence::optional)) read_kernel_graph(*section, profile.graph);
+    if (auto section = root.map("attention", section_presence)) read_attention(*section, profile, has_base);
+    if (auto section = root.map("matmul", Presence::optional)) read_matmul(*section, profile);
+    if (auto section = root.map("kv_cache", section_presence)) read_kv_cache(*section, profile.kv_sizing);
+    if (auto section = root.map("scheduler", section_presence)) read_scheduler(*section, profile.scheduler);
+    if (auto section = root.map("cuda_graphs", Presence::optional)) read_cuda_graphs(*section, profile.cuda_graph_batch_sizes);
+    if (auto section = root.map("factors", has_base || profile.ideal ? Presence::optional : Presence::required)) {
+        if (profile.ideal) {
+            root.error("factors", "the ideal runtime runs at the datasheet's peaks; it has no factors");
+        } else {
+            read_factors(*section, profile);
+        }
+    }
+    root.reject_unknown_keys(kRootKeys);
+    if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
+    return profile;
+}
+
+}  // namespace decodesim::profiles

@@ -1,0 +1,150 @@
+#pragma once
+// Software stacks as data: what a runtime build achieves on top of what the hardware can do, how
+// its kernels are built, how it sizes its cache and schedules. The values live in
+// runtime_profiles/*.yaml with their sources (docs/profiles.md, "Runtime profiles"); this header
+// only gives them a shape.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/memory_family.hpp"
+#include "core/units.hpp"
+
+namespace decodesim::profiles {
+
+struct RuntimeFactors {
+    core::Seconds kernel_overhead{4e-6};      // fixed time per kernel launch
+    double quantized_weight_bandwidth = 1.0;  // bandwidth multiplier for weight-only quantized matmuls (dequantization)
+    double quantized_compute = 1.0;           // compute multiplier for weight-only quantized matmuls
+    double attention_bandwidth = 1.0;         // bandwidth multiplier for KV-cache reads and writes
+    double compute = 1.0;                     // multiplier on the hardware's achievable compute fraction
+    // Host-side time each decode step spends per sequence in the batch (scheduling, sampling,
+    // detokenization, batch bookkeeping): the overhead of a serving runtime that grows with the
+    // batch, which a per-kernel launch cost cannot express (docs/model.md, "Runtime presets").
+    core::Seconds sequence_overhead{0.0};
+    // Multiplier on `compute` for the kernels a backend compiles, indexed by core::Backend: the
+    // same runtime's matrix kernels reach different fractions of the matrix peak on CUDA, ROCm,
+    // Metal, Vulkan and SYCL (docs/model.md, "Backends"). Only the product with `compute` is
+    // fitted meaningfully; 1 where a backend had too few measurements to fit.
+    std::array<double, core::kBackends.size()> backend_compute{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    // Multiplier on the attention arithmetic (Q.K, softmax.V) for a backend's attention kernels,
+    // on top of its compute: at depth, llama.cpp's prompt processing on ROCm falls off faster than
+    // its matrix rate explains, on CUDA and Vulkan it does not (docs/model.md, "Backends").
+    std::array<double, core::kBackends.size()> backend_attention{1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    // Extra fixed time per kernel for each die beyond the first on a multi-die package
+    // (profiles::HardwareProfile::dies): a kernel spans every die and finishes when the slowest
+    // has, over the die-to-die bridge. 0 where a runtime has no multi-die rows to fit it on.
+    core::Seconds cross_die_kernel_overhead{0.0};
+    // What staging a weight tile costs a tiled matrix kernel, in rows of its multiply-adds: each
+    // tile is loaded and converted (dequantized) once per block of rows that reuses it, so a
+    // product over m rows per weight takes (m + tile_setup_rows) / m of its arithmetic time.
+    // Invisible at a prompt's hundreds of rows; it matters where a routed expert sees a few
+    // (docs/model.md, "Expert tiles"). 0 where a runtime has too few MoE prefill rows to fit it.
+    double tile_setup_rows = 0.0;
+
+    constexpr double compute_on(core::Backend backend) const {
+        return compute * backend_compute[static_cast<std::size_t>(backend)];
+    }
+    constexpr double attention_on(core::Backend backend) const {
+        return backend_attention[static_cast<std::size_t>(backend)];
+    }
+};
+
+// How a runtime sizes its KV cache on one device: the rule each runtime applies at start-up
+// (docs/model.md, "Memory"). The KV cache gets
+//     (capacity x capacity_share - workspace - weights) x free_share,
+// capacity_share at most the operating system's limit on unified memory.
+struct KvCacheSizing {
+    // Of the capacity, what the weights, the workspace and the KV cache together may fill: vLLM's
+    // `gpu_memory_utilization` (default 0.9, of the total).
+    double capacity_share = 0.90;
+    // Held before the cache is sized and not counted in capacity_share's reserve: activation
+    // buffers, decoder and runtime buffers, the CUDA context.
+    core::Bytes workspace{0.0};
+    // Of what is free after the weights and the workspace, the share the KV cache takes:
+    // TensorRT-LLM's `free_gpu_memory_fraction` (default 0.9, of the free memory).
+    double free_share = 1.0;
+};
+
+// How the runtime's attention kernels treat the score matrix (docs/model.md, "Unfused attention").
+// fused: one flash-attention kernel keeps the scores on chip; unfused: Q.K writes them to device
+// memory, a softmax kernel reads and rewrites them, and the value product reads them back
+// (llama.cpp with flash attention off, which llama-bench defaulted to; eager PyTorch attention).
+enum class AttentionKernels { fused, unfused };
+
+// The kernels a runtime launches for one layer: its graph after the backend's fusions
+// (engine/kernel_graph.hpp). Launches per block, the structural kernels and the conversions of the
+// matrix products' inputs included; 0: not counted (the structural ones of a fused engine).
+struct KernelGraph {
+    double attention_block = 0.0;  // norm, projections, rotary, cache writes, attention, output, residual
+    double dense_mlp_block = 0.0;  // norm, gate/up and activation, down, residual
+    double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
+};
+
+// How a runtime multiplies a block format's weights (q4_0, q4_k_m, ...) on one backend
+// (docs/model.md, "Dequantized block matmuls").
+struct BlockFormatMatmul {
+    // The kernels multiply the blocks as stored with mma.sync tiles that every SM issues at one
+    // rate (llama.cpp's MMQ on CUDA): their peak is the issue bound (engine::kernel_matmul_peak).
+    bool issue_bound = false;
+    // Passes of more tokens than this first dequantize each matrix into a 16-bit copy that cuBLAS
+    // multiplies (llama.cpp's CUDA backend before PR #8075, 2024-06); 0: never.
+    double dequantized_above_tokens = 0.0;
+};
+
+// The scheduler a serving runtime starts with (docs/serving.md): what `serve` and `plan` take
+// when no flag overrides it.
+struct SchedulerDefaults {
+    long long max_sequences = 256;        // running sequences per replica (vLLM max_num_seqs)
+    long long max_batched_tokens = 8192;  // tokens per forward pass (max_num_batched_tokens)
+    long long block_tokens = 16;          // tokens per KV-cache block (page)
+    bool chunked_prefill = true;          // false: a prompt is prefilled whole, in one pass
+    bool prefix_caching = true;
+};
+
+// One runtime build as data (runtime_profiles/*.yaml, read by profiles/runtime_profile.hpp): what
+// it achieves on top of the hardware, how its kernels are built, how it sizes its cache and
+// schedules. The engine reads these fields and never a runtime's name.
+struct RuntimeProfile {
+    std::string id;           // "llama.cpp@2024-06": name@version, or the name of a build without a version
+    std::string name;         // "llama.cpp"
+    std::string version;      // "2024-06", "0.6"; empty: none stated
+    std::string description;
+    std::string source;       // where its figures come from
+    // The profile its fitted factors come from, the root of its chain of bases: the fit group that
+    // `decodesim accuracy --fit` refits on the rows of every profile in it, and whose held-out
+    // errors give its residual band (engine/residual_band.hpp).
+    std::string fit_group;
+    // Whether public measurements of this build (or of its fit group, pooled) are in
+    // validation/measurements.csv; false: its figures are carried over and every output says so.
+    bool measured = true;
+    std::string measured_note;  // with measured false: what its figures are carried over from
+    bool ideal = false;         // datasheet peaks, no overheads (the roofline)
+    std::array<RuntimeFactors, core::kMemoryFamilies.size()> by_family{};  // indexed by core::MemoryFamily
+    KvCacheSizing kv_sizing{};
+    KernelGraph graph{};
+    AttentionKernels attention = AttentionKernels::fused;  // the default of its attention (flash attention on or off)
+    // Query rows one load of a key/value head serves in its prompt kernels, per core::Backend
+    // (engine/attention_tile.hpp); 0: the keys and values are read once per layer.
+    std::array<double, core::kBackends.size()> attention_tile_rows{};
+    std::array<BlockFormatMatmul, core::kBackends.size()> block_matmul{};  // per core::Backend
+    SchedulerDefaults scheduler{};
+    std::vector<long long> cuda_graph_batch_sizes;  // batch sizes it captures as graphs; empty: none stated
+
+    const RuntimeFactors& factors(core::MemoryFamily family) const {
+        return by_family[static_cast<std::size_t>(family)];
+    }
+    double tile_rows_on(core::Backend backend) const { return attention_tile_rows[static_cast<std::size_t>(backend)]; }
+    const BlockFormatMatmul& block_matmul_on(core::Backend backend) const {
+        return block_matmul[static_cast<std::size_t>(backend)];
+    }
+};
+
+// The factors of a runtime with no overheads: the roofline's.
+inline constexpr RuntimeFactors kNoOverheads{core::Seconds(0.0), 1.0, 1.0, 1.0, 1.0, core::Seconds(0.0),
+                                             {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0, 1.0, 1.0, 1.0},
+                                             core::Seconds(0.0)};
+
+}  // namespace decodesim::profiles

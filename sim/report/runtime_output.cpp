@@ -1,0 +1,89 @@
+#include "report/runtime_output.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/backend.hpp"
+#include "core/memory_family.hpp"
+#include "profiles/runtime_fields.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+std::string measured_text(const engine::RuntimeProfile& runtime) {
+    if (runtime.ideal) return "bound";
+    return runtime.measured ? "yes" : "no";
+}
+
+std::string factor_text(const profiles::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
+    const double value = field.get(factors);
+    switch (field.unit) {
+        case core::FactorUnit::duration: return fmt::format("{:g} us", value * 1e6);
+        case core::FactorUnit::multiplier:
+        case core::FactorUnit::rows: return fmt::format("{:g}", value);
+    }
+    return fmt::format("{:g}", value);
+}
+
+}  // namespace
+
+std::string runtime_list_to_text(const std::vector<engine::RuntimeProfile>& runtimes) {
+    TextTable table({"runtime", "measured", "factors from", "description"});
+    for (const engine::RuntimeProfile& runtime : runtimes) {
+        table.add_row({runtime.id, measured_text(runtime), runtime.ideal ? "datasheet" : runtime.fit_group,
+                       runtime.description});
+    }
+    return table.render() + "\nmeasured: public measurements of the build are in validation/measurements.csv; no: its "
+                            "figures are carried over from its fit group (see profiles show RUNTIME)\n";
+}
+
+std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::string& path) {
+    std::string text = fmt::format("{}: {}\n  file: {}\n  source: {}\n", runtime.id, runtime.description, path,
+                                   runtime.source);
+    text += fmt::format("  measured: {} ({})\n", measured_text(runtime), runtime.measured_note);
+    if (runtime.ideal) return text + "  the datasheet's peaks, no overheads: the roofline bound\n";
+    text += fmt::format("  factors from: {} (decodesim accuracy --fit)\n", runtime.fit_group);
+    const engine::KernelGraph& graph = runtime.graph;
+    if (graph.attention_block > 0.0 || graph.dense_mlp_block > 0.0 || graph.moe_mlp_block > 0.0) {
+        text += fmt::format("  kernel graph: {:g} kernels an attention block, {:g} a dense MLP, {:g} an MoE block\n",
+                            graph.attention_block, graph.dense_mlp_block, graph.moe_mlp_block);
+    } else {
+        text += "  kernel graph: fused (the structural kernels)\n";
+    }
+    std::vector<std::string> tiles;
+    std::vector<std::string> paths;
+    for (const core::BackendInfo& info : core::kBackends) {
+        tiles.push_back(fmt::format("{} {:g}", info.name, runtime.tile_rows_on(info.backend)));
+        const engine::BlockFormatMatmul& path_on = runtime.block_matmul_on(info.backend);
+        if (path_on.issue_bound || path_on.dequantized_above_tokens > 0.0) {
+            paths.push_back(fmt::format("{}: {}{}", info.name, path_on.issue_bound ? "issue-bound MMQ" : "as stored",
+                                        path_on.dequantized_above_tokens > 0.0
+                                            ? fmt::format(", 16-bit copies above {:g} tokens", path_on.dequantized_above_tokens)
+                                            : ""));
+        }
+    }
+    text += fmt::format("  attention: {}; tile rows {}\n",
+                        runtime.attention == engine::AttentionKernels::fused ? "fused" : "unfused", fmt::join(tiles, ", "));
+    text += fmt::format("  block-format matmuls: {}\n", paths.empty() ? "the listed peak" : fmt::format("{}", fmt::join(paths, "; ")));
+    const engine::KvCacheSizing& kv = runtime.kv_sizing;
+    text += fmt::format("  KV cache: {:g} of the capacity, {:.3g} GiB workspace, {:g} of what is free\n", kv.capacity_share,
+                        kv.workspace.value / 1073741824.0, kv.free_share);
+    const engine::SchedulerDefaults& scheduler = runtime.scheduler;
+    text += fmt::format("  scheduler: {} sequences, {} tokens a step, {}-token blocks, chunked prefill {}, prefix caching {}\n",
+                        scheduler.max_sequences, scheduler.max_batched_tokens, scheduler.block_tokens,
+                        scheduler.chunked_prefill ? "on" : "off", scheduler.prefix_caching ? "on" : "off");
+    if (!runtime.cuda_graph_batch_sizes.empty()) {
+        text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
+    }
+    TextTable factors({"factor", "hbm", "gddr", "unified"});
+    for (const profiles::RuntimeFactorField& field : profiles::kRuntimeFactorFields) {
+        std::vector<std::string> row{std::string(field.key)};
+        for (core::MemoryFamily family : core::kMemoryFamilies) row.push_back(factor_text(field, runtime.factors(family)));
+        factors.add_row(std::move(row));
+    }
+    return text + "\n" + factors.render();
+}
+
+}  // namespace decodesim::report
