@@ -15,6 +15,7 @@
 #include "engine/efficiency.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
+#include "profiles/hardware_loader.hpp"
 #include "profiles/measurements.hpp"
 #include "scenarios/accuracy.hpp"
 #include "scenarios/calibration.hpp"
@@ -92,20 +93,35 @@ struct SyntheticPrompts {
 
 }  // namespace
 
-TEST_CASE("a device's native backend is its vendor's own interface, read from the profile's name") {
-    CHECK(core::native_backend("NVIDIA H100 SXM5 80GB") == core::Backend::cuda);
-    CHECK(core::native_backend("AMD Instinct MI300X") == core::Backend::rocm);
-    CHECK(core::native_backend("Apple M2 Ultra (76-core GPU)") == core::Backend::metal);
-    CHECK(core::native_backend("Intel Arc B580") == core::Backend::sycl);
-    CHECK(core::native_backend("Intel Gaudi 3") == core::Backend::other);   // SynapseAI, not SYCL
-    CHECK(core::native_backend("Google Cloud TPU v5e (per chip)") == core::Backend::other);
-    CHECK(core::native_backend("AMDX 1") == core::Backend::other);          // a whole word, not a prefix
-
-    // The shipped profiles resolve through the loader.
+TEST_CASE("a device's native backend is its vendor's own interface, or the one its profile states") {
     const auto catalog = testing::shipped_catalog();
+    CHECK(catalog.hardware("h100-sxm").native_backend == core::Backend::cuda);
+    CHECK(catalog.hardware("mi300x").native_backend == core::Backend::rocm);
     CHECK(catalog.hardware("strix-halo").native_backend == core::Backend::rocm);
     CHECK(catalog.hardware("apple-m2-ultra").native_backend == core::Backend::metal);
     CHECK(catalog.hardware("dgx-spark").native_backend == core::Backend::cuda);
+    CHECK(catalog.hardware("arc-b580").native_backend == core::Backend::sycl);
+    CHECK(catalog.hardware("gaudi3").native_backend == core::Backend::other);  // backend: other (SynapseAI)
+    CHECK(catalog.hardware("tpu-v5e").native_backend == core::Backend::other);
+
+    // The keys are strict: an unknown vendor or backend names its line and the choices.
+    const auto with = [](const std::string& keys) {
+        return testing::write_temp("decodesim_vendor.yaml", "name: X\n" + keys +
+                                                                "source: s\nmemory:\n  type: HBM3\n  capacity: 80 GiB\n"
+                                                                "  bandwidth: 3.35 TB/s\ncompute:\n  bf16: 989.4 TFLOPS\n");
+    };
+    const auto vendor = testing::error_messages([&] { profiles::load_hardware_profile(with("vendor: nvidai\narchitecture: hopper\n")); });
+    REQUIRE(vendor.size() == 1);
+    CHECK(vendor[0].find(":2:9: error: vendor: unknown vendor 'nvidai' (did you mean 'nvidia'?); expected one of nvidia amd "
+                         "apple intel google other") != std::string::npos);
+    const auto missing = testing::error_messages([&] { profiles::load_hardware_profile(with("")); });
+    REQUIRE(missing.size() == 2);
+    CHECK(missing[0].find("vendor: missing required key") != std::string::npos);
+    CHECK(missing[1].find("architecture: missing required key") != std::string::npos);
+    const auto backend = testing::error_messages(
+        [&] { profiles::load_hardware_profile(with("vendor: intel\narchitecture: gaudi\nbackend: synapse\n")); });
+    REQUIRE(backend.size() == 1);
+    CHECK(backend[0].find("backend: unknown backend 'synapse'") != std::string::npos);
 }
 
 TEST_CASE("a measurement states its backend as backend=NAME in its conditions, and a wrong name is an error") {

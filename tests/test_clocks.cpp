@@ -27,7 +27,7 @@ json predict_json(std::vector<std::string> extra) {
 std::string profile_with(const std::string& extra) {
     return "name: Test GPU\nsource: test\nmemory:\n  type: HBM3\n  capacity: 80 GB\n  bandwidth: 3 TB/s\n"
            "compute:\n  bf16: 1000 TFLOPS\npower: 700 W\n" +
-           extra;
+           extra + "vendor: nvidia\narchitecture: hopper\n";
 }
 
 }  // namespace

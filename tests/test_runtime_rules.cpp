@@ -516,7 +516,7 @@ TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one di
 
 TEST_CASE("a profile's dies is a whole number from 1 to 8, and anything else names the file, line and key") {
     const std::string base = "name: Two-die test device\nsource: test\nmemory:\n  type: LPDDR5\n  capacity: 64 GiB\n"
-                             "  bandwidth: 800 GB/s\ncompute:\n  fp16: 27 TFLOPS\n";
+                             "  bandwidth: 800 GB/s\ncompute:\n  fp16: 27 TFLOPS\nvendor: apple\narchitecture: m2\n";
     CHECK(profiles::parse_hardware_profile(base, "two.yaml").dies == 1);
     CHECK(profiles::parse_hardware_profile(base + "dies: 2\n", "two.yaml").dies == 2);
     for (const std::string value : {"0", "2.5", "9", "two"}) {
@@ -524,7 +524,7 @@ TEST_CASE("a profile's dies is a whole number from 1 to 8, and anything else nam
         const auto messages = testing::error_messages(
             [&] { profiles::parse_hardware_profile(base + "dies: " + value + "\n", "two.yaml"); });
         REQUIRE(messages.size() == 1);
-        CHECK(messages[0].rfind("two.yaml:9:7: error: dies: ", 0) == 0);
+        CHECK(messages[0].rfind("two.yaml:11:7: error: dies: ", 0) == 0);
     }
 }
 

@@ -32,9 +32,17 @@ constexpr std::string_view backend_name(Backend backend) { return kBackends[stat
 // The backend named `name` ("cuda", "rocm", ...); nullopt when there is none.
 std::optional<Backend> backend_of(std::string_view name);
 
-// The backend a device runs by default: its vendor's own interface, read from the vendor that
-// begins the profile's name (NVIDIA: cuda; AMD: rocm; Apple: metal; Intel GPUs: sycl; Intel Gaudi,
-// Google TPUs and anything else: other). Vulkan is never a default: it is chosen.
-Backend native_backend(std::string_view hardware_name);
+// A device vendor as a hardware profile names it (`vendor:`), and the backend its devices run by
+// default: the vendor's own interface. A profile may state another (`backend:`, Intel's Gaudi
+// runs SynapseAI: other). Vulkan is never a default: it is chosen.
+struct VendorInfo {
+    std::string_view name;
+    Backend native_backend;
+};
+
+inline constexpr std::array kVendors{
+    VendorInfo{"nvidia", Backend::cuda},  VendorInfo{"amd", Backend::rocm},     VendorInfo{"apple", Backend::metal},
+    VendorInfo{"intel", Backend::sycl},   VendorInfo{"google", Backend::other}, VendorInfo{"other", Backend::other},
+};
 
 }  // namespace decodesim::core

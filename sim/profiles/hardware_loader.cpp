@@ -4,9 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/error.hpp"
+#include "core/backend.hpp"
 #include "core/memory_family.hpp"
+#include "core/registry.hpp"
 #include "core/suggest.hpp"
 #include "profiles/profile_id.hpp"
 #include "profiles/strict_map.hpp"
@@ -144,7 +147,32 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     profile.id = id_from_path(path);
     profile.name = root.string("name", Presence::required).value_or("");
     profile.source = root.string("source", Presence::required).value_or("");
-    profile.native_backend = core::native_backend(profile.name);
+    if (auto vendor = root.string("vendor", Presence::required)) {
+        if (const auto* info = core::find_named(core::kVendors, *vendor)) {
+            profile.vendor = *vendor;
+            profile.native_backend = info->native_backend;
+        } else {
+            const auto names = core::names_of(core::kVendors);
+            root.error("vendor", fmt::format("unknown vendor '{}'{}; expected one of {}", *vendor,
+                                             core::suggestion_note(*vendor, names), fmt::join(names, " ")));
+        }
+    }
+    profile.architecture = root.string("architecture", Presence::required).value_or("");
+    if (!profile.architecture.empty() &&
+        !std::all_of(profile.architecture.begin(), profile.architecture.end(), [](unsigned char c) {
+            return (std::islower(c) != 0) || (std::isdigit(c) != 0) || c == '-' || c == '.';
+        })) {
+        root.error("architecture", "expected lower-case letters, digits, '-' and '.' (hopper, rdna, m3, tpu-v5)");
+    }
+    if (auto backend = root.string("backend", Presence::optional)) {
+        if (const auto chosen = core::backend_of(*backend)) {
+            profile.native_backend = *chosen;
+        } else {
+            const auto names = core::names_of(core::kBackends);
+            root.error("backend", fmt::format("unknown backend '{}'{}; expected one of {}", *backend,
+                                              core::suggestion_note(*backend, names), fmt::join(names, " ")));
+        }
+    }
 
     if (auto memory = root.map("memory", Presence::required)) {
         if (auto type = memory->string("type", Presence::required)) {
@@ -248,7 +276,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     }
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
-    root.reject_unknown_keys({"name", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
+    root.reject_unknown_keys({"name", "vendor", "architecture", "backend", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
                               "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;

@@ -91,11 +91,18 @@ inline constexpr double kMinPricePerHour = 0.001;
 
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
+
+    // "nvidia-hopper", "apple-m3": the vendor and the generation.
+    std::string family() const { return vendor + "-" + architecture; }
     std::string name;
     std::string source;
     std::string memory_type;     // "HBM3", "GDDR6X", "LPDDR5", ... (for display)
     core::MemoryFamily memory_family = core::MemoryFamily::hbm;  // resolved from memory_type by the loader
-    core::Backend native_backend = core::Backend::other;  // resolved from the vendor in `name` by the loader
+    std::string vendor;          // "nvidia", "amd", "apple", "intel", "google" (core::kVendors)
+    // The chip generation ("hopper", "rdna", "m3", "tpu-v5"): with the vendor, the hardware family
+    // that `accuracy --held-out` leaves out at once (family()).
+    std::string architecture;
+    core::Backend native_backend = core::Backend::other;  // `backend:`, else the vendor's (core::kVendors)
     core::Bytes memory_capacity;
     core::Bandwidth memory_bandwidth;
     // Dies in the package that each carry their own memory controllers and GPU cores, joined by a

@@ -141,13 +141,6 @@ std::string source_key(std::string_view source) {
     return std::string(key);
 }
 
-std::string_view hardware_family(std::string_view hardware_id) {
-    for (const auto& row : kHardwareFamilies) {
-        if (row.hardware_id == hardware_id) return row.family;
-    }
-    return "other";
-}
-
 engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
                                            std::shared_ptr<const engine::RuntimeProfile> runtime) {
     engine::DeploymentChoice choice;

@@ -143,7 +143,7 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
             cases, "source", [](const CalibrationCase& c) { return source_key(c.measurement->source); }, &cache);
         figures.by_family = leave_one_group_out(
             cases, "hardware family",
-            [](const CalibrationCase& c) { return std::string(hardware_family(c.measurement->hardware)); }, &cache);
+            [](const CalibrationCase& c) { return c.hardware->family(); }, &cache);
         figures.in_sample = in_sample(cases, &cache);
         figures.bands = derive_residual_bands(cases, figures.by_source);
         result.held_out = std::move(figures);
