@@ -1,0 +1,61 @@
+// The shipped fit's figures, pinned: every evaluated row of validation/measurements.csv against
+// tests/data/golden/accuracy.csv, which scripts/update-accuracy-golden.py writes from
+// `decodesim accuracy --json`. A refit or a new row is then one command and one data diff; the
+// physics tests elsewhere state the factors they use and do not move with it.
+//
+// When the runtime profiles replaced the --kernel-graph, --block-matmul and --attention flags,
+// this file was written from the build before that change (3882799): its llama.cpp rows are the
+// figures those flags gave, and the three llama.cpp builds (llama.cpp@2023-03, @2024-06, @2025-10)
+// reproduce them row for row. Only the SGLang request-rate rows moved, by SGLang's own memory share.
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "profiles/measurements.hpp"
+#include "scenarios/accuracy_run.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+
+std::map<std::string, double> golden_predictions() {
+    std::ifstream file(std::string(DECODESIM_TEST_DATA) + "/golden/accuracy.csv");
+    std::map<std::string, double> golden;
+    std::string line;
+    while (std::getline(file, line)) {
+        if (line.empty() || line[0] == '#' || line == "id,predicted") continue;
+        const auto comma = line.find(',');
+        golden[line.substr(0, comma)] = std::stod(line.substr(comma + 1));
+    }
+    return golden;
+}
+
+}  // namespace
+
+TEST_CASE("every row's prediction is the golden file's: the shipped profiles and fit, pinned") {
+    const auto catalog = testing::shipped_catalog();
+    const auto measurements = profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
+    const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
+                                          [&](const std::string& id) { return catalog.model(id); },
+                                          [&](const std::string& id) { return catalog.runtime(id); }};
+    const auto result = scenarios::evaluate_accuracy(measurements, lookup, {});
+    const auto golden = golden_predictions();
+    REQUIRE(golden.size() > 1000);
+    int compared = 0, llama_cpp_builds = 0;
+    for (const auto& row : result.rows) {
+        if (!row.skipped.empty()) continue;
+        CAPTURE(row.measurement->id);
+        const auto expected = golden.find(row.measurement->id);
+        REQUIRE(expected != golden.end());
+        CHECK(row.predicted == doctest::Approx(expected->second).epsilon(1e-9));
+        ++compared;
+        if (row.measurement->runtime.starts_with("llama.cpp@")) ++llama_cpp_builds;
+    }
+    CHECK(compared == static_cast<int>(golden.size()));
+    // The three llama.cpp builds are all exercised: 628 rows when the file was written.
+    CHECK(llama_cpp_builds >= 600);
+}
