@@ -2,7 +2,8 @@
 # The project's entry points. On a fresh Debian machine:
 #   ./make.sh demo   installs what is missing, builds, and runs a real prediction
 #   ./make.sh test   installs what is missing, builds, and runs the whole test suite
-# `test` runs the suite in a normal build, again under ASan+UBSan, and each fuzz target briefly.
+# `test` runs the suite in a normal build, again under ASan+UBSan in a clang build that also holds
+# the fuzz targets, and each fuzz target briefly.
 # Also: ./make.sh build | sanitize | fuzz [SECONDS] | bench
 set -eu
 cd "$(dirname "$0")"
@@ -31,11 +32,11 @@ case "$command" in
         # The explorer: the engine in WebAssembly, checked in headless Chromium against the CLI.
         sh scripts/build-web.sh
         sh tests/web/explorer_check.sh build-web/web ./build/decodesim
-        configure_and_build build-sanitize -DDECODESIM_SANITIZE=ON -DDECODESIM_BUILD_BENCHMARKS=OFF
-        ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
-        configure_and_build build-fuzz -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \
-            -DDECODESIM_BUILD_TESTS=OFF -DDECODESIM_BUILD_BENCHMARKS=OFF
-        sh scripts/run-fuzzers.sh build-fuzz 5
+        # One clang build under ASan and UBSan for both the suite and the libFuzzer targets.
+        configure_and_build build-checked -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \
+            -DDECODESIM_BUILD_BENCHMARKS=OFF
+        ctest --test-dir build-checked --output-on-failure -j "$jobs"
+        sh scripts/run-fuzzers.sh build-checked 5
         ;;
     build)
         sh scripts/install-deps.sh

@@ -37,7 +37,8 @@ profiles::Measurement served_row(std::string id, profiles::Metric metric, double
 scenarios::AccuracyResult evaluate_ideal(const std::vector<profiles::Measurement>& rows) {
     const auto catalog = testing::shipped_catalog();
     const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
-                                          [&](const std::string& id) { return catalog.model(id); }};
+                                          [&](const std::string& id) { return catalog.model(id); },
+                                          [&](const std::string& id) { return catalog.runtime(id); }};
     scenarios::AccuracySettings settings;
     settings.runtime = testing::shipped_runtime("ideal");
     return scenarios::evaluate_accuracy(rows, lookup, settings);

@@ -37,6 +37,15 @@ std::ostream& operator<<(std::ostream& stream, Quantity<Tag> quantity) {
 
 namespace decodesim::testing {
 
+// Under AddressSanitizer and UndefinedBehaviorSanitizer (./make.sh test's second build) a test that
+// guards fitted figures, not memory, is skipped: it repeats the whole fit dozens of times, ten times
+// slower there, and runs unsanitized in the release build.
+#if defined(DECODESIM_SANITIZED)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 inline profiles::Catalog shipped_catalog() { return profiles::Catalog(DECODESIM_ROOT); }
 
 // A shipped runtime profile by id or name ("vllm", "llama.cpp@2024-06"), resolved as --runtime does.
