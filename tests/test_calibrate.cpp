@@ -237,7 +237,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
         CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
     }
     // Families it does not state keep the base's factors.
-    const auto& base_hbm = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
+    const auto base_hbm = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
     CHECK(loaded->factors(core::MemoryFamily::hbm).compute == base_hbm.compute);
 
     // predict reads it, names it, and its decode speed is the truth's (the fit's error < 1%).
@@ -346,7 +346,7 @@ TEST_CASE("calibrate with fewer than 8 rows says its errors are in sample") {
     CHECK(result.out.find("IN SAMPLE") != std::string::npos);
     // Four usable rows: fewer than fit_runtime's 10 of a kind, so the preset is llama.cpp's own.
     const auto loaded = testing::shipped_catalog().runtime(out);
-    const auto& base = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::gddr);
+    const auto base = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::gddr);
     CHECK(gddr(*loaded).compute == doctest::Approx(base.compute));
     CHECK(gddr(*loaded).kernel_overhead.value == doctest::Approx(base.kernel_overhead.value));
 }

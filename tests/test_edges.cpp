@@ -416,7 +416,8 @@ TEST_CASE("the same caps hold in predict and in sweep") {
     const std::vector<std::string> model{"--hardware", "h100-sxm", "--model", "llama-3.1-8b"};
     for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
              {"--batch", "1000000001"}, {"--context", "1000000001"}, {"--tp", "4097"}}) {
-        CAPTURE(flag);
+        const std::string& named = flag;  // clang 14 cannot capture a structured binding (CAPTURE is a lambda)
+        CAPTURE(named);
         CHECK(testing::run(with({"predict"}, with(model, {flag, value}))).exit_code == 2);
         CHECK(testing::run(with({"sweep"}, with(model, {flag, value}))).exit_code == 2);
     }

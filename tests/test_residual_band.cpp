@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "engine/efficiency.hpp"
-#include "engine/residual_band.hpp"
+#include "profiles/residual_band_table.hpp"
 #include "scenarios/residual_bands.hpp"
 #include "test_support.hpp"
 
@@ -95,12 +95,14 @@ TEST_CASE("band: a time's ratio is predicted over measured, so above 1 is always
 }
 
 TEST_CASE("band: the ideal runtime has none, a class without enough rows takes its pass's pooled band") {
-    const auto ideal = engine::residual_band(core::MemoryFamily::hbm, "", engine::PassKind::decode);
+    const auto catalog = testing::shipped_catalog();
+    const auto ideal = catalog.runtime("ideal")->band(core::MemoryFamily::hbm, engine::PassKind::decode);
     CHECK(ideal.low == 1.0);
     CHECK(ideal.high == 1.0);
     // The shipped table lists no (unified, tensorrt-llm) class: its band is the pooled decode band.
+    const auto table = profiles::load_residual_bands(std::string(DECODESIM_ROOT) + "/validation/residual_bands.csv");
     double pooled_low = 0.0, pooled_high = 0.0;
-    for (const auto& entry : engine::shipped_residual_bands()) {
+    for (const auto& entry : table) {
         if (entry.pooled && entry.band.kind == engine::PassKind::decode) {
             pooled_low = entry.band.low;
             pooled_high = entry.band.high;
@@ -109,10 +111,43 @@ TEST_CASE("band: the ideal runtime has none, a class without enough rows takes i
         CHECK(entry.band.low < entry.band.high);
         if (!entry.pooled) CHECK(entry.band.rows >= engine::kBandMinimumRows);
     }
-    const auto unlisted =
-        engine::residual_band(core::MemoryFamily::unified, "tensorrt-llm", engine::PassKind::decode);
+    REQUIRE(pooled_low > 0.0);
+    const auto unlisted = catalog.runtime("tensorrt-llm")->band(core::MemoryFamily::unified, engine::PassKind::decode);
     CHECK(unlisted.low == pooled_low);
     CHECK(unlisted.high == pooled_high);
+    // A build carries its fit group's band: SGLang's is vLLM's.
+    const auto vllm = catalog.runtime("vllm")->band(core::MemoryFamily::hbm, engine::PassKind::decode);
+    const auto sglang = catalog.runtime("sglang")->band(core::MemoryFamily::hbm, engine::PassKind::decode);
+    CHECK(sglang.low == vllm.low);
+    CHECK(sglang.high == vllm.high);
+}
+
+TEST_CASE("band: the table is data, read strictly, and what accuracy --held-out writes reads back") {
+    const auto table = profiles::load_residual_bands(std::string(DECODESIM_ROOT) + "/validation/residual_bands.csv");
+    const std::string copy = testing::write_temp("decodesim_bands_copy.csv", profiles::residual_bands_csv(table));
+    const auto again = profiles::load_residual_bands(copy);
+    REQUIRE(again.size() == table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        CHECK(again[i].band.fit_group == table[i].band.fit_group);
+        CHECK(again[i].band.low == table[i].band.low);
+        CHECK(again[i].band.rows == table[i].band.rows);
+    }
+    const std::string header = "memory,fit_group,pass,low,high,rows\n";
+    const auto messages = [&](const std::string& rows) {
+        return testing::error_messages(
+            [&] { profiles::load_residual_bands(testing::write_temp("decodesim_bands_bad.csv", header + rows)); });
+    };
+    const std::string pooled = "all,all,decode,0.5,1.5,100\nall,all,prefill,0.5,1.5,100\n";
+    CHECK(messages(pooled) == std::vector<std::string>{"(no error)"});
+    const auto unknown = messages(pooled + "ddr,vllm,decode,0.5,1.5,30\n");
+    REQUIRE(unknown.size() == 1);
+    CHECK(unknown[0].find(":4:1: error: memory: unknown memory family 'ddr'") != std::string::npos);
+    const auto inverted = messages(pooled + "hbm,vllm,decode,1.5,0.5,30\n");
+    REQUIRE(inverted.size() == 1);
+    CHECK(inverted[0].find(":4:4: error: low: expected ratios with 0.01 <= low < high <= 100") != std::string::npos);
+    const auto no_pooled = messages("hbm,vllm,decode,0.5,1.5,30\n");
+    REQUIRE(no_pooled.size() == 1);
+    CHECK(no_pooled[0].find("needs a pooled row") != std::string::npos);
 }
 
 TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out ratios") {
@@ -120,7 +155,7 @@ TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out r
     // is bytes / bandwidth plus fixed costs. The low end scales the bandwidth by r and the fixed
     // costs by 1 / r, so its tokens/s are exactly r times the nominal, r = the (hbm, vllm, decode)
     // band's low ratio; the high end likewise, unless the bandwidth reaches the datasheet (it does).
-    const auto band = engine::residual_band(core::MemoryFamily::hbm, "vllm", engine::PassKind::decode);
+    const auto band = testing::shipped_runtime("vllm")->band(core::MemoryFamily::hbm, engine::PassKind::decode);
     const auto result = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm",
                                       "--band", "--json"});
     REQUIRE(result.exit_code == 0);

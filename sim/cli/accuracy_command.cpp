@@ -7,7 +7,9 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/output_file.hpp"
 #include "cli/runtime_option.hpp"
+#include "profiles/residual_band_table.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "core/error.hpp"
@@ -22,8 +24,9 @@ namespace {
 
 struct AccuracyOptions {
     std::string file;       // default: validation/measurements.csv under the profile root
-    std::string runtime;    // empty: by each row's engine
-    bool fit = false;       // fit the runtime presets on the training split and print the factors
+    std::string runtime;    // empty: each row's own
+    bool fit = false;       // fit the runtime profiles' factors on the training split and print them
+    std::optional<std::string> write_bands;  // with --held-out: write the derived band table here
     bool held_out = false;  // lead with leave-one-source-out, leave-one-family-out and in-sample errors
     bool json = false;
     int worst = 10;
@@ -48,6 +51,11 @@ int run_accuracy(const AccuracyOptions& options, const profiles::Catalog& catalo
         throw core::NothingComputed(fmt::format("{}: no usable row among {}{}", path, measurements.size(), reasons));
     }
 
+    if (options.write_bands && result.held_out) {
+        AtomicFile file(*options.write_bands);
+        file.stream() << profiles::residual_bands_csv(result.held_out->bands.bands);
+        file.commit();
+    }
     if (options.fit) {
         io.out << report::wrap_text(report::accuracy_fit_to_text(result));
         if (options.held_out) io.out << "\n" << report::wrap_text(report::accuracy_held_out_to_text(result));
@@ -65,15 +73,19 @@ void add_accuracy_command(CLI::App& app, CommandRun& run) {
     auto options = std::make_shared<AccuracyOptions>();
     CLI::App* command = app.add_subcommand("accuracy", "Predict every public measurement in validation/ and report the error");
     command->add_option("file", options->file, "Measurements CSV (default: validation/measurements.csv)");
-    command->add_option("--runtime", options->runtime, "Use this runtime preset for every row (default: by the row's engine)");
-    CLI::Option* fit = command->add_flag("--fit", options->fit,
-                                         "Fit the vllm, llama.cpp and tensorrt-llm presets on the training split and print them");
-    command->add_flag(
+    command->add_option("--runtime", options->runtime, "Use this runtime build for every row (default: each row's runtime column)");
+    CLI::Option* fit = command->add_flag(
+        "--fit", options->fit, "Fit the vllm, llama.cpp and tensorrt-llm fit groups on the training split and print them");
+    CLI::Option* held_out = command->add_flag(
         "--held-out", options->held_out,
         "Lead with the headline: the error on each source's rows (then each hardware family's) with the "
-        "presets refitted without them, beside the in-sample error (a few seconds: one refit per source and family)");
+        "profiles refitted without them, beside the in-sample error (a few seconds: one refit per source and family)");
+    command->add_option("--write-bands", options->write_bands,
+                        "With --held-out: write the band table it derives to this file (the shipped one is "
+                        "validation/residual_bands.csv)")
+        ->needs(held_out);
     command->add_option("--worst", options->worst, "How many worst rows to list")->check(CLI::Range(0, 1000));
-    // The fit is a table to read and copy into engine/runtime.hpp; no JSON form is written, so
+    // The fit is a table to read and copy into the root runtime profiles; no JSON form is written, so
     // asking for one is refused rather than answered in text.
     command->add_flag("--json", options->json, "Print JSON")->excludes(fit);
     run_when_parsed(command, run, options, &run_accuracy);

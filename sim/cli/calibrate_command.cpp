@@ -1,5 +1,5 @@
 // `decodesim calibrate`: refits a runtime preset on the user's own benchmark and writes it as a
-// preset file that `--runtime path.yaml` reads (docs/cli.md, "calibrate").
+// runtime profile that `--runtime path.yaml` reads (docs/cli.md, "calibrate").
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -148,7 +148,7 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
         io.out << fmt::format("\nwrote {} (fitted on all {} rows); use it with --runtime {}\n", *options.output,
                               calibration.rows, *options.output);
     } else {
-        // Without --output the summary becomes comments, so that stdout is itself a preset file.
+        // Without --output the summary becomes comments, so that stdout is itself a runtime profile.
         std::istringstream summary(report::calibrate_to_text(calibration, context));
         for (std::string line; std::getline(summary, line);) io.out << (line.empty() ? "#" : "# " + line) << "\n";
         io.out << "# the preset below is fitted on all rows; save it with --output FILE\n" << preset;
@@ -172,7 +172,7 @@ void add_calibrate_command(CLI::App& app, CommandRun& run) {
                         "Weight format of every row (default: from llama-bench's model_type, or vllm's --metadata weights=)");
     command->add_option("--runtime", options->runtime,
                         "Runtime profile to refit: a build (vllm, llama.cpp@2024-06, ...) or a profile file (default: the rows' runtime)");
-    command->add_option("--output", options->output, "Write the preset file here (default: print it)");
+    command->add_option("--output", options->output, "Write the runtime profile here (default: print it)");
     command->add_option("--name", options->name, "The preset's name in reports (default: HARDWARE-RUNTIME-calibrated)");
     command->add_flag("--json", options->json, "Print the fit as JSON");
     run_when_parsed(command, run, options, &run_calibrate);

@@ -1,6 +1,6 @@
 #pragma once
-// What a runtime factor holds, as a preset file spells it: the engine's table of factors
-// (profiles/runtime_fields.hpp) and the file reader (profiles/runtime_file.hpp) both name it.
+// What a runtime factor holds, as a runtime profile spells it: the table of factors
+// (profiles/runtime_fields.hpp) and the profile reader (profiles/runtime_loader.hpp) both name it.
 
 namespace decodesim::core {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/residual_band.hpp"
 
 namespace decodesim::engine {
 namespace {
@@ -43,6 +42,8 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
     efficiency.kernel_overhead = factors.kernel_overhead;
     efficiency.sequence_overhead = factors.sequence_overhead;
     efficiency.fit_group = preset.fit_group;
+    efficiency.decode_band = preset.band(hardware.memory_family, PassKind::decode);
+    efficiency.prefill_band = preset.band(hardware.memory_family, PassKind::prefill);
     efficiency.link_bandwidth = kMeasuredLinkFraction.median;
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
@@ -59,9 +60,9 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
     return efficiency;
 }
 
-EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal) {
-    const BandRatios decode = residual_band(hardware.memory_family, nominal.fit_group, PassKind::decode);
-    const BandRatios prefill = residual_band(hardware.memory_family, nominal.fit_group, PassKind::prefill);
+EfficiencyBand efficiency_band(const Efficiency& nominal) {
+    const BandRatios decode = nominal.decode_band;
+    const BandRatios prefill = nominal.prefill_band;
     // A bandwidth-bound step's time is bytes / bandwidth plus its fixed costs: scaling the
     // bandwidth by r and the fixed costs by 1/r scales its rate by r. A compute-bound pass scales
     // with the compute rate. Neither end goes past the datasheet.

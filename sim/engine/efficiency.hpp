@@ -22,9 +22,11 @@ struct Efficiency {
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
     double attention_compute = 1.0;           // attention's arithmetic over the cache (the backend's attention kernels)
     double tile_setup_rows = 0.0;             // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
-    // The fit group these figures come from (RuntimeProfile::fit_group; its band: residual_band.hpp);
-    // empty: the datasheet's (the roofline has no band).
+    // The fit group these figures come from (RuntimeProfile::fit_group); empty: the datasheet's.
     std::string fit_group;
+    // The spread of that group's held-out errors on this device's memory family (efficiency_band).
+    BandRatios decode_band;
+    BandRatios prefill_band;
 };
 
 // A measured efficiency: the median the defaults use, and the ends of the measured range
@@ -57,14 +59,15 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
 Efficiency deployment_efficiency(const profiles::HardwareProfile& hardware, const Deployment& deployment);
 
 // The plausible range of an efficiency: the spread of decodesim's held-out errors for this device
-// class and the nominal efficiency's runtime (engine/residual_band.hpp), applied to the rates each
+// class and the nominal efficiency's fit group (Efficiency::decode_band, prefill_band; the table is
+// validation/residual_bands.csv, profiles/residual_band_table.hpp), applied to the rates each
 // pass is bound by: decode's memory bandwidth and fixed costs, the compute rate; the link
 // bandwidth moves over its measured range.
 struct EfficiencyBand {
     Efficiency low;   // everything at the slow end of its measured range
     Efficiency high;  // everything at the fast end (never above the datasheet)
 };
-EfficiencyBand efficiency_band(const profiles::HardwareProfile& hardware, const Efficiency& nominal);
+EfficiencyBand efficiency_band(const Efficiency& nominal);
 
 // Fraction of capacity a runtime's weights, workspace and KV cache may fill: its sizing's
 // capacity_share, at most the operating system's limit on unified memory (the rest is the reserve

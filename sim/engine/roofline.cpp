@@ -79,7 +79,7 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     const double compute_share = clocks != nullptr ? clocks->compute_share : 1.0;
     const double memory_share = clocks != nullptr ? clocks->memory_share : 1.0;
     rates.memory_bandwidth = hardware.memory_bandwidth * (efficiency.memory_bandwidth * memory_share);
-    // A runtime's multipliers (a preset file allows up to 1.5, a backend's up to 8) may raise a rate
+    // A runtime's multipliers (a profile allows up to 1.5, a backend's up to 8) may raise a rate
     // above the achievable default, never above the datasheet at the clocks it runs at: every rate
     // derived here is capped at its peak, so no preset can predict past the roofline bound.
     const double bandwidth_peak = hardware.memory_bandwidth.value * memory_share;

@@ -7,6 +7,13 @@
 namespace decodesim::engine {
 
 using profiles::AttentionKernels;
+using profiles::BandRatios;
+using profiles::kBandCentralShare;
+using profiles::kBandMinimumRows;
+using profiles::PassKind;
+using profiles::pass_kind_name;
+using profiles::ResidualBand;
+using profiles::ShippedBand;
 using profiles::BlockFormatMatmul;
 using profiles::KernelGraph;
 using profiles::KvCacheSizing;

@@ -16,6 +16,7 @@
 #include "profiles/input_file.hpp"
 #include "profiles/model_loader.hpp"
 #include "profiles/profile_id.hpp"
+#include "profiles/residual_band_table.hpp"
 #include "profiles/runtime_loader.hpp"
 #include "profiles/strict_map.hpp"
 
@@ -199,7 +200,18 @@ std::shared_ptr<const RuntimeProfile> Catalog::runtime_at(const std::string& pat
             "", fmt::format("the chain of bases through {} is longer than {}: does it loop?", path, kMaxRuntimeBaseDepth)));
     }
     const RuntimeBaseLookup bases = [this, depth](const std::string& id) { return runtime_by_id(id, depth + 1); };
-    return std::make_shared<const RuntimeProfile>(load_runtime_profile(path, bases));
+    RuntimeProfile profile = load_runtime_profile(path, bases);
+    // Its band: the held-out spread of its fit group, per memory family (the ideal runtime has none).
+    if (!profile.ideal && !profile.fit_group.empty()) {
+        const std::vector<ShippedBand> table =
+            load_residual_bands((fs::path(root_) / "validation" / "residual_bands.csv").string());
+        for (core::MemoryFamily family : core::kMemoryFamilies) {
+            const auto at = static_cast<std::size_t>(family);
+            profile.decode_band[at] = band_for(table, family, profile.fit_group, PassKind::decode);
+            profile.prefill_band[at] = band_for(table, family, profile.fit_group, PassKind::prefill);
+        }
+    }
+    return std::make_shared<const RuntimeProfile>(std::move(profile));
 }
 
 ProfileKind detect_profile_kind(const std::string& path) {

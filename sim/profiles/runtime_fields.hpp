@@ -10,7 +10,7 @@
 
 namespace decodesim::profiles {
 
-// One RuntimeFactors member as a preset file spells it. The reader, the writer and the report of
+// One RuntimeFactors member as a runtime profile spells it. The reader, the writer and the report of
 // a calibration all walk kRuntimeFactorFields, so a new member needs one row here.
 struct RuntimeFactorField {
     std::string_view key;

@@ -11,6 +11,7 @@
 #include "core/backend.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
+#include "profiles/residual_band_table.hpp"
 
 namespace decodesim::profiles {
 
@@ -115,7 +116,7 @@ struct RuntimeProfile {
     std::string source;       // where its figures come from
     // The profile its fitted factors come from, the root of its chain of bases: the fit group that
     // `decodesim accuracy --fit` refits on the rows of every profile in it, and whose held-out
-    // errors give its residual band (engine/residual_band.hpp).
+    // errors give its residual band (profiles/residual_band_table.hpp).
     std::string fit_group;
     // Whether public measurements of this build (or of its fit group, pooled) are in
     // validation/measurements.csv; false: its figures are carried over and every output says so.
@@ -132,6 +133,15 @@ struct RuntimeProfile {
     std::array<BlockFormatMatmul, core::kBackends.size()> block_matmul{};  // per core::Backend
     SchedulerDefaults scheduler{};
     std::vector<long long> cuda_graph_batch_sizes;  // batch sizes it captures as graphs; empty: none stated
+    // The spread of its fit group's held-out errors on each memory family (validation/
+    // residual_bands.csv, filled in by the catalog); {1, 1}: no band (the ideal runtime).
+    std::array<BandRatios, core::kMemoryFamilies.size()> decode_band{};
+    std::array<BandRatios, core::kMemoryFamilies.size()> prefill_band{};
+
+    BandRatios band(core::MemoryFamily family, PassKind kind) const {
+        const auto& bands = kind == PassKind::decode ? decode_band : prefill_band;
+        return bands[static_cast<std::size_t>(family)];
+    }
 
     const RuntimeFactors& factors(core::MemoryFamily family) const {
         return by_family[static_cast<std::size_t>(family)];

@@ -18,7 +18,7 @@ namespace {
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
 
-// A factor as a preset file writes it: a time in us, else a plain multiplier.
+// A factor as a runtime profile writes it: a time in us, else a plain multiplier.
 std::string factor_text(const profiles::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
     const double value = field.get(factors);
     if (field.unit == core::FactorUnit::duration) return fmt::format("{:g} us", std::round(value * 1e8) / 100.0);

@@ -1,6 +1,6 @@
 #pragma once
-// `decodesim calibrate`'s output: the fit as a text summary or JSON, and the runtime preset file
-// it writes (docs/cli.md, "Runtime preset files").
+// `decodesim calibrate`'s output: the fit as a text summary or JSON, and the runtime profile
+// it writes (docs/cli.md, "Runtime profile files").
 
 #include <string>
 #include <string_view>
@@ -24,7 +24,7 @@ struct CalibrateContext {
 // The `source:` line: command, date, row counts and the errors before -> after.
 std::string calibrate_source(const scenarios::UserCalibration& calibration, const CalibrateContext& context);
 
-// A preset file that `--runtime path.yaml` reads back: name, base, source, and the calibrated
+// A runtime profile that `--runtime path.yaml` reads back: name, base, source, and the calibrated
 // family's factors (the other families keep the base's). Overheads in us to 0.01 us, multipliers
 // to 4 decimals, finer than any grid step of the fit.
 std::string runtime_preset_yaml(const scenarios::UserCalibration& calibration, const CalibrateContext& context);

@@ -43,7 +43,7 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
 
 BandEvaluators band_evaluators(const engine::OperatingPoint& point) {
     const engine::EfficiencyBand efficiencies =
-        engine::efficiency_band(point.hardware, engine::deployment_efficiency(point.hardware, point.deployment));
+        engine::efficiency_band(engine::deployment_efficiency(point.hardware, point.deployment));
     return {engine::Evaluator(point.model, point.hardware, point.deployment, efficiencies.low),
             engine::Evaluator(point.model, point.hardware, point.deployment, efficiencies.high)};
 }

@@ -39,7 +39,7 @@ LadderStep evaluate(const profiles::HardwareProfile& hardware, const profiles::M
         evaluator.predict(engine::Workload::step(conditions.batch, conditions.context), engine::Detail::figures);
     step.tokens_per_s_per_stream = prediction.decode.tokens_per_s_per_stream;
     const engine::EfficiencyBand band =
-        engine::efficiency_band(hardware, engine::deployment_efficiency(hardware, step.deployment));
+        engine::efficiency_band(engine::deployment_efficiency(hardware, step.deployment));
     const auto per_stream = [&](const engine::Efficiency& efficiency) {
         return engine::Evaluator(model, hardware, step.deployment, efficiency)
             .predict(engine::Workload::step(conditions.batch, conditions.context), engine::Detail::figures)

@@ -190,7 +190,7 @@ void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& mode
     const char* missed = edge.overall.stable ? missed_target(edge.overall, targets) : nullptr;
     option.binding = !edge.overall.stable ? edge.overall.binding : missed ? missed : edge.overall.binding;
     const engine::EfficiencyBand band =
-        engine::efficiency_band(hardware, engine::deployment_efficiency(hardware, option.deployment));
+        engine::efficiency_band(engine::deployment_efficiency(hardware, option.deployment));
     auto devices_at = [&](const engine::Efficiency& efficiency) {
         const engine::Evaluator shifted(model, hardware, option.deployment, efficiency);
         std::string why;
@@ -263,7 +263,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
             for (const core::KvFormat* kv : space.kv) {
                 for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
                     engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
-                                                    space.clocks, false, {}};
+                                                    space.clocks, false, {}, std::nullopt};
                     const int tp = parallelism.devices();  // devices per instance, for counts
                     const std::string spread =
                         parallelism.any() ? report_parallelism(parallelism) : std::string("one device");
@@ -355,7 +355,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         best->binding = binding_at(evaluator, workload, space.limits, targets, per_replica_max);
         best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
         const engine::EfficiencyBand band =
-            engine::efficiency_band(hardware, engine::deployment_efficiency(hardware, best->deployment));
+            engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
         const int tp = best->deployment.parallelism.devices();
         auto devices_at = [&](const engine::Efficiency& efficiency) {
             const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);

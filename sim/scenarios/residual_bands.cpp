@@ -123,8 +123,9 @@ DerivedBands derive_residual_bands(const std::vector<CalibrationCase>& cases, co
         }
     }
     derived.nested = coverage(ratios, cases, [&](const Ratio& r) { return lookup(without.at(by_source.group_of_row[r.row]), r.of); });
-    derived.shipped = coverage(ratios, cases, [](const Ratio& r) {
-        return engine::residual_band(std::get<0>(r.of), std::get<1>(r.of), std::get<2>(r.of));
+    derived.shipped = coverage(ratios, cases, [&cases](const Ratio& r) {
+        // The table the row's runtime profile was given (validation/residual_bands.csv).
+        return cases[r.row].deployment.runtime_profile().band(std::get<0>(r.of), std::get<2>(r.of));
     });
     return derived;
 }

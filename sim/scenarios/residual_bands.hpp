@@ -1,12 +1,12 @@
 #pragma once
-// Derives the band (engine/residual_band.hpp) from leave-one-source-out predictions, and measures
+// Derives the band (profiles/residual_band_table.hpp) from leave-one-source-out predictions, and measures
 // whether it means what it says: the share of each source's measurements that fall inside a band
 // derived without that source (nested coverage).
 
 #include <string>
 #include <vector>
 
-#include "engine/residual_band.hpp"
+#include "engine/runtime.hpp"
 #include "scenarios/calibration.hpp"
 
 namespace decodesim::scenarios {

@@ -76,7 +76,8 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.
                                 const engine::DeploymentChoice choice{weights, kv, activation, runtime, std::nullopt,
-                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {}};
+                                                                      engine::Parallelism{static_cast<int>(tp)}, clocks, false, {},
+                                                                      std::nullopt};
                                 engine::Deployment deployment;
                                 std::optional<engine::Evaluator> evaluator;
                                 try {

@@ -1,5 +1,5 @@
 // libFuzzer target: the files a user hands to `decodesim calibrate` (llama-bench CSV/JSON/JSONL,
-// vllm bench serve JSON, a measurements table) and the runtime preset files `--runtime path.yaml`
+// vllm bench serve JSON, a measurements table) and the runtime profiles `--runtime path.yaml`
 // reads. The first byte picks the reader; the rest is the file. A file may be refused with an
 // InputError; anything else (a crash, a non-finite or non-positive value accepted) is a finding.
 

@@ -2,17 +2,18 @@
 // How far a prediction may be from a measurement on hardware and software the model was not
 // fitted on: the spread of decodesim's own leave-one-source-out errors (docs/validation.md,
 // "The band"). A band is a pair of ratios, measured / predicted, between which the stated share of
-// held-out measurements fell, per device class, runtime and kind of pass. `decodesim accuracy
-// --held-out` derives them from validation/measurements.csv and prints this table; the rows below
-// are its output, copied with the commit that changed the data or the model (a test recomputes them).
+// held-out measurements fell, per device class, fit group and kind of pass. `decodesim accuracy
+// --held-out --write-bands FILE` derives them from validation/measurements.csv and writes the
+// table validation/residual_bands.csv, which this header's reader loads: data, never retyped.
 
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/memory_family.hpp"
 
-namespace decodesim::engine {
+namespace decodesim::profiles {
 
 // Which rate a measurement exercises: the prompt's pass (prefill throughput, time to first token)
 // or the generation steps (decode throughput, time per output token, end-to-end latency).
@@ -35,22 +36,30 @@ struct ResidualBand {
     int rows;     // held-out rows it was derived from
 };
 
-// The shipped table: the pooled band of each pass kind (`pooled` true, family and runtime unused),
-// then each class with at least kBandMinimumRows held-out rows. Regenerate with
-// `decodesim accuracy --held-out`.
+// One row of the table: the pooled band of a pass kind (`pooled` true, family and fit group
+// unused), or a class with at least kBandMinimumRows held-out rows.
 struct ShippedBand {
     bool pooled;
     ResidualBand band;
 };
-std::span<const ShippedBand> shipped_residual_bands();
 
-// The band a prediction on this device class under this fit group carries; the pooled band of the
-// pass kind when the class has too few held-out rows or the group has none; {1, 1} for an empty
-// group, the ideal runtime's (the roofline has no spread: it is a bound).
+// A pair of ratios; {1, 1}: no spread (the ideal runtime's roofline is a bound).
 struct BandRatios {
     double low = 1.0;
     double high = 1.0;
 };
-BandRatios residual_band(core::MemoryFamily family, std::string_view fit_group, PassKind kind);
 
-}  // namespace decodesim::engine
+// The band a prediction on this device class under this fit group carries: its class's row, else
+// the pooled band of the pass kind; {1, 1} for an empty fit group (the ideal runtime).
+BandRatios band_for(std::span<const ShippedBand> table, core::MemoryFamily family, std::string_view fit_group,
+                    PassKind kind);
+
+// Reads the table (header `memory,fit_group,pass,low,high,rows`; a pooled row says `all` for memory
+// and fit group). A bad field, a missing pooled row, or low not below high is an InputError naming
+// the file, line and column.
+std::vector<ShippedBand> load_residual_bands(const std::string& path);
+
+// The table as CSV, in the order given: what load_residual_bands reads.
+std::string residual_bands_csv(std::span<const ShippedBand> table);
+
+}  // namespace decodesim::profiles
