@@ -104,6 +104,28 @@ TEST_CASE("profiles list, show and validate") {
     CHECK(show.out.find("70.27 kB per token") != std::string::npos);
     const auto bad = run({"profiles", "validate", decodesim::testing::test_data("invalid/hardware_typo.yaml")});
     CHECK(bad.exit_code == 1);
+    // Runtime builds: each listed with whether it was measured, the rows its factors were fitted
+    // on, and its source; one shown through its bases; every shipped file validates.
+    const auto runtimes = run({"profiles", "list", "runtimes"});
+    CHECK(runtimes.exit_code == 0);
+    for (const char* id : {"llama.cpp@2023-03", "llama.cpp@2024-06", "llama.cpp@2025-10", "vllm@0.6", "vllm@0.11", "sglang",
+                           "tensorrt-llm@0.17", "tensorrt-llm@1.0", "mlx", "exllamav2", "ideal"}) {
+        CAPTURE(id);
+        CHECK(runtimes.out.find(id) != std::string::npos);
+    }
+    CHECK(runtimes.out.find("llama.cpp rows") != std::string::npos);
+    CHECK(runtimes.out.find("ggml-org/llama.cpp") != std::string::npos);  // a source
+    const auto era = run({"profiles", "show", "llama.cpp@2024-06"});
+    CHECK(era.exit_code == 0);
+    CHECK(era.out.find("kernel graph: 16 kernels an attention block, 11 a dense MLP") != std::string::npos);
+    CHECK(era.out.find("attention: unfused") != std::string::npos);
+    std::vector<std::string> files{"profiles", "validate"};
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(DECODESIM_ROOT) + "/runtime_profiles")) {
+        files.push_back(entry.path().string());
+    }
+    const auto validated = run(files);
+    CHECK(validated.exit_code == 0);
+    CHECK(validated.err.empty());
 }
 
 TEST_CASE("predict --band brackets the prediction, below the roofline bound") {

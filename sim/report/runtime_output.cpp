@@ -30,13 +30,15 @@ std::string factor_text(const profiles::RuntimeFactorField& field, const engine:
 }  // namespace
 
 std::string runtime_list_to_text(const std::vector<engine::RuntimeProfile>& runtimes) {
-    TextTable table({"runtime", "measured", "factors from", "description"});
+    TextTable table({"runtime", "measured", "factors fitted on", "source"});
     for (const engine::RuntimeProfile& runtime : runtimes) {
-        table.add_row({runtime.id, measured_text(runtime), runtime.ideal ? "datasheet" : runtime.fit_group,
-                       runtime.description});
+        table.add_row({runtime.id, measured_text(runtime), runtime.ideal ? "none (datasheet)" : runtime.fit_group + " rows",
+                       runtime.source});
     }
-    return table.render() + "\nmeasured: public measurements of the build are in validation/measurements.csv; no: its "
-                            "figures are carried over from its fit group (see profiles show RUNTIME)\n";
+    return table.render() +
+           "\nmeasured: public measurements of the build are in validation/measurements.csv; no: its figures are "
+           "carried over. Factors are fitted by decodesim accuracy --fit on the rows of the named fit group. "
+           "profiles show RUNTIME prints a build whole.\n";
 }
 
 std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::string& path) {
