@@ -144,7 +144,7 @@ std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std:
                                    result.rows.size() - evaluated);
     if (result.held_out) {
         text += accuracy_held_out_to_text(result) + "\n";
-        text += "With the shipped presets (fitted on the training split), by hardware split:\n";
+        text += "With the shipped runtime profiles (fitted on the training split), by hardware split:\n";
     }
     text += summary_table("split and metric", result.by_split_and_metric) + "\n";
     text += summary_table("split | engine | memory | metric", result.by_subset) + "\n";
@@ -173,7 +173,7 @@ std::string accuracy_to_text(const scenarios::AccuracyResult& result, const std:
 
 std::string accuracy_held_out_to_text(const scenarios::AccuracyResult& result) {
     if (!result.held_out) return {};
-    return "Headline: each row predicted by the presets refitted (as --fit does) on every other source's rows "
+    return "Headline: each row predicted by the runtime factors refitted (as --fit does) on every other source's rows "
            "(source), or every other hardware family's (family); none: fitted on every row, in sample.\n" +
            held_out_table(*result.held_out) + "\n" + band_text(result.held_out->bands);
 }
