@@ -304,13 +304,31 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
     CHECK(no_name.err == nameless + ":1:1: error: name: missing required key; expected a text value\n");
 }
 
-TEST_CASE("--runtime names a built-in preset, an existing file or a .yaml path, else it is a usage error") {
+TEST_CASE("--runtime names a build, a name with a version, a bare name or a file, else it is a usage error") {
     const auto missing = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "missing.yaml"});
     CHECK(missing.exit_code == 1);
     CHECK(missing.err.find("missing.yaml") != std::string::npos);
     const auto typo = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "vlm"});
     CHECK(typo.exit_code == 2);
     CHECK(typo.err.find("unknown runtime 'vlm' (did you mean 'vllm'?)") != std::string::npos);
+    // A version names the newest build not later than it; the bare name, the build marked current.
+    const auto runtime_of = [](const std::string& runtime) {
+        const auto result = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", runtime, "--json"});
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["conditions"]["runtime"].get<std::string>();
+    };
+    CHECK(runtime_of("llama.cpp@2024-09") == "llama.cpp@2024-06");
+    CHECK(runtime_of("llama.cpp@2024-06") == "llama.cpp@2024-06");
+    CHECK(runtime_of("llama.cpp@2026-01") == "llama.cpp@2025-10");
+    CHECK(runtime_of("llama.cpp") == "llama.cpp@2025-10");
+    CHECK(runtime_of("vllm@0.7") == "vllm@0.6");
+    CHECK(runtime_of("vllm@0.11") == "vllm@0.8");   // 0.11 sorts above 0.8: versions compare as numbers
+    CHECK(runtime_of("sglang") == "sglang");
+    // A version before every build is refused, with the builds.
+    const auto early = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--runtime", "llama.cpp@2022-01"});
+    CHECK(early.exit_code == 2);
+    CHECK(early.err.find("no profile of llama.cpp covers version 2022-01; the builds are llama.cpp@2023-03, "
+                         "llama.cpp@2024-06, llama.cpp@2025-10") != std::string::npos);
 }
 
 TEST_CASE("a preset file that halves compute doubles a compute-bound prefill") {

@@ -108,7 +108,7 @@ TEST_CASE("profiles list, show and validate") {
     // on, and its source; one shown through its bases; every shipped file validates.
     const auto runtimes = run({"profiles", "list", "runtimes"});
     CHECK(runtimes.exit_code == 0);
-    for (const char* id : {"llama.cpp@2023-03", "llama.cpp@2024-06", "llama.cpp@2025-10", "vllm@0.6", "vllm@0.11", "sglang",
+    for (const char* id : {"llama.cpp@2023-03", "llama.cpp@2024-06", "llama.cpp@2025-10", "vllm@0.6", "vllm@0.8", "sglang",
                            "tensorrt-llm@0.17", "tensorrt-llm@1.0", "mlx", "exllamav2", "ideal"}) {
         CAPTURE(id);
         CHECK(runtimes.out.find(id) != std::string::npos);

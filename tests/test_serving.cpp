@@ -171,7 +171,7 @@ TEST_CASE("serve and plan JSON carry the keys users script against") {
     CHECK(s["saturated"] == false);
     CHECK(s["mean_running_batch"].get<double>() > 1.0);
     CHECK(s["peak_kv_fraction"].get<double>() > 0.0);
-    CHECK(s["conditions"]["runtime"] == "vllm@0.11");  // the build `vllm` names
+    CHECK(s["conditions"]["runtime"] == "vllm@0.8");  // the build `vllm` names
     CHECK(s["conditions"]["weights"] == "bf16");
 
     const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output",

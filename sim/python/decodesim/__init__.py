@@ -165,7 +165,7 @@ def model_ids(profiles_dir=None):
 
 
 def runtime_ids(profiles_dir=None):
-    """The runtime build ids (``decodesim profiles list runtimes``): "vllm@0.11", "llama.cpp@2024-06", ..."""
+    """The runtime build ids (``decodesim profiles list runtimes``): "vllm@0.8", "llama.cpp@2024-06", ..."""
     return _catalog(profiles_dir)["runtimes"]
 
 
