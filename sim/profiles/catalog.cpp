@@ -182,7 +182,19 @@ std::string Catalog::runtime_path(const std::string& id_or_path) const {
 }
 
 std::shared_ptr<const RuntimeProfile> Catalog::runtime(const std::string& id_or_path) const {
-    return runtime_at(runtime_path(id_or_path), 0);
+    RuntimeProfile profile = *runtime_at(runtime_path(id_or_path), 0);
+    // Its band: the held-out spread of its fit group, per memory family (the ideal runtime has none).
+    // Read once for the build asked for, not again for each base in its chain.
+    if (!profile.ideal && !profile.fit_group.empty()) {
+        const std::vector<ShippedBand> table =
+            load_residual_bands((fs::path(root_) / "validation" / "residual_bands.csv").string());
+        for (core::MemoryFamily family : core::kMemoryFamilies) {
+            const auto at = static_cast<std::size_t>(family);
+            profile.decode_band[at] = band_for(table, family, profile.fit_group, PassKind::decode);
+            profile.prefill_band[at] = band_for(table, family, profile.fit_group, PassKind::prefill);
+        }
+    }
+    return std::make_shared<const RuntimeProfile>(std::move(profile));
 }
 
 std::shared_ptr<const RuntimeProfile> Catalog::runtime_by_id(const std::string& id, int depth) const {
@@ -200,18 +212,7 @@ std::shared_ptr<const RuntimeProfile> Catalog::runtime_at(const std::string& pat
             "", fmt::format("the chain of bases through {} is longer than {}: does it loop?", path, kMaxRuntimeBaseDepth)));
     }
     const RuntimeBaseLookup bases = [this, depth](const std::string& id) { return runtime_by_id(id, depth + 1); };
-    RuntimeProfile profile = load_runtime_profile(path, bases);
-    // Its band: the held-out spread of its fit group, per memory family (the ideal runtime has none).
-    if (!profile.ideal && !profile.fit_group.empty()) {
-        const std::vector<ShippedBand> table =
-            load_residual_bands((fs::path(root_) / "validation" / "residual_bands.csv").string());
-        for (core::MemoryFamily family : core::kMemoryFamilies) {
-            const auto at = static_cast<std::size_t>(family);
-            profile.decode_band[at] = band_for(table, family, profile.fit_group, PassKind::decode);
-            profile.prefill_band[at] = band_for(table, family, profile.fit_group, PassKind::prefill);
-        }
-    }
-    return std::make_shared<const RuntimeProfile>(std::move(profile));
+    return std::make_shared<const RuntimeProfile>(load_runtime_profile(path, bases));
 }
 
 ProfileKind detect_profile_kind(const std::string& path) {
