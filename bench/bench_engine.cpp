@@ -11,9 +11,9 @@
 #include "core/registry.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
-#include "report/sweep_writer.hpp"
-#include "scenarios/serving.hpp"
-#include "scenarios/sweep.hpp"
+#include "report/explore/sweep_writer.hpp"
+#include "serving/simulation.hpp"
+#include "explore/sweep.hpp"
 
 namespace {
 
@@ -125,7 +125,7 @@ protected:
 // 1,048,576 points, evaluated and (optionally) written as CSV, one core.
 void sweep_million(benchmark::State& state, bool write) {
     const profiles::Catalog catalog(DECODESIM_ROOT);
-    scenarios::SweepGrid grid;
+    explore::SweepGrid grid;
     grid.hardware = {catalog.hardware("h100-sxm")};
     grid.models = {catalog.model("llama-3.1-8b")};
     grid.weights = {core::find_named(core::weight_formats(), "bf16")};
@@ -138,14 +138,14 @@ void sweep_million(benchmark::State& state, bool write) {
     double points = 0.0;
     for (auto _ : state) {
         report::SweepWriter writer(null_stream, report::SweepFormat::csv);
-        scenarios::run_sweep(
+        explore::run_sweep(
             grid,
-            [&](const scenarios::SweepPoint& point) {
+            [&](const explore::SweepPoint& point) {
                 if (write) writer.write(point);
                 benchmark::DoNotOptimize(point.prediction->decode.step_time);
                 points += 1.0;
             },
-            [](const scenarios::SweepSkip&) {});
+            [](const explore::SweepSkip&) {});
     }
     state.counters["points_per_s"] = benchmark::Counter(points, benchmark::Counter::kIsRate);
 }
@@ -155,15 +155,15 @@ void sweep_million(benchmark::State& state, bool write) {
 void serve_requests(benchmark::State& state) {
     const auto point = load("h100-sxm", "llama-3.1-8b", "bf16");
     const engine::Evaluator evaluator(point);
-    scenarios::StreamSpec spec;
+    workload::StreamSpec spec;
     spec.arrivals.rate_per_s = 20.0;
-    spec.prompt = {scenarios::LengthDistribution::Kind::lognormal, 1000.0, 500.0, std::nullopt};
-    spec.output = {scenarios::LengthDistribution::Kind::lognormal, 200.0, 100.0, std::nullopt};
+    spec.prompt = {workload::LengthDistribution::Kind::lognormal, 1000.0, 500.0, std::nullopt};
+    spec.output = {workload::LengthDistribution::Kind::lognormal, 200.0, 100.0, std::nullopt};
     spec.requests = 100'000;
-    const auto requests = scenarios::generate_requests(spec);
+    const auto requests = workload::generate_requests(spec);
     double simulated = 0.0;
     for (auto _ : state) {
-        const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
+        const auto result = serving::simulate_serving(evaluator, requests, {}, {});
         benchmark::DoNotOptimize(result.ttft_s.p99);
         simulated += static_cast<double>(requests.size());
     }

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy_run.hpp"
-#include "scenarios/profile_summary.hpp"
+#include "fit/accuracy_run.hpp"
+#include "explore/profile_summary.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -46,7 +46,7 @@ TEST_CASE("accuracy: a hand-made list is predicted, explained and skipped row by
 
     const auto catalog = testing::shipped_catalog();
     std::map<std::string, int> asked;
-    const scenarios::ProfileLookup lookup{
+    const fit::ProfileLookup lookup{
         [&](const std::string& id) {
             ++asked[id];
             if (id == "no-such-gpu") throw core::InputError(core::unlocated("", "no profile named no-such-gpu"));
@@ -57,9 +57,9 @@ TEST_CASE("accuracy: a hand-made list is predicted, explained and skipped row by
             return catalog.model(id);
         },
         [&](const std::string& id) { return catalog.runtime(id); }};
-    scenarios::AccuracySettings settings;
+    fit::AccuracySettings settings;
     settings.runtime = testing::shipped_runtime("ideal");
-    const auto result = scenarios::evaluate_accuracy(measurements, lookup, settings);
+    const auto result = fit::evaluate_accuracy(measurements, lookup, settings);
 
     // Each id is looked up once, however many rows name it.
     CHECK(asked == std::map<std::string, int>{{"h100-sxm", 1}, {"llama-3.1-8b", 1}, {"no-such-gpu", 1}});
@@ -91,7 +91,7 @@ TEST_CASE("accuracy: a hand-made list is predicted, explained and skipped row by
           std::map<std::string, int>{{"no profile named no-such-gpu", 1}, {"weight precision not stated", 1}});
 
     // Both evaluated rows are one split of one subset (the split is the hardware's).
-    const std::string split = scenarios::split_name(scenarios::split_of("h100-sxm"));
+    const std::string split = fit::split_name(fit::split_of("h100-sxm"));
     REQUIRE(result.by_split_and_metric.size() == 1);
     CHECK(result.by_split_and_metric[0].name == split + " decode_tokens_per_s_per_stream");
     CHECK(result.by_split_and_metric[0].rows == 2);
@@ -126,12 +126,12 @@ TEST_CASE("accuracy: every row names a shipped runtime build, and a build is mea
 
 TEST_CASE("profile summaries: H100 SXM and Llama-3.1-8B by hand") {
     const auto catalog = testing::shipped_catalog();
-    const auto hardware = scenarios::summarize_hardware(catalog.hardware("h100-sxm"), *catalog.runtime("vllm"));
+    const auto hardware = explore::summarize_hardware(catalog.hardware("h100-sxm"), *catalog.runtime("vllm"));
     // 989.4 TFLOPS bf16 dense over 3.35 TB/s = 295.3 FLOP/byte.
     CHECK(hardware.bf16_peak.value == doctest::Approx(989.4e12));
     CHECK(hardware.machine_balance_bf16 == doctest::Approx(989.4e12 / 3.35e12));
 
-    const auto model = scenarios::summarize_model(catalog.model("llama-3.1-8b"));
+    const auto model = explore::summarize_model(catalog.model("llama-3.1-8b"));
     CHECK(model.attention == "GQA 32:8");
     CHECK(model.mlp == "dense");
     // KV per token: 2 (K and V) x 32 layers x 8 heads x 128 dims x 2 bytes = 131,072 B.

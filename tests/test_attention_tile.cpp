@@ -9,7 +9,7 @@
 #include "engine/cost_model.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
+#include "fit/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -99,12 +99,12 @@ TEST_CASE("a long Vulkan prompt on Strix Halo runs no faster than its tile reloa
     // them, the reloads alone hold the prediction under the bound and near the measurement.
     engine::RuntimeProfile unfitted = shipped;
     for (auto& factors : unfitted.by_family) factors.backend_attention.fill(1.0);
-    const double predicted = scenarios::predict_measurement(row, model, hardware, vulkan, unfitted);
+    const double predicted = fit::predict_measurement(row, model, hardware, vulkan, unfitted);
     CHECK(predicted < bound);
     CHECK(predicted == doctest::Approx(79.73).epsilon(0.25));
-    CHECK(scenarios::predict_measurement(row, model, hardware, vulkan, shipped) < bound);
+    CHECK(fit::predict_measurement(row, model, hardware, vulkan, shipped) < bound);
     // The ideal kernel reads the cache once: its bound is the arithmetic's, far above.
     const auto ideal = llama2_on_strix_halo(core::Backend::vulkan, "ideal").deployment;
-    CHECK(scenarios::predict_measurement(row, model, hardware, ideal, ideal.runtime_profile()) >
+    CHECK(fit::predict_measurement(row, model, hardware, ideal, ideal.runtime_profile()) >
           2.0 * bound);
 }

@@ -17,8 +17,8 @@
 #include "profiles/benchmark_results.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
-#include "scenarios/calibration.hpp"
+#include "fit/accuracy.hpp"
+#include "fit/calibration.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -51,7 +51,7 @@ struct SyntheticPrompts {
     profiles::HardwareProfile hardware;
     profiles::ModelProfile model;
     std::vector<profiles::Measurement> rows;
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<fit::CalibrationCase> cases;
 
     SyntheticPrompts(const std::string& model_id, const std::string& weights, const engine::RuntimeProfile& truth,
                      const std::vector<PromptSpec>& specs) {
@@ -80,13 +80,13 @@ struct SyntheticPrompts {
             choice.backend = m.backend;
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
-            m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+            m.value = fit::predict_measurement(m, model, hardware, deployment, truth);
             cases.push_back({&m, &model, &hardware, deployment});
         }
     }
 
-    scenarios::FitResult fit() const {
-        return scenarios::fit_runtime(cases, *testing::shipped_runtime("llama.cpp"),
+    fit::FitResult fit() const {
+        return fit::fit_runtime(cases, *testing::shipped_runtime("llama.cpp"),
                                       {core::MemoryFamily::unified});
     }
 };
@@ -260,8 +260,8 @@ TEST_CASE("a backend's attention multiplier slows long prompts and leaves short 
     prompt.batch = 1.0;
     prompt.prompt = 2048.0;
     prompt.context = 32768.0;
-    const double long_full = scenarios::predict_measurement(prompt, model, hardware, deployment, full);
-    const double long_half = scenarios::predict_measurement(prompt, model, hardware, deployment, preset);
+    const double long_full = fit::predict_measurement(prompt, model, hardware, deployment, full);
+    const double long_half = fit::predict_measurement(prompt, model, hardware, deployment, preset);
     CHECK(long_half / long_full == doctest::Approx(0.634).epsilon(0.02).scale(0.0));
 
     profiles::Measurement step;
@@ -269,8 +269,8 @@ TEST_CASE("a backend's attention multiplier slows long prompts and leaves short 
     step.batch = 1.0;
     step.context = 512.0;
     step.output = 1.0;
-    CHECK(scenarios::predict_measurement(step, model, hardware, deployment, preset) ==
-          doctest::Approx(scenarios::predict_measurement(step, model, hardware, deployment, full)).epsilon(1e-9));
+    CHECK(fit::predict_measurement(step, model, hardware, deployment, preset) ==
+          doctest::Approx(fit::predict_measurement(step, model, hardware, deployment, full)).epsilon(1e-9));
 }
 
 TEST_CASE("the fit recovers a backend's attention multiplier from its long prompts") {
@@ -356,7 +356,7 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
     // Discrete ROCm then needs 0.475 / 0.30 = 1.5833 and Vulkan 0.1036 / 0.30 = 0.3452; CUDA,
     // which discrete measured, keeps 1, and unified's CUDA (measured there) is not overwritten.
     const auto index = [](core::Backend backend) { return static_cast<std::size_t>(backend); };
-    scenarios::FitResult discrete, unified, other_runtime;
+    fit::FitResult discrete, unified, other_runtime;
     discrete.fit_group = unified.fit_group = "llama.cpp";
     discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
     unified.families = {core::MemoryFamily::unified};
@@ -375,8 +375,8 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
     other_runtime.factors.backend_compute[index(core::Backend::metal)] = 5.0;
     other_runtime.compute_measured[index(core::Backend::metal)] = true;
 
-    std::vector<scenarios::FitResult> fits{discrete, unified, other_runtime};
-    scenarios::share_backend_kernels(fits);
+    std::vector<fit::FitResult> fits{discrete, unified, other_runtime};
+    fit::share_backend_kernels(fits);
     const auto& shared = fits[0].factors.backend_compute;
     CHECK(shared[index(core::Backend::cuda)] == 1.0);
     CHECK(shared[index(core::Backend::rocm)] == doctest::Approx(1.5833).epsilon(1e-4).scale(0));
@@ -398,6 +398,6 @@ TEST_CASE("a backend unmeasured in one memory family takes the fraction its kern
     // A fraction the multiplier's range cannot reach is clamped to it (0.1 to 8).
     fits = {discrete, unified};
     fits[1].factors.backend_compute[index(core::Backend::vulkan)] = 0.001;
-    scenarios::share_backend_kernels(fits);
+    fit::share_backend_kernels(fits);
     CHECK(fits[0].factors.backend_compute[index(core::Backend::vulkan)] == 0.1);
 }

@@ -11,7 +11,7 @@
 #include "engine/operating_point.hpp"
 #include "engine/prediction.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
+#include "fit/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

@@ -11,8 +11,8 @@
 #include "profiles/runtime_fields.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
-#include "scenarios/accuracy.hpp"
-#include "scenarios/user_calibration.hpp"
+#include "fit/accuracy.hpp"
+#include "fit/user_calibration.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -136,13 +136,13 @@ TEST_CASE("the held-out rows are every fourth after a stable sort by metric and 
     // Twelve prefill rows given with prompts 12, 11, ..., 1: sorted by prompt they run 1..12, and
     // positions 3, 7 and 11 (0-based) are the prompts 4, 8 and 12, given at indices 8, 4 and 0.
     std::vector<profiles::Measurement> rows(12);
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<fit::CalibrationCase> cases;
     for (int i = 0; i < 12; ++i) {
         rows[i].metric = profiles::Metric::prefill_tokens_per_s;
         rows[i].prompt = 12.0 - i;
         cases.push_back({&rows[i], nullptr, nullptr, {}});
     }
-    const std::vector<bool> held_out = scenarios::held_out_rows(cases);
+    const std::vector<bool> held_out = fit::held_out_rows(cases);
     std::vector<int> indices;
     for (int i = 0; i < 12; ++i) {
         if (held_out[i]) indices.push_back(i);
@@ -185,7 +185,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
             m.output = generated;
             if (depth > 0) m.context = depth + generated / 2.0;
         }
-        const double rate = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+        const double rate = fit::predict_measurement(m, model, hardware, deployment, truth);
         csv += fmt::format("\"llama 8B Q4_K - Medium\",f16,{},{},{},{:.10g}\n", prompt, generated, depth, rate);
     };
     for (double prompt : {128, 256, 512, 1024, 2048, 4096, 8192}) {

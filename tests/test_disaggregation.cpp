@@ -4,9 +4,9 @@
 
 #include <doctest/doctest.h>
 
-#include "scenarios/disaggregation.hpp"
-#include "scenarios/serving.hpp"
-#include "scenarios/steady_state.hpp"
+#include "serving/disaggregation.hpp"
+#include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -37,10 +37,10 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     const auto s = h100_with_network("llama-3.1-8b");
     const engine::Evaluator evaluator = s.realistic();
     CHECK(evaluator.cost_model().kv_bytes_per_sequence(2048.0).value == doctest::Approx(268'435'456.0));
-    const scenarios::KvLink link = scenarios::kv_link(s.hardware, s.deployment.runtime_profile());
+    const serving::KvLink link = serving::kv_link(s.hardware, s.deployment.runtime_profile());
     CHECK(link.efficiency == doctest::Approx(0.77));
     CHECK(link.name == "scale-out (InfiniBand NDR 400G)");
-    CHECK(scenarios::kv_transfer_seconds(evaluator.cost_model(), s.deployment, link, 2048.0) ==
+    CHECK(serving::kv_transfer_seconds(evaluator.cost_model(), s.deployment, link, 2048.0) ==
           doctest::Approx(0.006977349506).epsilon(1e-9));
 
     // Tensor parallel 2: each device holds 4 of the 8 KV heads (134,217,728 bytes) and sends them
@@ -49,7 +49,7 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     const auto split = h100_with_network("llama-3.1-8b", 2);
     const engine::Evaluator split_evaluator = split.realistic();
     CHECK(split_evaluator.cost_model().kv_bytes_per_sequence(2048.0).value == doctest::Approx(134'217'728.0));
-    CHECK(scenarios::kv_transfer_seconds(split_evaluator.cost_model(), split.deployment, link, 2048.0) ==
+    CHECK(serving::kv_transfer_seconds(split_evaluator.cost_model(), split.deployment, link, 2048.0) ==
           doctest::Approx(0.003491174753).epsilon(1e-9));
 
     // No scale-out network in the profile: the scale-up interconnect, NVLink 4 at 450 GB/s per
@@ -57,24 +57,24 @@ TEST_CASE("the KV transfer of a 2048-token prompt of Llama-3.1-8B over the H100'
     auto nvlink_only = s;
     nvlink_only.hardware.scale_out.reset();
     nvlink_only.hardware.interconnect->latency = core::Seconds(2e-6);
-    const scenarios::KvLink nvlink = scenarios::kv_link(nvlink_only.hardware, s.deployment.runtime_profile());
+    const serving::KvLink nvlink = serving::kv_link(nvlink_only.hardware, s.deployment.runtime_profile());
     CHECK(nvlink.name.rfind("interconnect", 0) == 0);
-    CHECK(scenarios::kv_transfer_seconds(evaluator.cost_model(), s.deployment, nvlink, 2048.0) ==
+    CHECK(serving::kv_transfer_seconds(evaluator.cost_model(), s.deployment, nvlink, 2048.0) ==
           doctest::Approx(0.0007767055007).epsilon(1e-9));
 
     // Neither: there is nothing to send the cache over.
     auto isolated = s;
     isolated.hardware.scale_out.reset();
     isolated.hardware.interconnect.reset();
-    CHECK(testing::error_messages([&] { scenarios::kv_link(isolated.hardware, s.deployment.runtime_profile()); }) ==
+    CHECK(testing::error_messages([&] { serving::kv_link(isolated.hardware, s.deployment.runtime_profile()); }) ==
           std::vector<std::string>{
               "error: disaggregation: NVIDIA H100 SXM5 80GB has neither a scale_out network nor an interconnect in "
               "its profile: there is no link to send the KV cache from a prefill to a decode instance over"});
     const auto requests = fixed_stream(1.0, 100, 10, 5);
-    scenarios::ServeConfig config;
-    config.disaggregation = scenarios::PoolShape{1, 1};
+    serving::ServeConfig config;
+    config.disaggregation = serving::PoolShape{1, 1};
     const engine::Evaluator isolated_evaluator = isolated.realistic();
-    CHECK_THROWS_AS(scenarios::simulate_serving(isolated_evaluator, requests, config, {}), core::InputError);
+    CHECK_THROWS_AS(serving::simulate_serving(isolated_evaluator, requests, config, {}), core::InputError);
 }
 
 TEST_CASE("a lone request through 1P1D: TTFT is its prefill plus the KV transfer, TPOT the batch-1 decode") {
@@ -87,9 +87,9 @@ TEST_CASE("a lone request through 1P1D: TTFT is its prefill plus the KV transfer
     const auto s = h100_with_network("llama-3.1-8b");
     const engine::Evaluator evaluator = s.realistic();
     const auto requests = fixed_stream(0.001, 1000, 200, 20);
-    scenarios::ServeConfig config;
-    config.disaggregation = scenarios::PoolShape{1, 1};
-    const auto result = scenarios::simulate_serving(evaluator, requests, config, {});
+    serving::ServeConfig config;
+    config.disaggregation = serving::PoolShape{1, 1};
+    const auto result = serving::simulate_serving(evaluator, requests, config, {});
     const auto alone = evaluator.predict(engine::Workload::request(1.0, 1000.0, 200.0));
     const double prefill = evaluator.prefill(1.0, 1000.0).time.value;
     const double transfer = 131'072'000.0 / 38.5e9 + 5e-6;
@@ -106,7 +106,7 @@ TEST_CASE("a lone request through 1P1D: TTFT is its prefill plus the KV transfer
     CHECK_FALSE(result.saturated);
     // The analytic pools at a trickle give the same TTFT and TPOT.
     const auto analytic =
-        scenarios::disaggregated_state(evaluator, {0.001, 1000.0, 200.0, 1.0}, {}, scenarios::PoolShape{1, 1});
+        serving::disaggregated_state(evaluator, {0.001, 1000.0, 200.0, 1.0}, {}, serving::PoolShape{1, 1});
     CHECK(analytic.kv_transfer_s == doctest::Approx(transfer).epsilon(1e-9));
     CHECK(analytic.prefill_s == doctest::Approx(prefill).epsilon(1e-9));
     CHECK(analytic.overall.ttft_s.p50 == doctest::Approx(prefill + transfer).epsilon(1e-3));
@@ -119,12 +119,12 @@ TEST_CASE("decode instances see no prefill: their inter-token gaps stay at the d
     const auto s = h100_with_network("llama-3.1-8b");
     const engine::Evaluator evaluator = s.realistic();
     const auto requests = fixed_stream(10.0, 2000, 200, 1500, 3);
-    scenarios::ServeConfig colocated;
+    serving::ServeConfig colocated;
     colocated.replicas = 2;
-    scenarios::ServeConfig pools;
-    pools.disaggregation = scenarios::PoolShape{1, 1};
-    const auto mixed = scenarios::simulate_serving(evaluator, requests, colocated, {});
-    const auto split = scenarios::simulate_serving(evaluator, requests, pools, {});
+    serving::ServeConfig pools;
+    pools.disaggregation = serving::PoolShape{1, 1};
+    const auto mixed = serving::simulate_serving(evaluator, requests, colocated, {});
+    const auto split = serving::simulate_serving(evaluator, requests, pools, {});
     CHECK_FALSE(split.saturated);
     CHECK(split.itl_s.p99 < 1.25 * split.itl_s.mean);
     CHECK(mixed.itl_s.p99 > 3.0 * mixed.itl_s.mean);
@@ -140,10 +140,10 @@ TEST_CASE("the analytic pools agree with the simulated ones below saturation") {
     // pool's load within 8%.
     const auto s = h100_with_network("llama-3.1-70b", 4);
     const engine::Evaluator evaluator = s.realistic();
-    scenarios::ServeConfig config;
-    config.disaggregation = scenarios::PoolShape{1, 2};
-    const auto simulated = scenarios::simulate_serving(evaluator, fixed_stream(4.0, 1000, 200, 3000, 5), config, {});
-    const auto analytic = scenarios::disaggregated_state(evaluator, {4.0, 1000.0, 200.0, 1.0}, {}, *config.disaggregation);
+    serving::ServeConfig config;
+    config.disaggregation = serving::PoolShape{1, 2};
+    const auto simulated = serving::simulate_serving(evaluator, fixed_stream(4.0, 1000, 200, 3000, 5), config, {});
+    const auto analytic = serving::disaggregated_state(evaluator, {4.0, 1000.0, 200.0, 1.0}, {}, *config.disaggregation);
     REQUIRE(analytic.overall.stable);
     CHECK(analytic.overall.batch == doctest::Approx(simulated.disaggregation->mean_decode_batch).epsilon(0.08));
     CHECK(analytic.overall.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08));

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy_run.hpp"
+#include "fit/accuracy_run.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -39,10 +39,10 @@ std::map<std::string, double> golden_predictions() {
 TEST_CASE("every row's prediction is the golden file's: the shipped profiles and fit, pinned") {
     const auto catalog = testing::shipped_catalog();
     const auto measurements = profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
-    const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
+    const fit::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); },
                                           [&](const std::string& id) { return catalog.runtime(id); }};
-    const auto result = scenarios::evaluate_accuracy(measurements, lookup, {});
+    const auto result = fit::evaluate_accuracy(measurements, lookup, {});
     const auto golden = golden_predictions();
     REQUIRE(golden.size() > 1000);
     int compared = 0, llama_cpp_builds = 0;

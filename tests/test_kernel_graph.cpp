@@ -10,7 +10,7 @@
 #include "engine/kernel_graph.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
+#include "fit/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

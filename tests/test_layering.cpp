@@ -38,42 +38,69 @@ const std::set<std::string> kPlainProfileHeaders{"profiles/hardware_profile.hpp"
                                                  "profiles/measurement.hpp",      "profiles/runtime_profile.hpp",
                                                  "profiles/runtime_fields.hpp",   "profiles/residual_band_table.hpp"};
 
-// What each layer may include, mirroring target_link_libraries in sim/CMakeLists.txt.
+// What each layer or room may include, mirroring target_link_libraries in sim/CMakeLists.txt. A
+// room of report/ or cli/ (report/serving) sees its own room below it (serving) and the layer's
+// common files, not the other rooms: a serving report cannot reach into the fit code.
 const std::map<std::string, std::set<std::string>> kAllowedLayers{
     {"core", {"core"}},
     {"profiles", {"core", "profiles"}},
     {"engine", {"core", "engine"}},
-    {"scenarios", {"core", "engine", "scenarios"}},
-    {"report", {"core", "engine", "scenarios", "report"}},
-    {"cli", {"core", "profiles", "engine", "scenarios", "report", "cli"}},
+    {"workload", {"core", "workload"}},
+    {"explore", {"core", "engine", "workload", "explore"}},
+    {"serving", {"core", "engine", "workload", "serving"}},
+    {"fit", {"core", "engine", "workload", "serving", "fit"}},
+    {"report", {"core", "engine", "workload", "report"}},
+    {"report/explore", {"core", "engine", "workload", "explore", "report", "report/explore"}},
+    {"report/serving", {"core", "engine", "workload", "serving", "report", "report/serving"}},
+    {"report/fit", {"core", "engine", "workload", "serving", "fit", "report", "report/fit"}},
+    {"cli", {"core", "profiles", "engine", "workload", "report", "cli"}},
+    {"cli/explore", {"core", "profiles", "engine", "workload", "explore", "report", "report/explore", "cli", "cli/explore"}},
+    {"cli/serving", {"core", "profiles", "engine", "workload", "serving", "report", "report/serving", "cli", "cli/serving"}},
+    {"cli/fit", {"core", "profiles", "engine", "workload", "serving", "fit", "report", "report/fit", "cli", "cli/fit"}},
 };
+
+// The layer or room a path under sim/ belongs to: "engine", "report/serving".
+std::string room_of(const std::string& relative) {
+    const auto first = relative.find('/');
+    const std::string layer = relative.substr(0, first);
+    const auto second = relative.find('/', first + 1);
+    if (second != std::string::npos) {
+        const std::string room = relative.substr(0, second);
+        if (kAllowedLayers.count(room) == 1) return room;
+    }
+    return layer;
+}
 
 }  // namespace
 
-TEST_CASE("every layer includes only the layers below it, and profiles only through their plain-data headers") {
+TEST_CASE("every layer includes only the layers below it, each room only its own, and profiles only through their plain-data headers") {
     const fs::path root = fs::path(DECODESIM_ROOT) / "sim";
     int files = 0;
-    for (const auto& [layer, allowed] : kAllowedLayers) {
+    std::set<std::string> rooms_seen;
+    for (const char* layer : {"core", "profiles", "engine", "workload", "explore", "serving", "fit", "report", "cli"}) {
         REQUIRE(fs::is_directory(root / layer));
         for (const auto& entry : fs::recursive_directory_iterator(root / layer)) {
             if (!entry.is_regular_file()) continue;
             ++files;
+            const std::string room = room_of(fs::relative(entry.path(), root).generic_string());
+            rooms_seen.insert(room);
+            const std::set<std::string>& allowed = kAllowedLayers.at(room);
             CAPTURE(entry.path().string());
             for (const auto& header : project_includes(read(entry.path()))) {
                 CAPTURE(header);
-                const std::string target = header.substr(0, header.find('/'));
-                CHECK((allowed.count(target) == 1 || kPlainProfileHeaders.count(header) == 1));
+                CHECK((allowed.count(room_of(header)) == 1 || kPlainProfileHeaders.count(header) == 1));
                 if (header.ends_with(".hpp")) CHECK(fs::exists(root / header));  // commands.inc is generated
             }
         }
     }
     CHECK(files > 80);
+    CHECK(rooms_seen.size() == kAllowedLayers.size());  // every room has files, so every rule is exercised
 }
 
-TEST_CASE("engine/ and scenarios/ include no YAML, JSON, logging, stream or command-line headers") {
+TEST_CASE("engine/, workload/, explore/, serving/ and fit/ include no YAML, JSON, logging, stream or command-line headers") {
     const fs::path root = fs::path(DECODESIM_ROOT) / "sim";
     int files = 0;
-    for (const char* layer : {"engine", "scenarios"}) {
+    for (const char* layer : {"engine", "workload", "explore", "serving", "fit"}) {
         for (const auto& entry : fs::recursive_directory_iterator(root / layer)) {
             if (!entry.is_regular_file()) continue;
             const std::string source = read(entry.path());

@@ -13,8 +13,8 @@
 
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy_run.hpp"
-#include "scenarios/calibration.hpp"
+#include "fit/accuracy_run.hpp"
+#include "fit/calibration.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -69,8 +69,8 @@ struct ThreeSources {
         choice.clocks.condition = engine::ClockCondition::peak;  // as accuracy runs a row without clocks=sustained
         deployment = engine::resolve_deployment(hardware, model, choice);
         const auto probe = decode_row("probe", "");
-        p10 = scenarios::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(10e-6));
-        p4 = scenarios::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(4e-6));
+        p10 = fit::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(10e-6));
+        p4 = fit::predict_measurement(probe, model, hardware, deployment, llama_cpp_with_overhead(4e-6));
         for (int i = 0; i < 10; ++i) {
             rows.push_back(decode_row(fmt::format("a{}", i), fmt::format("https://a.example/t (table {})", i)));
         }
@@ -90,10 +90,10 @@ TEST_CASE("leave one source out: each source's rows are predicted by a fit that 
     // Less overhead per kernel, a shorter step: the defaults predict faster.
     REQUIRE(p4 > p10);
 
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<fit::CalibrationCase> cases;
     for (const auto& row : rows) cases.push_back({&row, &model, &hardware, deployment});
-    const auto by_source = scenarios::leave_one_group_out(cases, "source", [](const scenarios::CalibrationCase& c) {
-        return scenarios::source_key(c.measurement->source);
+    const auto by_source = fit::leave_one_group_out(cases, "source", [](const fit::CalibrationCase& c) {
+        return fit::source_key(c.measurement->source);
     });
     CHECK(by_source.groups == 3);
     REQUIRE(by_source.rows.size() == rows.size());
@@ -121,7 +121,7 @@ TEST_CASE("leave one source out: each source's rows are predicted by a fit that 
     CHECK(summary.errors.mean_absolute_error == doctest::Approx((10 * a_residual + 0.25) / 12).epsilon(1e-9));
 
     // In sample the fit sees all 12 rows (11 exact at 10 us): a and b are exact, c is +25%.
-    const auto in_sample = scenarios::in_sample(cases);
+    const auto in_sample = fit::in_sample(cases);
     CHECK(std::fabs(in_sample.rows[0].error) < 1e-9);
     CHECK(in_sample.rows[11].error == doctest::Approx(0.25).epsilon(1e-9));
     REQUIRE(in_sample.by_metric.size() == 1);
@@ -130,7 +130,7 @@ TEST_CASE("leave one source out: each source's rows are predicted by a fit that 
     // Every row here is one hardware family: holding it out leaves nothing to fit on, so every
     // row is predicted under the measured defaults.
     const auto by_family =
-        scenarios::leave_one_group_out(cases, "hardware family", [](const scenarios::CalibrationCase& c) {
+        fit::leave_one_group_out(cases, "hardware family", [](const fit::CalibrationCase& c) {
             return c.hardware->family();
         });
     CHECK(by_family.groups == 1);
@@ -139,19 +139,19 @@ TEST_CASE("leave one source out: each source's rows are predicted by a fit that 
 }
 
 TEST_CASE("leave one source out: a source is the source column up to the first space-parenthesis or semicolon") {
-    CHECK(scenarios::source_key(
+    CHECK(fit::source_key(
               "https://github.com/ggml-org/llama.cpp/discussions/4167 (first-post summary table; read via "
               "a transcription)") == "https://github.com/ggml-org/llama.cpp/discussions/4167");
-    CHECK(scenarios::source_key(
+    CHECK(fit::source_key(
               "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md (commit 00dd2bd), LLaMA 2 tables") ==
           "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README.md");
     // A parenthesis inside the URL is part of it: only " (" ends the key.
-    CHECK(scenarios::source_key(
+    CHECK(fit::source_key(
               "https://llm-tracker.info/AMD-Strix-Halo-(Ryzen-AI-Max+-395)-GPU-Performance (2025-05-17; x)") ==
           "https://llm-tracker.info/AMD-Strix-Halo-(Ryzen-AI-Max+-395)-GPU-Performance");
-    CHECK(scenarios::source_key("https://example.org/a; b (c)") == "https://example.org/a");
-    CHECK(scenarios::source_key("plain source, ") == "plain source");
-    CHECK(scenarios::source_key("") == "");
+    CHECK(fit::source_key("https://example.org/a; b (c)") == "https://example.org/a");
+    CHECK(fit::source_key("plain source, ") == "plain source");
+    CHECK(fit::source_key("") == "");
 }
 
 TEST_CASE("leave one family out: a profile's vendor and architecture name its family") {

@@ -15,7 +15,7 @@
 #include "engine/cost_model.hpp"
 #include "engine/memory.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
+#include "fit/accuracy.hpp"
 #include "engine/speculative.hpp"
 #include "test_support.hpp"
 
@@ -553,7 +553,7 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     // "dp-attention=8" is its own key, not the attention= switch (fused or unfused).
     CHECK_FALSE(rows[0].flash_attention.has_value());
     const auto deployed_as = [](const profiles::Measurement& row) {
-        return scenarios::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")).parallelism;
+        return fit::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")).parallelism;
     };
     const engine::Parallelism dp = deployed_as(rows[0]), tp = deployed_as(rows[1]), ep = deployed_as(rows[2]);
     CHECK(dp.tensor == 1);
@@ -575,7 +575,7 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     const auto& model = catalog.model("deepseek-r1");
     const auto kv_on_a_device = [&](const profiles::Measurement& row) {
         const auto deployment =
-            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")));
+            engine::resolve_deployment(hardware, model, fit::stated_deployment(row, testing::shipped_runtime("tensorrt-llm")));
         return engine::memory_footprint(engine::build_cost_model(model, deployment), hardware, 3072.0, 3072.0).kv.value;
     };
     CHECK(kv_on_a_device(rows[0]) == near(82'896'224'256.0));
@@ -584,7 +584,7 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     // on one device, and nine streams put two, 431,751,168 B, on the busiest.
     {
         const auto deployment =
-            engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[0], testing::shipped_runtime("tensorrt-llm")));
+            engine::resolve_deployment(hardware, model, fit::stated_deployment(rows[0], testing::shipped_runtime("tensorrt-llm")));
         const auto cost = engine::build_cost_model(model, deployment);
         CHECK(engine::memory_footprint(cost, hardware, 1.0, 3072.0).kv.value == near(215'875'584.0));
         CHECK(engine::memory_footprint(cost, hardware, 9.0, 3072.0).kv.value == near(431'751'168.0));

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
-#include "scenarios/accuracy_run.hpp"
+#include "fit/accuracy.hpp"
+#include "fit/accuracy_run.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -34,14 +34,14 @@ profiles::Measurement served_row(std::string id, profiles::Metric metric, double
     return m;
 }
 
-scenarios::AccuracyResult evaluate_ideal(const std::vector<profiles::Measurement>& rows) {
+fit::AccuracyResult evaluate_ideal(const std::vector<profiles::Measurement>& rows) {
     const auto catalog = testing::shipped_catalog();
-    const scenarios::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
+    const fit::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); },
                                           [&](const std::string& id) { return catalog.runtime(id); }};
-    scenarios::AccuracySettings settings;
+    fit::AccuracySettings settings;
     settings.runtime = testing::shipped_runtime("ideal");
-    return scenarios::evaluate_accuracy(rows, lookup, settings);
+    return fit::evaluate_accuracy(rows, lookup, settings);
 }
 
 }  // namespace
@@ -160,11 +160,11 @@ TEST_CASE("a request-rate row says why it cannot be replayed") {
     auto no_lengths = served_row("sharegpt", profiles::Metric::ttft_s, 4.0, 1200);
     no_lengths.prompt.reset();  // lengths drawn from a dataset the row does not restate
     auto prefill = served_row("prefill", profiles::Metric::prefill_tokens_per_s, 4.0, 1200);
-    CHECK(scenarios::unsupported_reason(no_lengths).find("fixed prompt and output lengths") != std::string::npos);
-    CHECK(scenarios::unsupported_reason(prefill).find("prefill at a request rate") != std::string::npos);
+    CHECK(fit::unsupported_reason(no_lengths).find("fixed prompt and output lengths") != std::string::npos);
+    CHECK(fit::unsupported_reason(prefill).find("prefill at a request rate") != std::string::npos);
     // 1,000 requests of 1,024 + 120,000 tokens: 1.21e8 tokens to simulate, over the 5e7 bound.
     auto long_run = served_row("long", profiles::Metric::tpot_s, 1.0, 1000);
     long_run.prompt = 1024.0;
     long_run.output = 120000.0;
-    CHECK(scenarios::unsupported_reason(long_run).find("1.21e+08 tokens") != std::string::npos);
+    CHECK(fit::unsupported_reason(long_run).find("1.21e+08 tokens") != std::string::npos);
 }

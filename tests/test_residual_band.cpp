@@ -11,7 +11,7 @@
 
 #include "engine/efficiency.hpp"
 #include "profiles/residual_band_table.hpp"
-#include "scenarios/residual_bands.hpp"
+#include "fit/residual_bands.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -25,8 +25,8 @@ struct TwentyFiveSources {
     profiles::HardwareProfile hardware = catalog.hardware("h100-sxm");
     profiles::ModelProfile model = catalog.model("llama-3.1-8b");
     std::vector<profiles::Measurement> measurements;
-    std::vector<scenarios::CalibrationCase> cases;
-    scenarios::HeldOutErrors by_source;
+    std::vector<fit::CalibrationCase> cases;
+    fit::HeldOutErrors by_source;
 
     TwentyFiveSources() {
         measurements.resize(25);
@@ -52,7 +52,7 @@ struct TwentyFiveSources {
 
 TEST_CASE("band: the central 90% of the held-out ratios, interpolated between neighbours") {
     const TwentyFiveSources data;
-    const auto derived = scenarios::derive_residual_bands(data.cases, data.by_source);
+    const auto derived = fit::derive_residual_bands(data.cases, data.by_source);
     // Pooled decode band and the (hbm, vllm, decode) class: the same 25 ratios. The 5th percentile
     // sits at position 0.05 x 24 = 1.2 of the sorted ratios: 0.89 + 0.2 x 0.01 = 0.892; the 95th at
     // 0.95 x 24 = 22.8: 1.10 + 0.8 x 0.01 = 1.108.
@@ -69,7 +69,7 @@ TEST_CASE("band: the central 90% of the held-out ratios, interpolated between ne
 
 TEST_CASE("band: nested coverage holds each source's rows against the band of the others") {
     const TwentyFiveSources data;
-    const auto derived = scenarios::derive_residual_bands(data.cases, data.by_source);
+    const auto derived = fit::derive_residual_bands(data.cases, data.by_source);
     // Without row i the other 24 ratios give the band; the 5th percentile is at position
     // 0.05 x 23 = 1.15. Row 0 (0.88): the others start 0.89, 0.90: low = 0.8915, outside. Row 1
     // (0.89): the others start 0.88, 0.90, 0.91: low = 0.9015, outside. Row 2 (0.90): the others
@@ -86,12 +86,12 @@ TEST_CASE("band: a time's ratio is predicted over measured, so above 1 is always
     profiles::Measurement m;
     m.metric = profiles::Metric::tpot_s;
     m.value = 0.020;  // measured 20 ms per token
-    scenarios::AccuracyRow row;
+    fit::AccuracyRow row;
     row.measurement = &m;
     row.predicted = 0.025;  // predicted 25 ms: the measurement is 1.25x faster
-    CHECK(scenarios::rate_ratio(row) == doctest::Approx(1.25));
-    CHECK(scenarios::pass_kind(profiles::Metric::ttft_s) == engine::PassKind::prefill);
-    CHECK(scenarios::pass_kind(profiles::Metric::e2e_latency_s) == engine::PassKind::decode);
+    CHECK(fit::rate_ratio(row) == doctest::Approx(1.25));
+    CHECK(fit::pass_kind(profiles::Metric::ttft_s) == engine::PassKind::prefill);
+    CHECK(fit::pass_kind(profiles::Metric::e2e_latency_s) == engine::PassKind::decode);
 }
 
 TEST_CASE("band: the ideal runtime has none, a class without enough rows takes its pass's pooled band") {

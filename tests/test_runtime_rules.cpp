@@ -16,8 +16,8 @@
 #include "profiles/hardware_loader.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
-#include "scenarios/calibration.hpp"
+#include "fit/accuracy.hpp"
+#include "fit/calibration.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -48,7 +48,7 @@ struct SyntheticRows {
     profiles::HardwareProfile hardware;
     profiles::ModelProfile model;
     std::vector<profiles::Measurement> rows;
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<fit::CalibrationCase> cases;
 
     SyntheticRows(const std::vector<double>& contexts, double attention_bandwidth,
                   const std::string& device = "strix-halo", core::Seconds cross_die = core::Seconds(0.0)) {
@@ -81,13 +81,13 @@ struct SyntheticRows {
             choice.runtime = testing::shipped_runtime("llama.cpp");
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
-            m.value = scenarios::predict_measurement(m, model, hardware, deployment, truth);
+            m.value = fit::predict_measurement(m, model, hardware, deployment, truth);
             cases.push_back({&m, &model, &hardware, deployment});
         }
     }
 };
 
-bool searched(const scenarios::FitResult& fit, std::string_view key) {
+bool searched(const fit::FitResult& fit, std::string_view key) {
     return std::find(fit.fitted.begin(), fit.fitted.end(), key) != fit.fitted.end();
 }
 
@@ -151,7 +151,7 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
     // Twelve rows a fit would read, every one of them speculative: none is read.
     SyntheticRows synthetic(std::vector<double>(12, 1024.0), 1.0);
     for (auto& m : synthetic.rows) m.speculative = "mtp";
-    const auto fit = scenarios::fit_runtime(synthetic.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto fit = fit::fit_runtime(synthetic.cases, *testing::shipped_runtime("llama.cpp"),
                                             {core::MemoryFamily::unified});
     CHECK(fit.single_stream_rows == 0);
     CHECK(fit.decode_rows == 0);
@@ -195,7 +195,7 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
 
     SyntheticRows split_rows(std::vector<double>(12, 1024.0), 1.0);
     for (std::size_t i = 0; i < split_rows.rows.size(); ++i) (i % 2 == 0 ? split_rows.rows[i].row_split : split_rows.rows[i].eager_launch) = true;
-    const auto split_fit = scenarios::fit_runtime(split_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto split_fit = fit::fit_runtime(split_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(split_fit.decode_rows == 0);
 
@@ -211,7 +211,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     // Short contexts (512 tokens: the cache is 64 MiB against 16 GB of weights) cannot tell an
     // attention bandwidth of 0.5 from 1: the fit leaves it at the default.
     SyntheticRows short_rows(std::vector<double>(12, 512.0), 0.5);
-    const auto short_fit = scenarios::fit_runtime(short_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto short_fit = fit::fit_runtime(short_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(short_fit.single_stream_rows == 12);
     CHECK_FALSE(searched(short_fit, "attention_bandwidth"));
@@ -222,7 +222,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     std::vector<double> contexts;
     for (int i = 0; i < 12; ++i) contexts.push_back(16384.0 + 2048.0 * i);
     SyntheticRows long_rows(contexts, 0.5);
-    const auto long_fit = scenarios::fit_runtime(long_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto long_fit = fit::fit_runtime(long_rows.cases, *testing::shipped_runtime("llama.cpp"),
                                                  {core::MemoryFamily::unified});
     CHECK(searched(long_fit, "attention_bandwidth"));
     CHECK(long_fit.factors.attention_bandwidth == doctest::Approx(0.5).epsilon(0.1).scale(0.0));
@@ -496,10 +496,10 @@ TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one di
     // default 4 us, the multi-die rows then give 20 us back, to its 1 us grid.
     SyntheticRows one_die(std::vector<double>(12, 1024.0), 1.0);
     SyntheticRows two_dies(std::vector<double>(12, 1024.0), 1.0, "apple-m2-ultra", core::Seconds(20e-6));
-    std::vector<scenarios::CalibrationCase> cases = one_die.cases;
+    std::vector<fit::CalibrationCase> cases = one_die.cases;
     cases.insert(cases.end(), two_dies.cases.begin(), two_dies.cases.end());
     const auto preset = *testing::shipped_runtime("llama.cpp");
-    const auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
+    const auto fit = fit::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.multi_die_rows == 12);
     CHECK(fit.single_stream_rows == 24);
     CHECK(fit.factors.kernel_overhead.value == doctest::Approx(4e-6).epsilon(0.01).scale(0.0));
@@ -508,7 +508,7 @@ TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one di
 
     // Only multi-die rows (a user calibrating on their own Mac Studio): the per-kernel cost is
     // read off them whole, 4 + 20 = 24 us, and no cross-die cost is split out of it.
-    const auto alone = scenarios::fit_runtime(two_dies.cases, preset, {core::MemoryFamily::unified});
+    const auto alone = fit::fit_runtime(two_dies.cases, preset, {core::MemoryFamily::unified});
     CHECK(alone.multi_die_rows == 0);
     CHECK(alone.factors.kernel_overhead.value == doctest::Approx(24e-6).epsilon(0.01).scale(0.0));
     CHECK(alone.factors.cross_die_kernel_overhead.value == 0.0);
@@ -565,7 +565,7 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
             row_models.emplace_back(&model, weights);
         }
     }
-    std::vector<scenarios::CalibrationCase> cases;
+    std::vector<fit::CalibrationCase> cases;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         engine::DeploymentChoice choice;
         choice.weights = &core::named_or_throw(core::weight_formats(), row_models[i].second, "--weights", "format");
@@ -573,34 +573,34 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
         choice.runtime = testing::shipped_runtime("llama.cpp");
         choice.clocks.condition = engine::ClockCondition::peak;
         const auto deployment = engine::resolve_deployment(hardware, *row_models[i].first, choice);
-        rows[i].value = scenarios::predict_measurement(rows[i], *row_models[i].first, hardware, deployment, truth);
+        rows[i].value = fit::predict_measurement(rows[i], *row_models[i].first, hardware, deployment, truth);
         cases.push_back({&rows[i], row_models[i].first, &hardware, deployment});
     }
     const auto preset = *testing::shipped_runtime("llama.cpp");
-    auto fit = scenarios::fit_runtime(cases, preset, {core::MemoryFamily::unified});
+    auto fit = fit::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.tile_setup_measured);
     CHECK(searched(fit, "tile_setup_rows"));
     CHECK(fit.factors.tile_setup_rows == doctest::Approx(40.0).epsilon(4.0 / 40.0));
 
     // A group of the runtime with no MoE prompts (the discrete GPUs here) takes the measured value.
-    scenarios::FitResult discrete;
+    fit::FitResult discrete;
     discrete.fit_group = "llama.cpp";
     discrete.families = {core::MemoryFamily::hbm, core::MemoryFamily::gddr};
-    std::vector<scenarios::FitResult> fits{discrete, fit};
-    scenarios::share_backend_kernels(fits);
+    std::vector<fit::FitResult> fits{discrete, fit};
+    fit::share_backend_kernels(fits);
     CHECK(fits[0].tile_setup_borrowed);
     CHECK(fits[0].factors.tile_setup_rows == fit.factors.tile_setup_rows);
     CHECK_FALSE(fits[1].tile_setup_borrowed);
 
     // Nine MoE prompts are too few to read it (fit_runtime's 10 of a kind): it keeps 0.
-    std::vector<scenarios::CalibrationCase> few;
+    std::vector<fit::CalibrationCase> few;
     int moe_kept = 0;
     for (const auto& c : cases) {
         if (c.model->moe && ++moe_kept > 9) continue;
         few.push_back(c);
     }
     REQUIRE(std::count_if(few.begin(), few.end(), [](const auto& c) { return c.model->moe.has_value(); }) == 9);
-    const auto sparse = scenarios::fit_runtime(few, preset, {core::MemoryFamily::unified});
+    const auto sparse = fit::fit_runtime(few, preset, {core::MemoryFamily::unified});
     CHECK_FALSE(sparse.tile_setup_measured);
     CHECK(sparse.factors.tile_setup_rows == 0.0);
 }

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scenarios/claim_check.hpp"
-#include "scenarios/compare.hpp"
-#include "scenarios/concurrency_curve.hpp"
-#include "scenarios/context_series.hpp"
-#include "scenarios/what_if.hpp"
+#include "explore/claim_check.hpp"
+#include "explore/compare.hpp"
+#include "explore/concurrency_curve.hpp"
+#include "explore/context_series.hpp"
+#include "explore/what_if.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -30,7 +30,7 @@ constexpr double kAttentionBandwidth = 1.0;
 
 TEST_CASE("bandwidth-bound point: 2x bandwidth helps, 2x FLOPS does nothing") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    const auto explanation = scenarios::explain(s.point(engine::Workload::step(1, 1024)));
+    const auto explanation = explore::explain(s.point(engine::Workload::step(1, 1024)));
     // Memory time: weights / (3.35 TB/s x 0.82 achievable) = 5.464 ms, plus 1024 tokens of KV
     // (134.2 MB) at the same rate = 0.049 ms: 5.513 ms; the fixed overhead 1.813 ms does not scale.
     // 2x bandwidth: (5.513 + 1.813) / (2.756 + 1.813) = 1.603. Memory is 5.513 / 7.326 = 75% of the step.
@@ -44,7 +44,7 @@ TEST_CASE("bandwidth-bound point: 2x bandwidth helps, 2x FLOPS does nothing") {
 
 TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    const auto explanation = scenarios::explain(s.point(engine::Workload::step(1024, 128)));
+    const auto explanation = explore::explain(s.point(engine::Workload::step(1024, 128)));
     // 1024 tokens x 2 FLOPs x 7.5e9 weights = 15.4 TFLOP at 0.8 x 989.4 TFLOPS = 19.4 ms of compute
     // against 5.5 ms to stream the weights; the KV reads (1024 x 128 x 131,072 B = 17.2 GB, 6.2 ms)
     // stay memory-bound. Doubling FLOPS saves ~9.7 of ~27 ms (+55%); doubling bandwidth ~3 ms (+13%).
@@ -61,7 +61,7 @@ TEST_CASE("capacity counts only when memory caps the batch") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     // 8192-token sequences: 57 fit ((0.9 x 80 GiB - 16.06e9) / (8192 x 131072) = (77.31e9 - 16.06e9)
     // / 1.074e9 = 57.04); asking for 200 is capped.
-    const auto explanation = scenarios::explain(s.point(engine::Workload::step(200, 8192)));
+    const auto explanation = explore::explain(s.point(engine::Workload::step(200, 8192)));
     CHECK(explanation.capped_by_memory);
     CHECK(explanation.effective_batch == 57.0);
     // Twice the capacity: (2 x 77.31e9 - 16.06e9) / 1.074e9 = 138.56e9 / 1.074e9 = 129.04: 129
@@ -79,7 +79,7 @@ TEST_CASE("capacity counts only when memory caps the batch") {
 TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to the memory wall") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const auto curve = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), {});
+    const auto curve = explore::concurrency_curve(evaluator, engine::Workload::step(1, 8192), {});
     CHECK(curve.max_batch == 57);  // (0.9 x 80 GiB - 16.06e9) / (8192 x 131,072 B) = 57.04 (test_engine_physics.cpp)
     CHECK(curve.max_batch == evaluator.predict(engine::Workload::step(1, 8192)).memory.max_batch);
     REQUIRE(curve.points.size() == 57);
@@ -89,34 +89,34 @@ TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to t
         CHECK(curve.points[i].fits);
     }
     // Past the wall, points are marked as not fitting.
-    scenarios::CurveOptions past;
+    explore::CurveOptions past;
     past.last_batch = 60;
-    const auto extended = scenarios::concurrency_curve(evaluator, engine::Workload::step(1, 8192), past);
+    const auto extended = explore::concurrency_curve(evaluator, engine::Workload::step(1, 8192), past);
     CHECK(extended.points[56].fits);        // batch 57, the wall
     CHECK_FALSE(extended.points[57].fits);  // batch 58
 }
 
 TEST_CASE("500 tokens/s per stream for Llama-3.1-70B bf16 on one H100 is impossible") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-70b");
-    scenarios::Claim claim;
+    explore::Claim claim;
     claim.tokens_per_s = 500;
     claim.per_stream = true;
     claim.weights_stated = true;
-    const auto check = scenarios::check_claim(s.point(), claim);
+    const auto check = explore::check_claim(s.point(), claim);
     // Bound: 3.35e12 B/s over the streamed weights, 2 x (70.55e9 - 128256 x 8192) = 139.0 GB: 24.1 tokens/s.
     const double streamed = 2.0 * (70553706496.0 - 128256.0 * 8192.0);
     CHECK(check.bound_tokens_per_s == doctest::Approx(3.35e12 / (streamed + 1024 * 327680.0)).epsilon(0.01));
-    CHECK(check.verdict == scenarios::Verdict::impossible);
+    CHECK(check.verdict == explore::Verdict::impossible);
     CHECK_FALSE(check.speculative_decoding_could_explain);  // 500 / 24 = 21x, far past EAGLE-2's 4.26x
 }
 
 TEST_CASE("a total claim that batching explains names the smallest batch") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    scenarios::Claim claim;
+    explore::Claim claim;
     claim.tokens_per_s = 3000;
     claim.per_stream = false;
-    const auto check = scenarios::check_claim(s.point(), claim);
-    CHECK(check.verdict == scenarios::Verdict::needs_conditions);
+    const auto check = explore::check_claim(s.point(), claim);
+    CHECK(check.verdict == explore::Verdict::needs_conditions);
     // Bound at batch B and 1024 tokens: B x 3.35e12 / (15.01e9 + B x 134.35e6) >= 3000
     // <=> B >= 3000 x 15.01e9 / (3.35e12 - 3000 x 134.35e6) = 15.3, so 16 streams.
     REQUIRE(check.min_batch.has_value());
@@ -126,16 +126,16 @@ TEST_CASE("a total claim that batching explains names the smallest batch") {
 
 TEST_CASE("claims within the bound are plausible, or conservative well below the prediction") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    scenarios::Claim claim;
+    explore::Claim claim;
     claim.per_stream = true;
     claim.tokens_per_s = 150;  // bound 221, prediction 153
-    CHECK(scenarios::check_claim(s.point(), claim).verdict == scenarios::Verdict::plausible);
+    CHECK(explore::check_claim(s.point(), claim).verdict == explore::Verdict::plausible);
     claim.tokens_per_s = 50;
-    CHECK(scenarios::check_claim(s.point(), claim).verdict == scenarios::Verdict::conservative);
+    CHECK(explore::check_claim(s.point(), claim).verdict == explore::Verdict::conservative);
     // 400 per stream at batch 1: 1.8x the bound, which speculative decoding or fp8 weights could explain.
     claim.tokens_per_s = 400;
-    const auto check = scenarios::check_claim(s.point(), claim);
-    CHECK(check.verdict == scenarios::Verdict::needs_conditions);
+    const auto check = explore::check_claim(s.point(), claim);
+    CHECK(check.verdict == explore::Verdict::needs_conditions);
     CHECK(check.speculative_decoding_could_explain);
     CHECK(check.precision_needed.has_value());
 }
@@ -161,14 +161,14 @@ TEST_CASE("check-claim exit codes and JSON") {
 TEST_CASE("compare ranks devices and prices tokens") {
     const auto catalog = testing::shipped_catalog();
     const auto model = catalog.model("llama-3.1-8b");
-    std::vector<scenarios::Candidate> candidates{{catalog.hardware("rtx-4090"), 1, {}},
+    std::vector<explore::Candidate> candidates{{catalog.hardware("rtx-4090"), 1, {}},
                                                  {catalog.hardware("h100-sxm"), 1, 2.0}};
-    scenarios::CompareOptions options;
+    explore::CompareOptions options;
     options.workload = engine::Workload::step(1, 2048);
     engine::DeploymentChoice vllm;
     vllm.runtime = catalog.runtime("vllm");
-    const auto rows = scenarios::compare(model, vllm, candidates, options,
-                                         scenarios::CompareOrder::total);
+    const auto rows = explore::compare(model, vllm, candidates, options,
+                                         explore::CompareOrder::total);
     REQUIRE(rows.size() == 2);
     CHECK(rows[0].hardware == "h100-sxm");  // 3.35 TB/s and 80 GB beat 1 TB/s and 24 GB on total
     const auto& h100 = rows[0];
@@ -178,8 +178,8 @@ TEST_CASE("compare ranks devices and prices tokens") {
     CHECK(h100.throughput_batch == h100.max_batch);
     // With a per-stream target, the batch shrinks to keep every stream at that speed.
     options.target_tokens_per_s_per_stream = 100.0;
-    const auto targeted = scenarios::compare(model, vllm, candidates, options,
-                                             scenarios::CompareOrder::total);
+    const auto targeted = explore::compare(model, vllm, candidates, options,
+                                             explore::CompareOrder::total);
     int quoted = 0;
     for (const auto& row : targeted) {
         CAPTURE(row.hardware);
@@ -193,7 +193,7 @@ TEST_CASE("compare ranks devices and prices tokens") {
 
 TEST_CASE("the context series slows every stream as the KV cache grows, down to the bandwidth it needs") {
     const auto s = testing::setup("h200-sxm", "llama-3.1-8b");
-    const auto series = scenarios::context_series(s.realistic(), 16.0, 131072.0);
+    const auto series = explore::context_series(s.realistic(), 16.0, 131072.0);
     REQUIRE(series.contexts.size() >= 40);  // 128 to 131072 at 4 per octave: 41 points
     CHECK(series.contexts.front() == 128.0);
     for (std::size_t i = 1; i < series.contexts.size(); ++i) {

@@ -10,8 +10,8 @@
 
 #include "engine/memory.hpp"
 #include "engine/speculative.hpp"
-#include "scenarios/serving.hpp"
-#include "scenarios/steady_state.hpp"
+#include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -76,7 +76,7 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     const double tpot = pass.step_time.value / e;
     CHECK(tpot == doctest::Approx(5.286e-3).epsilon(5e-3));
 
-    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
+    const auto result = serving::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.mean_running_batch < 0.01);
     CHECK(result.tpot_s.mean == doctest::Approx(tpot).epsilon(0.03));
@@ -85,12 +85,12 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     // Against plain decoding on the same devices: fewer passes, each dearer.
     const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto plain = plain_setup.realistic();
-    const auto without = scenarios::simulate_serving(plain, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
+    const auto without = serving::simulate_serving(plain, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     CHECK(result.tpot_s.mean < without.tpot_s.mean);
     CHECK(result.tpot_s.mean * pass.speedup == doctest::Approx(without.tpot_s.mean).epsilon(0.03));
 
     // The analytic steady state at the same trickle: TPOT = step / E, the same figure.
-    const scenarios::SteadyState state = scenarios::steady_state(s->evaluator, {0.001, 1000.0, 400.0, 1.0}, {});
+    const serving::SteadyState state = serving::steady_state(s->evaluator, {0.001, 1000.0, 400.0, 1.0}, {});
     REQUIRE(state.stable);
     CHECK(state.tpot_s.mean == doctest::Approx(tpot).epsilon(0.01));
 }
@@ -108,7 +108,7 @@ TEST_CASE("acceptance 0: one token per verification, each pass costing the draft
         passes += s->evaluator.step_time(engine::verification_shape(cost, 4, 1.0, context)).value +
                   engine::draft_round_time(s->evaluator, s->evaluator.draft(), 4, 1.0, context).value;
     }
-    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 100, 10, 5), {}, {});
+    const auto result = serving::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 100, 10, 5), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.speculation->mean_tokens_per_verification == 1.0);
     CHECK(result.speculation->verifications == 10 * 99);
@@ -125,7 +125,7 @@ TEST_CASE("acceptance 1: k + 1 tokens per verification until the output's end") 
     // output of N = 203 tokens has 202 after the first: 40 passes of 5 (200 tokens) and a 41st
     // cut to the 2 left, never past the end. Mean per verification 202 / 41 = 4.9268.
     const auto s = speculating(4, 1.0);
-    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(0.001, 500, 203, 8, 2), {}, {});
+    const auto result = serving::simulate_serving(s->evaluator, fixed_stream(0.001, 500, 203, 8, 2), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.speculation->expected_tokens_per_verification == 5.0);
     CHECK(result.speculation->verifications == 8 * 41);
@@ -144,20 +144,20 @@ TEST_CASE("over a long run the tokens per verification average to E, and a seed 
     const double e = expected_tokens(3, 0.6);
     CHECK(e == doctest::Approx(2.176));
     const auto requests = fixed_stream(10.0, 500, 1000, 400, 11);
-    scenarios::ServeConfig config;
+    serving::ServeConfig config;
     config.seed = 42;
-    const auto result = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    const auto result = serving::simulate_serving(s->evaluator, requests, config, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.mean_running_batch > 2.0);
     CHECK(result.speculation->verifications > 150000);
     CHECK(result.speculation->mean_tokens_per_verification == doctest::Approx(e).epsilon(0.03));
     CHECK(result.speculation->mean_tokens_per_verification < e);
     // The same seed, the same run; another seed, other draws.
-    const auto again = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    const auto again = serving::simulate_serving(s->evaluator, requests, config, {});
     CHECK(again.tpot_s.p99 == result.tpot_s.p99);
     CHECK(again.speculation->verifications == result.speculation->verifications);
     config.seed = 43;
-    const auto other = scenarios::simulate_serving(s->evaluator, requests, config, {});
+    const auto other = serving::simulate_serving(s->evaluator, requests, config, {});
     CHECK(other.speculation->verifications != result.speculation->verifications);
 }
 
@@ -172,11 +172,11 @@ TEST_CASE("the draft model's weights and cache take their share of the KV room")
     const double per_token = (s->evaluator.cost_model().kv_bytes_per_sequence(1.0) +
                               s->evaluator.draft()->cost_model().kv_bytes_per_sequence(1.0))
                                  .value;
-    const auto result = scenarios::simulate_serving(s->evaluator, fixed_stream(1.0, 100, 10, 3), {}, {});
+    const auto result = serving::simulate_serving(s->evaluator, fixed_stream(1.0, 100, 10, 3), {}, {});
     CHECK(result.kv_capacity_tokens == doctest::Approx(room / per_token).epsilon(1e-12));
     const auto plain_setup = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto plain = plain_setup.realistic();
-    CHECK(result.kv_capacity_tokens < scenarios::simulate_serving(plain, fixed_stream(1.0, 100, 10, 3), {}, {}).kv_capacity_tokens);
+    CHECK(result.kv_capacity_tokens < serving::simulate_serving(plain, fixed_stream(1.0, 100, 10, 3), {}, {}).kv_capacity_tokens);
 }
 
 TEST_CASE("serve --draft reports the speculation, and refuses a draft of another vocabulary") {

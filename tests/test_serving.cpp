@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "scenarios/plan.hpp"
-#include "scenarios/serving.hpp"
-#include "scenarios/steady_state.hpp"
+#include "serving/plan.hpp"
+#include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -26,7 +26,7 @@ TEST_CASE("a lone request sees its own prefill as TTFT and the batch-1 decode st
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     const auto requests = fixed_stream(0.001, 1000, 200, 20);
-    const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
+    const auto result = serving::simulate_serving(evaluator, requests, {}, {});
     const auto alone = evaluator.predict(engine::Workload::request(1.0, 1000.0, 200.0));
     CHECK(result.ttft_s.p50 == doctest::Approx(alone.ttft.value).epsilon(1e-9));
     CHECK(result.ttft_s.max == doctest::Approx(alone.ttft.value).epsilon(1e-9));
@@ -40,7 +40,7 @@ TEST_CASE("Little's law holds on the simulation's own output") {
     // L = lambda W: the time-average number of requests in the system (running + waiting) equals
     // the completion rate times the mean time in the system.
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
-    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(15.0, 1000, 200, 4000), {}, {});
+    const auto result = serving::simulate_serving(s.realistic(), fixed_stream(15.0, 1000, 200, 4000), {}, {});
     const double in_system = result.mean_running_batch + result.mean_waiting;
     CHECK(in_system == doctest::Approx(result.requests_per_s * result.e2e_s.mean).epsilon(0.01));
 }
@@ -55,9 +55,9 @@ TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts"
     const auto alone = evaluator.predict(engine::Workload::request(1.0, 500.0, 100.0));
     const double service = alone.request->end_to_end.value;
     const double rho = 0.5;
-    scenarios::ServeConfig config;
+    serving::ServeConfig config;
     config.limits.max_sequences = 1;
-    const auto result = scenarios::simulate_serving(evaluator, fixed_stream(rho / service, 500, 100, 20000, 7), config, {});
+    const auto result = serving::simulate_serving(evaluator, fixed_stream(rho / service, 500, 100, 20000, 7), config, {});
     const double wait = result.ttft_s.mean - alone.ttft.value;
     CHECK(wait == doctest::Approx(rho * service / (2.0 * (1.0 - rho))).epsilon(0.05));
 }
@@ -65,23 +65,23 @@ TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts"
 TEST_CASE("arrivals above capacity saturate the server, and below it they do not") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    scenarios::LoadShape load{1.0, 1000.0, 200.0, 1.0};
-    const double capacity = scenarios::steady_state(evaluator, load, {}).saturation_rate_per_s;
+    serving::LoadShape load{1.0, 1000.0, 200.0, 1.0};
+    const double capacity = serving::steady_state(evaluator, load, {}).saturation_rate_per_s;
     REQUIRE(capacity > 1.0);
-    const auto over = scenarios::simulate_serving(evaluator, fixed_stream(1.5 * capacity, 1000, 200, 3000), {}, {});
+    const auto over = serving::simulate_serving(evaluator, fixed_stream(1.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK(over.saturated);
     // A saturated server completes requests at its capacity: the steady state's saturation rate.
     CHECK(over.requests_per_s == doctest::Approx(capacity).epsilon(0.1));
-    const auto under = scenarios::simulate_serving(evaluator, fixed_stream(0.5 * capacity, 1000, 200, 3000), {}, {});
+    const auto under = serving::simulate_serving(evaluator, fixed_stream(0.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK_FALSE(under.saturated);
 }
 
 TEST_CASE("the same seed gives the same run, another seed another run") {
     const auto s = testing::setup("l4", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const auto a = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
-    const auto b = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
-    const auto c = scenarios::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 4), {}, {});
+    const auto a = serving::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
+    const auto b = serving::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 3), {}, {});
+    const auto c = serving::simulate_serving(evaluator, fixed_stream(0.2, 2000, 300, 500, 4), {}, {});
     CHECK(a.ttft_s.p99 == b.ttft_s.p99);
     CHECK(a.steps == b.steps);
     CHECK(a.ttft_s.p99 != c.ttft_s.p99);
@@ -92,7 +92,7 @@ TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomp
     // ((0.9 x 25,769,803,776 - 16,060,522,496) B / 131,072 B = 54,415); 256 sequences of 2,000 + 500
     // tokens need 640k: preemption is forced.
     const auto s = testing::setup("l4", "llama-3.1-8b");
-    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(100.0, 2000, 500, 300), {}, {});
+    const auto result = serving::simulate_serving(s.realistic(), fixed_stream(100.0, 2000, 500, 300), {}, {});
     CHECK(result.preemptions > 0);
     CHECK(result.rejected == 0);
     CHECK(result.peak_kv_fraction <= 1.0);
@@ -106,8 +106,8 @@ TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomp
 TEST_CASE("a prompt no replica can hold is rejected, not served or looped on") {
     // 24 GiB L4: 400k tokens of prompt can never fit beside the weights (room for about 54k, above).
     const auto s = testing::setup("l4", "llama-3.1-8b");
-    std::vector<scenarios::Request> requests{{0.0, 400000, 10, -1, 0}, {0.1, 100, 10, -1, 0}};
-    const auto result = scenarios::simulate_serving(s.realistic(), requests, {}, {});
+    std::vector<workload::Request> requests{{0.0, 400000, 10, -1, 0}, {0.1, 100, 10, -1, 0}};
+    const auto result = serving::simulate_serving(s.realistic(), requests, {}, {});
     CHECK(result.rejected == 1);
     CHECK(result.requests[0].rejected);
     CHECK_FALSE(result.requests[1].rejected);
@@ -119,9 +119,9 @@ TEST_CASE("a shared prefix is prefilled once and then skipped") {
     // (reading the cached prefix), so its TTFT is at most that of a 500-token-longer context ...
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    std::vector<scenarios::Request> requests;
+    std::vector<workload::Request> requests;
     for (int i = 0; i < 10; ++i) requests.push_back({100.0 * i, 2000, 50, 7, 1500});
-    const auto result = scenarios::simulate_serving(evaluator, requests, {}, {});
+    const auto result = serving::simulate_serving(evaluator, requests, {}, {});
     CHECK(result.prefix_hits == 9);
     const double full = evaluator.prefill(1.0, 2000.0).time.value;
     CHECK(result.requests[0].ttft() == doctest::Approx(full).epsilon(1e-9));
@@ -129,9 +129,9 @@ TEST_CASE("a shared prefix is prefilled once and then skipped") {
     const double chunk = evaluator.step_time(engine::prefill_shape(evaluator.cost_model(), 1.0, 1500.0, 500.0)).value;
     CHECK(result.requests[5].ttft() == doctest::Approx(chunk).epsilon(1e-9));
     CHECK(chunk < 0.5 * full);
-    scenarios::ServeConfig no_cache;
+    serving::ServeConfig no_cache;
     no_cache.limits.prefix_caching = false;
-    const auto uncached = scenarios::simulate_serving(evaluator, requests, no_cache, {});
+    const auto uncached = serving::simulate_serving(evaluator, requests, no_cache, {});
     CHECK(uncached.prefix_hits == 0);
     CHECK(uncached.requests[5].ttft() == doctest::Approx(full).epsilon(1e-9));
 }
@@ -142,12 +142,12 @@ TEST_CASE("the analytic steady state agrees with the simulation where its assump
     // fluctuation lengthens passes), TTFT p99 within 35% (docs/serving.md has the table).
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const double capacity = scenarios::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, {}).saturation_rate_per_s;
+    const double capacity = serving::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, {}).saturation_rate_per_s;
     for (double load : {0.25, 0.5, 0.75}) {
         CAPTURE(load);
         const double rate = load * capacity;
-        const auto analytic = scenarios::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, {});
-        const auto simulated = scenarios::simulate_serving(evaluator, fixed_stream(rate, 1000, 200, 6000, 11), {}, {});
+        const auto analytic = serving::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, {});
+        const auto simulated = serving::simulate_serving(evaluator, fixed_stream(rate, 1000, 200, 6000, 11), {}, {});
         REQUIRE(analytic.stable);
         CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08));
         CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08));
@@ -200,18 +200,18 @@ TEST_CASE("a higher rate never needs fewer devices") {
     const auto catalog = testing::shipped_catalog();
     const auto model = catalog.model("llama-3.1-70b");
     const std::vector<profiles::HardwareProfile> candidates{catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
-    scenarios::PlanSpace space;
+    serving::PlanSpace space;
     space.runtime = catalog.runtime("vllm");
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
-    const scenarios::ServiceTargets targets{2.0, 0.05, std::nullopt};
+    const serving::ServiceTargets targets{2.0, 0.05, std::nullopt};
     std::map<std::string, int> previous;
     for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0, 40.0}) {
-        scenarios::PlanWorkload workload;
+        serving::PlanWorkload workload;
         workload.rate_per_s = rate;
         workload.prompt_tokens = 2000;
         workload.output_tokens = 500;
-        const auto plan = scenarios::plan_deployments(model, candidates, workload, targets, space, scenarios::PlanOrder::cost);
+        const auto plan = serving::plan_deployments(model, candidates, workload, targets, space, serving::PlanOrder::cost);
         REQUIRE(plan.options.size() == 2);
         for (const auto& option : plan.options) {
             CAPTURE(option.hardware);
@@ -228,10 +228,10 @@ TEST_CASE("without chunked prefill, a recomputed prompt longer than a pass is co
     // (prompt and generated tokens) can exceed a 2,000-token pass, which without chunking can never
     // be scheduled. Whatever the run leaves unfinished must show up as rejected.
     const auto s = testing::setup("l4", "llama-3.1-8b");
-    scenarios::ServeConfig config;
+    serving::ServeConfig config;
     config.limits.chunked_prefill = false;
     config.limits.max_batched_tokens = 2000;
-    const auto result = scenarios::simulate_serving(s.realistic(), fixed_stream(50.0, 1500, 500, 200), config, {});
+    const auto result = serving::simulate_serving(s.realistic(), fixed_stream(50.0, 1500, 500, 200), config, {});
     long long unfinished_or_rejected = 0;
     for (const auto& record : result.requests) {
         if (record.rejected) {

@@ -15,7 +15,7 @@
 #include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/quantization.hpp"
-#include "scenarios/request_stream.hpp"
+#include "workload/request_stream.hpp"
 #include "engine/cost_model.hpp"
 #include "engine/operating_point.hpp"
 #include "engine/prediction.hpp"
@@ -54,15 +54,15 @@ inline std::shared_ptr<const engine::RuntimeProfile> shipped_runtime(const std::
 }
 
 // A stream of `count` requests of fixed lengths, Poisson arrivals at `rate` per second.
-inline std::vector<scenarios::Request> fixed_stream(double rate, long long prompt, long long output, long long count,
+inline std::vector<workload::Request> fixed_stream(double rate, long long prompt, long long output, long long count,
                                                     std::uint64_t seed = 1) {
-    scenarios::StreamSpec spec;
+    workload::StreamSpec spec;
     spec.arrivals.rate_per_s = rate;
     spec.prompt.first = static_cast<double>(prompt);
     spec.output.first = static_cast<double>(output);
     spec.requests = count;
     spec.seed = seed;
-    return scenarios::generate_requests(spec);
+    return workload::generate_requests(spec);
 }
 
 inline std::string test_data(const std::string& relative) { return std::string(DECODESIM_TEST_DATA) + "/" + relative; }

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/curve_output.hpp"
+#include "report/explore/curve_output.hpp"
 #include "report/svg_chart.hpp"
-#include "scenarios/concurrency_curve.hpp"
-#include "scenarios/knee.hpp"
+#include "explore/concurrency_curve.hpp"
+#include "explore/knee.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim::report;
@@ -241,10 +241,10 @@ TEST_CASE("the knee drawn on the curve is the knee scenarios compute and `why` r
     const auto s = decodesim::testing::setup("h100-sxm", "llama-3.1-8b");
     const auto point = s.point(decodesim::engine::Workload::step(1, 128));
     const decodesim::engine::Evaluator evaluator(point);
-    decodesim::scenarios::CurveOptions options;
+    decodesim::explore::CurveOptions options;
     options.last_batch = 1024;  // the knee near 530 (test_scenarios.cpp) lies inside
-    const auto curve = decodesim::scenarios::concurrency_curve(evaluator, point.workload, options);
-    const auto knee = decodesim::scenarios::compute_bound_batch(evaluator, 128.0);
+    const auto curve = decodesim::explore::concurrency_curve(evaluator, point.workload, options);
+    const auto knee = decodesim::explore::compute_bound_batch(evaluator, 128.0);
     REQUIRE(knee.has_value());
     const Chart chart = curve_chart({}, curve);
     const auto marker = std::find_if(chart.markers.begin(), chart.markers.end(),

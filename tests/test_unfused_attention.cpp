@@ -14,7 +14,7 @@
 #include "engine/operating_point.hpp"
 #include "profiles/benchmark_results.hpp"
 #include "profiles/measurements.hpp"
-#include "scenarios/accuracy.hpp"
+#include "fit/accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -132,14 +132,14 @@ TEST_CASE("a run states unfused attention in its conditions, in llama-bench's fl
     CHECK(rows[1].flash_attention == true);
     CHECK_FALSE(rows[2].flash_attention.has_value());  // the runtime's default; the notes are not read
     // Accuracy and calibrate both turn a row into its deployment through stated_deployment.
-    CHECK(scenarios::stated_deployment(rows[0], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::unfused);
-    CHECK(scenarios::stated_deployment(rows[1], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::fused);
+    CHECK(fit::stated_deployment(rows[0], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::unfused);
+    CHECK(fit::stated_deployment(rows[1], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::fused);
     // Unstated, the build's own: flash attention off by default in 2024-06, on (auto) in 2025-10.
     const auto deployment = [&](const std::string& build) {
         const auto catalog = testing::shipped_catalog();
         const auto hardware = catalog.hardware("rtx-4090");
         const auto model = catalog.model("llama-2-7b");
-        return engine::resolve_deployment(hardware, model, scenarios::stated_deployment(rows[2], testing::shipped_runtime(build)));
+        return engine::resolve_deployment(hardware, model, fit::stated_deployment(rows[2], testing::shipped_runtime(build)));
     };
     CHECK(deployment("llama.cpp@2024-06").attention == engine::AttentionKernels::unfused);
     CHECK(deployment("llama.cpp@2025-10").attention == engine::AttentionKernels::fused);

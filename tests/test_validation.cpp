@@ -48,7 +48,7 @@ TEST_CASE("held-out error stays within the documented tolerances") {
     // held-out figure improved, 15.3% -> 14.3%). Per stream fell to 12.2% with the cross-die
     // per-kernel cost (docs/model.md, "Multi-die packages"): the Ultras' ids hash into this split.
     // Prefill fell to 9.8% once a backend unmeasured on discrete GPUs took the fraction of peak
-    // its kernels reach on unified memory (scenarios::share_backend_kernels). Both rose a point
+    // its kernels reach on unified memory (fit::share_backend_kernels). Both rose a point
     // (per stream 12.2% -> 13.1%, prefill 9.8% -> 11.2%) once the 413 rows whose runs had flash
     // attention off were predicted unfused (docs/model.md, "Unfused attention"): this split's long
     // prompts on GeForce cards improved (RTX 4090 pp4096 +93% -> +36%), its many short rows moved

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <random>
 
-#include "scenarios/context_series.hpp"
-#include "scenarios/request_stream.hpp"
-#include "scenarios/steady_state.hpp"
-#include "scenarios/workload_scenario.hpp"
+#include "explore/context_series.hpp"
+#include "workload/request_stream.hpp"
+#include "serving/steady_state.hpp"
+#include "workload/workload_scenario.hpp"
 #include "test_support.hpp"
 
-using decodesim::scenarios::LengthDistribution;
+using decodesim::workload::LengthDistribution;
 using decodesim::testing::run;
 using nlohmann::json;
 
@@ -48,13 +48,13 @@ TEST_CASE("a capped length's mean, in closed form") {
 }
 
 TEST_CASE("generated requests fit the model's context") {
-    decodesim::scenarios::StreamSpec spec;
-    spec.prompt = decodesim::scenarios::workload_scenario_named("agent").prompt;
-    spec.output = decodesim::scenarios::workload_scenario_named("agent").output;
+    decodesim::workload::StreamSpec spec;
+    spec.prompt = decodesim::workload::workload_scenario_named("agent").prompt;
+    spec.output = decodesim::workload::workload_scenario_named("agent").output;
     spec.requests = 2000;
     spec.max_context = 131072;
     long long longest = 0;
-    for (const auto& request : decodesim::scenarios::generate_requests(spec)) {
+    for (const auto& request : decodesim::workload::generate_requests(spec)) {
         CHECK(request.prompt_tokens + request.output_tokens <= 131072);
         longest = std::max(longest, request.prompt_tokens + request.output_tokens);
     }
@@ -131,13 +131,13 @@ TEST_CASE("an output cap shows what it saves") {
 }
 
 TEST_CASE("a time-to-last-token target is checked with the others") {
-    decodesim::scenarios::SteadyState state;
+    decodesim::serving::SteadyState state;
     state.ttft_s.p99 = 1.0;
     state.tpot_s.p99 = 0.05;
     state.e2e_s.p99 = 11.0;
-    CHECK(decodesim::scenarios::missed_target(state, {2.0, 0.1, 10.0}) == std::string("e2e target"));
-    CHECK(decodesim::scenarios::missed_target(state, {2.0, 0.1, 12.0}) == nullptr);
-    CHECK(decodesim::scenarios::missed_target(state, {0.5, 0.1, 12.0}) == std::string("ttft target"));
+    CHECK(decodesim::serving::missed_target(state, {2.0, 0.1, 10.0}) == std::string("e2e target"));
+    CHECK(decodesim::serving::missed_target(state, {2.0, 0.1, 12.0}) == nullptr);
+    CHECK(decodesim::serving::missed_target(state, {0.5, 0.1, 12.0}) == std::string("ttft target"));
 }
 
 TEST_CASE("compare shows the time to last token of a request, as predict computes it") {
@@ -159,7 +159,7 @@ TEST_CASE("the context levels run at 8k, 32k and 128k, the last cut to the model
     const auto point = decodesim::engine::resolve_operating_point(setup.hardware("h100-sxm"), setup.model("llama-3.1-8b"),
                                                                   vllm, decodesim::engine::Workload::step(1, 1024));
     const decodesim::engine::Evaluator evaluator(point);
-    const auto levels = decodesim::scenarios::context_levels(evaluator, 1.0, 256.0, 131072);
+    const auto levels = decodesim::explore::context_levels(evaluator, 1.0, 256.0, 131072);
     REQUIRE(levels.size() == 3);
     CHECK(levels[0].context == 8192.0);
     CHECK_FALSE(levels[0].requested.has_value());

@@ -15,7 +15,7 @@
 #include "engine/clocks.hpp"
 #include "core/backend.hpp"
 #include "engine/runtime.hpp"
-#include "scenarios/workload_scenario.hpp"
+#include "workload/workload_scenario.hpp"
 
 namespace decodesim::cli {
 
@@ -80,7 +80,7 @@ ValueKind value_kind(const CLI::Option& option) {
     if (name == "kv") return words_of(core::kv_formats());
     if (name == "runtime") return "runtime";
     if (name == "backend") return words_of(core::kBackends);
-    if (name == "scenario") return words_of(scenarios::workload_scenarios());
+    if (name == "scenario") return words_of(workload::workload_scenarios());
     if (name == "clocks" || name == "vendor-clocks") {
         return fmt::format("words {} {}", engine::clock_condition_name(engine::ClockCondition::sustained),
                            engine::clock_condition_name(engine::ClockCondition::peak));

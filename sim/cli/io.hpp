@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-namespace decodesim::scenarios {
+namespace decodesim::explore {
 struct SweepPoint;
 }
 
@@ -24,7 +24,7 @@ struct Io {
     std::set<std::string>* warned = nullptr;
     // When set, `sweep` hands each point here instead of writing text (the Python module's
     // arrays are filled this way, with the command line's parsing, checks and messages).
-    const std::function<void(const scenarios::SweepPoint&)>* sweep_points = nullptr;
+    const std::function<void(const explore::SweepPoint&)>* sweep_points = nullptr;
 };
 
 }  // namespace decodesim::cli

@@ -31,7 +31,7 @@ engine::Workload unshared_workload(const WorkloadOptions& options, std::optional
     }
     if (!context && scenario) {
         // One request of the scenario's mean shape (the drawn lengths' means, whole tokens).
-        const scenarios::WorkloadScenario& named = scenarios::workload_scenario_named(*scenario);
+        const workload::WorkloadScenario& named = workload::workload_scenario_named(*scenario);
         const double out = std::max(1.0, std::round(named.output.mean()));
         double in = std::max(1.0, std::round(named.prompt.mean()));
         if (max_context) in = std::max(1.0, std::min(in, static_cast<double>(*max_context) - out));
@@ -56,8 +56,8 @@ engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_conte
 }
 
 
-const scenarios::WorkloadScenario* WorkloadOptions::named_scenario() const {
-    return scenario ? &scenarios::workload_scenario_named(*scenario) : nullptr;
+const workload::WorkloadScenario* WorkloadOptions::named_scenario() const {
+    return scenario ? &workload::workload_scenario_named(*scenario) : nullptr;
 }
 
 report::Conditions point_conditions(const engine::OperatingPoint& point, const WorkloadOptions& workload) {

@@ -11,7 +11,7 @@
 #include "engine/operating_point.hpp"
 #include "profiles/catalog.hpp"
 #include "report/predict_json.hpp"
-#include "scenarios/workload_scenario.hpp"
+#include "workload/workload_scenario.hpp"
 
 namespace decodesim::cli {
 
@@ -57,7 +57,7 @@ struct WorkloadOptions {
 
     // `max_context`: the model's, to which a scenario's mean prompt is truncated (prompt + output).
     engine::Workload workload(std::optional<std::int64_t> max_context = std::nullopt) const;
-    const scenarios::WorkloadScenario* named_scenario() const;  // null when none was given
+    const workload::WorkloadScenario* named_scenario() const;  // null when none was given
 };
 
 struct PointOptions {

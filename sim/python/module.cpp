@@ -16,7 +16,7 @@
 #include "cli/app.hpp"
 #include "core/error.hpp"
 #include "profiles/catalog.hpp"
-#include "report/sweep_table.hpp"
+#include "report/explore/sweep_table.hpp"
 
 namespace py = pybind11;
 
@@ -51,8 +51,8 @@ py::tuple sweep(const std::vector<std::string>& args) {
     std::ostringstream out;
     std::ostringstream err;
     decodesim::report::SweepTable table;
-    const std::function<void(const decodesim::scenarios::SweepPoint&)> collect =
-        [&table](const decodesim::scenarios::SweepPoint& point) { table.add(point); };
+    const std::function<void(const decodesim::explore::SweepPoint&)> collect =
+        [&table](const decodesim::explore::SweepPoint& point) { table.add(point); };
     std::vector<std::string> command{"sweep"};
     command.insert(command.end(), args.begin(), args.end());
     int exit_code = 0;

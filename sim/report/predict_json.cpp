@@ -93,15 +93,15 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
     return block;
 }
 
-nlohmann::json scenario_to_json(const scenarios::WorkloadScenario& scenario) {
+nlohmann::json scenario_to_json(const workload::WorkloadScenario& scenario) {
     auto optional = [](const std::optional<double>& value) { return value ? json(*value) : json(nullptr); };
     return json{{"name", scenario.name},
                 {"purpose", scenario.purpose},
-                {"prompt_tokens", scenarios::describe(scenario.prompt)},
+                {"prompt_tokens", workload::describe(scenario.prompt)},
                 {"prompt_tokens_mean", scenario.prompt.mean()},
-                {"output_tokens", scenarios::describe(scenario.output)},
+                {"output_tokens", workload::describe(scenario.output)},
                 {"output_tokens_mean", scenario.output.mean()},
-                {"arrivals", scenario.arrivals == scenarios::Arrivals::Kind::gamma
+                {"arrivals", scenario.arrivals == workload::Arrivals::Kind::gamma
                                  ? fmt::format("gamma (burstiness {:g})", scenario.burstiness)
                                  : std::string("poisson")},
                 {"ttft_p99_s", optional(scenario.ttft_p99_s)},

@@ -7,7 +7,7 @@
 
 #include "engine/prediction.hpp"
 #include "report/json_units.hpp"
-#include "scenarios/workload_scenario.hpp"
+#include "workload/workload_scenario.hpp"
 
 namespace decodesim::report {
 
@@ -25,7 +25,7 @@ struct Conditions {
     double compute_share = 1.0;   // of the listed peaks, at those clocks
     double memory_share = 1.0;
     std::optional<engine::Workload> workload;  // batch and context, or batch, prompt and output
-    const scenarios::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
+    const workload::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
@@ -54,7 +54,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions);
 
 // A named workload scenario as JSON: its lengths, arrivals and targets (the `scenario` member of
 // `conditions`).
-nlohmann::json scenario_to_json(const scenarios::WorkloadScenario& scenario);
+nlohmann::json scenario_to_json(const workload::WorkloadScenario& scenario);
 
 // The start every JSON document shares: schema_version, hardware, model, and `conditions`; each
 // command adds its own fields.

@@ -46,8 +46,8 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                         conditions.runtime_measured ? "" : "; no measurements of this build: figures carried over");
     if (conditions.scenario) {
         text += fmt::format("  scenario      {}: {} (prompt {}, output {})\n", conditions.scenario->name,
-                            conditions.scenario->purpose, scenarios::describe(conditions.scenario->prompt),
-                            scenarios::describe(conditions.scenario->output));
+                            conditions.scenario->purpose, workload::describe(conditions.scenario->prompt),
+                            workload::describe(conditions.scenario->output));
     }
     text += fmt::format("  clocks        {}{}\n\n", conditions.clocks,
                         conditions.compute_share < 1.0 || conditions.memory_share < 1.0

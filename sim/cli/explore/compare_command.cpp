@@ -1,0 +1,138 @@
+// `decodesim compare`: several devices side by side for one workload.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "report/text_wrap.hpp"
+#include "report/json_units.hpp"
+#include "cli/point_options.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/value_range.hpp"
+#include "report/explore/compare_output.hpp"
+#include "explore/compare.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+struct CompareOptions {
+    PointOptions point;                 // point.deployment.hardware: "id[:devices],..."
+    std::optional<double> target_tokens_per_s;
+    std::string prices;                 // "id=usd,..."
+    std::string by = "total";
+    bool json = false;
+    bool csv = false;
+};
+
+
+// "h100-sxm:8" -> ("h100-sxm", 8).
+std::pair<std::string, std::optional<int>> split_devices(const std::string& item) {
+    const auto colon = item.rfind(':');
+    if (colon == std::string::npos) return {item, std::nullopt};
+    double devices = 0.0;
+    if (!core::parse_number(item.substr(colon + 1), devices) || devices < 1 || devices > kMaxTensorParallel ||
+        devices != static_cast<int>(devices)) {
+        throw core::UsageError(fmt::format("--hardware: '{}' should be ID or ID:DEVICES with a whole number of devices", item));
+    }
+    return {item.substr(0, colon), static_cast<int>(devices)};
+}
+
+std::map<std::string, double> parse_prices(const std::string& text) {
+    std::map<std::string, double> prices;
+    if (text.empty()) return prices;
+    for (const auto& item : core::parse_name_list(text, "--price")) {
+        const auto equals = item.find('=');
+        double price = 0.0;
+        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price)) {
+            throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
+        }
+        if (price < profiles::kMinPricePerHour || price > profiles::kMaxPricePerHour) {  // the range of price_per_hour in profiles
+            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside [{:g}, {:g}]", price, item,
+                                               profiles::kMinPricePerHour, profiles::kMaxPricePerHour));
+        }
+        prices[item.substr(0, equals)] = price;
+    }
+    return prices;
+}
+
+int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
+    // The same resolver as every command: the choice from the shared flags, each device resolved with it.
+    const engine::DeploymentChoice choice = deployment_choice(catalog, options.point.deployment);
+    const auto prices = parse_prices(options.prices);
+    const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
+    const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
+    warn_beyond_context(io, model, workload.max_context());
+    std::vector<explore::Candidate> candidates;
+    for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
+        const auto [id, devices] = split_devices(item);
+        explore::Candidate candidate{catalog.hardware(id), devices, {}};
+        if (const auto price = prices.find(candidate.hardware.id); price != prices.end()) {
+            candidate.price_per_hour = price->second;
+        }
+        candidates.push_back(std::move(candidate));
+    }
+    for (const auto& [id, price] : prices) {
+        bool used = false;
+        for (const auto& candidate : candidates) used = used || candidate.hardware.id == id;
+        if (!used) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
+    }
+    explore::CompareOptions compare_options;
+    compare_options.workload = workload;
+    compare_options.target_tokens_per_s_per_stream = options.target_tokens_per_s;
+    const auto order = options.by == "stream" ? explore::CompareOrder::stream
+                       : options.by == "ttft" ? explore::CompareOrder::ttft
+                       : options.by == "cost" ? explore::CompareOrder::cost
+                                              : explore::CompareOrder::total;
+    const auto rows = explore::compare(model, choice, candidates, compare_options, order);
+    if (order == explore::CompareOrder::cost) {
+        for (const auto& row : rows) {
+            if (row.error.empty() && !row.usd_per_million_tokens) {
+                warn(io, fmt::format("{} has no price: pass --price {}=USD_PER_HOUR", row.hardware, row.hardware));
+            }
+        }
+    }
+    if (options.json) {
+        io.out << report::json_text(report::compare_to_json(model.id, workload, rows, options.point.workload.named_scenario()));
+    } else if (options.csv) {
+        io.out << report::compare_to_csv(model.id, workload, rows);
+    } else {
+        io.out << report::wrap_text(report::compare_to_text(model.id, workload, rows));
+    }
+    // A device runs the model when it resolves and holds the weights and one stream's KV cache.
+    if (std::none_of(rows.begin(), rows.end(),
+                     [](const explore::CompareRow& row) { return row.error.empty() && row.max_batch > 0; })) {
+        throw core::NothingComputed(fmt::format(
+            "no device in the comparison can run {}: none resolves and fits one stream in memory (see the table)", model.id));
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<CompareOptions>();
+    CLI::App* command = app.add_subcommand("compare", "What to buy: several devices side by side for one workload");
+    add_point_options(*command, options->point);
+    command->get_option("--hardware")
+        ->description("Comma-separated hardware ids, each optionally :DEVICES (tensor parallel; default --tp), "
+                      "e.g. h100-sxm,mi300x,rtx-4090:2");
+    command->add_option("--target-tokens-per-s", options->target_tokens_per_s,
+                        "Quote throughput at the largest batch that keeps each stream at this speed")
+        ->check(CLI::Range(1e-6, 1e9));
+    command->add_option("--price", options->prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
+    command->add_option("--by", options->by, "Sort by")->capture_default_str()->check(CLI::IsMember({"total", "stream", "ttft", "cost"}));
+    auto* json = command->add_flag("--json", options->json, "Print JSON");
+    auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
+    json->excludes(csv);
+    run_when_parsed(command, run, options, &run_compare);
+}
+
+}  // namespace decodesim::cli

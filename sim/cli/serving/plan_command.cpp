@@ -1,0 +1,219 @@
+// `decodesim plan`: how many of which device serve a workload within its latency targets, at
+// what cost.
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "report/text_wrap.hpp"
+#include "report/json_units.hpp"
+#include "cli/point_options.hpp"
+#include "cli/runtime_option.hpp"
+#include "cli/serving/stream_options.hpp"
+#include "core/error.hpp"
+#include "core/value_range.hpp"
+#include "report/serving/plan_output.hpp"
+#include "serving/plan.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+struct PlanOptions {
+    std::string model;
+    std::string hardware;  // empty: every shipped device
+    std::string formats = "bf16";
+    std::string kv;
+    std::string runtime = kDefaultRuntime;
+    std::string tensor_parallel = "1,2,4,8";
+    std::string pipeline_parallel = "1,2";
+    std::string clocks = "sustained";
+    std::optional<double> rate;
+    std::optional<double> users;
+    std::optional<double> think_time;  // unset: the scenario's, else 0
+    // Unset: the --scenario's, else 1000 and 200.
+    std::optional<std::string> prompt;
+    std::optional<std::string> output;
+    std::optional<std::string> scenario;
+    std::optional<long long> max_output;
+    std::optional<double> ttft_p99;
+    std::optional<double> tpot_p99;
+    std::optional<double> e2e_p99;
+    std::optional<double> min_tokens_per_s_per_user;
+    SchedulerOptions scheduler;
+    std::string by = "cost";
+    std::string disaggregation = "auto";
+    bool json = false;
+};
+
+int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
+    if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
+    if (options.disaggregation == "only" && options.users) {
+        throw core::UsageError("--disaggregation only: disaggregated pools are planned for --rate, not for a closed loop of --users");
+    }
+    const workload::WorkloadScenario* scenario =
+        options.scenario ? &workload::workload_scenario_named(*options.scenario) : nullptr;
+    workload::LengthDistribution prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
+                                           : scenario     ? scenario->prompt
+                                                          : parse_length("1000", "--prompt");
+    workload::LengthDistribution output = options.output ? parse_length(*options.output, "--output")
+                                           : scenario     ? scenario->output
+                                                          : parse_length("200", "--output");
+    const double uncapped_output = output.mean();
+    if (options.max_output) output.cap = static_cast<double>(*options.max_output);
+    serving::PlanWorkload workload;
+    workload.rate_per_s = options.rate;
+    workload.users = options.users;
+    workload.think_time_s = options.think_time.value_or(scenario && scenario->think_time_s ? *scenario->think_time_s : 0.0);
+    workload.output_tokens = output.mean();
+    workload.arrival_cv2 = scenario && scenario->arrivals == workload::Arrivals::Kind::gamma ? 1.0 / scenario->burstiness : 1.0;
+    serving::ServiceTargets targets{
+        options.ttft_p99 ? options.ttft_p99 : scenario ? scenario->ttft_p99_s : std::nullopt,
+        options.tpot_p99 ? options.tpot_p99 : scenario ? scenario->tpot_p99_s : std::nullopt,
+        options.e2e_p99 ? options.e2e_p99 : scenario ? scenario->e2e_p99_s : std::nullopt};
+    if (options.min_tokens_per_s_per_user) {
+        // A stream at N tokens/s needs each output token within 1/N s.
+        const double tpot = 1.0 / *options.min_tokens_per_s_per_user;
+        targets.tpot_s = targets.tpot_s ? std::min(*targets.tpot_s, tpot) : tpot;
+    }
+    serving::PlanSpace space;
+    for (const auto& name : core::parse_name_list(options.formats, "--formats")) space.weights.push_back(&weight_format_named(name));
+    if (options.kv.empty()) {
+        space.kv = {nullptr};
+    } else {
+        for (const auto& name : core::parse_name_list(options.kv, "--kv")) space.kv.push_back(&kv_format_named(name));
+    }
+    space.tensor_parallel.clear();
+    for (long long tp : core::parse_integer_list(options.tensor_parallel, "--tp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
+        space.tensor_parallel.push_back(static_cast<int>(tp));
+    }
+    space.pipeline_parallel.clear();
+    for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
+        space.pipeline_parallel.push_back(static_cast<int>(pp));
+    }
+    space.runtime = runtime_named(catalog, options.runtime);
+    space.clocks = clock_choice(options.clocks, std::nullopt);
+    space.limits = options.scheduler.resolved();
+    space.disaggregation = options.disaggregation == "off"    ? serving::PlanDisaggregation::off
+                           : options.disaggregation == "only" ? serving::PlanDisaggregation::only
+                                                              : serving::PlanDisaggregation::automatic;
+    const auto order = options.by == "devices" ? serving::PlanOrder::devices
+                       : options.by == "power" ? serving::PlanOrder::power
+                                               : serving::PlanOrder::cost;
+
+    const profiles::ModelProfile model = catalog.model(options.model);
+    warn_beyond_context(io, model, prompt.mean() + workload.output_tokens);
+    // Prompts longer than the model's context are truncated to fit (docs/scenarios.md).
+    if (model.max_position_embeddings) {
+        prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - workload.output_tokens);
+    }
+    workload.prompt_tokens = prompt.mean();
+    std::vector<profiles::HardwareProfile> candidates;
+    const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
+    if (ids.empty()) {
+        throw core::NothingComputed(fmt::format("no candidate devices: the folder {}/hardware_profiles holds no profiles "
+                                                "(is --profiles-dir right?)", catalog.root()));
+    }
+    for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
+    const serving::Plan plan = serving::plan_deployments(model, candidates, workload, targets, space, order);
+    std::optional<serving::PlanOption> best_uncapped;
+    if (options.max_output) {
+        serving::PlanWorkload uncapped = workload;
+        uncapped.output_tokens = uncapped_output;
+        const serving::Plan without = serving::plan_deployments(model, candidates, uncapped, targets, space, order);
+        if (!without.options.empty()) best_uncapped = without.options.front();
+    }
+
+    report::PlanConditions conditions;
+    conditions.model = model.id;
+    conditions.rate_per_s = options.rate;
+    conditions.users = options.users;
+    conditions.think_time_s = workload.think_time_s;
+    conditions.prompt_tokens = workload.prompt_tokens;
+    conditions.output_tokens = workload.output_tokens;
+    conditions.targets = targets;
+    conditions.runtime = space.runtime->id;
+    conditions.clocks = options.clocks;
+    conditions.scenario = scenario;
+    if (options.max_output) {
+        conditions.max_output_tokens = static_cast<double>(*options.max_output);
+        conditions.uncapped_output_tokens = uncapped_output;
+        conditions.best_uncapped = best_uncapped;
+    }
+    conditions.order = options.by;
+    conditions.disaggregation = options.disaggregation;
+    conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
+                                       : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
+                                                     workload.think_time_s);
+    conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(prompt), workload::describe(output));
+    if (options.json) {
+        io.out << report::json_text(report::plan_to_json(conditions, plan));
+    } else {
+        io.out << report::wrap_text(report::plan_to_text(conditions, plan));
+    }
+    // The answer "none can" is printed above with each candidate's reason; the exit code says it too.
+    if (plan.options.empty()) {
+        std::string reasons;
+        for (std::size_t i = 0; i < plan.rejected.size() && i < 3; ++i) {
+            reasons += fmt::format("; {}: {}", plan.rejected[i].hardware, plan.rejected[i].reason);
+        }
+        if (plan.rejected.size() > 3) reasons += fmt::format("; and {} more", plan.rejected.size() - 3);
+        throw core::NothingComputed("no candidate device can serve this workload" + reasons);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<PlanOptions>();
+    CLI::App* command =
+        app.add_subcommand("plan", "What to buy: the cheapest deployment on each device that meets latency targets");
+    command->add_option("--model", options->model, help::kModel)->required();
+    command->add_option("--hardware", options->hardware, "Candidate hardware ids, comma-separated (default: every shipped device)");
+    command->add_option("--formats", options->formats, "Weight formats to consider, comma-separated")->capture_default_str();
+    command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
+    command->add_option("--runtime", options->runtime, help::kRuntime)->capture_default_str();
+    command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
+    command->add_option("--pp", options->pipeline_parallel,
+                        "Pipeline stage counts to consider (MoE models also try --ep equal to each tp)")
+        ->capture_default_str();
+    command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
+    auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
+    auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
+    command->add_option("--think-time", options->think_time,
+                        "Seconds each user waits between a response and the next request (default 0, or the scenario's)")
+        ->check(CLI::Range(0.0, 1e6));
+    rate->excludes(users);
+    command->add_option("--scenario", options->scenario,
+                        "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
+                        "burstiness and targets; explicit flags override");
+    command->add_option("--prompt", options->prompt,
+                        "Prompt tokens: N or a distribution (its mean is planned for; default 1000)");
+    command->add_option("--output", options->output, "Output tokens: N or a distribution (default 200)");
+    command->add_option("--max-output", options->max_output, "Cap every output at this many tokens; shows what it saves")
+        ->check(CLI::Range(1LL, 1'000'000'000LL));
+    command->add_option("--ttft-p99", options->ttft_p99, "Target 99th-percentile time to first token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--tpot-p99", options->tpot_p99, "Target 99th-percentile time per output token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--e2e-p99", options->e2e_p99, "Target 99th-percentile time to the last token (s)")
+        ->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--min-tokens-per-s-per-user", options->min_tokens_per_s_per_user,
+                        "Each stream at least this fast (a TPOT target of its inverse)")
+        ->check(CLI::Range(1e-6, 1e9));
+    add_scheduler_options(*command, options->scheduler);
+    command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember({"cost", "devices", "power"}));
+    command->add_option("--disaggregation", options->disaggregation,
+                        "Disaggregated prefill and decode pools: auto (considered beside colocated replicas, kept "
+                        "when cheaper; open loop only), off, or only")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "off", "only"}));
+    command->add_flag("--json", options->json, "Print one JSON object");
+    run_when_parsed(command, run, options, &run_plan);
+}
+
+}  // namespace decodesim::cli

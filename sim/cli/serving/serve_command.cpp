@@ -1,0 +1,251 @@
+// `decodesim serve`: a request-level simulation of replicas under a request stream.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "report/text_wrap.hpp"
+#include "report/json_units.hpp"
+#include "cli/output_file.hpp"
+#include "cli/point_options.hpp"
+#include "cli/serving/stream_options.hpp"
+#include "core/error.hpp"
+#include "core/text_escape.hpp"
+#include "profiles/trace.hpp"
+#include "report/serving/serve_output.hpp"
+#include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
+
+namespace decodesim::cli {
+
+namespace {
+
+struct ServeOptions {
+    DeploymentOptions deployment;
+    int replicas = 1;
+    std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
+    double rate = 1.0;
+    // Unset: the --scenario's, else poisson, 1, 1000 and 200 (explicit flags override a scenario).
+    std::optional<std::string> arrivals;
+    std::optional<double> burstiness;
+    std::optional<std::string> prompt;
+    std::optional<std::string> output;
+    std::optional<std::string> scenario;
+    std::optional<long long> max_output;
+    long long requests = 1000;
+    unsigned long long seed = 1;
+    std::string trace;
+    double prefix_fraction = 0.0;
+    long long prefix_tokens = 0;
+    long long prefix_groups = 1;
+    SchedulerOptions scheduler;
+    std::optional<double> ttft_slo;
+    std::optional<double> tpot_slo;
+    std::optional<double> e2e_slo;
+    bool json = false;
+    std::string requests_csv;
+    std::string svg_path;
+};
+
+int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io io) {
+    // Flags first (cheap), then the profiles.
+    const std::optional<serving::PoolShape> pools =
+        options.disaggregate ? std::optional(parse_pool_shape(*options.disaggregate, "--disaggregate")) : std::nullopt;
+    const workload::WorkloadScenario* scenario =
+        options.scenario ? &workload::workload_scenario_named(*options.scenario) : nullptr;
+    if (pools && options.max_output) {
+        throw core::UsageError("--max-output reports its saving for colocated replicas; it cannot be combined with --disaggregate");
+    }
+    if (!options.trace.empty() && (scenario || options.max_output)) {
+        throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
+    }
+    std::vector<workload::Request> requests;
+    report::ServeConditions conditions;
+    serving::LoadShape load;
+    std::optional<serving::LoadShape> uncapped_load;  // with --max-output: the same load without the cap
+    if (!options.trace.empty()) {
+        for (const auto& row : profiles::load_trace(options.trace)) {
+            requests.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
+        }
+        std::stable_sort(requests.begin(), requests.end(),
+                         [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
+        const double origin = requests.front().arrival_s;
+        double prompt_sum = 0.0, output_sum = 0.0;
+        for (auto& request : requests) {
+            request.arrival_s -= origin;
+            prompt_sum += static_cast<double>(request.prompt_tokens);
+            output_sum += static_cast<double>(request.output_tokens);
+        }
+        const double count = static_cast<double>(requests.size());
+        const double span = requests.back().arrival_s;
+        load.rate_per_s = span > 0.0 ? (count - 1.0) / span : count;
+        load.prompt_tokens = prompt_sum / count;
+        load.output_tokens = output_sum / count;
+        conditions.arrivals = fmt::format("trace {} ({:.3g}/s)", options.trace, load.rate_per_s);
+        conditions.prompt = fmt::format("trace (mean {:.0f})", load.prompt_tokens);
+        conditions.output = fmt::format("trace (mean {:.0f})", load.output_tokens);
+    } else {
+        workload::StreamSpec spec;
+        spec.arrivals.rate_per_s = options.rate;
+        spec.arrivals.kind = options.arrivals ? (*options.arrivals == "gamma" ? workload::Arrivals::Kind::gamma
+                                                                               : workload::Arrivals::Kind::poisson)
+                             : scenario      ? scenario->arrivals
+                                             : workload::Arrivals::Kind::poisson;
+        spec.arrivals.burstiness = options.burstiness.value_or(scenario ? scenario->burstiness : 1.0);
+        spec.prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
+                      : scenario     ? scenario->prompt
+                                     : parse_length("1000", "--prompt");
+        spec.output = options.output ? parse_length(*options.output, "--output")
+                      : scenario     ? scenario->output
+                                     : parse_length("200", "--output");
+        if (options.max_output) spec.output.cap = static_cast<double>(*options.max_output);
+        spec.requests = options.requests;
+        spec.seed = options.seed;
+        spec.prefix_fraction = options.prefix_fraction;
+        spec.prefix_tokens = options.prefix_tokens;
+        spec.prefix_groups = options.prefix_groups;
+        // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
+        const profiles::ModelProfile model = catalog.model(options.deployment.model);
+        warn_beyond_context(io, model, spec.prompt.mean() + spec.output.mean());
+        if (model.max_position_embeddings) {
+            spec.max_context = *model.max_position_embeddings;
+            spec.prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - spec.output.mean());
+        }
+        requests = workload::generate_requests(spec);
+        load.rate_per_s = options.rate;
+        load.prompt_tokens = spec.prompt.mean();
+        load.output_tokens = spec.output.mean();
+        load.arrival_cv2 = spec.arrivals.kind == workload::Arrivals::Kind::gamma ? 1.0 / spec.arrivals.burstiness : 1.0;
+        if (options.max_output) {
+            uncapped_load = load;
+            workload::LengthDistribution uncapped = spec.output;
+            uncapped.cap.reset();
+            uncapped_load->output_tokens = uncapped.mean();
+        }
+        conditions.arrivals = spec.arrivals.kind == workload::Arrivals::Kind::gamma
+                                  ? fmt::format("gamma (burstiness {:g}) at {:g}/s", spec.arrivals.burstiness, options.rate)
+                                  : fmt::format("poisson at {:g}/s", options.rate);
+        conditions.prompt = describe(spec.prompt);
+        conditions.output = describe(spec.output);
+    }
+    const engine::OperatingPoint point =
+        resolve_point(catalog, options.deployment, engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io);
+    const engine::Evaluator evaluator(point);
+
+    serving::ServeConfig config;
+    config.replicas = options.replicas;
+    config.limits = options.scheduler.resolved();
+    config.disaggregation = pools;
+    config.seed = options.seed;  // the draws of accepted draft tokens
+    // Targets: the flags, else the scenario's p99 targets applied to each request.
+    const serving::ServiceTargets targets{
+        options.ttft_slo ? options.ttft_slo : scenario ? scenario->ttft_p99_s : std::nullopt,
+        options.tpot_slo ? options.tpot_slo : scenario ? scenario->tpot_p99_s : std::nullopt,
+        options.e2e_slo ? options.e2e_slo : scenario ? scenario->e2e_p99_s : std::nullopt};
+    const serving::ServeResult result = serving::simulate_serving(evaluator, requests, config, targets);
+    // The analytic steady state at the same load per replica, for comparison.
+    serving::LoadShape per_replica = load;
+    per_replica.rate_per_s = load.rate_per_s / options.replicas;
+    std::optional<serving::DisaggregatedState> pools_analytic;
+    if (pools) pools_analytic = serving::disaggregated_state(evaluator, load, config.limits, *pools);
+    const serving::SteadyState analytic =
+        pools_analytic ? pools_analytic->overall : serving::steady_state(evaluator, per_replica, config.limits);
+
+    conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
+    conditions.point.scenario = scenario;
+    if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
+    if (uncapped_load) {
+        serving::LoadShape capped_per_replica = per_replica;
+        serving::LoadShape uncapped_per_replica = *uncapped_load;
+        uncapped_per_replica.rate_per_s = per_replica.rate_per_s;
+        conditions.output_cap = serving::output_cap_effect(evaluator, capped_per_replica, uncapped_per_replica,
+                                                             static_cast<double>(*options.max_output), config.limits,
+                                                             point.deployment.parallelism.tensor,
+                                                             point.hardware.price_per_hour);
+    }
+    conditions.replicas = pools ? pools->instances() : options.replicas;
+    conditions.disaggregation = pools_analytic;
+    conditions.requests = static_cast<long long>(requests.size());
+    // A trace has no seed of its own; speculation still draws its accepted tokens from --seed.
+    conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? options.seed : 0;
+    conditions.limits = config.limits;
+    conditions.targets = targets;
+    const bool none_served = result.rejected > 0 && result.rejected == static_cast<long long>(requests.size());
+    if (result.saturated && !none_served) {
+        warn(io, fmt::format("saturated: {} requests were queued at the last arrival", result.waiting_at_last_arrival));
+    }
+    if (!options.requests_csv.empty()) write_file_atomically(options.requests_csv, report::requests_to_csv(result));
+    if (!options.svg_path.empty()) write_file_atomically(options.svg_path, report::serve_chart(conditions, result));
+    if (options.json) {
+        io.out << report::json_text(report::serve_to_json(conditions, result, analytic));
+    } else {
+        io.out << report::wrap_text(report::serve_to_text(conditions, result, analytic));
+    }
+    if (none_served) {
+        throw core::NothingComputed(fmt::format(
+            "all {} requests were rejected: each is longer than one replica can ever hold (its KV cache does not fit "
+            "beside the weights, or it exceeds the scheduler's token budget)",
+            result.rejected));
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandRun& run) {
+    auto options = std::make_shared<ServeOptions>();
+    CLI::App* command = app.add_subcommand("serve", "Simulate serving a request stream: latency percentiles, throughput, saturation");
+    add_deployment_options(*command, options->deployment);
+    auto* replicas = command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
+                         ->capture_default_str()
+                         ->check(CLI::Range(1, 4096));
+    command->add_option("--disaggregate", options->disaggregate,
+                        "Disaggregated prefill and decode: xPyD, as 2P3D for 2 prefill and 3 decode instances, each "
+                        "on --tp devices, the KV cache sent between them (docs/serving.md)")
+        ->excludes(replicas);
+    auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
+                     ->capture_default_str()
+                     ->check(CLI::Range(1e-6, 1e7));
+    command->add_option("--scenario", options->scenario,
+                        "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
+                        "arrivals and targets; explicit flags override");
+    command->add_option("--arrivals", options->arrivals, "poisson (default), or gamma (bursty: see --burstiness)")
+        ->check(CLI::IsMember({"poisson", "gamma"}));
+    command->add_option("--burstiness", options->burstiness,
+                        "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
+        ->check(CLI::Range(1e-3, 1e3));
+    command->add_option("--prompt", options->prompt,
+                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD (default 1000)");
+    command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
+    command->add_option("--max-output", options->max_output,
+                        "Cap every output at this many tokens, and report what the cap saves")
+        ->check(CLI::Range(1LL, 1'000'000'000LL));
+    command->add_option("--requests", options->requests, "Requests to simulate")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 100'000'000LL));
+    command->add_option("--seed", options->seed, "Random seed (the same seed gives the same run)")->capture_default_str();
+    auto* trace = command->add_option("--trace", options->trace,
+                                      "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
+    trace->excludes(rate);
+    command->add_option("--prefix-fraction", options->prefix_fraction, "Share of requests that start with a shared prefix")
+        ->check(CLI::Range(0.0, 1.0));
+    command->add_option("--prefix-tokens", options->prefix_tokens, "Length of each shared prefix")
+        ->check(CLI::Range(0LL, 1'000'000'000LL));
+    command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    add_scheduler_options(*command, options->scheduler);
+    command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--tpot-slo", options->tpot_slo, "Time-per-output-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_option("--e2e-slo", options->e2e_slo, "Time-to-last-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));
+    command->add_flag("--json", options->json, "Print one JSON object");
+    command->add_option("--requests-csv", options->requests_csv, "Also write one CSV row per request here");
+    command->add_option("--svg", options->svg_path, "Also draw latency and server state over time into this SVG file");
+    run_when_parsed(command, run, options, &run_serve);
+}
+
+}  // namespace decodesim::cli

@@ -1,0 +1,110 @@
+#include "cli/serving/stream_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace decodesim::cli {
+
+using workload::LengthDistribution;
+
+LengthDistribution parse_length(const std::string& text, const std::string& flag) {
+    auto refuse = [&](const std::string& why) {
+        throw core::UsageError(fmt::format("{}: '{}' {}; expected N, uniform:LOW:HIGH, normal:MEAN:SD or "
+                                           "lognormal:MEAN:SD (tokens)",
+                                           flag, text, why));
+    };
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto colon = text.find(':', start);
+        parts.push_back(text.substr(start, colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    if (parts.size() == 1) {  // a fixed length: a whole number, as --prompt and --output are in predict
+        std::int64_t tokens = 0;
+        if (!core::parse_whole_number(parts[0], tokens)) refuse("is " + core::why_not_whole_number(parts[0]));
+        if (tokens < 1 || tokens > 1'000'000'000) refuse("is not in range 1 to 1000000000");
+        LengthDistribution fixed;
+        fixed.first = static_cast<double>(tokens);
+        return fixed;
+    }
+    std::vector<double> numbers;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        double value = 0.0;
+        if (!core::parse_number(parts[i], value) || value < 0.0 || value > 1e9) refuse("has a bad number");
+        numbers.push_back(value);
+    }
+    LengthDistribution length;
+    if (parts.size() == 1) {
+        if (numbers[0] < 1.0 || numbers[0] != std::floor(numbers[0])) refuse("must be a whole number of tokens, at least 1");
+        length.first = numbers[0];
+        return length;
+    }
+    if (parts.size() != 3) refuse("has the wrong number of fields");
+    const std::string& kind = parts[0];
+    length.first = numbers[0];
+    length.second = numbers[1];
+    if (kind == "uniform") {
+        length.kind = LengthDistribution::Kind::uniform;
+        if (length.first < 1.0 || length.second < length.first) refuse("needs 1 <= LOW <= HIGH");
+    } else if (kind == "normal" || kind == "lognormal") {
+        length.kind = kind == "normal" ? LengthDistribution::Kind::normal : LengthDistribution::Kind::lognormal;
+        if (length.first < 1.0) refuse("needs a mean of at least 1 token");
+    } else {
+        refuse("names an unknown distribution");
+    }
+    return length;
+}
+
+serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag) {
+    auto refuse = [&](const std::string& why) {
+        throw core::UsageError(fmt::format("{}: '{}' {}; expected xPyD, as 2P3D for 2 prefill and 3 decode instances",
+                                           flag, text, why));
+    };
+    // Two whole numbers, each followed by its letter: digits, 'P', digits, 'D'.
+    const auto p = text.find_first_of("Pp");
+    if (p == std::string::npos || p == 0 || text.size() < p + 3 || (text.back() != 'D' && text.back() != 'd')) {
+        refuse("is not of that form");
+    }
+    auto count = [&](const std::string& digits, const char* pool) {
+        std::int64_t value = 0;
+        if (!core::parse_whole_number(digits, value)) refuse(fmt::format("has a {} count that is {}", pool, core::why_not_whole_number(digits)));
+        if (value < 1 || value > 4096) refuse(fmt::format("has a {} count out of range 1 to 4096", pool));
+        return static_cast<int>(value);
+    };
+    serving::PoolShape shape;
+    shape.prefill_instances = count(text.substr(0, p), "prefill");
+    shape.decode_instances = count(text.substr(p + 1, text.size() - p - 2), "decode");
+    return shape;
+}
+
+serving::SchedulerLimits SchedulerOptions::resolved() const {
+    serving::SchedulerLimits result = limits;
+    result.chunked_prefill = !no_chunked_prefill;
+    result.prefix_caching = !no_prefix_caching;
+    return result;
+}
+
+void add_scheduler_options(CLI::App& command, SchedulerOptions& options) {
+    command.add_option("--max-seqs", options.limits.max_sequences, "Running sequences per replica (vLLM max_num_seqs)")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    command.add_option("--max-batched-tokens", options.limits.max_batched_tokens,
+                       "Tokens per forward pass (vLLM max_num_batched_tokens)")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 100'000'000LL));
+    command.add_option("--block-size", options.limits.block_tokens, "Tokens per KV-cache block")
+        ->capture_default_str()
+        ->check(CLI::Range(1LL, 1'000'000LL));
+    command.add_flag("--no-chunked-prefill", options.no_chunked_prefill,
+                     "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)");
+    command.add_flag("--no-prefix-caching", options.no_prefix_caching, "Do not reuse the KV cache of shared prefixes");
+}
+
+}  // namespace decodesim::cli

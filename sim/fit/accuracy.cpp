@@ -1,0 +1,260 @@
+#include "fit/accuracy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/quantization.hpp"
+#include "core/registry.hpp"
+#include "workload/request_stream.hpp"
+#include "serving/simulation.hpp"
+
+namespace decodesim::fit {
+
+namespace {
+
+using profiles::Metric;
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
+}
+
+// Requests replayed for a request-rate row whose notes give no count, and the most tokens
+// (prompt and output, over all requests) one replay may simulate.
+constexpr long long kReplayedRequests = 1000;
+constexpr double kReplayTokenBudget = 5e7;
+
+// A row at a request rate: its benchmark replayed through the serving simulation, requests of
+// the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with vLLM's
+// scheduler defaults (docs/serving.md); the figure is the run's mean or median, as the row states.
+double served_figure(const profiles::Measurement& m, const engine::Evaluator& evaluator, double prompt, double output) {
+    workload::StreamSpec spec;
+    spec.arrivals.rate_per_s = *m.request_rate;
+    spec.prompt.first = prompt;
+    spec.output.first = output;
+    spec.requests = m.requests.value_or(kReplayedRequests);
+    const serving::ServeResult run = serving::simulate_serving(evaluator, workload::generate_requests(spec), serving::ServeConfig{}, serving::ServiceTargets{});
+    if (run.rejected > 0) {
+        // The figures would be over the requests that fit; the row measured them all.
+        throw core::InputError(core::unlocated(
+            "prompt", fmt::format("a request of {:.0f} + {:.0f} tokens does not fit one replica's KV cache or context",
+                                  prompt, output)));
+    }
+    const auto statistic = [&](const serving::Percentiles& p) { return m.median_latency ? p.p50 : p.mean; };
+    double figure = 0.0;
+    switch (m.metric) {
+        case Metric::ttft_s: figure = statistic(run.ttft_s); break;
+        case Metric::tpot_s: figure = statistic(run.tpot_s); break;
+        case Metric::e2e_latency_s: figure = statistic(run.e2e_s); break;
+        case Metric::decode_tokens_per_s_total: figure = run.output_tokens_per_s; break;
+        case Metric::decode_tokens_per_s_per_stream: figure = 1.0 / statistic(run.tpot_s); break;
+        case Metric::prefill_tokens_per_s: break;  // unsupported_reason refuses prefill at a request rate
+    }
+    if (!(figure > 0.0) || !std::isfinite(figure)) {
+        throw core::InputError(core::unlocated(
+            "output", "the serving run gives no figure for this metric (one-token outputs have no time per output token)"));
+    }
+    return figure;
+}
+
+// The figure of one evaluator for a supported row, in the row's metric.
+double figure_of(const profiles::Measurement& m, const engine::Evaluator& evaluator) {
+    const double prompt = std::max(1.0, m.prompt.value_or(1.0));
+    const double output = m.output.value_or(1.0);
+    if (m.request_rate) return served_figure(m, evaluator, prompt, output);
+    if (m.metric == Metric::prefill_tokens_per_s) {
+        const double batch = m.batch.value_or(1.0);
+        // A prompt processed after `context` tokens already in the cache (llama-bench -d): one pass
+        // of the prompt's tokens that reads the earlier tokens' keys and values.
+        const double cached = m.context.value_or(0.0);
+        const double time = evaluator.prefill(batch, cached + prompt, cached).time.value;
+        return batch * prompt / time;
+    }
+    if (m.context) {  // one decode step at a stated context
+        const double batch = m.batch.value_or(1.0);
+        const auto prediction = evaluator.predict(engine::Workload::step(batch, *m.context), engine::Detail::figures);
+        return m.metric == Metric::decode_tokens_per_s_total ? prediction.decode.tokens_per_s_total
+                                                             : prediction.decode.tokens_per_s_per_stream;
+    }
+    // A run of `output` decode steps after the prompt (llama-bench tg, batched-bench, serving).
+    double batch = m.batch.value_or(0.0);
+    if (batch <= 0.0) {
+        // Offline throughput with every request queued: the batch memory allows.
+        const auto probe =
+            evaluator.predict(engine::Workload::request(1.0, prompt, output + 1.0), engine::Detail::figures);
+        batch = static_cast<double>(std::max<long long>(1, probe.memory.max_batch));
+    }
+    const auto prediction =
+        evaluator.predict(engine::Workload::request(batch, prompt, output + 1.0), engine::Detail::figures);
+    double step = prediction.request->time_per_output_token.value;
+    // A closed loop that keeps `batch` requests going ("arrivals=staggered"): a request arrives as
+    // another finishes, so besides its decode tokens each pass prefills the prompts of the
+    // requests that replace the finished ones, batch / output of them a pass (chunked prefill).
+    // What they add is priced at the mean context, as the difference of the two passes.
+    if (m.staggered_arrivals && m.batch && output > 1.0) {
+        const engine::CostModel& cost = evaluator.cost_model();
+        const engine::StepShape decode = engine::decode_shape(cost, batch, prompt + output / 2.0);
+        engine::StepShape replenished = decode;
+        replenished += engine::prefill_shape(cost, batch / output, 0.0, prompt);
+        step += (evaluator.step_time(replenished) - evaluator.step_time(decode)).value;
+    }
+    if (m.metric == Metric::decode_tokens_per_s_per_stream) return 1.0 / step;
+    if (m.metric == Metric::tpot_s) return step;
+    // A measured latency at a stated concurrency: every request of the batch arrived together
+    // (the benchmark clients these rows come from start them at once), so the first token waits
+    // for the whole batch's prefill; in a closed loop whose requests arrive as others finish
+    // ("arrivals=staggered"), a first token waits for its own prefill.
+    const double batch_prefill = prediction.batch_prefill.time.value;
+    const double first_token = m.staggered_arrivals ? evaluator.prefill(1.0, prompt).time.value : batch_prefill;
+    if (m.metric == Metric::ttft_s) return first_token;
+    if (m.metric == Metric::e2e_latency_s) return first_token + output * step;
+    // A stated concurrency: the generation rate over the batch, unless the row timed the whole run.
+    if (m.batch && !m.whole_run_throughput) return batch / step;
+    // Offline, or a static batch timed whole: output tokens over the time to prefill and decode it.
+    return batch * output / engine::whole_run_time(prediction, output).value;
+}
+
+}  // namespace
+
+Split split_of(const std::string& hardware_id) {
+    std::uint32_t hash = 2166136261u;
+    for (unsigned char c : hardware_id) {
+        hash ^= c;
+        hash *= 16777619u;
+    }
+    return hash % 2 == 1 ? Split::test : Split::train;
+}
+
+const char* split_name(Split split) { return split == Split::test ? "test" : "train"; }
+
+std::string source_key(std::string_view source) {
+    const std::size_t end = std::min(source.find(" ("), source.find(';'));
+    std::string_view key = source.substr(0, end);
+    while (!key.empty() && (key.back() == ' ' || key.back() == ',')) key.remove_suffix(1);
+    return std::string(key);
+}
+
+engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
+                                           std::shared_ptr<const engine::RuntimeProfile> runtime) {
+    engine::DeploymentChoice choice;
+    // The same names, and messages, as the --weights and --kv flags.
+    choice.weights = &core::named_or_throw(core::weight_formats(), m.weights, "--weights", "format");
+    if (!m.kv.empty()) choice.kv = &core::named_or_throw(core::kv_formats(), m.kv, "--kv", "format");
+    choice.runtime = std::move(runtime);
+    // The stated split: pipeline stages, or attention replicas (each over devices / replicas),
+    // with the routed experts over `ep` of the devices (engine::Parallelism).
+    if (m.layer_split) {
+        choice.parallelism.pipeline = m.devices;
+    } else {
+        choice.parallelism.attention_data = m.attention_data_parallel;
+        choice.parallelism.tensor = m.devices / m.attention_data_parallel;
+    }
+    choice.parallelism.expert = m.expert_parallel;
+    choice.backend = m.backend;
+    // Flash attention as the run stated it; unstated: the runtime build's default.
+    if (m.flash_attention) {
+        choice.attention = *m.flash_attention ? engine::AttentionKernels::fused : engine::AttentionKernels::unfused;
+    }
+    // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
+    choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
+    return choice;
+}
+
+std::string unsupported_reason(const profiles::Measurement& m) {
+    if (m.weights.empty()) return "weight precision not stated";
+    if (m.request_rate) {
+        if (!m.prompt || !m.output) return "a request rate without fixed prompt and output lengths";
+        if (m.metric == Metric::prefill_tokens_per_s) return "prefill at a request rate";
+        // Every token is simulated, in every fit fold that predicts the row: the published serving
+        // runs hold 0.3 to 4 million tokens; this bound keeps a hostile row to seconds.
+        const double tokens = static_cast<double>(m.requests.value_or(kReplayedRequests)) * (*m.prompt + *m.output);
+        if (tokens > kReplayTokenBudget) {
+            return fmt::format("a request-rate replay of {:.3g} tokens, over the {:.0e}-token bound", tokens, kReplayTokenBudget);
+        }
+        return {};
+    }
+    if (profiles::metric_info(m.metric).lower_is_better && !m.batch) {
+        return "latency without a stated concurrency";
+    }
+    if (m.metric == Metric::prefill_tokens_per_s && !m.prompt) return "prefill without a prompt length";
+    if (!m.output && !m.context && m.metric != Metric::prefill_tokens_per_s) return "no output length or context stated";
+    return {};
+}
+
+AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
+    return evaluate_measurement(m, model, hardware, deployment, deployment.runtime_profile());
+}
+
+AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                                 const engine::RuntimeProfile& preset) {
+    AccuracyRow row;
+    row.measurement = &m;
+    row.split = split_of(m.hardware);
+    row.skipped = unsupported_reason(m);
+    if (!row.skipped.empty()) return row;
+
+    const engine::Evaluator predicted(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend));
+    const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
+    row.predicted = figure_of(m, predicted);
+    row.bound = figure_of(m, ideal);
+    row.error = row.predicted / m.value - 1.0;
+    // A replayed serving run is one draw of random arrivals, as the measured run was another: N
+    // Poisson arrivals fix the offered load only to within 1/sqrt(N) of the window, so a row
+    // beats the ideal replay only by more than three of those.
+    const double slack = m.request_rate ? 3.0 / std::sqrt(static_cast<double>(m.requests.value_or(kReplayedRequests))) : 1e-9;
+    row.beats_bound = profiles::metric_info(m.metric).lower_is_better ? m.value < row.bound * (1.0 - slack)
+                                                                       : m.value > row.bound * (1.0 + slack);
+    return row;
+}
+
+double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                           const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                           const engine::RuntimeProfile& preset) {
+    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
+}
+
+std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,
+                                     const std::function<std::string(const AccuracyRow&)>& key) {
+    std::map<std::string, std::vector<const AccuracyRow*>> groups;
+    for (const auto& row : rows) {
+        if (row.skipped.empty()) groups[key(row)].push_back(&row);
+    }
+    std::vector<SubsetSummary> summaries;
+    for (const auto& [name, members] : groups) {
+        SubsetSummary summary;
+        summary.name = name;
+        summary.rows = static_cast<int>(members.size());
+        std::vector<double> absolute, signed_errors;
+        double sum = 0.0;
+        for (const AccuracyRow* row : members) {
+            absolute.push_back(std::fabs(row->error));
+            signed_errors.push_back(row->error);
+            sum += std::fabs(row->error);
+            summary.beats_bound += row->beats_bound ? 1 : 0;
+        }
+        summary.median_absolute_error = median(absolute);
+        summary.mean_absolute_error = sum / static_cast<double>(members.size());
+        summary.median_signed_error = median(signed_errors);
+        summaries.push_back(summary);
+    }
+    return summaries;
+}
+
+double median_absolute_error(const std::vector<AccuracyRow>& rows, const std::function<bool(const AccuracyRow&)>& filter) {
+    std::vector<double> values;
+    for (const auto& row : rows) {
+        if (row.skipped.empty() && filter(row)) values.push_back(std::fabs(row.error));
+    }
+    return median(values);
+}
+
+}  // namespace decodesim::fit

@@ -1,0 +1,184 @@
+#include "report/serving/plan_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/predict_json.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+// One format per column: four significant digits, or "-" where the profile names no price or power.
+std::string figure(const std::optional<double>& value) {
+    return value ? core::format_significant(*value) : std::string("-");
+}
+
+std::string device_range(const serving::PlanOption& option) {
+    const int low = option.devices_low, high = option.devices_high;
+    if (low == option.devices && high == option.devices) return std::to_string(option.devices);
+    return fmt::format("{} ({}-{})", option.devices, low > 0 ? std::to_string(low) : "?",
+                       high > 0 ? std::to_string(high) : "none");
+}
+
+// "4 x 3" (devices per instance x replicas), or "4 x (1P+2D)" for disaggregated pools.
+std::string instances(const serving::PlanOption& option) {
+    const int tp = option.deployment.parallelism.devices();
+    if (!option.disaggregated) return fmt::format("{} x {}", tp, option.replicas);
+    return fmt::format("{} x ({}P+{}D)", tp, option.disaggregated->pools.prefill_instances,
+                       option.disaggregated->pools.decode_instances);
+}
+
+}  // namespace
+
+std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
+    std::string text = fmt::format("{}: {}\n", c.model, c.workload);
+    std::string targets;
+    if (c.targets.ttft_s) targets += fmt::format("TTFT p99 <= {}", core::format_seconds(*c.targets.ttft_s));
+    if (c.targets.tpot_s) {
+        targets += fmt::format("{}TPOT p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.tpot_s));
+    }
+    if (c.targets.e2e_s) {
+        targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
+    }
+    if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
+    text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}; disaggregation {}\n\n",
+                        targets.empty() ? "none" : targets, c.runtime, c.clocks, c.order, c.disaggregation);
+    TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
+                     "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99"});
+    for (const auto& option : plan.options) {
+        const auto& d = option.deployment;
+        table.add_row({option.hardware, device_range(option),
+                       instances(option),
+                       fmt::format("{}/{}", d.weights->name, d.kv->name), figure(option.cost_per_hour),
+                       figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
+                       option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
+                       core::format_seconds(option.per_replica.ttft_s.p99),
+                       core::format_seconds(option.per_replica.tpot_s.p99),
+                       core::format_seconds(option.per_replica.e2e_s.p99)});
+    }
+    text += table.render();
+    if (!plan.options.empty()) {
+        const auto& best = plan.options.front();
+        text += fmt::format("\nbest: {} x {} ({} {}{}, {} each, {} weights){}\n", best.devices, best.hardware,
+                            best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s",
+                            best.deployment.parallelism.any() ? report::parallelism_text(best.deployment.parallelism)
+                                                              : std::string("one device"),
+                            best.deployment.weights->name,
+                            best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+        if (best.disaggregated) {
+            const auto& pools = *best.disaggregated;
+            text.pop_back();
+            text += fmt::format(" - disaggregated: {} prefill and {} decode instance{}, the KV cache of a prompt sent in {} "
+                                "over {}\n",
+                                pools.pools.prefill_instances, pools.pools.decode_instances,
+                                pools.pools.decode_instances == 1 ? "" : "s", core::format_seconds(pools.kv_transfer_s),
+                                pools.link);
+        }
+    }
+    if (c.max_output_tokens) {
+        text += fmt::format("output cap: {:.0f} tokens brings the mean output from {:.0f} to {:.0f} tokens", *c.max_output_tokens,
+                            c.uncapped_output_tokens, c.output_tokens);
+        if (c.best_uncapped && !plan.options.empty()) {
+            const auto& best = plan.options.front();
+            const auto& without = *c.best_uncapped;
+            text += fmt::format("; without it the best plan is {} x {}{}", without.devices, without.hardware,
+                                without.cost_per_hour ? fmt::format(" at {:.2f} USD/hour", *without.cost_per_hour) : "");
+            if (best.cost_per_hour && without.cost_per_hour && *without.cost_per_hour > 0.0) {
+                text += fmt::format(" (the cap saves {:.0f}% of the cost", 100.0 * (1.0 - *best.cost_per_hour / *without.cost_per_hour));
+                if (best.hardware == without.hardware && best.devices == without.devices) {
+                    text += fmt::format("; the same devices sustain {:.3g}/s instead of {:.3g}/s within the targets",
+                                        best.max_rate_at_targets_per_s, without.max_rate_at_targets_per_s);
+                }
+                text += ")";
+            }
+        }
+        text += "\n";
+    }
+    text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
+            "sustain within the targets; latency at the requested rate from the steady-state model; last token: TTFT "
+            "plus the mean output's decode steps, the tails added; devices x (xP+yD): x prefill and y decode instances, "
+            "disaggregated)\n";
+    if (!plan.rejected.empty()) {
+        text += "\ncannot serve it:\n";
+        for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
+    }
+    return text;
+}
+
+nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) {
+    nlohmann::json document;
+    document["schema_version"] = kSchemaVersion;
+    document["model"] = c.model;
+    nlohmann::json conditions = {{"prompt_tokens", c.prompt_tokens}, {"output_tokens", c.output_tokens},
+                                 {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order},
+                                 {"disaggregation", c.disaggregation}};
+    if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
+    if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
+    if (c.max_output_tokens) {
+        conditions["max_output_tokens"] = *c.max_output_tokens;
+        conditions["uncapped_output_tokens"] = c.uncapped_output_tokens;
+    }
+    if (c.rate_per_s) conditions["rate_per_s"] = *c.rate_per_s;
+    if (c.users) {
+        conditions["users"] = *c.users;
+        conditions["think_time_s"] = c.think_time_s;
+    }
+    if (c.targets.ttft_s) conditions["ttft_p99_s"] = *c.targets.ttft_s;
+    if (c.targets.tpot_s) conditions["tpot_p99_s"] = *c.targets.tpot_s;
+    document["conditions"] = conditions;
+    auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+    nlohmann::json options = nlohmann::json::array();
+    for (std::size_t i = 0; i < plan.options.size(); ++i) {
+        const auto& option = plan.options[i];
+        const auto& d = option.deployment;
+        options.push_back({{"hardware", option.hardware},
+                           {"devices", option.devices},
+                           {"devices_band", {{"low", option.devices_low}, {"high", option.devices_high}}},
+                           {"tp", d.parallelism.tensor},
+                           {"pp", d.parallelism.pipeline},
+                           {"ep", d.parallelism.expert},
+                           {"dp_attention", d.parallelism.attention_data},
+                           {"devices_per_instance", d.parallelism.devices()},
+                           {"replicas", option.replicas},
+                           {"weights", std::string(d.weights->name)},
+                           {"kv", std::string(d.kv->name)},
+                           {"activation", std::string(core::datatype_name(d.activation))},
+                           {"runtime", std::string(engine::runtime_label(d))},
+                           {"clocks", engine::clock_label(d.clocks)},
+                           {"cost_per_hour", optional(option.cost_per_hour)},
+                           {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},
+                           {"joules_per_output_token", optional(option.joules_per_output_token)},
+                           {"binding", option.binding},
+                           {"rate_per_s", option.rate_per_s},
+                           {"max_rate_at_targets", option.max_rate_at_targets_per_s},
+                           {"ttft_p99_s", option.per_replica.ttft_s.p99},
+                           {"tpot_p99_s", option.per_replica.tpot_s.p99},
+                           {"e2e_p99_s", option.per_replica.e2e_s.p99},
+                           {"batch_per_replica", option.per_replica.batch},
+                           {"disaggregated", option.disaggregated.has_value()},
+                           {"best", i == 0}});
+        if (option.disaggregated) {
+            const auto& pools = *option.disaggregated;
+            options.back()["prefill_instances"] = pools.pools.prefill_instances;
+            options.back()["decode_instances"] = pools.pools.decode_instances;
+            options.back()["kv_transfer_s"] = pools.kv_transfer_s;
+            options.back()["prefill_utilization"] = pools.prefill_utilization;
+            options.back()["decode_utilization"] = pools.decode_utilization;
+            options.back()["kv_link"] = pools.link;
+        }
+    }
+    document["options"] = std::move(options);
+    if (c.best_uncapped) {
+        document["best_without_output_cap"] = {{"hardware", c.best_uncapped->hardware},
+                                               {"devices", c.best_uncapped->devices},
+                                               {"cost_per_hour", optional(c.best_uncapped->cost_per_hour)}};
+    }
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const auto& rejection : plan.rejected) rejected.push_back({{"hardware", rejection.hardware}, {"reason", rejection.reason}});
+    document["rejected"] = std::move(rejected);
+    return document;
+}
+
+}  // namespace decodesim::report

@@ -1,0 +1,35 @@
+#pragma once
+// `plan` results: a ranked table of devices and the JSON document.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "serving/plan.hpp"
+#include "workload/workload_scenario.hpp"
+
+namespace decodesim::report {
+
+struct PlanConditions {
+    std::string model;
+    std::string workload;  // "10 requests/s, prompt 2000, output 500"
+    std::optional<double> rate_per_s;
+    std::optional<double> users;
+    double think_time_s = 0.0;
+    double prompt_tokens = 0.0;
+    double output_tokens = 0.0;
+    serving::ServiceTargets targets;
+    std::string runtime;
+    std::string clocks;
+    std::string order;
+    std::string disaggregation = "auto";  // --disaggregation
+    const workload::WorkloadScenario* scenario = nullptr;
+    // --max-output: the cap, the mean output without it, and the best plan without it.
+    std::optional<double> max_output_tokens;
+    double uncapped_output_tokens = 0.0;
+    std::optional<serving::PlanOption> best_uncapped;
+};
+
+std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);
+nlohmann::json plan_to_json(const PlanConditions& conditions, const serving::Plan& plan);
+
+}  // namespace decodesim::report

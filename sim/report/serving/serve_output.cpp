@@ -1,0 +1,309 @@
+#include "report/serving/serve_output.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/svg_chart.hpp"
+#include "report/text_table.hpp"
+
+namespace decodesim::report {
+
+namespace {
+
+nlohmann::json percentiles_json(const serving::Percentiles& p) {
+    return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}, {"max", p.max}};
+}
+
+std::string seconds(double value) { return core::format_seconds(value); }
+
+std::string plural(int count, const char* noun) { return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& r, const serving::SteadyState& a) {
+    const Conditions& p = c.point;
+    const std::string each = p.parallelism.any() ? fmt::format(" ({} each)", parallelism_text(p.parallelism)) : "";
+    std::string text =
+        r.disaggregation
+            ? fmt::format("{} on {}: {} and {}, disaggregated{}\n", p.model, p.hardware,
+                          plural(r.disaggregation->pools.prefill_instances, "prefill instance"),
+                          plural(r.disaggregation->pools.decode_instances, "decode instance"), each)
+            : fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s", each);
+    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}, clocks {}\n", p.weights,
+                        p.kv, p.activation, p.runtime, p.clocks);
+    text += fmt::format("  stream        {} requests, {} arrivals, prompt {}, output {}, seed {}\n", c.requests,
+                        c.arrivals, c.prompt, c.output, c.seed);
+    text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}\n\n",
+                        c.limits.max_sequences, c.limits.max_batched_tokens, c.limits.block_tokens,
+                        c.limits.chunked_prefill ? ", chunked prefill" : "",
+                        c.limits.prefix_caching ? ", prefix caching" : "");
+    if (r.saturated) {
+        text += fmt::format("SATURATED: {} requests were still queued at the last arrival; arrivals outrun service "
+                            "(the steady state saturates at {:.3g} requests/s {})\n\n",
+                            r.waiting_at_last_arrival, a.saturation_rate_per_s,
+                            r.disaggregation ? "in all" : "per replica");
+    }
+    TextTable latency({"latency", "p50", "p90", "p99", "mean"});
+    auto row = [&](const char* name, const serving::Percentiles& q) {
+        latency.add_row({name, seconds(q.p50), seconds(q.p90), seconds(q.p99), seconds(q.mean)});
+    };
+    row("time to first token", r.ttft_s);
+    row("time per output token", r.tpot_s);
+    row("inter-token latency", r.itl_s);
+    row("time to last token", r.e2e_s);
+    text += latency.render();
+    text += fmt::format("\nthroughput    {:.4g} output tokens/s, {:.4g} tokens/s in all, {:.4g} requests/s (offered {:.4g})\n",
+                        r.output_tokens_per_s, r.total_tokens_per_s, r.requests_per_s, r.offered_rate_per_s);
+    if (c.targets.ttft_s || c.targets.tpot_s || c.targets.e2e_s) {
+        std::string targets;
+        auto add = [&](const char* name, const std::optional<double>& value) {
+            if (value) targets += fmt::format("{}{} <= {}", targets.empty() ? "" : ", ", name, seconds(*value));
+        };
+        add("TTFT", c.targets.ttft_s);
+        add("TPOT", c.targets.tpot_s);
+        add("time to last token", c.targets.e2e_s);
+        text += fmt::format("goodput       {:.4g} requests/s met the targets ({}): {:.1f}% of requests\n",
+                            r.goodput_requests_per_s, targets, 100.0 * r.goodput_fraction);
+    }
+    if (c.output_cap) {
+        const auto& cap = *c.output_cap;
+        text += fmt::format("output cap    {:.0f} tokens: mean output {:.0f} instead of {:.0f}; at saturation {:.3g} instead of "
+                            "{:.3g} device-seconds per request ({:.0f}% less GPU time){}\n",
+                            cap.cap_tokens, cap.mean_output_capped, cap.mean_output_uncapped,
+                            cap.device_seconds_per_request_capped, cap.device_seconds_per_request_uncapped,
+                            100.0 * cap.saving_fraction(),
+                            cap.cost_per_million_requests_capped
+                                ? fmt::format(", ${:.4g} instead of ${:.4g} per million requests",
+                                              *cap.cost_per_million_requests_capped,
+                                              *cap.cost_per_million_requests_uncapped)
+                                : std::string{});
+    }
+    text += fmt::format("load          mean running batch {:.1f} per replica, mean queue {:.1f}, peak KV use {:.0f}% "
+                        "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes\n",
+                        r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
+                        r.preemptions, r.prefix_hits, r.steps);
+    if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
+    if (r.speculation) {
+        const serving::SpeculationStats& s = *r.speculation;
+        text += fmt::format("speculation   draft {}, {} per verification, acceptance {:g}: {:.3f} tokens per verification "
+                            "(expected {:.3f}) over {} verifications; drafting {:.0f}% of pass time\n",
+                            p.draft, plural(s.length, "draft token"), s.acceptance, s.mean_tokens_per_verification,
+                            s.expected_tokens_per_verification, s.verifications, 100.0 * s.draft_time_fraction);
+    }
+    if (r.disaggregation) {
+        const serving::DisaggregationStats& d = *r.disaggregation;
+        text += fmt::format("pools         prefill {:.0f}% busy, {:.2f} prompts in flight per instance; decode {:.0f}% busy, "
+                            "batch {:.1f} per instance\n",
+                            100.0 * d.prefill_utilization, d.mean_prefill_batch, 100.0 * d.decode_utilization,
+                            d.mean_decode_batch);
+        text += fmt::format("KV transfer   mean {} per request ({}) over {} at {} per device x {:.2f} efficiency, "
+                            "latency {}; mean wait before it {} (first token counted when it ends)\n",
+                            seconds(d.mean_kv_transfer_s), core::format_bytes(d.mean_kv_transfer_bytes), d.link.name,
+                            core::format_bandwidth(d.link.bandwidth.value), d.link.efficiency,
+                            seconds(d.link.latency.value), seconds(d.mean_kv_transfer_wait_s));
+    }
+    if (c.disaggregation) {
+        const serving::DisaggregatedState& d = *c.disaggregation;
+        if (a.stable) {
+            text += fmt::format("steady state  decode batch {:.1f} per instance, prefill pool {:.0f}% loaded, TTFT p99 {}, "
+                                "TPOT p99 {}; saturates at {:.3g} requests/s in all ({} bound)\n",
+                                a.batch, 100.0 * d.prefill_utilization, seconds(a.ttft_s.p99), seconds(a.tpot_s.p99),
+                                a.saturation_rate_per_s, a.binding);
+        } else {
+            text += fmt::format("steady state  none: the load is above the saturation rate of {:.3g} requests/s in all "
+                                "({} bound)\n",
+                                a.saturation_rate_per_s, a.binding);
+        }
+    } else if (a.stable) {
+        text += fmt::format("steady state  batch {:.1f}, TTFT p99 {}, TPOT p99 {}; saturates at {:.3g} requests/s "
+                            "per replica ({} bound)\n",
+                            a.batch, seconds(a.ttft_s.p99), seconds(a.tpot_s.p99), a.saturation_rate_per_s, a.binding);
+    } else {
+        text += fmt::format("steady state  none: the load is above the saturation rate of {:.3g} requests/s per "
+                            "replica ({} bound)\n",
+                            a.saturation_rate_per_s, a.binding);
+    }
+    return text;
+}
+
+nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResult& r, const serving::SteadyState& a) {
+    nlohmann::json document = document_for(c.point);
+    auto& given = document["conditions"];
+    given["replicas"] = c.replicas;
+    if (r.disaggregation) {
+        given["disaggregation"] = fmt::format("{}P{}D", r.disaggregation->pools.prefill_instances,
+                                              r.disaggregation->pools.decode_instances);
+    }
+    given["arrivals"] = c.arrivals;
+    given["prompt_tokens"] = c.prompt;
+    given["output_tokens"] = c.output;
+    given["requests"] = c.requests;
+    given["seed"] = c.seed;
+    given["scheduler"] = {{"max_sequences", c.limits.max_sequences},
+                          {"max_batched_tokens", c.limits.max_batched_tokens},
+                          {"block_tokens", c.limits.block_tokens},
+                          {"chunked_prefill", c.limits.chunked_prefill},
+                          {"prefix_caching", c.limits.prefix_caching}};
+    if (c.targets.ttft_s) given["ttft_slo_s"] = *c.targets.ttft_s;
+    if (c.targets.tpot_s) given["tpot_slo_s"] = *c.targets.tpot_s;
+    if (c.targets.e2e_s) given["e2e_slo_s"] = *c.targets.e2e_s;
+    if (c.output_cap) {
+        const auto& cap = *c.output_cap;
+        given["max_output_tokens"] = cap.cap_tokens;
+        auto optional = [](const std::optional<double>& value) {
+            return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+        };
+        document["output_cap"] = {{"max_output_tokens", cap.cap_tokens},
+                                  {"mean_output_tokens_capped", cap.mean_output_capped},
+                                  {"mean_output_tokens_uncapped", cap.mean_output_uncapped},
+                                  {"device_seconds_per_request_capped", cap.device_seconds_per_request_capped},
+                                  {"device_seconds_per_request_uncapped", cap.device_seconds_per_request_uncapped},
+                                  {"gpu_time_saving_fraction", cap.saving_fraction()},
+                                  {"usd_per_million_requests_capped", optional(cap.cost_per_million_requests_capped)},
+                                  {"usd_per_million_requests_uncapped", optional(cap.cost_per_million_requests_uncapped)}};
+    }
+    document["ttft_s"] = percentiles_json(r.ttft_s);
+    document["tpot_s"] = percentiles_json(r.tpot_s);
+    document["itl_s"] = percentiles_json(r.itl_s);
+    document["e2e_s"] = percentiles_json(r.e2e_s);
+    document["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
+                              {"total_tokens_per_s", r.total_tokens_per_s},
+                              {"requests_per_s", r.requests_per_s},
+                              {"offered_requests_per_s", r.offered_rate_per_s}};
+    document["goodput"] = {{"requests_per_s", r.goodput_requests_per_s}, {"fraction", r.goodput_fraction}};
+    document["saturated"] = r.saturated;
+    document["waiting_at_last_arrival"] = r.waiting_at_last_arrival;
+    document["mean_running_batch"] = r.mean_running_batch;
+    document["mean_waiting"] = r.mean_waiting;
+    document["peak_kv_fraction"] = r.peak_kv_fraction;
+    document["kv_capacity_tokens"] = r.kv_capacity_tokens;
+    document["preemptions"] = r.preemptions;
+    document["prefix_hits"] = r.prefix_hits;
+    document["rejected"] = r.rejected;
+    document["passes"] = r.steps;
+    document["duration_s"] = r.duration_s;
+    if (r.speculation) {
+        const serving::SpeculationStats& s = *r.speculation;
+        document["speculation"] = {{"draft", c.point.draft},
+                                   {"length", s.length},
+                                   {"acceptance", s.acceptance},
+                                   {"expected_tokens_per_verification", s.expected_tokens_per_verification},
+                                   {"mean_tokens_per_verification", s.mean_tokens_per_verification},
+                                   {"verifications", s.verifications},
+                                   {"draft_time_fraction", s.draft_time_fraction}};
+    }
+    document["steady_state"] = {{"stable", a.stable},
+                                {"batch", a.batch},
+                                {"step_s", a.step_s},
+                                {"ttft_s", percentiles_json(a.ttft_s)},
+                                {"tpot_s", percentiles_json(a.tpot_s)},
+                                {"e2e_s", percentiles_json(a.e2e_s)},
+                                {"saturation_requests_per_s", a.saturation_rate_per_s},
+                                {"binding", a.binding}};
+    if (c.disaggregation) {
+        const serving::DisaggregatedState& d = *c.disaggregation;
+        auto& state = document["steady_state"];
+        state["prefill_s"] = d.prefill_s;
+        state["prefill_utilization"] = d.prefill_utilization;
+        state["prefill_wait_s"] = d.prefill_wait_s;
+        state["decode_utilization"] = d.decode_utilization;
+        state["kv_transfer_s"] = d.kv_transfer_s;
+    }
+    if (r.disaggregation) {
+        const serving::DisaggregationStats& d = *r.disaggregation;
+        document["disaggregation"] = {{"prefill_instances", d.pools.prefill_instances},
+                                      {"decode_instances", d.pools.decode_instances},
+                                      {"prefill_utilization", d.prefill_utilization},
+                                      {"decode_utilization", d.decode_utilization},
+                                      {"mean_prefill_batch", d.mean_prefill_batch},
+                                      {"mean_decode_batch", d.mean_decode_batch},
+                                      {"mean_kv_transfer_s", d.mean_kv_transfer_s},
+                                      {"mean_kv_transfer_wait_s", d.mean_kv_transfer_wait_s},
+                                      {"mean_kv_transfer_bytes", d.mean_kv_transfer_bytes},
+                                      {"transfers", d.transfers},
+                                      {"link", d.link.name},
+                                      {"link_bandwidth_bytes_per_s", d.link.bandwidth.value},
+                                      {"link_latency_s", d.link.latency.value},
+                                      {"link_efficiency", d.link.efficiency}};
+    }
+    nlohmann::json timeline = {{"time_s", nlohmann::json::array()},
+                               {"waiting", nlohmann::json::array()},
+                               {"running", nlohmann::json::array()},
+                               {"kv_fraction", nlohmann::json::array()}};
+    for (const auto& sample : r.timeline) {
+        timeline["time_s"].push_back(sample.time_s);
+        timeline["waiting"].push_back(sample.waiting);
+        timeline["running"].push_back(sample.running);
+        timeline["kv_fraction"].push_back(sample.kv_fraction);
+    }
+    document["timeline"] = std::move(timeline);
+    return document;
+}
+
+std::string requests_to_csv(const serving::ServeResult& result) {
+    std::string csv =
+        "id,replica,arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_hit,ttft_s,tpot_s,e2e_s,preemptions,"
+        "rejected\n";
+    for (std::size_t i = 0; i < result.requests.size(); ++i) {
+        const auto& record = result.requests[i];
+        const auto& request = record.request;
+        if (record.rejected) {
+            csv += fmt::format("{},{},{:.9g},{},{},{},false,,,,0,true\n", i, record.replica, request.arrival_s,
+                               request.prompt_tokens, request.output_tokens, request.prefix_id);
+            continue;
+        }
+        csv += fmt::format("{},{},{:.9g},{},{},{},{},{:.9g},{:.9g},{:.9g},{},false\n", i, record.replica,
+                           request.arrival_s, request.prompt_tokens, request.output_tokens, request.prefix_id,
+                           record.prefix_hit ? "true" : "false", record.ttft(), record.tpot(), record.e2e(),
+                           record.preemptions);
+    }
+    return csv;
+}
+
+std::string serve_chart(const ServeConditions& c, const serving::ServeResult& r) {
+    // Two panels in one file: latency of each request against its arrival, and the server's state.
+    Chart latency;
+    latency.title = fmt::format("{} on {} x{}: latency of each request", c.point.model, c.point.hardware, c.replicas);
+    latency.x = {"arrival time (s)", false, std::nullopt, std::nullopt};
+    latency.y = {"seconds", true, std::nullopt, std::nullopt};
+    Series ttft = line_series("time to first token", {}, {}, "#1f77b4");
+    Series tpot = line_series("time per output token", {}, {}, "#ff7f0e");
+    ttft.line = tpot.line = false;
+    ttft.points = tpot.points = true;
+    const std::size_t stride = std::max<std::size_t>(1, r.requests.size() / 2000);
+    for (std::size_t i = 0; i < r.requests.size(); i += stride) {
+        const auto& record = r.requests[i];
+        if (record.rejected) continue;
+        ttft.x.push_back(record.request.arrival_s);
+        ttft.y.push_back(record.ttft());
+        if (record.request.output_tokens > 1) {
+            tpot.x.push_back(record.request.arrival_s);
+            tpot.y.push_back(record.tpot());
+        }
+    }
+    latency.series = {ttft, tpot};
+    Chart state;
+    state.title = "Server state over time (all replicas)";
+    state.x = {"time (s)", false, std::nullopt, std::nullopt};
+    state.y = {"sequences, or % of KV capacity", false, 0.0, std::nullopt};
+    Series waiting = line_series("waiting", {}, {}, "#d62728");
+    Series running = line_series("running", {}, {}, "#2ca02c");
+    Series kv = line_series("KV cache use (%)", {}, {}, "#9467bd");
+    for (const auto& sample : r.timeline) {
+        waiting.x.push_back(sample.time_s);
+        waiting.y.push_back(static_cast<double>(sample.waiting));
+        running.x.push_back(sample.time_s);
+        running.y.push_back(static_cast<double>(sample.running));
+        kv.x.push_back(sample.time_s);
+        kv.y.push_back(100.0 * sample.kv_fraction);
+    }
+    state.series = {waiting, running, kv};
+    const std::string top = render_chart(latency);
+    const std::string bottom = render_chart(state);
+    // Stack the two charts in one SVG document.
+    return fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n<g>{}</g>\n<g transform=\"translate(0,{})\">{}</g>\n</svg>\n",
+        latency.width, latency.height + state.height, top, latency.height, bottom);
+}
+
+}  // namespace decodesim::report

@@ -1,0 +1,377 @@
+#include "serving/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/search.hpp"
+
+namespace decodesim::serving {
+
+namespace {
+
+constexpr int kMaxReplicas = 100'000;
+
+LoadShape load_of(const PlanWorkload& workload, double rate) {
+    return {rate, workload.prompt_tokens, workload.output_tokens, workload.arrival_cv2};
+}
+
+// One deployment's per-replica figures at the targets.
+struct Candidate {
+    engine::Deployment deployment;
+    double max_rate = 0.0;  // per replica, at the targets
+    std::string binding;
+};
+
+// What stops one replica at `max_rate`: a latency target when it binds before saturation,
+// otherwise what saturates it.
+std::string binding_at(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
+                       const ServiceTargets& targets, double max_rate) {
+    const SteadyState edge = steady_state(evaluator, load_of(workload, max_rate * 1.01), limits);
+    if (!edge.stable) return edge.binding;
+    if (const char* missed = missed_target(edge, targets)) return missed;
+    return edge.binding;
+}
+
+// Replicas needed for an open-loop rate (a ceiling over the per-replica capacity at the targets),
+// or for a closed loop of users: the fewest replicas whose share of the users each replica serves
+// within the targets (the rate then follows from the latency).
+std::optional<int> replicas_needed(const engine::Evaluator& evaluator, const PlanWorkload& workload,
+                                   const SchedulerLimits& limits, const ServiceTargets& targets, double max_rate,
+                                   double& rate) {
+    if (max_rate <= 0.0) return std::nullopt;
+    if (workload.rate_per_s) {
+        rate = *workload.rate_per_s;
+        const double replicas = std::ceil(rate / max_rate - 1e-9);
+        if (replicas > kMaxReplicas) return std::nullopt;
+        return std::max(1, static_cast<int>(replicas));
+    }
+    auto state_with = [&](long long replicas) {
+        return closed_loop_state(evaluator, load_of(workload, 1.0), limits, *workload.users / static_cast<double>(replicas),
+                                 workload.think_time_s);
+    };
+    auto meets = [&](long long replicas) {
+        const SteadyState state = state_with(replicas);
+        return state.stable && missed_target(state, targets) == nullptr;
+    };
+    // More replicas share the users more thinly, so meeting the targets is monotone in the count.
+    const long long most = std::min<long long>(kMaxReplicas, static_cast<long long>(std::ceil(*workload.users)));
+    const auto fewest = core::first_true(1, most, meets);
+    if (!fewest) return std::nullopt;
+    rate = state_with(*fewest).output_tokens_per_s / workload.output_tokens * static_cast<double>(*fewest);
+    return static_cast<int>(*fewest);
+}
+
+// --- Disaggregated pools --------------------------------------------------------------------
+
+bool meets_targets(const DisaggregatedState& state, const ServiceTargets& targets) {
+    return state.overall.stable && missed_target(state.overall, targets) == nullptr;
+}
+
+// The fewest instances, x prefill and y decode, whose steady state meets the targets at the
+// open-loop rate. TPOT depends on y alone, so y starts at the smallest that meets the TPOT target;
+// then x at the smallest that meets the TTFT target beside it; then, while a target is still
+// missed (the TTFT's wait for a decode slot, the time to the last token), one instance is added
+// to whichever pool brings the missed figure down more. Empty, with `reason`, when none can.
+std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evaluator, const PlanWorkload& workload,
+                                                 const SchedulerLimits& limits, const ServiceTargets& targets,
+                                                 std::string& reason) {
+    const LoadShape load = load_of(workload, *workload.rate_per_s);
+    auto state_of = [&](long long x, long long y) {
+        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)});
+    };
+    const DisaggregatedState probe = state_of(1, 1);
+    if (!std::isfinite(probe.prefill_s) || probe.decode_saturation_per_instance_s <= 0.0) {
+        reason = probe.overall.max_batch < 1.0 ? "the weights and one sequence's KV cache do not fit in memory"
+                                               : "a prompt does not fit one pass of the scheduler";
+        return std::nullopt;
+    }
+    // Each pool below saturation: offered prefill load under x, each decode instance under its rate.
+    const double fewest_prefill = std::floor(load.rate_per_s * probe.prefill_s) + 1.0;
+    const double fewest_decode = std::floor(load.rate_per_s / probe.decode_saturation_per_instance_s) + 1.0;
+    if (fewest_prefill > kMaxReplicas || fewest_decode > kMaxReplicas) {
+        reason = "needs more than 100,000 instances";
+        return std::nullopt;
+    }
+    const auto x_floor = static_cast<long long>(fewest_prefill);
+    const auto y_floor = static_cast<long long>(fewest_decode);
+    const auto y = core::first_true(y_floor, kMaxReplicas, [&](long long count) {
+        const DisaggregatedState state = state_of(x_floor, count);
+        return state.overall.stable && (!targets.tpot_s || state.overall.tpot_s.p99 <= *targets.tpot_s);
+    });
+    if (!y) {
+        reason = fmt::format("even a lone request misses the TPOT target (decode step {})",
+                             core::format_seconds(probe.overall.decode_step_s));
+        return std::nullopt;
+    }
+    const auto x = core::first_true(x_floor, kMaxReplicas, [&](long long count) {
+        const DisaggregatedState state = state_of(count, *y);
+        return state.overall.stable && (!targets.ttft_s || state.overall.ttft_s.p99 <= *targets.ttft_s);
+    });
+    if (!x) {
+        reason = fmt::format("even a lone request misses the TTFT target (prefill {} + KV transfer {})",
+                             core::format_seconds(probe.prefill_s), core::format_seconds(probe.kv_transfer_s));
+        return std::nullopt;
+    }
+    long long prefill = *x, decode = *y;
+    for (int step = 0; step < 256 && prefill + decode <= kMaxReplicas; ++step) {
+        const DisaggregatedState state = state_of(prefill, decode);
+        if (meets_targets(state, targets)) return state;
+        // The figure that misses, lower is better: the first missed target's p99.
+        auto missed_figure = [&](const DisaggregatedState& candidate) {
+            if (!candidate.overall.stable) return std::numeric_limits<double>::infinity();
+            const char* missed = missed_target(state.overall, targets);
+            const std::string_view name = missed ? missed : "";
+            return name == "ttft target"   ? candidate.overall.ttft_s.p99
+                   : name == "tpot target" ? candidate.overall.tpot_s.p99
+                                           : candidate.overall.e2e_s.p99;
+        };
+        const DisaggregatedState more_prefill = state_of(prefill + 1, decode);
+        const DisaggregatedState more_decode = state_of(prefill, decode + 1);
+        const double with_prefill = missed_figure(more_prefill), with_decode = missed_figure(more_decode);
+        const double now = missed_figure(state);
+        if (!(std::min(with_prefill, with_decode) < now * (1.0 - 1e-9))) break;  // neither pool helps
+        (with_prefill <= with_decode ? prefill : decode) += 1;
+    }
+    reason = "more instances do not bring the latency within the targets";
+    return std::nullopt;
+}
+
+// The largest total rate `pools` sustain within the targets (bisection; 0 when none).
+double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
+                      const ServiceTargets& targets, const PoolShape& pools) {
+    auto meets = [&](double rate) {
+        return meets_targets(disaggregated_state(evaluator, load_of(workload, rate), limits, pools), targets);
+    };
+    const double top = disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools).overall.saturation_rate_per_s;
+    if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
+    double low = top * 1e-6, high = top * (1.0 - 1e-9);
+    if (meets(high)) return high;
+    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (meets(middle) ? low : high) = middle;
+    }
+    return low;
+}
+
+// The price, energy and pools of a disaggregated deployment at the workload's rate.
+PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
+                                const DisaggregatedState& state, const PlanWorkload& workload) {
+    PlanOption option;
+    option.hardware = hardware.id;
+    option.deployment = deployment;
+    option.replicas = state.pools.instances();
+    option.devices = option.replicas * deployment.parallelism.devices();
+    option.rate_per_s = *workload.rate_per_s;
+    option.per_replica = state.overall;
+    const double output_per_s = option.rate_per_s * workload.output_tokens;
+    if (hardware.price_per_hour) {
+        option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+    }
+    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+    option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
+                                             state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name};
+    return option;
+}
+
+// A disaggregated winner's headroom, binding constraint and device count across the efficiency band.
+void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& model,
+                          const profiles::HardwareProfile& hardware, const PlanWorkload& workload,
+                          const ServiceTargets& targets, const SchedulerLimits& limits) {
+    const engine::Evaluator evaluator(model, hardware, option.deployment);
+    const PoolShape pools = option.disaggregated->pools;
+    const double max_rate = pools_max_rate(evaluator, workload, limits, targets, pools);
+    option.max_rate_at_targets_per_s = max_rate;
+    const DisaggregatedState edge = disaggregated_state(evaluator, load_of(workload, max_rate * 1.01), limits, pools);
+    const char* missed = edge.overall.stable ? missed_target(edge.overall, targets) : nullptr;
+    option.binding = !edge.overall.stable ? edge.overall.binding : missed ? missed : edge.overall.binding;
+    const engine::EfficiencyBand band =
+        engine::efficiency_band(engine::deployment_efficiency(hardware, option.deployment));
+    auto devices_at = [&](const engine::Efficiency& efficiency) {
+        const engine::Evaluator shifted(model, hardware, option.deployment, efficiency);
+        std::string why;
+        const auto state = cheapest_pools(shifted, workload, limits, targets, why);
+        return state ? state->pools.instances() * option.deployment.parallelism.devices() : 0;
+    };
+    option.devices_low = devices_at(band.high);
+    option.devices_high = devices_at(band.low);
+}
+
+// What `order` ranks by, smaller first; a device without a price or a power figure ranks last on
+// it (ties, within a device, go to fewer devices).
+double ranking_key(const PlanOption& option, PlanOrder order) {
+    constexpr double kUnknown = std::numeric_limits<double>::infinity();
+    switch (order) {
+        case PlanOrder::devices: return static_cast<double>(option.devices);
+        case PlanOrder::power: return option.joules_per_output_token.value_or(kUnknown);
+        case PlanOrder::cost: break;
+    }
+    return option.cost_per_hour.value_or(kUnknown);
+}
+
+// "tp 8, ep 8, pp 2": how one instance is spread, for messages.
+std::string report_parallelism(const engine::Parallelism& p) {
+    std::string text = fmt::format("tp {}", p.tensor);
+    if (p.attention_data > 1) text += fmt::format(", dp-attention {}", p.attention_data);
+    if (p.expert > 1) text += fmt::format(", ep {}", p.expert);
+    if (p.pipeline > 1) text += fmt::format(", pp {}", p.pipeline);
+    return text;
+}
+
+// The ways to spread one instance that the search tries for each tensor-parallel degree: the
+// degree alone; for MoE models, the experts spread over the same devices (expert parallelism);
+// and two pipeline stages of each, which reach across a second scale-up domain.
+std::vector<engine::Parallelism> parallelism_candidates(const profiles::ModelProfile& model,
+                                                        const std::vector<int>& tensor_degrees,
+                                                        const std::vector<int>& stage_counts) {
+    std::vector<engine::Parallelism> candidates;
+    for (int tp : tensor_degrees) {
+        for (int stages : stage_counts) {
+            candidates.push_back(engine::Parallelism{tp, stages, 1, 1});
+            if (model.moe && tp > 1) candidates.push_back(engine::Parallelism{tp, stages, tp, 1});
+        }
+    }
+    return candidates;
+}
+
+}  // namespace
+
+Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
+                      const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space,
+                      PlanOrder order) {
+    if (!workload.rate_per_s && !workload.users) {
+        throw core::InputError(core::unlocated("rate", "give a request rate or a number of users"));
+    }
+    if (space.disaggregation == PlanDisaggregation::only && !workload.rate_per_s) {
+        throw core::InputError(core::unlocated(
+            "disaggregation", "disaggregated pools are planned for a request rate only, not for a closed loop of users"));
+    }
+    // Closed loops are planned colocated (docs/serving.md).
+    const bool colocated = space.disaggregation != PlanDisaggregation::only;
+    const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
+    Plan plan;
+    for (const profiles::HardwareProfile& hardware : candidates) {
+        std::optional<PlanOption> best;
+        // Why it cannot serve: a deployment that ran but missed is more telling than one that
+        // could not be built (a tp the device has no link for), so the first of those wins.
+        std::string ran_reason, built_reason;
+        for (const core::WeightFormat* weights : space.weights) {
+            for (const core::KvFormat* kv : space.kv) {
+                for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
+                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
+                                                    space.clocks, false, {}, std::nullopt};
+                    const int tp = parallelism.devices();  // devices per instance, for counts
+                    const std::string spread =
+                        parallelism.any() ? report_parallelism(parallelism) : std::string("one device");
+                    engine::Deployment deployment;
+                    try {
+                        deployment = engine::resolve_deployment(hardware, model, choice);
+                    } catch (const core::InputError& error) {
+                        if (built_reason.empty()) built_reason = error.diagnostics().front().message;
+                        continue;
+                    }
+                    const engine::Evaluator evaluator(model, hardware, deployment);
+                    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+                    auto offer = [&](const PlanOption& option) {
+                        // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
+                        const bool tie = best && key(option) == key(*best);
+                        if (!best || key(option) < key(*best) || (tie && option.devices < best->devices) ||
+                            (tie && option.devices == best->devices && best->disaggregated && !option.disaggregated)) {
+                            best = option;
+                        }
+                    };
+                    if (disaggregated) {
+                        std::string why;
+                        std::optional<DisaggregatedState> state;
+                        try {
+                            state = cheapest_pools(evaluator, workload, space.limits, targets, why);
+                        } catch (const core::InputError& error) {
+                            why = error.diagnostics().front().message;  // no link for the KV cache
+                        }
+                        if (state) {
+                            offer(disaggregated_option(hardware, deployment, *state, workload));
+                        } else if (!colocated && ran_reason.empty()) {
+                            ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
+                        }
+                    }
+                    if (!colocated) continue;
+                    const double max_rate =
+                        max_rate_at_targets(evaluator, load_of(workload, 1.0), space.limits, targets);
+                    if (max_rate <= 0.0) {
+                        const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), space.limits);
+                        if (!ran_reason.empty()) continue;
+                        ran_reason = idle.max_batch < 1.0 ? fmt::format("{}: the weights and one sequence's KV cache "
+                                                                          "do not fit in memory", spread)
+                                                           : fmt::format("{}: even one request alone misses the targets "
+                                                                         "(TTFT {}, TPOT {})",
+                                                                         spread, core::format_seconds(idle.ttft_s.p99),
+                                                                         core::format_seconds(idle.tpot_s.p99));
+                        continue;
+                    }
+                    double rate = 0.0;
+                    const auto replicas = replicas_needed(evaluator, workload, space.limits, targets, max_rate, rate);
+                    if (!replicas) {
+                        if (ran_reason.empty()) ran_reason = "needs more than 100,000 replicas";
+                        continue;
+                    }
+                    PlanOption option;
+                    option.hardware = hardware.id;
+                    option.deployment = deployment;
+                    option.replicas = *replicas;
+                    option.devices = *replicas * tp;
+                    option.rate_per_s = rate;
+                    option.max_rate_at_targets_per_s = max_rate * *replicas;
+                    const double output_per_s = rate * workload.output_tokens;
+                    if (hardware.price_per_hour) {
+                        option.cost_per_hour = *hardware.price_per_hour * option.devices;
+                        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+                    }
+                    if (hardware.power) {
+                        option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+                    }
+                    offer(option);
+                }
+            }
+        }
+        if (!best) {
+            plan.rejected.push_back({hardware.id, !ran_reason.empty()     ? ran_reason
+                                                  : !built_reason.empty() ? built_reason
+                                                                          : "no deployment to try"});
+            continue;
+        }
+        if (best->disaggregated) {
+            finish_disaggregated(*best, model, hardware, workload, targets, space.limits);
+            plan.options.push_back(*best);
+            continue;
+        }
+        // The winner's binding constraint, its state at the load, and its device count across the
+        // efficiency band.
+        const engine::Evaluator evaluator(model, hardware, best->deployment);
+        const double per_replica_max = best->max_rate_at_targets_per_s / best->replicas;
+        best->binding = binding_at(evaluator, workload, space.limits, targets, per_replica_max);
+        best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
+        const engine::EfficiencyBand band =
+            engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
+        const int tp = best->deployment.parallelism.devices();
+        auto devices_at = [&](const engine::Efficiency& efficiency) {
+            const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
+            const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);
+            double rate = 0.0;
+            const auto replicas = replicas_needed(shifted, workload, space.limits, targets, max_rate, rate);
+            return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
+        };
+        best->devices_low = devices_at(band.high);
+        best->devices_high = devices_at(band.low);
+        plan.options.push_back(*best);
+    }
+    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+    std::stable_sort(plan.options.begin(), plan.options.end(),
+                     [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
+    return plan;
+}
+
+}  // namespace decodesim::serving

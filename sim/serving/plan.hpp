@@ -1,0 +1,88 @@
+#pragma once
+// "What should we buy?": for each candidate device, the cheapest deployment (formats, tensor
+// parallelism, replicas) that serves a workload within its latency targets, from the analytic
+// steady state (steady_state.hpp) on the engine's step model.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/prediction.hpp"
+#include "serving/steady_state.hpp"
+
+namespace decodesim::serving {
+
+struct PlanWorkload {
+    // Open loop: requests per second. Closed loop: `users`, each thinking `think_time_s` between a
+    // response and its next request (then the rate follows from the latency).
+    std::optional<double> rate_per_s;
+    std::optional<double> users;
+    double think_time_s = 0.0;
+    double prompt_tokens = 1000.0;   // mean
+    double output_tokens = 200.0;    // mean
+    double arrival_cv2 = 1.0;
+};
+
+// Whether plan considers disaggregated prefill and decode pools beside colocated replicas.
+enum class PlanDisaggregation {
+    automatic,  // both; a device's disaggregated option is kept when it ranks better
+    off,        // colocated replicas only
+    only,       // disaggregated pools only
+};
+
+struct PlanSpace {
+    std::vector<const core::WeightFormat*> weights;  // formats to consider
+    std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
+    std::vector<int> tensor_parallel{1, 2, 4, 8};
+    std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
+    std::shared_ptr<const engine::RuntimeProfile> runtime;  // required
+    engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
+    SchedulerLimits limits;
+    PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
+};
+
+enum class PlanOrder { cost, devices, power };
+
+// A disaggregated option's pools (docs/serving.md, "Disaggregated prefill and decode").
+struct DisaggregatedPlan {
+    PoolShape pools;
+    double kv_transfer_s = 0.0;        // one mean prompt's KV cache, prefill to decode instance
+    double prefill_utilization = 0.0;  // per prefill instance, at the workload's rate
+    double decode_utilization = 0.0;   // per decode instance: its rate over its saturation rate
+    std::string link;                  // the link the KV cache crosses
+};
+
+struct PlanOption {
+    std::string hardware;
+    engine::Deployment deployment;
+    int replicas = 0;                                  // colocated replicas, or all instances of both pools
+    int devices = 0;
+    std::optional<double> cost_per_hour;               // USD, all devices
+    std::optional<double> cost_per_million_output_tokens;
+    std::optional<double> joules_per_output_token;     // at board power
+    double rate_per_s = 0.0;                           // the workload's rate (closed loop: solved)
+    double max_rate_at_targets_per_s = 0.0;            // all replicas: the headroom
+    std::string binding;                               // what caps one replica's rate at the targets
+    SteadyState per_replica;                           // at the workload's rate (disaggregated: the whole deployment's)
+    int devices_low = 0, devices_high = 0;             // across the efficiency band (docs/model.md)
+    std::optional<DisaggregatedPlan> disaggregated;    // set: x prefill and y decode instances
+};
+
+struct PlanRejection {
+    std::string hardware;
+    std::string reason;
+};
+
+struct Plan {
+    std::vector<PlanOption> options;  // the best deployment of each device that can serve, best first
+    std::vector<PlanRejection> rejected;
+};
+
+// Throws core::InputError when the workload or the targets are malformed, or when disaggregated
+// pools are asked for a closed loop (--users), which only colocated replicas are planned for.
+Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
+                      const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space,
+                      PlanOrder order);
+
+}  // namespace decodesim::serving

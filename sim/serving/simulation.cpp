@@ -1,0 +1,794 @@
+#include "serving/simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <random>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace decodesim::serving {
+
+namespace {
+
+constexpr std::size_t kTimelineLimit = 4096;
+
+// Percentiles of a stream too long to keep (inter-token gaps): log-spaced bins 0.2% wide from
+// 1 ns to 1e6 s, so a percentile is within 0.1% of the exact one.
+class LogHistogram {
+public:
+    void add(double value, double weight = 1.0) {
+        total_ += weight;
+        sum_ += value * weight;
+        max_ = std::max(max_, value);
+        bins_[bin_of(value)] += weight;
+    }
+    Percentiles summary() const {
+        Percentiles result;
+        if (total_ <= 0.0) return result;
+        result.mean = sum_ / total_;
+        result.max = max_;
+        result.p50 = quantile(0.50);
+        result.p90 = quantile(0.90);
+        result.p99 = quantile(0.99);
+        return result;
+    }
+
+private:
+    static constexpr double kLowest = 1e-9;
+    static constexpr double kGrowth = 1.002;
+    static constexpr std::size_t kBins = 13'900;  // log(1e15) / log(1.002)
+
+    static std::size_t bin_of(double value) {
+        if (value <= kLowest) return 0;
+        const auto bin = static_cast<std::size_t>(std::log(value / kLowest) / std::log(kGrowth)) + 1;
+        return std::min(bin, kBins - 1);
+    }
+    double quantile(double fraction) const {
+        const double target = fraction * total_;
+        double seen = 0.0;
+        for (std::size_t bin = 0; bin < kBins; ++bin) {
+            seen += bins_[bin];
+            if (seen >= target) return bin == 0 ? kLowest : kLowest * std::pow(kGrowth, static_cast<double>(bin) - 0.5);
+        }
+        return max_;
+    }
+
+    std::vector<double> bins_ = std::vector<double>(kBins, 0.0);
+    double total_ = 0.0, sum_ = 0.0, max_ = 0.0;
+};
+
+struct Sequence {
+    std::size_t request = 0;
+    long long target = 0;     // tokens to have in the cache before the next token: the prompt, or after a
+                              // preemption the prompt and every token generated so far (recompute)
+    long long cached = 0;     // tokens whose KV is in the cache (shared prefix included)
+    long long generated = 0;  // output tokens produced
+    long long shared = 0;     // leading tokens held by the prefix cache, not by this sequence
+    long long allocated = 0;  // tokens of cache space held, in whole blocks (shared prefix included)
+    double bytes = 0.0;       // KV bytes this sequence holds
+    double last_token_s = 0.0;
+    // Disaggregated: the prompt's KV cache is on a prefill instance, still to be sent here.
+    bool remote = false;
+    double handed_off_s = 0.0;  // when its prefill ended
+
+    bool prefilling() const { return cached < target; }
+};
+
+struct CachedPrefix {
+    long long tokens = 0;
+    double bytes = 0.0;
+    int references = 0;
+    double last_used_s = 0.0;
+};
+
+// One scheduled piece of a forward pass.
+struct Work {
+    std::size_t sequence;  // index into Replica::running at scheduling time
+    long long tokens;      // positions through the model: a prefill chunk, 1 to decode, k + 1 to verify
+};
+
+// A colocated replica runs prefill and decode; in a disaggregated run an instance runs one.
+enum class Role { colocated, prefill, decode };
+
+struct Replica {
+    Role role = Role::colocated;
+    std::deque<Sequence> waiting;
+    std::vector<Sequence> running;
+    std::unordered_map<long long, CachedPrefix> prefixes;
+    std::vector<Work> step;  // the pass in flight
+    double used_bytes = 0.0;
+    double busy_until = -1.0;  // < 0: idle
+    double running_time = 0.0;  // integral of running sequences over time
+    double peak_bytes = 0.0;
+    double busy_time = 0.0;     // time spent in passes
+    // Sequences whose KV cache this replica holds outside `running`: a prefill instance's prompts
+    // handed off and not yet sent, a decode instance's incoming transfers.
+    long long parked = 0;
+    double link_free_s = 0.0;   // decode instance: when its receiving link is free again
+
+    bool busy() const { return busy_until >= 0.0; }
+    std::size_t outstanding() const { return waiting.size() + running.size() + static_cast<std::size_t>(parked); }
+};
+
+// A KV cache on its way from a prefill to a decode instance.
+struct Transfer {
+    double done_s = 0.0;
+    std::size_t decode = 0;  // index into replicas_
+    Sequence sequence;       // as it will run on the decode instance
+
+    bool operator>(const Transfer& other) const { return done_s > other.done_s; }
+};
+
+class Simulation {
+public:
+    Simulation(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests, const ServeConfig& config)
+        : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
+          replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
+                                                                   : std::max(1, config.replicas))),
+          speculation_(evaluator.deployment().speculation), draft_(evaluator.draft()), random_(config.seed) {
+        if (config.disaggregation) {
+            if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
+                throw core::InputError(core::unlocated("disaggregation", "needs at least one prefill and one decode instance"));
+            }
+            link_ = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
+            prefill_count_ = static_cast<std::size_t>(config.disaggregation->prefill_instances);
+            for (std::size_t r = 0; r < replicas_.size(); ++r) {
+                replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
+            }
+        }
+        engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
+        if (draft_ != nullptr) {
+            // The draft model's weights share the devices, as in the engine's footprint (engine::with_draft).
+            memory = engine::with_draft(
+                memory, engine::memory_footprint(draft_->cost_model(), evaluator.hardware(), 1.0, 1.0), 1.0);
+        }
+        capacity_bytes_ = (memory.usable - memory.weights).value;
+        if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
+            throw core::InputError(core::unlocated(
+                "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
+                                      memory.weights, memory.usable, evaluator.hardware().name)));
+        }
+        records_.resize(requests.size());
+        for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
+    }
+
+    ServeResult run(const ServiceTargets& targets);
+
+private:
+    // One sequence's cache at `tokens` tokens: the model's, and the draft model's beside it.
+    double kv_bytes(long long tokens) const {
+        const double target = cost_.kv_bytes_per_sequence(static_cast<double>(tokens)).value;
+        return draft_ == nullptr ? target
+                                 : target + draft_->cost_model().kv_bytes_per_sequence(static_cast<double>(tokens)).value;
+    }
+    bool speculates() const { return speculation_.enabled(); }
+    long long accepted_drafts();
+    long long round_up_to_block(long long tokens) const {
+        const long long block = config_.limits.block_tokens;
+        return (tokens + block - 1) / block * block;
+    }
+
+    void arrive(std::size_t index, double now);
+    void start_step(Replica& replica, double now);
+    void finish_step(Replica& replica, double now);
+    bool reserve(Replica& replica, Sequence& sequence, long long tokens_needed);
+    bool evict_prefix(Replica& replica);
+    void release(Replica& replica, Sequence& sequence);
+    void preempt(Replica& replica, std::size_t index);
+    Sequence admit(Replica& replica, std::size_t request, double now);
+    void sample(double now);
+    void reject(Replica& replica, double now);
+    SpeculationStats speculation_stats() const;
+    void account_time(double now);
+    std::size_t least_loaded(std::size_t first, std::size_t last) const;
+    void hand_off(Replica& replica, Sequence sequence, double now);
+    void start_transfer(Replica& replica, Sequence sequence, double now);
+    void finish_transfer(const Transfer& transfer, double now);
+    void release_source(std::size_t request, double now);
+    DisaggregationStats pool_stats(double duration) const;
+    bool disaggregated() const { return config_.disaggregation.has_value(); }
+
+    const engine::Evaluator& evaluator_;
+    const engine::CostModel& cost_;
+    const std::vector<workload::Request>& requests_;
+    ServeConfig config_;
+    std::vector<Replica> replicas_;
+    std::vector<RequestRecord> records_;
+    std::vector<TimelineSample> timeline_;
+    std::size_t sample_stride_ = 1, steps_since_sample_ = 0;
+    LogHistogram gaps_;
+    double capacity_bytes_ = 0.0;
+    double last_accounted_s_ = 0.0;
+    double waiting_time_ = 0.0;
+    long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0;
+    // Disaggregated runs: prefill instances come first in replicas_, then the decode instances.
+    KvLink link_;
+    std::size_t prefill_count_ = 0;
+    std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>> transfers_;
+    // The prefill-side state of each handed-off prompt until its KV cache has been sent, with its instance.
+    std::unordered_map<std::size_t, std::pair<std::size_t, Sequence>> handed_off_;
+    double transfer_time_ = 0.0, transfer_wait_ = 0.0, transfer_bytes_ = 0.0;
+    long long transfers_done_ = 0;
+    // Speculative decoding: the drafter (null for multi-token-prediction heads) and the draws of
+    // accepted drafts.
+    engine::Speculation speculation_;
+    const engine::Evaluator* draft_ = nullptr;
+    std::mt19937_64 random_;
+    long long verifications_ = 0;
+    double kept_tokens_ = 0.0, draft_time_ = 0.0;
+};
+
+// Draft tokens accepted in one verification: j with probability a^j (1 - a) for j < k and a^k
+// for j = k (each accepted with probability a given the ones before). One draw u on (0, 1]:
+// j = floor(ln u / ln a) has P(j >= m) = P(u <= a^m) = a^m; capping it at k gives the law above.
+// The uniform comes from the raw 53 bits, so a seed gives the same run on every standard library.
+long long Simulation::accepted_drafts() {
+    const double u = (static_cast<double>(random_() >> 11) + 1.0) * 0x1.0p-53;
+    const double acceptance = speculation_.acceptance;
+    if (acceptance <= 0.0) return 0;
+    if (acceptance >= 1.0) return speculation_.length;
+    const double drafts = std::floor(std::log(u) / std::log(acceptance));
+    return std::min(static_cast<long long>(speculation_.length), static_cast<long long>(drafts));
+}
+
+std::size_t Simulation::least_loaded(std::size_t first, std::size_t last) const {
+    // Least outstanding requests; ties go to the lowest index.
+    std::size_t chosen = first;
+    for (std::size_t r = first + 1; r < last; ++r) {
+        if (replicas_[r].outstanding() < replicas_[chosen].outstanding()) chosen = r;
+    }
+    return chosen;
+}
+
+// A prompt whose prefill ended on a prefill instance: its KV cache stays there (parked) until the
+// decode instance it is routed to admits it and the transfer ends.
+void Simulation::hand_off(Replica& replica, Sequence sequence, double now) {
+    const auto source = static_cast<std::size_t>(&replica - replicas_.data());
+    const std::size_t decode = least_loaded(prefill_count_, replicas_.size());
+    ++replica.parked;
+    handed_off_[sequence.request] = {source, sequence};
+    Sequence incoming;
+    incoming.request = sequence.request;
+    incoming.target = requests_[sequence.request].prompt_tokens;
+    incoming.remote = true;
+    incoming.handed_off_s = now;
+    records_[sequence.request].decode_replica = static_cast<int>(decode - prefill_count_);
+    replicas_[decode].waiting.push_back(incoming);
+    if (!replicas_[decode].busy()) start_step(replicas_[decode], now);
+}
+
+// The decode instance has reserved the sequence's cache: the KV crosses the link, one transfer
+// at a time per receiving instance.
+void Simulation::start_transfer(Replica& replica, Sequence sequence, double now) {
+    const double tokens = static_cast<double>(sequence.target);
+    const double duration = kv_transfer_seconds(cost_, evaluator_.deployment(), link_, tokens);
+    const double start = std::max(now, replica.link_free_s);
+    replica.link_free_s = start + duration;
+    ++replica.parked;
+    transfer_time_ += duration;
+    transfer_wait_ += start - sequence.handed_off_s;
+    transfer_bytes_ += cost_.kv_bytes_per_sequence(tokens).value * static_cast<double>(evaluator_.deployment().parallelism.devices());
+    ++transfers_done_;
+    transfers_.push({start + duration, static_cast<std::size_t>(&replica - replicas_.data()), sequence});
+}
+
+// The prefill instance frees the cache it kept for a handed-off prompt (sent, or rejected downstream).
+void Simulation::release_source(std::size_t request, double now) {
+    const auto it = handed_off_.find(request);
+    if (it == handed_off_.end()) return;
+    Replica& source = replicas_[it->second.first];
+    release(source, it->second.second);
+    --source.parked;
+    handed_off_.erase(it);
+    if (!source.busy()) start_step(source, now);
+}
+
+// The KV cache is on the decode instance: the first token reaches the user now (docs/serving.md),
+// and the sequence decodes from the next pass on.
+void Simulation::finish_transfer(const Transfer& transfer, double now) {
+    Replica& replica = replicas_[transfer.decode];
+    --replica.parked;
+    Sequence sequence = transfer.sequence;
+    sequence.remote = false;
+    sequence.cached = sequence.target;
+    sequence.generated = 1;
+    sequence.last_token_s = now;
+    records_[sequence.request].first_token_s = now;
+    replica.running.push_back(sequence);
+    release_source(sequence.request, now);
+    if (!replica.busy()) start_step(replica, now);
+}
+
+// Whole blocks for `tokens_needed` tokens, evicting unused prefixes if memory is short.
+bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_needed) {
+    if (tokens_needed <= sequence.allocated) return true;
+    const long long allocated = round_up_to_block(tokens_needed);
+    const double bytes = kv_bytes(allocated) - kv_bytes(sequence.shared);
+    while (replica.used_bytes - sequence.bytes + bytes > capacity_bytes_) {
+        if (!evict_prefix(replica)) return false;
+    }
+    replica.used_bytes += bytes - sequence.bytes;
+    replica.peak_bytes = std::max(replica.peak_bytes, replica.used_bytes);
+    sequence.bytes = bytes;
+    sequence.allocated = allocated;
+    return true;
+}
+
+// Drops the least recently used prefix no running sequence reads; false when there is none.
+bool Simulation::evict_prefix(Replica& replica) {
+    auto victim = replica.prefixes.end();
+    for (auto it = replica.prefixes.begin(); it != replica.prefixes.end(); ++it) {
+        if (it->second.references == 0 && (victim == replica.prefixes.end() || it->second.last_used_s < victim->second.last_used_s)) {
+            victim = it;
+        }
+    }
+    if (victim == replica.prefixes.end()) return false;
+    replica.used_bytes -= victim->second.bytes;
+    replica.prefixes.erase(victim);
+    return true;
+}
+
+void Simulation::release(Replica& replica, Sequence& sequence) {
+    replica.used_bytes -= sequence.bytes;
+    sequence.bytes = 0.0;
+    sequence.allocated = 0;
+    const workload::Request& request = requests_[sequence.request];
+    if (sequence.shared > 0) {
+        if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) --it->second.references;
+    }
+    sequence.shared = 0;
+}
+
+// Recompute preemption (vLLM's default): the sequence gives back its cache and waits at the head
+// of the queue; it will prefill its prompt and every token generated so far in one go.
+void Simulation::preempt(Replica& replica, std::size_t index) {
+    Sequence sequence = replica.running[index];
+    release(replica, sequence);
+    sequence.target = requests_[sequence.request].prompt_tokens + sequence.generated;
+    sequence.cached = 0;
+    replica.running.erase(replica.running.begin() + static_cast<std::ptrdiff_t>(index));
+    replica.waiting.push_front(sequence);
+    ++records_[sequence.request].preemptions;
+    ++preemptions_;
+}
+
+// The request at the head of the queue can never be served here: it is dropped and counted.
+void Simulation::reject(Replica& replica, double now) {
+    ++rejected_;
+    const Sequence sequence = replica.waiting.front();
+    records_[sequence.request].rejected = true;
+    replica.waiting.pop_front();
+    if (sequence.remote) release_source(sequence.request, now);
+}
+
+void Simulation::arrive(std::size_t index, double now) {
+    const std::size_t chosen = least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
+    Sequence sequence;
+    sequence.request = index;
+    sequence.target = requests_[index].prompt_tokens;
+    records_[index].replica = static_cast<int>(chosen);
+    replicas_[chosen].waiting.push_back(sequence);
+    if (!replicas_[chosen].busy()) start_step(replicas_[chosen], now);
+}
+
+void Simulation::start_step(Replica& replica, double now) {
+    const SchedulerLimits& limits = config_.limits;
+    long long budget = limits.max_batched_tokens;
+    const long long preemptions_at_pass_start = preemptions_;
+    replica.step.clear();
+    engine::StepShape shape;
+    // Speculating, a decoding sequence takes k + 1 positions of the pass (its last token and the
+    // k drafts), with room in its cache for all of them.
+    const long long decode_positions = speculates() ? speculation_.length + 1 : 1;
+    double decoding = 0.0, decoding_context = 0.0;  // decoding sequences in the pass, their cached tokens
+    // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
+    // of each prompt being prefilled. Memory short: the youngest running sequence is preempted.
+    for (std::size_t i = 0; i < replica.running.size();) {
+        Sequence& sequence = replica.running[i];
+        const long long remaining = sequence.target - sequence.cached;
+        const long long tokens = sequence.prefilling() ? (limits.chunked_prefill ? std::min(remaining, budget)
+                                                                                 : (remaining <= budget ? remaining : 0))
+                                                       : (budget >= decode_positions ? decode_positions : 0);
+        if (tokens == 0) {
+            ++i;
+            continue;
+        }
+        bool preempted_self = false, wait_for_transfers = false;
+        while (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (replica.running.size() == 1 && replica.parked > 0) {
+                // The rest of the memory holds caches in transit: they free it (or join the batch) soon.
+                wait_for_transfers = true;
+                break;
+            }
+            if (replica.running.size() == 1) {
+                // Alone with the whole cache and still short: this request can never be served here.
+                release(replica, sequence);
+                ++rejected_;
+                records_[sequence.request].rejected = true;
+                replica.running.clear();
+                preempted_self = true;
+                break;
+            }
+            const std::size_t youngest = replica.running.size() - 1;
+            preempt(replica, youngest);
+            if (youngest == i) {
+                preempted_self = true;
+                break;
+            }
+        }
+        if (preempted_self) break;
+        if (wait_for_transfers) {
+            ++i;
+            continue;
+        }
+        Sequence& scheduled = replica.running[i];
+        if (scheduled.prefilling()) {
+            shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
+                                           scheduled.cached + tokens == scheduled.target);
+        } else if (speculates()) {
+            shape += engine::verification_shape(cost_, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
+            decoding += 1.0;
+            decoding_context += static_cast<double>(scheduled.cached);
+        } else {
+            shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
+        }
+        replica.step.push_back({i, tokens});
+        budget -= tokens;
+        ++i;
+    }
+    // Then waiting requests, first come first served, while the pass has room; none after a
+    // preemption in this pass (as vLLM's scheduler: admitting then would only evict again).
+    const long long preemptions_before_admission = preemptions_;
+    // A decode instance counts the sequences whose cache is arriving among its running ones.
+    auto arriving = [&replica] { return replica.role == Role::decode ? replica.parked : 0; };
+    while (preemptions_before_admission == preemptions_at_pass_start && !replica.waiting.empty() && budget > 0 &&
+           static_cast<long long>(replica.running.size()) + arriving() < limits.max_sequences) {
+        Sequence sequence = replica.waiting.front();
+        const workload::Request& request = requests_[sequence.request];
+        const bool alone = replica.running.empty() && replica.step.empty() && replica.parked == 0;
+        if (sequence.remote) {
+            // Disaggregated: reserve the whole prompt's cache here, then pull it from the prefill instance.
+            if (!reserve(replica, sequence, sequence.target)) {
+                if (!alone) break;
+                reject(replica, now);  // not even an empty decode instance holds this prompt
+                continue;
+            }
+            replica.waiting.pop_front();
+            start_transfer(replica, sequence, now);
+            continue;
+        }
+        bool hit = false;
+        if (limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 && sequence.cached == 0) {
+            if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
+                // The last prompt token is always computed: its logits give the first output token.
+                hit = true;
+                sequence.shared = it->second.tokens;
+                sequence.cached = std::min(it->second.tokens, sequence.target - 1);
+                sequence.allocated = round_up_to_block(it->second.tokens);
+            }
+        }
+        const long long remaining = sequence.target - sequence.cached;
+        const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
+        if (tokens > budget) {
+            if (!alone) break;
+            reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
+            continue;
+        }
+        if (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (!alone || !replica.prefixes.empty()) {
+                if (alone) {
+                    while (evict_prefix(replica)) {
+                    }
+                    continue;
+                }
+                break;
+            }
+            reject(replica, now);  // not even an empty replica holds this prompt
+            continue;
+        }
+        if (hit) {
+            auto& prefix = replica.prefixes[request.prefix_id];
+            ++prefix.references;
+            prefix.last_used_s = now;
+            if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
+            records_[sequence.request].prefix_hit = true;
+        }
+        replica.waiting.pop_front();
+        shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
+                                       sequence.cached + tokens == sequence.target);
+        replica.running.push_back(sequence);
+        replica.step.push_back({replica.running.size() - 1, tokens});
+        budget -= tokens;
+    }
+    if (replica.step.empty()) {
+        replica.busy_until = -1.0;
+        return;
+    }
+    double pass = evaluator_.step_time(shape).value;
+    if (decoding > 0.0) {
+        // The drafter's k steps for the decoding sequences run before the verification pass.
+        const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
+                                                         decoding_context / decoding)
+                                    .value;
+        pass += drafting;
+        draft_time_ += drafting;
+    }
+    replica.busy_until = now + pass;
+    replica.busy_time += pass;
+    ++steps_;
+}
+
+void Simulation::finish_step(Replica& replica, double now) {
+    for (const Work& work : replica.step) {
+        Sequence& sequence = replica.running[work.sequence];
+        RequestRecord& record = records_[sequence.request];
+        const bool was_prefilling = sequence.prefilling();
+        if (!was_prefilling && speculates()) {
+            // A verification: the accepted drafts and the model's own next token, never past the
+            // output's end. The cache keeps the last token's and the accepted drafts' KV.
+            const long long left = requests_[sequence.request].output_tokens - sequence.generated;
+            const long long kept = std::min(accepted_drafts() + 1, left);
+            sequence.cached += kept;
+            sequence.generated += kept;
+            ++verifications_;
+            kept_tokens_ += static_cast<double>(kept);
+            // The tokens reach the user together: one gap per delivery.
+            gaps_.add(now - sequence.last_token_s);
+            sequence.last_token_s = now;
+            continue;
+        }
+        sequence.cached += work.tokens;
+        // A decode token, or the token that ends a prefill (the first, or the next after a recompute).
+        if (was_prefilling && sequence.prefilling()) continue;
+        ++sequence.generated;
+        if (sequence.generated == 1) {
+            // A prefill instance's first token reaches the user with the cache on the decode instance.
+            if (replica.role != Role::prefill || requests_[sequence.request].output_tokens <= 1) record.first_token_s = now;
+        } else {
+            gaps_.add(now - sequence.last_token_s);
+        }
+        sequence.last_token_s = now;
+        const workload::Request& request = requests_[sequence.request];
+        if (was_prefilling && config_.limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 &&
+            sequence.shared == 0 &&
+            request.prefix_tokens > 0 && !replica.prefixes.count(request.prefix_id)) {
+            // The first prefill of a shared prefix leaves it in the cache for later requests.
+            CachedPrefix prefix{request.prefix_tokens, kv_bytes(request.prefix_tokens), 1, now};
+            sequence.shared = request.prefix_tokens;
+            sequence.bytes -= prefix.bytes;
+            replica.prefixes.emplace(request.prefix_id, prefix);
+        }
+    }
+    // Finished sequences leave, in order.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < replica.running.size(); ++i) {
+        Sequence& sequence = replica.running[i];
+        if (sequence.generated >= requests_[sequence.request].output_tokens) {
+            records_[sequence.request].finish_s = now;
+            release(replica, sequence);
+            continue;
+        }
+        if (replica.role == Role::prefill && sequence.generated >= 1) {
+            hand_off(replica, sequence, now);
+            continue;
+        }
+        if (kept != i) replica.running[kept] = sequence;
+        ++kept;
+    }
+    replica.running.resize(kept);
+    replica.busy_until = -1.0;
+}
+
+void Simulation::account_time(double now) {
+    const double elapsed = now - last_accounted_s_;
+    if (elapsed <= 0.0) return;
+    for (Replica& replica : replicas_) {
+        replica.running_time += elapsed * static_cast<double>(replica.running.size());
+        waiting_time_ += elapsed * static_cast<double>(replica.waiting.size());
+    }
+    last_accounted_s_ = now;
+}
+
+void Simulation::sample(double now) {
+    if (++steps_since_sample_ < sample_stride_) return;
+    steps_since_sample_ = 0;
+    TimelineSample point;
+    point.time_s = now;
+    for (const Replica& replica : replicas_) {
+        point.waiting += static_cast<long long>(replica.waiting.size());
+        point.running += static_cast<long long>(replica.running.size());
+        point.kv_fraction += replica.used_bytes / capacity_bytes_ / static_cast<double>(replicas_.size());
+    }
+    timeline_.push_back(point);
+    if (timeline_.size() >= kTimelineLimit) {
+        // Keep every other sample and sample half as often from now on: bounded memory, even spacing.
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < timeline_.size(); i += 2) timeline_[kept++] = timeline_[i];
+        timeline_.resize(kept);
+        sample_stride_ *= 2;
+    }
+}
+
+ServeResult Simulation::run(const ServiceTargets& targets) {
+    ServeResult result;
+    std::size_t next = 0;
+    double now = 0.0;
+    const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
+    bool counted_last_arrival = false;
+    while (true) {
+        Replica* soonest = nullptr;
+        for (Replica& replica : replicas_) {
+            if (replica.busy() && (soonest == nullptr || replica.busy_until < soonest->busy_until)) soonest = &replica;
+        }
+        const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
+        const double transfer_end =
+            transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
+        const bool arrival_first = next < requests_.size() && requests_[next].arrival_s <= std::min(step_end, transfer_end);
+        const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
+        if (!arrival_first && !transfer_first && soonest == nullptr) break;
+        now = arrival_first ? requests_[next].arrival_s : transfer_first ? transfer_end : step_end;
+        account_time(now);
+        if (transfer_first) {
+            const Transfer transfer = transfers_.top();
+            transfers_.pop();
+            finish_transfer(transfer, now);
+        } else if (arrival_first) {
+            arrive(next++, now);
+            if (next == requests_.size() && !counted_last_arrival) {
+                counted_last_arrival = true;
+                for (const Replica& replica : replicas_) {
+                    result.waiting_at_last_arrival += static_cast<long long>(replica.waiting.size());
+                }
+            }
+        } else {
+            finish_step(*soonest, now);
+            start_step(*soonest, now);
+            sample(now);
+        }
+    }
+
+    // A request still unfinished when no event is left could not be scheduled (a recomputed
+    // prompt longer than a pass without chunked prefill): counted as rejected, never as served.
+    for (const Replica& replica : replicas_) {
+        for (const Sequence& sequence : replica.running) {
+            records_[sequence.request].rejected = true;
+            ++rejected_;
+        }
+        for (const Sequence& sequence : replica.waiting) {
+            records_[sequence.request].rejected = true;
+            ++rejected_;
+        }
+    }
+
+    // Latencies of the requests that were served.
+    std::vector<double> ttft, tpot, e2e;
+    double output_tokens = 0.0, total_tokens = 0.0, met = 0.0, last_finish = 0.0;
+    for (const RequestRecord& record : records_) {
+        if (record.rejected) continue;
+        ttft.push_back(record.ttft());
+        e2e.push_back(record.e2e());
+        if (record.request.output_tokens > 1) tpot.push_back(record.tpot());
+        output_tokens += static_cast<double>(record.request.output_tokens);
+        total_tokens += static_cast<double>(record.request.output_tokens + record.request.prompt_tokens);
+        last_finish = std::max(last_finish, record.finish_s);
+        const bool fast_first = !targets.ttft_s || record.ttft() <= *targets.ttft_s;
+        const bool fast_rest = !targets.tpot_s || record.tpot() <= *targets.tpot_s;
+        const bool done_in_time = !targets.e2e_s || record.e2e() <= *targets.e2e_s;
+        met += fast_first && fast_rest && done_in_time ? 1.0 : 0.0;
+    }
+    const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
+    result.duration_s = last_finish - first_arrival;
+    result.ttft_s = percentiles(ttft);
+    result.tpot_s = percentiles(tpot);
+    result.e2e_s = percentiles(e2e);
+    result.itl_s = gaps_.summary();
+    if (result.duration_s > 0.0) {
+        result.output_tokens_per_s = output_tokens / result.duration_s;
+        result.total_tokens_per_s = total_tokens / result.duration_s;
+        result.requests_per_s = static_cast<double>(ttft.size()) / result.duration_s;
+        result.goodput_requests_per_s = met / result.duration_s;
+        // The running batch of the instances that decode: every replica, or the decode pool.
+        double running_time = 0.0;
+        for (std::size_t r = prefill_count_; r < replicas_.size(); ++r) running_time += replicas_[r].running_time;
+        result.mean_running_batch = running_time / result.duration_s / static_cast<double>(replicas_.size() - prefill_count_);
+        result.mean_waiting = waiting_time_ / result.duration_s;
+    }
+    if (disaggregated()) result.disaggregation = pool_stats(result.duration_s);
+    if (speculates()) result.speculation = speculation_stats();
+    result.goodput_fraction = ttft.empty() ? 0.0 : met / static_cast<double>(records_.size());
+    result.offered_rate_per_s =
+        last_arrival > first_arrival ? static_cast<double>(requests_.size() - 1) / (last_arrival - first_arrival) : 0.0;
+    for (const Replica& replica : replicas_) {
+        result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_bytes_);
+    }
+    result.kv_capacity_tokens = capacity_bytes_ / kv_bytes(1);
+    result.preemptions = preemptions_;
+    result.prefix_hits = prefix_hits_;
+    result.steps = steps_;
+    result.rejected = rejected_;
+    // Arrivals outran service when a backlog stands at the last arrival (docs/serving.md).
+    const long long backlog_limit =
+        std::max<long long>(20, static_cast<long long>(0.05 * static_cast<double>(requests_.size())));
+    result.saturated = result.waiting_at_last_arrival > backlog_limit || rejected_ > 0;
+    result.requests = std::move(records_);
+    result.timeline = std::move(timeline_);
+    return result;
+}
+
+SpeculationStats Simulation::speculation_stats() const {
+    SpeculationStats stats;
+    stats.length = speculation_.length;
+    stats.acceptance = speculation_.acceptance;
+    stats.multi_token_heads = speculation_.multi_token_heads;
+    stats.expected_tokens_per_verification =
+        engine::expected_tokens_per_verification(speculation_.length, speculation_.acceptance);
+    stats.verifications = verifications_;
+    if (verifications_ > 0) stats.mean_tokens_per_verification = kept_tokens_ / static_cast<double>(verifications_);
+    double busy = 0.0;
+    for (const Replica& replica : replicas_) busy += replica.busy_time;
+    if (busy > 0.0) stats.draft_time_fraction = draft_time_ / busy;
+    return stats;
+}
+
+DisaggregationStats Simulation::pool_stats(double duration) const {
+    DisaggregationStats stats;
+    stats.pools = *config_.disaggregation;
+    stats.link = link_;
+    double prefill_busy = 0.0, decode_busy = 0.0, prefill_running = 0.0, decode_running = 0.0;
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+        (r < prefill_count_ ? prefill_busy : decode_busy) += replicas_[r].busy_time;
+        (r < prefill_count_ ? prefill_running : decode_running) += replicas_[r].running_time;
+    }
+    const double prefill = static_cast<double>(stats.pools.prefill_instances);
+    const double decode = static_cast<double>(stats.pools.decode_instances);
+    if (duration > 0.0) {
+        stats.prefill_utilization = prefill_busy / duration / prefill;
+        stats.decode_utilization = decode_busy / duration / decode;
+        stats.mean_prefill_batch = prefill_running / duration / prefill;
+        stats.mean_decode_batch = decode_running / duration / decode;
+    }
+    stats.transfers = transfers_done_;
+    if (transfers_done_ > 0) {
+        const double count = static_cast<double>(transfers_done_);
+        stats.mean_kv_transfer_s = transfer_time_ / count;
+        stats.mean_kv_transfer_wait_s = transfer_wait_ / count;
+        stats.mean_kv_transfer_bytes = transfer_bytes_ / count;
+    }
+    return stats;
+}
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double> values) {
+    Percentiles result;
+    if (values.empty()) return result;
+    std::sort(values.begin(), values.end());
+    // Nearest rank: the smallest value with at least the fraction of values at or below it.
+    auto rank = [&](double fraction) {
+        const auto index = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size()))) - 1;
+        return values[std::min(index, values.size() - 1)];
+    };
+    result.p50 = rank(0.50);
+    result.p90 = rank(0.90);
+    result.p99 = rank(0.99);
+    double sum = 0.0;
+    for (double value : values) sum += value;
+    result.mean = sum / static_cast<double>(values.size());
+    result.max = values.back();
+    return result;
+}
+
+ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,
+                             const ServeConfig& config, const ServiceTargets& targets) {
+    Simulation simulation(evaluator, requests, config);
+    return simulation.run(targets);
+}
+
+}  // namespace decodesim::serving

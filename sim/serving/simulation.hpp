@@ -1,0 +1,140 @@
+#pragma once
+// A request-level simulation of serving: continuous batching with chunked prefill, paged KV
+// blocks within the memory the engine leaves, preemption by recompute, prefix caching, and
+// replicas behind a least-loaded router, or disaggregated prefill and decode pools with the KV
+// cache sent between them. One event per forward pass, priced by the engine's one cost function
+// (engine::step_costs), so a million requests simulate in seconds. A deployment that speculates
+// verifies k draft tokens per decoding sequence in each pass and keeps a random accepted prefix
+// (docs/serving.md, "Speculative decoding").
+
+#include <optional>
+#include <vector>
+
+#include "engine/prediction.hpp"
+#include "serving/disaggregation.hpp"
+#include "workload/request_stream.hpp"
+
+namespace decodesim::serving {
+
+// The scheduler's limits, with vLLM's defaults (docs/serving.md).
+struct SchedulerLimits {
+    long long max_sequences = 256;          // running sequences per replica (vLLM max_num_seqs)
+    long long max_batched_tokens = 8192;    // tokens per forward pass (max_num_batched_tokens)
+    long long block_tokens = 16;            // tokens per KV-cache block
+    bool chunked_prefill = true;            // false: a prompt is prefilled whole, in one pass
+    bool prefix_caching = true;
+};
+
+struct ServeConfig {
+    int replicas = 1;  // colocated replicas; ignored when `disaggregation` is set
+    SchedulerLimits limits;
+    // Set: separate prefill and decode pools (docs/serving.md, "Disaggregated prefill and decode"),
+    // each instance with the same scheduler limits.
+    std::optional<PoolShape> disaggregation;
+    // Seeds the draws of accepted draft tokens under speculative decoding: the same seed gives
+    // the same run.
+    unsigned long long seed = 1;
+};
+
+// Latency targets for goodput; unset: not checked.
+struct ServiceTargets {
+    std::optional<double> ttft_s;
+    std::optional<double> tpot_s;
+    std::optional<double> e2e_s;  // total completion time: the last token's
+};
+
+struct Percentiles {
+    double p50 = 0.0, p90 = 0.0, p99 = 0.0, mean = 0.0, max = 0.0;
+};
+
+struct RequestRecord {
+    workload::Request request;
+    int replica = 0;             // disaggregated: the prefill instance
+    int decode_replica = -1;     // disaggregated: the decode instance; -1 otherwise
+    double first_token_s = 0.0;  // absolute times; disaggregated: when the KV cache reached the decode instance
+    double finish_s = 0.0;
+    int preemptions = 0;
+    bool prefix_hit = false;
+    bool rejected = false;  // longer than a replica can ever hold or schedule: never served
+
+    double ttft() const { return first_token_s - request.arrival_s; }
+    double e2e() const { return finish_s - request.arrival_s; }
+    // Mean time per output token after the first; 0 for one-token outputs.
+    double tpot() const {
+        return request.output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(request.output_tokens - 1)
+                                         : 0.0;
+    }
+};
+
+// The state of the server at one moment (replicas summed).
+struct TimelineSample {
+    double time_s = 0.0;
+    long long waiting = 0;
+    long long running = 0;
+    double kv_fraction = 0.0;  // of the KV capacity, mean over replicas
+};
+
+// The two pools of a disaggregated run.
+struct DisaggregationStats {
+    PoolShape pools;
+    KvLink link;
+    double prefill_utilization = 0.0;     // share of the run the prefill instances spent in passes (their mean)
+    double decode_utilization = 0.0;      // the same for the decode instances
+    double mean_prefill_batch = 0.0;      // time-weighted prompts being prefilled, per prefill instance
+    double mean_decode_batch = 0.0;       // time-weighted sequences decoding, per decode instance
+    double mean_kv_transfer_s = 0.0;      // latency + bytes / bandwidth of each transfer, mean
+    double mean_kv_transfer_wait_s = 0.0; // from the end of prefill to the transfer's start (a decode slot, the link)
+    double mean_kv_transfer_bytes = 0.0;  // all devices of an instance
+    long long transfers = 0;
+};
+
+// What speculative decoding did in a run.
+struct SpeculationStats {
+    int length = 0;                                 // draft tokens per verification (k)
+    double acceptance = 0.0;                        // the chance each draft token is accepted (a)
+    bool multi_token_heads = false;                 // the model's own MTP module drafts
+    double expected_tokens_per_verification = 0.0; // (1 - a^(k+1)) / (1 - a)
+    // Tokens a sequence kept per verification, the mean over the run: below the expectation by
+    // the drafts cut off at the end of each output.
+    double mean_tokens_per_verification = 0.0;
+    long long verifications = 0;                    // one per decoding sequence per pass
+    double draft_time_fraction = 0.0;               // of the time in passes, the drafter's
+};
+
+struct ServeResult {
+    std::vector<RequestRecord> requests;   // in arrival order
+    std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
+    Percentiles ttft_s, tpot_s, itl_s, e2e_s;
+    double duration_s = 0.0;               // first arrival to last finish
+    double output_tokens_per_s = 0.0;
+    double total_tokens_per_s = 0.0;       // prompt and output tokens
+    double requests_per_s = 0.0;
+    double offered_rate_per_s = 0.0;       // arrivals over the arrival window
+    double goodput_requests_per_s = 0.0;   // requests that met the targets
+    double goodput_fraction = 0.0;
+    double mean_running_batch = 0.0;       // time-weighted, per replica (disaggregated: per decode instance)
+    double mean_waiting = 0.0;             // time-weighted, all replicas
+    double peak_kv_fraction = 0.0;
+    double kv_capacity_tokens = 0.0;       // per replica, in tokens of one sequence's cache
+    long long preemptions = 0;
+    long long prefix_hits = 0;
+    long long steps = 0;
+    long long rejected = 0;
+    long long waiting_at_last_arrival = 0;
+    bool saturated = false;                // arrivals outran service (docs/serving.md)
+    std::optional<DisaggregationStats> disaggregation;  // set for a disaggregated run
+    std::optional<SpeculationStats> speculation;        // set when the deployment speculates
+};
+
+// Simulates `requests` (sorted by arrival) on `config.replicas` copies of the evaluator's
+// deployment, or on its disaggregated pools. The KV room is what the weights leave, a draft
+// model's weights included; each token's KV holds the draft's too. Throws core::InputError when
+// the weights leave no room for one sequence's KV, or (disaggregated) when the device has no link
+// for the KV cache.
+ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,
+                             const ServeConfig& config, const ServiceTargets& targets);
+
+// Percentiles of `values` (nearest rank on the sorted values); all zero when empty.
+Percentiles percentiles(std::vector<double> values);
+
+}  // namespace decodesim::serving

@@ -1,0 +1,595 @@
+#include "serving/steady_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "serving/disaggregation.hpp"
+
+namespace decodesim::serving {
+
+namespace {
+
+// A request's completion from its first token and the per-token pace, and the output rate.
+void finish_request_figures(SteadyState& state, const LoadShape& load) {
+    const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
+    state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
+    state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
+    state.e2e_s.p90 = state.ttft_s.p90 + decode_steps * state.tpot_s.p90;
+    state.e2e_s.p99 = state.ttft_s.p99 + decode_steps * state.tpot_s.p99;
+    state.e2e_s.max = state.ttft_s.max + decode_steps * state.tpot_s.max;
+    state.output_tokens_per_s = load.rate_per_s * load.output_tokens;
+}
+
+constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
+constexpr double kZ90 = 1.282;
+constexpr int kIterations = 200;
+
+struct Model {
+    const engine::Evaluator& evaluator;
+    const engine::CostModel& cost;
+    LoadShape load;
+    SchedulerLimits limits;
+    double context;    // mean decode context: the prompt and half the output
+    double max_batch;  // by memory and by the scheduler
+    // Speculative decoding (docs/serving.md): k drafts per verification, 0 without, and the
+    // tokens a verification yields on average, E = (1 - a^(k+1)) / (1 - a); 1 without.
+    int drafts = 0;
+    double tokens_per_pass = 1.0;
+
+    double positions() const { return drafts + 1.0; }  // a decoding sequence's tokens in a pass
+    // Passes a mean request decodes over: its output - 1 tokens, E per pass.
+    double decode_passes() const { return std::max(0.0, load.output_tokens - 1.0) / tokens_per_pass; }
+    // The decode part of a pass: one token per sequence, or each sequence's verification.
+    engine::StepShape decode_part(double batch) const {
+        return drafts > 0 ? engine::verification_shape(cost, drafts, batch, std::max(0.0, context - 1.0))
+                          : engine::decode_shape(cost, batch, context);
+    }
+    // A pass with `batch` decoding sequences and `prompts` whole prompts' worth of prefill; when
+    // speculating, the drafter's k steps for the batch before it.
+    double step(double batch, double prompts) const {
+        engine::StepShape shape = decode_part(batch);
+        if (prompts > 0.0) shape += engine::prefill_shape(cost, prompts, 0.0, load.prompt_tokens);
+        double time = evaluator.step_time(shape).value;
+        if (drafts > 0) {
+            time += engine::draft_round_time(evaluator, evaluator.draft(), drafts, batch, std::max(0.0, context - 1.0)).value;
+        }
+        return time;
+    }
+    // What bounds the decode part of a pass at `batch`, as a binding name.
+    const char* decode_binding(double batch) const {
+        const engine::Bound bound =
+            engine::step_totals(engine::step_costs(cost, decode_part(std::max(1.0, batch))), evaluator.rates()).bound;
+        return bound == engine::Bound::compute         ? "compute"
+               : bound == engine::Bound::communication ? "interconnect"
+               : bound == engine::Bound::overhead      ? "overhead"
+                                                       : "bandwidth";
+    }
+};
+
+// The spread speculation adds to a request's TPOT: the tokens a verification yields, T = j + 1
+// with j accepted drafts, vary (P(j) = a^j (1 - a) for j < k, a^k at k), so a request of n tokens
+// needs a random number of passes, of variance n Var(T) / E^3 (renewal theory). Returns the
+// relative spread of TPOT, sd / mean, for `tokens` decoded tokens.
+double acceptance_spread(const Model& model, double tokens) {
+    if (model.drafts == 0 || tokens <= 0.0) return 0.0;
+    const double a = model.evaluator.deployment().speculation.acceptance;
+    double second_moment = 0.0;
+    for (int j = 0; j <= model.drafts; ++j) {
+        const double p = j < model.drafts ? std::pow(a, j) * (1.0 - a) : std::pow(a, j);
+        second_moment += p * (j + 1.0) * (j + 1.0);
+    }
+    const double e = model.tokens_per_pass;
+    const double variance = std::max(0.0, second_moment - e * e);
+    // sd(passes) / mean(passes) = sqrt(n Var(T) / E^3) / (n / E).
+    return std::sqrt(variance / (tokens * e));
+}
+
+Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    const engine::CostModel& cost = evaluator.cost_model();
+    const double context = load.prompt_tokens + load.output_tokens / 2.0;
+    // Memory: the KV cache left beside the weights, over a sequence's mean footprint; a draft
+    // model's weights and cache share the devices (engine::with_draft, as the simulation).
+    engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
+    const engine::Evaluator* draft = evaluator.draft();
+    if (draft != nullptr) {
+        memory = engine::with_draft(memory, engine::memory_footprint(draft->cost_model(), evaluator.hardware(), 1.0, context),
+                                    1.0);
+    }
+    auto kv_bytes = [&](double tokens) {
+        return cost.kv_bytes_per_sequence(tokens).value +
+               (draft != nullptr ? draft->cost_model().kv_bytes_per_sequence(tokens).value : 0.0);
+    };
+    const double room = (memory.usable - memory.weights).value;
+    const double per_sequence = kv_bytes(context);
+    double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
+    // The mean footprint sets how many share the memory, but each request must fit whole at its
+    // longest (the prompt and every output token), as the simulator's admission demands: when one
+    // cannot, nothing is served, however small the fraction of a slot the mean would promise.
+    if (kv_bytes(load.prompt_tokens + load.output_tokens) > room) by_memory = 0.0;
+    Model model{evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
+    const engine::Speculation& speculation = evaluator.deployment().speculation;
+    if (speculation.enabled()) {
+        model.drafts = speculation.length;
+        model.tokens_per_pass = engine::expected_tokens_per_verification(speculation.length, speculation.acceptance);
+    }
+    return model;
+}
+
+// The pass time when the prompts that arrive during a pass are prefilled in the next one: k new
+// prompts with probability Poisson(k; mean), each pass also carrying the batch's decode tokens.
+// A pass holds at most the token budget; prompt tokens beyond it spill into later passes.
+struct PassMixture {
+    double mean = 0.0;
+    double second_moment = 0.0;  // E[T^2], for the spread of TPOT and the residual pass
+    double decode_only = 0.0;    // k = 0
+    double with_prompt = 0.0;    // the pass carrying a given new prompt: k >= 1, length-weighted
+};
+
+// The passes a batch of `batch` decoding sequences goes through when prompts arrive at
+// `mean_prompts` per pass. Prefill work comes as chunks of at most the pass's free budget (a prompt
+// longer than that is prefilled over several passes, one chunk each); a pass carries k chunks with
+// Poisson probability, at most as many as fit. One table serves the mean pass and the TTFT
+// quantiles, so the two cannot drift apart.
+struct PassTable {
+    double chunk_share = 1.0;          // of one prompt, per chunk
+    std::vector<double> probability;   // of k chunks in a pass, k = 0 .. K (the tail past 1e-12 cut)
+    std::vector<double> time;          // of a pass with k chunks, k = 0 .. K + 1
+    double covered = 0.0;              // the probability the table holds
+};
+
+PassTable pass_table(const Model& model, double batch, double mean_prompts) {
+    PassTable table;
+    const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
+    const double chunk = std::min(model.load.prompt_tokens, room);
+    table.chunk_share = chunk / model.load.prompt_tokens;
+    const double mean_chunks = mean_prompts / table.chunk_share;
+    const double most_chunks = std::max(1.0, std::floor(room / chunk));
+    double probability = std::exp(-mean_chunks);
+    for (int k = 0; k < 512 && table.covered < 1.0 - 1e-12; ++k) {
+        if (k > 0) probability *= mean_chunks / k;
+        table.probability.push_back(probability);
+        table.covered += probability;
+    }
+    for (std::size_t k = 0; k <= table.probability.size(); ++k) {
+        table.time.push_back(model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
+    }
+    return table;
+}
+
+PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) {
+    const PassTable table = pass_table(model, batch, mean_prompts);
+    PassMixture mixture;
+    double weighted_k = 0.0, carried = 0.0;
+    for (std::size_t k = 0; k < table.probability.size(); ++k) {
+        const double p = table.probability[k], time = table.time[k];
+        mixture.mean += p * time;
+        mixture.second_moment += p * time * time;
+        // A given chunk sits in a pass with k chunks with probability proportional to k p(k).
+        weighted_k += p * static_cast<double>(k);
+        carried += p * static_cast<double>(k) * time;
+    }
+    mixture.mean /= table.covered;
+    mixture.second_moment /= table.covered;
+    mixture.decode_only = table.time[0];
+    mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : table.time[1];
+    return mixture;
+}
+
+struct TtftQuantiles {
+    double p50 = 0.0, p90 = 0.0, p99 = 0.0;
+};
+
+// Quantiles of the time from arrival to the end of the pass that completes the prompt, before any
+// wait for a slot: the arrival lands in a pass with k1 chunks with probability p(k1) T(k1) / E[T]
+// and waits a uniform part of it; its own pass carries its chunk and k2 others (a prompt longer
+// than the budget takes `chunks` such passes).
+TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_prompts, double chunks) {
+    const PassTable table = pass_table(model, batch, mean_prompts);
+    const std::vector<double>& probability = table.probability;
+    const std::vector<double>& time = table.time;
+    double mean_pass = 0.0;
+    for (std::size_t k = 0; k < probability.size(); ++k) mean_pass += probability[k] * time[k];
+    auto below = [&](double t) {
+        double fraction = 0.0;
+        for (std::size_t k1 = 0; k1 < probability.size(); ++k1) {
+            const double landing = probability[k1] * time[k1] / mean_pass;
+            for (std::size_t k2 = 0; k2 < probability.size(); ++k2) {
+                const double own = chunks * time[k2 + 1];
+                fraction += landing * probability[k2] * std::clamp((t - own) / time[k1], 0.0, 1.0);
+            }
+        }
+        return fraction / table.covered / table.covered;
+    };
+    auto quantile = [&](double q) {
+        double low = 0.0, high = chunks * time.back() + time.back();
+        for (int i = 0; i < 60; ++i) {
+            const double middle = (low + high) / 2.0;
+            (below(middle) >= q ? high : low) = middle;
+        }
+        return high;
+    };
+    return {quantile(0.50), quantile(0.90), quantile(0.99)};
+}
+
+// The fixed point of Little's law: batch = rate x (output - 1) / E x pass, prompts per pass = rate x
+// pass, pass = the mean of the pass mixture. Fills `state`; false when it diverges or leaves the
+// replica's limits.
+bool solve(const Model& model, double rate, SteadyState& state) {
+    const double decode_passes = model.decode_passes();
+    double step = model.step(1.0, 0.0);
+    double batch = 0.0, prompts = 0.0;
+    bool settled = false;
+    for (int i = 0; i < kIterations && !settled; ++i) {
+        batch = rate * decode_passes * step;
+        prompts = rate * step;
+        if (batch > model.max_batch) return false;
+        // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average,
+        // the prompt tokens that arrived meanwhile.
+        if (batch * model.positions() + prompts * model.load.prompt_tokens >
+            static_cast<double>(model.limits.max_batched_tokens)) {
+            return false;
+        }
+        const double next = pass_mixture(model, std::max(batch, 1e-9), prompts).mean;
+        if (!std::isfinite(next) || next > 1e6) return false;
+        settled = std::fabs(next - step) <= 1e-9 * step;
+        step = next;
+    }
+    // Near saturation the iteration creeps instead of settling: no steady state.
+    if (!settled) return false;
+    state.batch = batch;
+    state.prompts_per_step = prompts;
+    state.step_s = step;
+    return true;
+}
+
+// The largest rate with a fixed point inside the limits (bisection on a log scale; stability is
+// monotone in the rate).
+double saturation_rate(const Model& model) {
+    double low = 0.0, high = 1.0;
+    SteadyState probe;
+    while (solve(model, high, probe) && high < 1e9) {
+        low = high;
+        high *= 2.0;
+    }
+    for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (solve(model, middle, probe) ? low : high) = middle;
+    }
+    return low;
+}
+
+// The saturation rate and what binds there: the batch cap when lifting it would raise the rate,
+// otherwise the pass's own bound at the saturating batch.
+void find_saturation(const Model& model, SteadyState& state) {
+    state.saturation_rate_per_s = saturation_rate(model);
+    Model uncapped = model;
+    uncapped.max_batch = std::numeric_limits<double>::infinity();
+    uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
+    if (saturation_rate(uncapped) > 1.02 * state.saturation_rate_per_s) {
+        state.binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
+        return;
+    }
+    SteadyState edge;
+    solve(model, state.saturation_rate_per_s, edge);
+    state.binding = model.decode_binding(edge.batch);
+}
+
+// The state at `load.rate_per_s`, given the saturation already found.
+SteadyState state_at(const Model& model, const SteadyState& saturation) {
+    const LoadShape& load = model.load;
+    const SchedulerLimits& limits = model.limits;
+    SteadyState state = saturation;
+    state.max_batch = model.max_batch;
+    state.utilization = saturation.saturation_rate_per_s > 0.0 ? load.rate_per_s / saturation.saturation_rate_per_s
+                                                               : std::numeric_limits<double>::infinity();
+    if (!solve(model, load.rate_per_s, state)) {
+        state.stable = false;
+        return state;
+    }
+    state.stable = true;
+    const PassMixture mixture = pass_mixture(model, std::max(state.batch, 1e-9), state.prompts_per_step);
+    state.decode_step_s = mixture.decode_only;
+    state.prompt_step_s = mixture.with_prompt;
+    // TPOT: a request's mean over its output - 1 tokens, decoded in (output - 1) / E passes
+    // (E = 1 without speculation). Its mean is the mean pass over E: the approximation takes every
+    // pass to yield E tokens on average, whatever the batch and context. Its spread is the passes'
+    // spread over the square root of their count (central limit), and under speculation the
+    // spread of the passes a request needs (acceptance_spread).
+    // The batch a request decodes beside varies too: busy slots of an M/G/infinity system are
+    // Poisson with mean `batch`, and a request lives about one holding time, so it sees that
+    // variance almost whole: d(pass)/d(batch)^2 x batch.
+    const double passes = std::max(1.0, model.decode_passes());
+    const double variance = std::max(0.0, mixture.second_moment - mixture.mean * mixture.mean);
+    const double batch_now = std::max(state.batch, 1.0);
+    const double slope = (model.step(batch_now + 1.0, state.prompts_per_step) - model.step(batch_now, state.prompts_per_step));
+    const double relative = acceptance_spread(model, load.output_tokens - 1.0);
+    const double tpot = state.step_s / model.tokens_per_pass;
+    const double spread = std::sqrt((variance / passes + slope * slope * batch_now) / std::pow(model.tokens_per_pass, 2.0) +
+                                    tpot * tpot * relative * relative);
+    state.tpot_s.mean = tpot;
+    state.tpot_s.p50 = tpot;
+    state.tpot_s.p90 = tpot + kZ90 * spread;
+    state.tpot_s.p99 = tpot + kZ99 * spread;
+    state.tpot_s.max = tpot + 4.0 * spread;
+
+    // TTFT: the rest of the pass in flight when the request arrives (length-biased: E[T^2] / 2E[T]
+    // on average), the pass or passes that carry its prompt, and a wait for a free slot. Continuous
+    // batching is c = max_batch parallel slots, each held for the request's decode: Erlang C gives
+    // the chance of finding them all busy and an exponential wait (M/M/c; docs/serving.md).
+    const double residual = mixture.second_moment / (2.0 * mixture.mean);
+    const double chunks = std::ceil(load.prompt_tokens / static_cast<double>(limits.max_batched_tokens));
+    const double own = chunks * state.prompt_step_s;
+    const double slots = std::max(1.0, std::floor(model.max_batch));
+    const double hold = passes * state.step_s + own;  // a slot's occupancy per request
+    const double offered = load.rate_per_s * hold;
+    double wait_probability = 1.0, wait_rate = 0.0;
+    if (offered < slots) {
+        double erlang_b = 1.0;
+        for (double k = 1.0; k <= slots; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
+        wait_probability = slots * erlang_b / (slots - offered * (1.0 - erlang_b));
+        wait_rate = (slots - offered) / hold;  // P(W > t) = C exp(-wait_rate t)
+    }
+    auto wait_quantile = [&](double fraction) {
+        if (wait_rate <= 0.0) return std::numeric_limits<double>::infinity();
+        const double tail = 1.0 - fraction;
+        return wait_probability > tail ? std::log(wait_probability / tail) / wait_rate : 0.0;
+    };
+    const double wait_mean = wait_rate > 0.0 ? wait_probability / wait_rate : std::numeric_limits<double>::infinity();
+    const TtftQuantiles passes_part = ttft_quantiles(model, std::max(state.batch, 1e-9), state.prompts_per_step, chunks);
+    state.ttft_s.mean = residual + own + wait_mean;
+    state.ttft_s.p50 = passes_part.p50 + wait_quantile(0.50);
+    state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
+    state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
+    state.ttft_s.max = state.ttft_s.p99;
+    finish_request_figures(state, load);
+    return state;
+}
+
+// --- Disaggregated pools -------------------------------------------------------------------
+
+// One prompt alone on a prefill instance: a pass per chunk of the token budget (infinite when a
+// whole prompt cannot fit a pass without chunked prefill).
+double prefill_alone(const Model& model) {
+    const double prompt = model.load.prompt_tokens;
+    const double budget = static_cast<double>(model.limits.max_batched_tokens);
+    if (!model.limits.chunked_prefill && prompt > budget) return std::numeric_limits<double>::infinity();
+    double time = 0.0;
+    for (double start = 0.0; start < prompt; start += budget) {
+        const double chunk = std::min(budget, prompt - start);
+        time += model.evaluator.step_time(engine::prefill_shape(model.cost, 1.0, start, chunk, start + chunk >= prompt)).value;
+    }
+    return time;
+}
+
+// A decode instance's fixed point of Little's law: batch = rate x (output - 1) x step, step =
+// the engine's decode step at that batch (no prompt ever rides in its passes). False when it
+// diverges or leaves the instance's limits.
+bool solve_decode(const Model& model, double rate, double& batch, double& step) {
+    const double decode_passes = model.decode_passes();
+    step = model.step(1.0, 0.0);
+    batch = 0.0;
+    for (int i = 0; i < kIterations; ++i) {
+        batch = rate * decode_passes * step;
+        if (batch > model.max_batch || batch * model.positions() > static_cast<double>(model.limits.max_batched_tokens)) {
+            return false;
+        }
+        const double next = model.step(std::max(batch, 1e-9), 0.0);
+        if (!std::isfinite(next) || next > 1e6) return false;
+        const bool settled = std::fabs(next - step) <= 1e-9 * step;
+        step = next;
+        if (settled) return true;
+    }
+    return false;
+}
+
+// The largest rate a decode instance sustains (bisection, as saturation_rate), and what binds there.
+double decode_saturation(const Model& model, const char*& binding) {
+    auto largest = [](const Model& m) {
+        double batch = 0.0, step = 0.0, low = 0.0, high = 1.0;
+        while (solve_decode(m, high, batch, step) && high < 1e9) {
+            low = high;
+            high *= 2.0;
+        }
+        for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
+            const double middle = (low + high) / 2.0;
+            (solve_decode(m, middle, batch, step) ? low : high) = middle;
+        }
+        return low;
+    };
+    const double rate = largest(model);
+    Model uncapped = model;
+    uncapped.max_batch = std::numeric_limits<double>::infinity();
+    uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
+    if (largest(uncapped) > 1.02 * rate) {
+        binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
+        return rate;
+    }
+    double batch = 0.0, step = 0.0;
+    solve_decode(model, rate, batch, step);
+    binding = model.decode_binding(batch);
+    return rate;
+}
+
+// Erlang C: the chance that an arrival finds all `servers` busy at `offered` erlangs (< servers).
+double erlang_c(double servers, double offered) {
+    double erlang_b = 1.0;
+    for (double k = 1.0; k <= servers; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
+    return servers * erlang_b / (servers - offered * (1.0 - erlang_b));
+}
+
+// A queue's wait as Erlang C and an exponential tail: P(W > t) = probability x exp(-rate t).
+struct Wait {
+    double probability = 0.0;
+    double rate = std::numeric_limits<double>::infinity();
+
+    double mean() const { return probability > 0.0 ? probability / rate : 0.0; }
+    double quantile(double fraction) const {
+        const double tail = 1.0 - fraction;
+        return probability > tail ? std::log(probability / tail) / rate : 0.0;
+    }
+};
+
+}  // namespace
+
+DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
+                                       const SchedulerLimits& limits, const PoolShape& pools) {
+    DisaggregatedState result;
+    result.pools = pools;
+    const KvLink link = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
+    result.kv_transfer_s =
+        kv_transfer_seconds(evaluator.cost_model(), evaluator.deployment(), link, load.prompt_tokens);
+    const double prefill_instances = static_cast<double>(std::max(1, pools.prefill_instances));
+    const double decode_instances = static_cast<double>(std::max(1, pools.decode_instances));
+    LoadShape per_decode = load;
+    per_decode.rate_per_s = load.rate_per_s / decode_instances;
+    const Model decode = make_model(evaluator, per_decode, limits);
+    SteadyState& state = result.overall;
+    state.max_batch = decode.max_batch;
+
+    // Saturation: the prefill pool at x / prefill time, the decode pool at y times one instance's.
+    result.prefill_s = prefill_alone(decode);
+    const double prefill_saturation = std::isfinite(result.prefill_s) ? prefill_instances / result.prefill_s : 0.0;
+    const char* decode_binding = "bandwidth";
+    result.decode_saturation_per_instance_s = decode_saturation(decode, decode_binding);
+    const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
+    state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
+    state.binding = prefill_saturation <= decode_saturation_rate
+                        ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
+                        : decode_binding;
+    const double infinite = std::numeric_limits<double>::infinity();
+    state.utilization = state.saturation_rate_per_s > 0.0 ? load.rate_per_s / state.saturation_rate_per_s : infinite;
+    const double prefill_offered = load.rate_per_s * result.prefill_s;  // erlangs
+    result.prefill_utilization = prefill_offered / prefill_instances;
+    result.decode_utilization =
+        result.decode_saturation_per_instance_s > 0.0 ? per_decode.rate_per_s / result.decode_saturation_per_instance_s : infinite;
+    double batch = 0.0, step = 0.0;
+    if (!(prefill_offered < prefill_instances) || !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
+        state.stable = false;
+        return result;
+    }
+    state.stable = true;
+    state.batch = batch;
+    state.step_s = step;
+    state.decode_step_s = step;
+    state.prompt_step_s = result.prefill_s;
+
+    // TPOT: decode-only passes over the tokens each yields (E, speculating); their spread is the
+    // batch's own fluctuation (Poisson about its mean, as in the colocated model), seen almost
+    // whole over a request's life, and speculation's (acceptance_spread).
+    const double passes = std::max(1.0, decode.decode_passes());
+    const double batch_now = std::max(batch, 1.0);
+    const double slope = decode.step(batch_now + 1.0, 0.0) - decode.step(batch_now, 0.0);
+    const double tpot = step / decode.tokens_per_pass;
+    const double relative = acceptance_spread(decode, load.output_tokens - 1.0);
+    const double spread = std::sqrt(slope * slope * batch_now / std::pow(decode.tokens_per_pass, 2.0) +
+                                    tpot * tpot * relative * relative);
+    state.tpot_s = {tpot, tpot + kZ90 * spread, tpot + kZ99 * spread, tpot, tpot + 4.0 * spread};
+
+    // TTFT = wait for a prefill instance + prefill + wait for a decode slot + the rest of the
+    // decode pass in flight (a decode instance admits between passes) + the KV transfer.
+    // Prefill wait: M/G/c by Allen-Cunneen, the M/M/c wait scaled by (ca^2 + cs^2) / 2 with a
+    // fixed prefill time (cs^2 = 0); the tail keeps Erlang C's exponential form on that scale.
+    Wait prefill_wait;
+    if (prefill_offered > 0.0) {
+        const double variability = std::max(1e-9, load.arrival_cv2 / 2.0);
+        prefill_wait.probability = erlang_c(prefill_instances, prefill_offered);
+        prefill_wait.rate = (prefill_instances - prefill_offered) / result.prefill_s / variability;
+    }
+    // A decode slot: as in the colocated model, c = max batch slots held for the decode and the transfer.
+    Wait slot_wait;
+    const double slots = std::max(1.0, std::floor(decode.max_batch));
+    const double hold = passes * step + result.kv_transfer_s;
+    const double slot_offered = per_decode.rate_per_s * hold;
+    if (slot_offered >= slots) {
+        slot_wait.probability = 1.0;
+        slot_wait.rate = 0.0;
+    } else if (slot_offered > 0.0) {
+        slot_wait.probability = erlang_c(slots, slot_offered);
+        slot_wait.rate = (slots - slot_offered) / hold;
+    }
+    const double busy = std::min(1.0, batch);  // share of time a decode instance is in a pass
+    auto in_flight = [&](double fraction) {
+        return busy > 0.0 ? step * std::clamp((fraction - (1.0 - busy)) / busy, 0.0, 1.0) : 0.0;
+    };
+    const double fixed = result.prefill_s + result.kv_transfer_s;
+    result.prefill_wait_s = prefill_wait.mean();
+    auto ttft_at = [&](double fraction) {
+        return fixed + prefill_wait.quantile(fraction) + slot_wait.quantile(fraction) + in_flight(fraction);
+    };
+    state.ttft_s.mean = fixed + prefill_wait.mean() + slot_wait.mean() + busy * step / 2.0;
+    state.ttft_s.p50 = ttft_at(0.50);
+    state.ttft_s.p90 = ttft_at(0.90);
+    state.ttft_s.p99 = ttft_at(0.99);
+    state.ttft_s.max = state.ttft_s.p99;
+    finish_request_figures(state, load);
+    return result;
+}
+
+SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    const Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    return state_at(model, saturation);
+}
+
+SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                              double users, double think_time_s) {
+    Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    auto state_for = [&](double rate) {
+        model.load.rate_per_s = rate;
+        return state_at(model, saturation);
+    };
+    auto latency = [](const SteadyState& state) { return state.e2e_s.mean; };
+    // g(rate) = rate - users / (think + latency(rate)) rises with the rate: bisect for its zero.
+    const double top = saturation.saturation_rate_per_s * (1.0 - 1e-6);
+    if (top <= 0.0) return state_for(1.0);
+    const SteadyState at_top = state_for(top);
+    if (!at_top.stable || top < users / (think_time_s + latency(at_top))) {
+        SteadyState beyond = at_top;
+        beyond.stable = false;
+        return beyond;
+    }
+    double low = 0.0, high = top;
+    for (int i = 0; i < 60 && high - low > 1e-7 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        const SteadyState state = state_for(middle);
+        const bool above = !state.stable || middle >= users / (think_time_s + latency(state));
+        (above ? high : low) = middle;
+    }
+    return state_for(high);
+}
+
+const char* missed_target(const SteadyState& state, const ServiceTargets& targets) {
+    if (targets.ttft_s && state.ttft_s.p99 > *targets.ttft_s) return "ttft target";
+    if (targets.tpot_s && state.tpot_s.p99 > *targets.tpot_s) return "tpot target";
+    if (targets.e2e_s && state.e2e_s.p99 > *targets.e2e_s) return "e2e target";
+    return nullptr;
+}
+
+double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, const SchedulerLimits& limits,
+                           const ServiceTargets& targets) {
+    Model model = make_model(evaluator, load, limits);
+    SteadyState saturation;
+    find_saturation(model, saturation);
+    auto meets = [&](double rate) {
+        model.load.rate_per_s = rate;
+        const SteadyState state = state_at(model, saturation);
+        return state.stable && missed_target(state, targets) == nullptr;
+    };
+    const double top = saturation.saturation_rate_per_s;
+    if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
+    double low = top * 1e-6, high = top;
+    if (meets(high)) return high;
+    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
+        const double middle = (low + high) / 2.0;
+        (meets(middle) ? low : high) = middle;
+    }
+    return low;
+}
+
+}  // namespace decodesim::serving
+

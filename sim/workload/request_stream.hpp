@@ -1,0 +1,66 @@
+#pragma once
+// The requests a server sees: when they arrive and how long their prompts and outputs are.
+// Generated from a seed (the same seed gives the same stream on the same standard library) or
+// taken from a trace.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace decodesim::workload {
+
+struct Request {
+    double arrival_s = 0.0;
+    long long prompt_tokens = 1;
+    long long output_tokens = 1;
+    long long prefix_id = -1;      // requests with the same id share their first prefix_tokens tokens
+    long long prefix_tokens = 0;
+};
+
+// A length: fixed, or drawn from a distribution (rounded, at least 1 token), optionally capped
+// (--max-output, or a model's context).
+struct LengthDistribution {
+    enum class Kind { fixed, uniform, normal, lognormal };
+    Kind kind = Kind::fixed;
+    double first = 1.0;   // fixed: the length; uniform: low; normal, lognormal: mean
+    double second = 0.0;  // uniform: high; normal, lognormal: standard deviation
+    std::optional<double> cap;  // no draw exceeds it
+
+    // The mean of the drawn lengths, E[min(X, cap)] in closed form for each kind.
+    double mean() const;
+    // The mean without the cap.
+    double uncapped_mean() const;
+};
+
+
+struct Arrivals {
+    enum class Kind { poisson, gamma };
+    Kind kind = Kind::poisson;
+    double rate_per_s = 1.0;
+    double burstiness = 1.0;  // gamma shape k: the coefficient of variation of gaps is 1/sqrt(k); 1 is Poisson
+};
+
+struct StreamSpec {
+    Arrivals arrivals;
+    LengthDistribution prompt;
+    LengthDistribution output;
+    long long requests = 1000;
+    std::uint64_t seed = 1;
+    // Optional shared prefix: this fraction of requests starts with one of `prefix_groups` shared
+    // prefixes of `prefix_tokens` tokens (a system prompt, a few-shot template).
+    double prefix_fraction = 0.0;
+    long long prefix_tokens = 0;
+    long long prefix_groups = 1;
+    // The model's context: a prompt is truncated so that prompt + output fits (agent frameworks
+    // compact their context; a server refuses what does not fit). 0: no limit.
+    long long max_context = 0;
+};
+
+// "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512" (a cap named where it binds).
+std::string describe(const LengthDistribution& length);
+
+// The requests of `spec`, sorted by arrival, the first at time 0.
+std::vector<Request> generate_requests(const StreamSpec& spec);
+
+}  // namespace decodesim::workload
