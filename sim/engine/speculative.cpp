@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/search.hpp"
 #include "core/error.hpp"
 #include "engine/prediction.hpp"
 
@@ -78,13 +79,9 @@ std::optional<double> acceptance_needed(int length, core::Seconds step_time, dou
     if (needed > length + 1.0) return std::nullopt;
     if (needed <= 1.0) return 0.0;
     // E(a) rises monotonically from 1 to k + 1 on [0, 1]: bisect.
-    double low = 0.0;
-    double high = 1.0;
-    for (int i = 0; i < 60; ++i) {
-        const double mid = 0.5 * (low + high);
-        (expected_tokens_per_verification(length, mid) < needed ? low : high) = mid;
-    }
-    return high;
+    return core::bisect(0.0, 1.0, [&](double acceptance) {
+        return expected_tokens_per_verification(length, acceptance) < needed;
+    }).high;
 }
 
 Deployment draft_deployment(const Deployment& target, const profiles::ModelProfile& draft) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 
+#include "core/statistics.hpp"
 #include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "core/registry.hpp"
@@ -19,12 +20,6 @@ namespace {
 
 using profiles::Metric;
 
-double median(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    const std::size_t middle = values.size() / 2;
-    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
-}
 
 // Requests replayed for a request-rate row whose notes give no count, and the most tokens
 // (prompt and output, over all requests) one replay may simulate.
@@ -241,9 +236,9 @@ std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,
             sum += std::fabs(row->error);
             summary.beats_bound += row->beats_bound ? 1 : 0;
         }
-        summary.median_absolute_error = median(absolute);
+        summary.median_absolute_error = core::median(absolute);
         summary.mean_absolute_error = sum / static_cast<double>(members.size());
-        summary.median_signed_error = median(signed_errors);
+        summary.median_signed_error = core::median(signed_errors);
         summaries.push_back(summary);
     }
     return summaries;
@@ -254,7 +249,7 @@ double median_absolute_error(const std::vector<AccuracyRow>& rows, const std::fu
     for (const auto& row : rows) {
         if (row.skipped.empty() && filter(row)) values.push_back(std::fabs(row.error));
     }
-    return median(values);
+    return core::median(values);
 }
 
 }  // namespace decodesim::fit

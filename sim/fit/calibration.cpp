@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "core/statistics.hpp"
 #include "profiles/runtime_fields.hpp"
 #include "engine/efficiency.hpp"
 
@@ -40,10 +41,7 @@ double error_of(const std::vector<const CalibrationCase*>& cases, const engine::
                   : predict_measurement(*c->measurement, *c->model, *c->hardware, c->deployment, preset);
         errors.push_back(std::fabs(predicted / c->measurement->value - 1.0));
     }
-    if (errors.empty()) return 0.0;
-    std::sort(errors.begin(), errors.end());
-    const std::size_t middle = errors.size() / 2;
-    return errors.size() % 2 == 1 ? errors[middle] : (errors[middle - 1] + errors[middle]) / 2.0;
+    return core::median(std::move(errors));
 }
 
 std::vector<double> steps(double first, double last, double step) {

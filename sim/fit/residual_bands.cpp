@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "core/statistics.hpp"
+
 namespace decodesim::fit {
 namespace {
 
@@ -15,18 +17,10 @@ struct Ratio {
     std::size_t row;  // index into the cases
 };
 
-// The p-quantile of sorted values, interpolated between neighbours.
-double quantile(const std::vector<double>& sorted, double p) {
-    const double position = p * static_cast<double>(sorted.size() - 1);
-    const auto below = static_cast<std::size_t>(position);
-    const std::size_t above = std::min(below + 1, sorted.size() - 1);
-    return sorted[below] + (sorted[above] - sorted[below]) * (position - static_cast<double>(below));
-}
-
 engine::ResidualBand band_of(std::vector<double> values, const Class& of) {
     std::sort(values.begin(), values.end());
     const double tail = (1.0 - engine::kBandCentralShare) / 2.0;
-    return {std::get<0>(of), std::get<1>(of), std::get<2>(of), quantile(values, tail), quantile(values, 1.0 - tail),
+    return {std::get<0>(of), std::get<1>(of), std::get<2>(of), core::quantile_of_sorted(values, tail), core::quantile_of_sorted(values, 1.0 - tail),
             static_cast<int>(values.size())};
 }
 

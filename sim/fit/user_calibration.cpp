@@ -5,6 +5,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "core/statistics.hpp"
 #include "core/error.hpp"
 #include "profiles/runtime_fields.hpp"
 
@@ -30,11 +31,6 @@ engine::RuntimeFactors fit(const std::vector<CalibrationCase>& cases, const engi
     return merged(base.factors(family), result, result.fitted);
 }
 
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t middle = values.size() / 2;
-    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
-}
 
 }  // namespace
 
@@ -87,7 +83,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
             after.push_back(error(fitted));
         }
         if (before.empty()) continue;
-        const MetricErrors errors{label, static_cast<int>(before.size()), median(before), median(after)};
+        const MetricErrors errors{label, static_cast<int>(before.size()), core::median(before), core::median(after)};
         calibration.base_within_two_percent = calibration.base_within_two_percent && errors.before <= kCloseEnough;
         calibration.errors.push_back(errors);
     }

@@ -148,13 +148,9 @@ double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& wo
     };
     const double top = disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools).overall.saturation_rate_per_s;
     if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
-    double low = top * 1e-6, high = top * (1.0 - 1e-9);
+    const double high = top * (1.0 - 1e-9);
     if (meets(high)) return high;
-    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
-        const double middle = (low + high) / 2.0;
-        (meets(middle) ? low : high) = middle;
-    }
-    return low;
+    return core::bisect(top * 1e-6, high, meets, 50, 1e-4).low;
 }
 
 // The price, energy and pools of a disaggregated deployment at the workload's rate.

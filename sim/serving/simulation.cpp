@@ -11,6 +11,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "core/statistics.hpp"
 #include "core/error.hpp"
 
 namespace decodesim::serving {
@@ -770,14 +771,9 @@ Percentiles percentiles(std::vector<double> values) {
     Percentiles result;
     if (values.empty()) return result;
     std::sort(values.begin(), values.end());
-    // Nearest rank: the smallest value with at least the fraction of values at or below it.
-    auto rank = [&](double fraction) {
-        const auto index = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size()))) - 1;
-        return values[std::min(index, values.size() - 1)];
-    };
-    result.p50 = rank(0.50);
-    result.p90 = rank(0.90);
-    result.p99 = rank(0.99);
+    result.p50 = core::quantile_of_sorted(values, 0.50);
+    result.p90 = core::quantile_of_sorted(values, 0.90);
+    result.p99 = core::quantile_of_sorted(values, 0.99);
     double sum = 0.0;
     for (double value : values) sum += value;
     result.mean = sum / static_cast<double>(values.size());

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/search.hpp"
 #include "serving/disaggregation.hpp"
 
 namespace decodesim::serving {
@@ -203,12 +204,7 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
         return fraction / table.covered / table.covered;
     };
     auto quantile = [&](double q) {
-        double low = 0.0, high = chunks * time.back() + time.back();
-        for (int i = 0; i < 60; ++i) {
-            const double middle = (low + high) / 2.0;
-            (below(middle) >= q ? high : low) = middle;
-        }
-        return high;
+        return core::bisect(0.0, chunks * time.back() + time.back(), [&](double t) { return below(t) < q; }).high;
     };
     return {quantile(0.50), quantile(0.90), quantile(0.99)};
 }
@@ -253,11 +249,7 @@ double saturation_rate(const Model& model) {
         low = high;
         high *= 2.0;
     }
-    for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
-        const double middle = (low + high) / 2.0;
-        (solve(model, middle, probe) ? low : high) = middle;
-    }
-    return low;
+    return core::bisect(low, high, [&](double rate) { return solve(model, rate, probe); }, 60, 1e-6).low;
 }
 
 // The saturation rate and what binds there: the batch cap when lifting it would raise the rate,
@@ -392,11 +384,7 @@ double decode_saturation(const Model& model, const char*& binding) {
             low = high;
             high *= 2.0;
         }
-        for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
-            const double middle = (low + high) / 2.0;
-            (solve_decode(m, middle, batch, step) ? low : high) = middle;
-        }
-        return low;
+        return core::bisect(low, high, [&](double rate) { return solve_decode(m, rate, batch, step); }, 60, 1e-6).low;
     };
     const double rate = largest(model);
     Model uncapped = model;
@@ -553,14 +541,11 @@ SteadyState closed_loop_state(const engine::Evaluator& evaluator, LoadShape load
         beyond.stable = false;
         return beyond;
     }
-    double low = 0.0, high = top;
-    for (int i = 0; i < 60 && high - low > 1e-7 * high; ++i) {
-        const double middle = (low + high) / 2.0;
-        const SteadyState state = state_for(middle);
-        const bool above = !state.stable || middle >= users / (think_time_s + latency(state));
-        (above ? high : low) = middle;
-    }
-    return state_for(high);
+    const core::Bracket root = core::bisect(0.0, top, [&](double rate) {
+        const SteadyState state = state_for(rate);
+        return state.stable && rate < users / (think_time_s + latency(state));
+    }, 60, 1e-7);
+    return state_for(root.high);
 }
 
 const char* missed_target(const SteadyState& state, const ServiceTargets& targets) {
@@ -582,13 +567,8 @@ double max_rate_at_targets(const engine::Evaluator& evaluator, LoadShape load, c
     };
     const double top = saturation.saturation_rate_per_s;
     if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
-    double low = top * 1e-6, high = top;
-    if (meets(high)) return high;
-    for (int i = 0; i < 50 && high - low > 1e-4 * high; ++i) {
-        const double middle = (low + high) / 2.0;
-        (meets(middle) ? low : high) = middle;
-    }
-    return low;
+    if (meets(top)) return top;
+    return core::bisect(top * 1e-6, top, meets, 50, 1e-4).low;
 }
 
 }  // namespace decodesim::serving
