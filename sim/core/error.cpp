@@ -48,4 +48,8 @@ InputError::InputError(Diagnostic diagnostic) : InputError(std::vector<Diagnosti
 InputError::InputError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join_messages(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+void refuse_file(const std::string& path, const std::string& key, std::string message) {
+    throw InputError(Diagnostic{{path, 0, 0}, key, std::move(message)});
+}
+
 }  // namespace decodesim::core

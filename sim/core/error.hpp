@@ -26,6 +26,12 @@ struct Diagnostic {
 Diagnostic unlocated(std::string key_path, std::string message);
 
 // Bad input from a file or a value (exit code 1 at the CLI). Holds every problem found.
+class InputError;
+
+// Throws an InputError about the whole file at `path` (no line: a binary header, a folder), naming
+// `key` (a header entry or field; empty when none).
+[[noreturn]] void refuse_file(const std::string& path, const std::string& key, std::string message);
+
 class InputError : public std::runtime_error {
 public:
     explicit InputError(Diagnostic diagnostic);

@@ -302,6 +302,8 @@ std::string format_flops(double flops) {
     return scaled(flops, {{{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1.0, "FLOP"}}});
 }
 
+std::string format_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
 std::string format_count(double count) {
     // Parameter counts as the field writes them: B for billions.
     if (count >= 1e12) return format_significant(count / 1e12) + " T";

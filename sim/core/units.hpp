@@ -145,6 +145,8 @@ std::string format_throughput(double ops_per_second);
 std::string format_seconds(double seconds);
 std::string format_count(double count);  // 8.03e9 -> "8.03 B"
 std::string format_flops(double flops);  // 1.6e10 -> "16 GFLOP"
+// A fraction as a percentage with one decimal: 0.1234 -> "12.3%".
+std::string format_percent(double fraction);
 
 inline std::string format(Bytes bytes) { return format_bytes(bytes.value); }
 inline std::string format(Flops flops) { return format_flops(flops.value); }

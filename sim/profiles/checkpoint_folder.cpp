@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, std::string message) {
-    throw core::InputError(core::Diagnostic{{path, 0, 0}, "", std::move(message)});
-}
-
 // The regular files in `folder` whose names end with `extension`, sorted.
 std::vector<std::string> files_ending(const fs::path& folder, std::string_view extension) {
     std::vector<std::string> names;
@@ -60,7 +56,7 @@ std::vector<std::string> gguf_checkpoint(const fs::path& folder) {
     if (!one_split_set) {
         std::vector<std::string> names;
         for (const auto& file : files) names.push_back(fs::path(file).filename().string());
-        refuse(folder.string(), fmt::format("holds {} .gguf files ({}) that are not the shards of one checkpoint; pass "
+        core::refuse_file(folder.string(), "", fmt::format("holds {} .gguf files ({}) that are not the shards of one checkpoint; pass "
                                             "the one meant: --model {}",
                                             files.size(), fmt::join(names, ", "), files.front()));
     }
@@ -117,11 +113,11 @@ FileHead read_file_head(const std::string& path, std::size_t max_bytes) {
     // Anything but a regular file gets read_input_file's message for it (missing, folder, FIFO, ...).
     if (path_kind(path) != PathKind::regular_file) read_input_file(path);
     std::ifstream file(path, std::ios::binary);
-    if (!file) refuse(path, "cannot open the file");
+    if (!file) core::refuse_file(path, "", "cannot open the file");
     FileHead head;
     std::error_code error;
     head.file_size = fs::file_size(path, error);
-    if (error) refuse(path, fmt::format("cannot read the file's size: {}", error.message()));
+    if (error) core::refuse_file(path, "", fmt::format("cannot read the file's size: {}", error.message()));
     head.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(head.file_size, max_bytes)));
     file.read(head.bytes.data(), static_cast<std::streamsize>(head.bytes.size()));
     head.bytes.resize(static_cast<std::size_t>(file.gcount()));  // a file that shrank while read
@@ -156,7 +152,7 @@ ModelProfile load_model_folder(const std::string& folder_name) {
     } else if (!ggufs.empty()) {
         model = model_from_gguf(read_ggufs());
     } else {
-        refuse(folder_name, "a folder without a config.json or a .gguf file; expected a model profile YAML, a "
+        core::refuse_file(folder_name, "", "a folder without a config.json or a .gguf file; expected a model profile YAML, a "
                             "config.json, a .gguf file, or a Hugging Face model folder holding config.json");
     }
     // A model folder names the model (".../Llama-3.1-8B/config.json" is "Llama-3.1-8B").

@@ -22,10 +22,6 @@
 namespace decodesim::profiles {
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, const std::string& key, std::string message) {
-    throw core::InputError(core::Diagnostic{{path, 0, 0}, key, std::move(message)});
-}
-
 // Storage of each ggml type: block size and bytes per block, from the block structs and their
 // static_asserts in ggml's src/ggml-common.h (e.g. block_q4_0: an fp16 scale and 16 bytes of
 // 4-bit quants per 32 weights = 18 B; block_q6_K: 128 + 64 + 16 + 2 = 210 B per 256) and the type
@@ -103,11 +99,11 @@ public:
     [[noreturn]] void past_end(std::size_t needed, const std::string& what) const {
         if (may_grow_ && head_.size() < file_size_ && head_.size() < kMaxGgufHeaderBytes) throw HeadTooShort{};
         if (head_.size() < file_size_) {
-            refuse(path_, "", fmt::format("the header is larger than {} MiB (at byte {}, {} needs {} bytes); not a "
+            core::refuse_file(path_, "", fmt::format("the header is larger than {} MiB (at byte {}, {} needs {} bytes); not a "
                                           "GGUF file decodesim reads",
                                           kMaxGgufHeaderBytes >> 20, position_, what, needed));
         }
-        refuse(path_, "", fmt::format("truncated: the file ends at byte {} inside the header, where {} needs {} bytes "
+        core::refuse_file(path_, "", fmt::format("truncated: the file ends at byte {} inside the header, where {} needs {} bytes "
                                       "but {} remain",
                                       file_size_, what, needed, remaining()));
     }
@@ -132,7 +128,7 @@ public:
     std::string_view string(const std::string& what, std::uint64_t max_length) {
         const auto length = number<std::uint64_t>(what + "'s length");
         if (length > max_length) {
-            refuse(path_, "", fmt::format("{} is {} bytes long; at most {} are allowed", what, length, max_length));
+            core::refuse_file(path_, "", fmt::format("{} is {} bytes long; at most {} are allowed", what, length, max_length));
         }
         require(length, what);
         const std::string_view text = head_.substr(position_, static_cast<std::size_t>(length));
@@ -183,7 +179,7 @@ void read_scalar(Cursor& cursor, GgufType type, GgufValue& value, const std::str
         case GgufType::uint64: {
             const auto raw = cursor.number<std::uint64_t>(what);
             if (raw > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-                refuse(path, "", fmt::format("{}: the value {} is too large", what, raw));
+                core::refuse_file(path, "", fmt::format("{}: the value {} is too large", what, raw));
             }
             value.integer = static_cast<std::int64_t>(raw);
             break;
@@ -192,7 +188,7 @@ void read_scalar(Cursor& cursor, GgufType type, GgufValue& value, const std::str
         case GgufType::float64: value.real = cursor.number<double>(what); break;
         case GgufType::boolean: {
             const auto raw = cursor.number<std::uint8_t>(what);
-            if (raw > 1) refuse(path, "", fmt::format("{}: a bool of value {}; expected 0 or 1", what, raw));
+            if (raw > 1) core::refuse_file(path, "", fmt::format("{}: a bool of value {}; expected 0 or 1", what, raw));
             value.integer = raw;
             break;
         }
@@ -204,7 +200,7 @@ void read_scalar(Cursor& cursor, GgufType type, GgufValue& value, const std::str
 GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& path) {
     const std::string what = fmt::format("the value of '{}'", key);
     const auto raw_type = cursor.number<std::uint32_t>(what + "'s type");
-    if (!known_type(raw_type)) refuse(path, key, fmt::format("unknown metadata value type {}; expected 0 to 12", raw_type));
+    if (!known_type(raw_type)) core::refuse_file(path, key, fmt::format("unknown metadata value type {}; expected 0 to 12", raw_type));
     const auto type = static_cast<GgufType>(raw_type);
     GgufValue value;
     if (type != GgufType::array) {
@@ -214,11 +210,11 @@ GgufValue read_value(Cursor& cursor, const std::string& key, const std::string& 
     value.type = GgufType::array;
     const auto raw_element = cursor.number<std::uint32_t>(what + "'s element type");
     if (!known_type(raw_element)) {
-        refuse(path, key, fmt::format("an array of unknown value type {}; expected 0 to 12", raw_element));
+        core::refuse_file(path, key, fmt::format("an array of unknown value type {}; expected 0 to 12", raw_element));
     }
     value.element_type = static_cast<GgufType>(raw_element);
     if (value.element_type == GgufType::array) {
-        refuse(path, key, "an array of arrays; decodesim reads no nested arrays (no model key uses one)");
+        core::refuse_file(path, key, "an array of arrays; decodesim reads no nested arrays (no model key uses one)");
     }
     value.length = cursor.number<std::uint64_t>(what + "'s length");
     // Every element takes at least one byte (a string: its 8-byte length), so a length beyond the
@@ -349,15 +345,15 @@ GgufHeader parse_header(std::string_view head, std::uint64_t file_size, const st
     GgufHeader header;
     header.path = path;
     if (head.size() < 4 || head.substr(0, 4) != "GGUF") {
-        refuse(path, "", head.size() < 4 ? "truncated: shorter than the 4-byte GGUF magic"
+        core::refuse_file(path, "", head.size() < 4 ? "truncated: shorter than the 4-byte GGUF magic"
                                          : "not a GGUF file (it does not start with the magic 'GGUF')");
     }
     cursor.skip(4, "the magic");
     header.version = cursor.number<std::uint32_t>("the version");
-    if (header.version == 1) refuse(path, "", "GGUF version 1 (2023, 32-bit counts) is not supported; expected 2 or 3");
+    if (header.version == 1) core::refuse_file(path, "", "GGUF version 1 (2023, 32-bit counts) is not supported; expected 2 or 3");
     if (header.version != 2 && header.version != 3) {
         // A big-endian file stores 3 as 0x03000000.
-        refuse(path, "", fmt::format("GGUF version {} is not supported; expected 2 or 3{}", header.version,
+        core::refuse_file(path, "", fmt::format("GGUF version {} is not supported; expected 2 or 3{}", header.version,
                                      (header.version & 0x00ffffffu) == 0 && (header.version >> 24) <= 3 ? " (this file is big-endian)" : ""));
     }
     const auto tensor_count = cursor.number<std::uint64_t>("the tensor count");
@@ -365,24 +361,24 @@ GgufHeader parse_header(std::string_view head, std::uint64_t file_size, const st
     // A key/value takes at least 13 bytes (8-byte key length, 4-byte type, a 1-byte value); a
     // tensor info at least 32 (name length, one dimension, type, offset).
     if (kv_count > cursor.header_room() / 13) {
-        refuse(path, "", fmt::format("the header declares {} metadata entries, more than its {} bytes can hold",
+        core::refuse_file(path, "", fmt::format("the header declares {} metadata entries, more than its {} bytes can hold",
                                      kv_count, cursor.header_room()));
     }
     for (std::uint64_t i = 0; i < kv_count; ++i) {
         const std::string key = core::printable(cursor.string(fmt::format("metadata key {}", i), kMaxKeyBytes));
         GgufValue value = read_value(cursor, key, path);
         if (!header.metadata.emplace(key, std::move(value)).second) {
-            refuse(path, key, "duplicate metadata key; decodesim refuses to guess which one counts");
+            core::refuse_file(path, key, "duplicate metadata key; decodesim refuses to guess which one counts");
         }
     }
     if (tensor_count > cursor.header_room() / 32) {
-        refuse(path, "", fmt::format("the header declares {} tensors, more than its remaining {} bytes can hold",
+        core::refuse_file(path, "", fmt::format("the header declares {} tensors, more than its remaining {} bytes can hold",
                                      tensor_count, cursor.header_room()));
     }
     std::uint64_t alignment = 32;  // GGUF_DEFAULT_ALIGNMENT
     if (const GgufValue* stated = header.find("general.alignment")) {
         if (!stated->is_integer() || stated->integer <= 0 || !std::has_single_bit(static_cast<std::uint64_t>(stated->integer))) {
-            refuse(path, "general.alignment", "expected a power of two");
+            core::refuse_file(path, "general.alignment", "expected a power of two");
         }
         alignment = static_cast<std::uint64_t>(stated->integer);
     }
@@ -393,14 +389,14 @@ GgufHeader parse_header(std::string_view head, std::uint64_t file_size, const st
         const std::string what = fmt::format("tensor '{}'", tensor.name);
         const auto n_dims = cursor.number<std::uint32_t>(what + "'s dimension count");
         if (n_dims == 0 || n_dims > kMaxDims) {
-            refuse(path, tensor.name, fmt::format("{} dimensions; expected 1 to {}", n_dims, kMaxDims));
+            core::refuse_file(path, tensor.name, fmt::format("{} dimensions; expected 1 to {}", n_dims, kMaxDims));
         }
         tensor.elements = 1;
         for (std::uint32_t d = 0; d < n_dims; ++d) {
             const auto dim = cursor.number<std::uint64_t>(what + "'s dimensions");
             // 2^48 per tensor is beyond any model and keeps every product exact in a double.
             if (dim == 0 || dim > (std::uint64_t{1} << 48) / tensor.elements) {
-                refuse(path, tensor.name, fmt::format("a dimension of {} gives a tensor larger than 2^48 elements or empty",
+                core::refuse_file(path, tensor.name, fmt::format("a dimension of {} gives a tensor larger than 2^48 elements or empty",
                                                       dim));
             }
             tensor.dims.push_back(dim);
@@ -409,17 +405,17 @@ GgufHeader parse_header(std::string_view head, std::uint64_t file_size, const st
         tensor.type = cursor.number<std::uint32_t>(what + "'s type");
         tensor.offset = cursor.number<std::uint64_t>(what + "'s offset");
         const auto type = ggml_type(tensor.type);
-        if (!type) refuse(path, tensor.name, fmt::format("ggml type {} is not one decodesim knows", tensor.type));
+        if (!type) core::refuse_file(path, tensor.name, fmt::format("ggml type {} is not one decodesim knows", tensor.type));
         if (tensor.dims[0] % type->block_size != 0) {
-            refuse(path, tensor.name, fmt::format("rows of {} weights do not fill whole {} blocks of {}", tensor.dims[0],
+            core::refuse_file(path, tensor.name, fmt::format("rows of {} weights do not fill whole {} blocks of {}", tensor.dims[0],
                                                   type->name, type->block_size));
         }
         tensor.bytes = tensor.elements / type->block_size * type->block_bytes;
         if (tensor.offset % alignment != 0) {
-            refuse(path, tensor.name, fmt::format("data offset {} is not a multiple of the alignment {}", tensor.offset,
+            core::refuse_file(path, tensor.name, fmt::format("data offset {} is not a multiple of the alignment {}", tensor.offset,
                                                   alignment));
         }
-        if (!names.insert(tensor.name).second) refuse(path, tensor.name, "a tensor name given twice");
+        if (!names.insert(tensor.name).second) core::refuse_file(path, tensor.name, "a tensor name given twice");
         header.tensors.push_back(std::move(tensor));
     }
     // The data section starts at the next multiple of the alignment; every tensor must lie in the file.
@@ -427,7 +423,7 @@ GgufHeader parse_header(std::string_view head, std::uint64_t file_size, const st
     for (const auto& tensor : header.tensors) {
         if (tensor.offset > file_size || tensor.bytes > file_size - tensor.offset ||
             data_start > file_size - tensor.offset - tensor.bytes) {
-            refuse(path, tensor.name, fmt::format("its {} bytes of data at offset {} run past the end of the {}-byte "
+            core::refuse_file(path, tensor.name, fmt::format("its {} bytes of data at offset {} run past the end of the {}-byte "
                                                   "file (an incomplete download?)",
                                                   tensor.bytes, data_start + tensor.offset, file_size));
         }
@@ -486,7 +482,7 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
     const std::string& path = header.path;
     const GgufValue* architecture = header.find("general.architecture");
     if (architecture == nullptr || architecture->type != GgufType::string) {
-        refuse(path, "general.architecture", "missing, or not a string; a GGUF model names its architecture");
+        core::refuse_file(path, "general.architecture", "missing, or not a string; a GGUF model names its architecture");
     }
     const std::string arch = core::printable(architecture->text);
     const GgufArchitecture* entry = nullptr;
@@ -494,7 +490,7 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
         if (arch == candidate.name) entry = &candidate;
     }
     if (entry == nullptr) {
-        refuse(path, "general.architecture",
+        core::refuse_file(path, "general.architecture",
                fmt::format("architecture '{}' is not one decodesim maps{}; supported: {} (or use the model's config.json)",
                            arch, core::suggestion_note(arch, supported_gguf_architectures()),
                            fmt::join(supported_gguf_architectures(), " ")));

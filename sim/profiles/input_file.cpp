@@ -14,10 +14,6 @@ namespace decodesim::profiles {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, std::string message) {
-    throw core::InputError(core::Diagnostic{{path, 0, 0}, "", std::move(message)});
-}
-
 // Why an open() or stat() of an input failed, in the user's words.
 std::string open_failure(int error) {
     switch (error) {
@@ -50,15 +46,15 @@ std::string file_kind(unsigned mode) {
 }
 
 std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view expected) {
-    if (path.empty()) refuse(path, "an empty file name");
+    if (path.empty()) core::refuse_file(path, "", "an empty file name");
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     const Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
-    if (file.fd < 0) refuse(path, open_failure(errno));
+    if (file.fd < 0) core::refuse_file(path, "", open_failure(errno));
     struct stat status {};
-    if (::fstat(file.fd, &status) != 0) refuse(path, open_failure(errno));
-    if (!S_ISREG(status.st_mode)) refuse(path, fmt::format("{}; expected a regular file", file_kind(status.st_mode)));
+    if (::fstat(file.fd, &status) != 0) core::refuse_file(path, "", open_failure(errno));
+    if (!S_ISREG(status.st_mode)) core::refuse_file(path, "", fmt::format("{}; expected a regular file", file_kind(status.st_mode)));
     const auto too_large = [&] {
-        refuse(path, fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected));
+        core::refuse_file(path, "", fmt::format("the file is larger than {} MiB; {}", max_bytes >> 20, expected));
     };
     if (static_cast<std::size_t>(status.st_size) > max_bytes) too_large();
     std::string text;
@@ -67,7 +63,7 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, std:
         const ssize_t got = ::read(file.fd, chunk, sizeof chunk);
         if (got < 0) {
             if (errno == EINTR) continue;
-            refuse(path, fmt::format("reading failed: {}", std::strerror(errno)));
+            core::refuse_file(path, "", fmt::format("reading failed: {}", std::strerror(errno)));
         }
         if (got == 0) break;
         text.append(chunk, static_cast<std::size_t>(got));
@@ -86,15 +82,15 @@ PathKind path_kind(const std::string& path) {
 
 void require_folder(const std::string& path, std::string_view what) {
     struct stat status {};
-    if (path.empty()) refuse(path, fmt::format("{}: an empty folder name", what));
+    if (path.empty()) core::refuse_file(path, "", fmt::format("{}: an empty folder name", what));
     if (::stat(path.c_str(), &status) != 0) {
         const int error = errno;
-        refuse(path, fmt::format("{}: {}", what, error == ENOENT ? "no such folder" : open_failure(error)));
+        core::refuse_file(path, "", fmt::format("{}: {}", what, error == ENOENT ? "no such folder" : open_failure(error)));
     }
     if (!S_ISDIR(status.st_mode)) {
-        refuse(path, fmt::format("{}: {}; expected a folder", what, file_kind(status.st_mode)));
+        core::refuse_file(path, "", fmt::format("{}: {}; expected a folder", what, file_kind(status.st_mode)));
     }
-    if (::access(path.c_str(), R_OK | X_OK) != 0) refuse(path, fmt::format("{}: the folder cannot be read", what));
+    if (::access(path.c_str(), R_OK | X_OK) != 0) core::refuse_file(path, "", fmt::format("{}: the folder cannot be read", what));
 }
 
 }  // namespace decodesim::profiles

@@ -15,10 +15,6 @@
 namespace decodesim::profiles {
 namespace {
 
-[[noreturn]] void refuse(const std::string& path, const std::string& key, std::string message) {
-    throw core::InputError(core::Diagnostic{{path, 0, 0}, key, std::move(message)});
-}
-
 // Bytes per element of each dtype the safetensors format defines (its Dtype enum). Dtypes
 // narrower than a byte (F4, F6_*) are absent: their size is taken from the data offsets alone.
 int dtype_bytes(std::string_view dtype) {
@@ -46,7 +42,7 @@ bool is_scale(std::string_view name) {
 std::uint64_t whole_number(const YAML::Node& node, const std::string& path, const std::string& key, const char* what) {
     std::int64_t value = 0;
     if (!node.IsScalar() || !core::parse_whole_number(node.Scalar(), value) || value < 0) {
-        refuse(path, key, fmt::format("{}: expected a whole number, found '{}'", what,
+        core::refuse_file(path, key, fmt::format("{}: expected a whole number, found '{}'", what,
                                       node.IsScalar() ? core::printable(node.Scalar()) : "a list or an object"));
     }
     return static_cast<std::uint64_t>(value);
@@ -69,55 +65,55 @@ std::optional<double> SafetensorsSummary::bits_per_weight() const {
 }
 
 SafetensorsSummary parse_safetensors_header(std::string_view head, std::uint64_t file_size, const std::string& path) {
-    if (head.size() < 8) refuse(path, "", "truncated: shorter than the 8-byte safetensors header length");
+    if (head.size() < 8) core::refuse_file(path, "", "truncated: shorter than the 8-byte safetensors header length");
     unsigned char raw[8];
     std::memcpy(raw, head.data(), 8);
     std::uint64_t length = 0;
     for (int i = 7; i >= 0; --i) length = (length << 8) | raw[i];  // little-endian whatever the host
     if (length > kMaxSafetensorsHeaderBytes) {
-        refuse(path, "", fmt::format("the header claims {} bytes; safetensors allows at most {} (not a safetensors "
+        core::refuse_file(path, "", fmt::format("the header claims {} bytes; safetensors allows at most {} (not a safetensors "
                                      "file?)",
                                      length, kMaxSafetensorsHeaderBytes));
     }
     if (length > file_size - 8 || length > head.size() - 8) {
-        refuse(path, "", fmt::format("truncated: the header claims {} bytes but the file holds {} after the length",
+        core::refuse_file(path, "", fmt::format("truncated: the header claims {} bytes but the file holds {} after the length",
                                      length, file_size - 8));
     }
     const std::uint64_t data_size = file_size - 8 - length;
     const YAML::Node document = parse_document(std::string(head.substr(8, static_cast<std::size_t>(length))), path);
-    if (!document.IsMap()) refuse(path, "", "the header is not a JSON object");
+    if (!document.IsMap()) core::refuse_file(path, "", "the header is not a JSON object");
 
     SafetensorsSummary summary;
     std::set<std::string> seen;
     for (const auto& entry : document) {
         const std::string name = core::printable(entry.first.Scalar());
         if (name == "__metadata__") continue;
-        if (!seen.insert(name).second) refuse(path, name, "a tensor named twice");
+        if (!seen.insert(name).second) core::refuse_file(path, name, "a tensor named twice");
         const YAML::Node tensor = entry.second;
         if (!tensor.IsMap() || !tensor["dtype"] || !tensor["shape"] || !tensor["data_offsets"]) {
-            refuse(path, name, "expected an object with dtype, shape and data_offsets");
+            core::refuse_file(path, name, "expected an object with dtype, shape and data_offsets");
         }
         const std::string dtype = tensor["dtype"].IsScalar() ? core::printable(tensor["dtype"].Scalar()) : "";
-        if (dtype.empty()) refuse(path, name, "dtype: expected a string");
+        if (dtype.empty()) core::refuse_file(path, name, "dtype: expected a string");
         const YAML::Node shape = tensor["shape"];
         const YAML::Node offsets = tensor["data_offsets"];
-        if (!shape.IsSequence()) refuse(path, name, "shape: expected a list of whole numbers");
-        if (!offsets.IsSequence() || offsets.size() != 2) refuse(path, name, "data_offsets: expected [begin, end]");
+        if (!shape.IsSequence()) core::refuse_file(path, name, "shape: expected a list of whole numbers");
+        if (!offsets.IsSequence() || offsets.size() != 2) core::refuse_file(path, name, "data_offsets: expected [begin, end]");
         double elements = 1;
         for (const auto& dim : shape) {
             elements *= static_cast<double>(whole_number(dim, path, name, "shape"));
-            if (elements > 1e15) refuse(path, name, "shape: more than 10^15 elements in one tensor");
+            if (elements > 1e15) core::refuse_file(path, name, "shape: more than 10^15 elements in one tensor");
         }
         const std::uint64_t begin = whole_number(offsets[0], path, name, "data_offsets");
         const std::uint64_t end = whole_number(offsets[1], path, name, "data_offsets");
         if (begin > end || end > data_size) {
-            refuse(path, name, fmt::format("data_offsets [{}, {}] lie outside the {} bytes of data in the file (an "
+            core::refuse_file(path, name, fmt::format("data_offsets [{}, {}] lie outside the {} bytes of data in the file (an "
                                            "incomplete download?)",
                                            begin, end, data_size));
         }
         const double bytes = static_cast<double>(end - begin);
         if (const int size = dtype_bytes(dtype); size > 0 && elements * size != bytes) {
-            refuse(path, name, fmt::format("{} elements of {} take {} bytes, but data_offsets span {}", elements, dtype,
+            core::refuse_file(path, name, fmt::format("{} elements of {} take {} bytes, but data_offsets span {}", elements, dtype,
                                            elements * size, bytes));
         }
         summary.bytes_by_dtype[dtype] += bytes;
@@ -148,16 +144,16 @@ SafetensorsSummary read_safetensors_header(const std::string& path) {
 
 SafetensorsIndex parse_safetensors_index(const std::string& text, const std::string& path) {
     const YAML::Node document = parse_document(text, path);
-    if (!document.IsMap()) refuse(path, "", "expected a JSON object");
+    if (!document.IsMap()) core::refuse_file(path, "", "expected a JSON object");
     const YAML::Node map = document["weight_map"];
-    if (!map || !map.IsMap()) refuse(path, "weight_map", "missing, or not an object of tensor name to file");
+    if (!map || !map.IsMap()) core::refuse_file(path, "weight_map", "missing, or not an object of tensor name to file");
     SafetensorsIndex index;
     std::set<std::string> shards;
     for (const auto& entry : map) {
         const std::string file = entry.second.IsScalar() ? entry.second.Scalar() : "";
         // A shard is a file beside the index: no folders, no way out of the model folder.
         if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..") {
-            refuse(path, "weight_map." + core::printable(entry.first.Scalar()),
+            core::refuse_file(path, "weight_map." + core::printable(entry.first.Scalar()),
                    fmt::format("'{}' is not a file name in the model folder", core::printable(file)));
         }
         shards.insert(file);
@@ -167,7 +163,7 @@ SafetensorsIndex parse_safetensors_index(const std::string& text, const std::str
         const YAML::Node total = metadata["total_size"];
         double value = 0;
         if (!total.IsScalar() || !core::parse_number(total.Scalar(), value) || value < 0) {
-            refuse(path, "metadata.total_size", "expected a number of bytes");
+            core::refuse_file(path, "metadata.total_size", "expected a number of bytes");
         }
         index.total_size = value;
     }

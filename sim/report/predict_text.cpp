@@ -13,7 +13,7 @@ using core::format_seconds;
 namespace {
 
 std::string rate(double tokens_per_s) { return core::format_si(tokens_per_s, "tok/s"); }
-std::string share(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+using core::format_percent;
 
 }  // namespace
 
@@ -85,8 +85,8 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     text += fmt::format(
         "\ndecode is {}-bound: memory {}, compute {}, fixed overhead {}, communication {} of the step\n"
         "  {} and {} per step: {:.3g} FLOP/byte against a machine balance of {:.3g} FLOP/byte\n",
-        engine::bound_name(decode.bound), share(decode.memory_fraction), share(decode.compute_fraction),
-        share(decode.overhead_fraction), share(decode.communication_fraction), core::format(decode.bytes_per_step),
+        engine::bound_name(decode.bound), format_percent(decode.memory_fraction), format_percent(decode.compute_fraction),
+        format_percent(decode.overhead_fraction), format_percent(decode.communication_fraction), core::format(decode.bytes_per_step),
         core::format(decode.flops_per_step),
         decode.arithmetic_intensity, prediction.machine_balance);
 

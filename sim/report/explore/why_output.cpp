@@ -71,10 +71,10 @@ std::string why_to_text(const Conditions& conditions, const explore::Explanation
     text += why_verdict(explanation) + "\n\n";
     TextTable table({"", "value"});
     table.add_row({"tokens/s total (predicted)", core::format_si(decode.tokens_per_s_total)});
-    table.add_row({"time bound by memory bandwidth", fmt::format("{:.1f}%", decode.memory_fraction * 100)});
-    table.add_row({"time bound by compute", fmt::format("{:.1f}%", decode.compute_fraction * 100)});
-    table.add_row({"time in fixed overheads", fmt::format("{:.1f}%", decode.overhead_fraction * 100)});
-    table.add_row({"time in communication", fmt::format("{:.1f}%", decode.communication_fraction * 100)});
+    table.add_row({"time bound by memory bandwidth", core::format_percent(decode.memory_fraction)});
+    table.add_row({"time bound by compute", core::format_percent(decode.compute_fraction)});
+    table.add_row({"time in fixed overheads", core::format_percent(decode.overhead_fraction)});
+    table.add_row({"time in communication", core::format_percent(decode.communication_fraction)});
     table.add_row({"2x bandwidth", change(explanation.what_if.bandwidth_x2)});
     table.add_row({"2x FLOPS", change(explanation.what_if.flops_x2)});
     table.add_row({"2x capacity", change(explanation.what_if.capacity_x2)});

@@ -16,13 +16,13 @@ namespace {
 
 using nlohmann::json;
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+using core::format_percent;
 
 std::string summary_table(const std::string& first_column, const std::vector<fit::SubsetSummary>& summaries) {
     TextTable table({first_column, "rows", "median |error|", "mean |error|", "median error", "beat bound"});
     for (const auto& s : summaries) {
-        table.add_row({s.name, std::to_string(s.rows), percent(s.median_absolute_error), percent(s.mean_absolute_error),
-                       percent(s.median_signed_error), std::to_string(s.beats_bound)});
+        table.add_row({s.name, std::to_string(s.rows), format_percent(s.median_absolute_error), format_percent(s.mean_absolute_error),
+                       format_percent(s.median_signed_error), std::to_string(s.beats_bound)});
     }
     return table.render();
 }
@@ -48,8 +48,8 @@ std::string held_out_table(const fit::HeldOutFigures& figures) {
         for (const auto& metric : errors.by_metric) {
             const auto& s = metric.errors;
             table.add_row({label + " | " + s.name, std::to_string(s.rows),
-                           grouped ? std::to_string(metric.groups) : "-", percent(s.median_absolute_error),
-                           percent(s.mean_absolute_error), percent(s.median_signed_error)});
+                           grouped ? std::to_string(metric.groups) : "-", format_percent(s.median_absolute_error),
+                           format_percent(s.mean_absolute_error), format_percent(s.median_signed_error)});
         }
     };
     add("source", figures.by_source, true);
@@ -77,8 +77,8 @@ std::string band_text(const fit::DerivedBands& derived) {
         const auto& nested = derived.nested[i];
         const auto shipped = std::find_if(derived.shipped.begin(), derived.shipped.end(),
                                           [&](const auto& s) { return s.name == nested.name; });
-        coverage.add_row({nested.name, std::to_string(nested.rows), percent(nested.inside),
-                          shipped != derived.shipped.end() ? percent(shipped->inside) : "-"});
+        coverage.add_row({nested.name, std::to_string(nested.rows), format_percent(nested.inside),
+                          shipped != derived.shipped.end() ? format_percent(shipped->inside) : "-"});
     }
     return fmt::format("Band: measured / predicted as a rate, the central {:.0f}% of the leave-one-source-out "
                        "ratios (a class with fewer than {} rows takes its pass's pooled band):\n",
@@ -217,8 +217,8 @@ std::string accuracy_fit_to_text(const fit::AccuracyResult& result) {
                        fmt::format("{:.2f}", factors.quantized_compute),
                        fmt::format("{:.0f} us", factors.sequence_overhead.value * 1e6),
                        fmt::format("{:.0f}{}", factors.tile_setup_rows, fit.tile_setup_borrowed ? " (another family)" : ""),
-                       fmt::format("{} -> {}", percent(fit.decode_error_before), percent(fit.decode_error_after)),
-                       fmt::format("{} -> {}", percent(fit.prefill_error_before), percent(fit.prefill_error_after))});
+                       fmt::format("{} -> {}", format_percent(fit.decode_error_before), format_percent(fit.decode_error_after)),
+                       fmt::format("{} -> {}", format_percent(fit.prefill_error_before), format_percent(fit.prefill_error_after))});
     }
     return "Fitted on the training split (median absolute error before -> after):\n" + table.render() +
            "\nBackends with their own multipliers on compute and on attention (the rest run at the family's "

@@ -16,7 +16,7 @@
 namespace decodesim::report {
 namespace {
 
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+using core::format_percent;
 
 // A factor as a runtime profile writes it: a time in us, else a plain multiplier.
 std::string factor_text(const profiles::RuntimeFactorField& field, const engine::RuntimeFactors& factors) {
@@ -32,8 +32,8 @@ bool was_fitted(const fit::UserCalibration& calibration, std::string_view key) {
 std::string errors_summary(const fit::UserCalibration& calibration) {
     std::vector<std::string> parts;
     for (const auto& errors : calibration.errors) {
-        parts.push_back(fmt::format("{} {} -> {}", errors.label, percent(errors.before),
-                                    percent(errors.after)));
+        parts.push_back(fmt::format("{} {} -> {}", errors.label, format_percent(errors.before),
+                                    format_percent(errors.after)));
     }
     return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -93,8 +93,8 @@ std::string calibrate_to_text(const fit::UserCalibration& calibration, const Cal
     }
     TextTable errors({"metric", "rows", "before", "after"});
     for (const auto& e : calibration.errors) {
-        errors.add_row({e.label, std::to_string(e.rows), percent(e.before),
-                        percent(e.after)});
+        errors.add_row({e.label, std::to_string(e.rows), format_percent(e.before),
+                        format_percent(e.after)});
     }
     text += fmt::format("\nmedian |error| {} ({} -> fitted)\n", calibration.in_sample ? "in sample" : "on the held-out rows",
                         context.base);
