@@ -19,6 +19,7 @@
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
 #include "fit/calibration.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -28,7 +29,7 @@ namespace {
 // llama.cpp's preset with every factor at the measured defaults (1, and 4 us per kernel), whose
 // unified-memory factors a test then changes: the truth synthetic rows are made from.
 engine::RuntimeProfile llama_cpp_at_defaults() {
-    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
+    engine::RuntimeProfile preset = *testing::test_runtime("llama.cpp");
     for (auto& factors : preset.by_family) factors = engine::RuntimeFactors{};
     return preset;
 }
@@ -76,7 +77,7 @@ struct SyntheticPrompts {
             engine::DeploymentChoice choice;
             choice.weights = &core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
             choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-            choice.runtime = testing::shipped_runtime("llama.cpp");
+            choice.runtime = testing::test_runtime("llama.cpp");
             choice.backend = m.backend;
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
@@ -86,7 +87,7 @@ struct SyntheticPrompts {
     }
 
     fit::FitResult fit() const {
-        return fit::fit_runtime(cases, *testing::shipped_runtime("llama.cpp"),
+        return fit::fit_runtime(cases, *testing::test_runtime("llama.cpp"),
                                       {core::MemoryFamily::unified});
     }
 };
@@ -165,7 +166,7 @@ TEST_CASE("llama-bench's backends column names the backend of a calibration row"
 TEST_CASE("a backend's multiplier scales the compute rate, never past the datasheet") {
     const auto catalog = testing::shipped_catalog();
     const auto strix = catalog.hardware("strix-halo");
-    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
+    engine::RuntimeProfile preset = *testing::test_runtime("llama.cpp");
     engine::RuntimeFactors& unified = preset.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)];
     unified.compute = 0.5;
     unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)] = 0.4;
@@ -200,7 +201,7 @@ TEST_CASE("--backend moves a compute-bound prefill by the backend multiplier, an
     // ~210 GB/s), and its attention is 2% of the work (4 x 128 x 32 heads x 1024^2 / 2 pairs x 32
     // layers = 2.7e11 FLOP), so its time scales nearly as 1/compute: by the ratio of the two
     // backends' multipliers.
-    const auto unified = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::unified);
+    const auto unified = testing::test_runtime("llama.cpp")->factors(core::MemoryFamily::unified);
     const double ratio = unified.backend_compute[static_cast<std::size_t>(core::Backend::rocm)] /
                          unified.backend_compute[static_cast<std::size_t>(core::Backend::vulkan)];
     CHECK(ttft_vulkan / ttft_rocm == doctest::Approx(ratio).epsilon(0.10).scale(0.0));
@@ -249,7 +250,7 @@ TEST_CASE("a backend's attention multiplier slows long prompts and leaves short 
     engine::DeploymentChoice choice;
     choice.weights = &core::named_or_throw(core::weight_formats(), "q4_0", "--weights", "format");
     choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-    choice.runtime = testing::shipped_runtime("llama.cpp");
+    choice.runtime = testing::test_runtime("llama.cpp");
     const auto deployment = engine::resolve_deployment(hardware, model, choice);
     const engine::RuntimeProfile full = llama_cpp_at_defaults();
     engine::RuntimeProfile preset = full;

@@ -12,6 +12,7 @@
 #include "engine/prediction.hpp"
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

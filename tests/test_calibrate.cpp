@@ -13,6 +13,7 @@
 #include "profiles/benchmark_results.hpp"
 #include "fit/accuracy.hpp"
 #include "fit/user_calibration.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -158,13 +159,13 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     const auto catalog = testing::shipped_catalog();
     const auto hardware = catalog.hardware("rtx-4090");
     const auto model = catalog.model("llama-3.1-8b");
-    engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
+    engine::RuntimeProfile truth = *testing::test_runtime("llama.cpp");
     truth.by_family[static_cast<std::size_t>(core::MemoryFamily::gddr)] =
         engine::RuntimeFactors{core::Seconds(7e-6), 0.80, 0.70, 1.0, 0.55, core::Seconds(0.0)};
     engine::DeploymentChoice choice;
     choice.weights = core::find_named(core::weight_formats(), "q4_k_m");
     choice.kv = core::find_named(core::kv_formats(), "fp16");
-    choice.runtime = testing::shipped_runtime("llama.cpp");
+    choice.runtime = testing::test_runtime("llama.cpp");
     choice.clocks.condition = engine::ClockCondition::peak;  // llama-bench runs are short
     const engine::Deployment deployment = engine::resolve_deployment(hardware, model, choice);
 
@@ -237,7 +238,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
         CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
     }
     // Families it does not state keep the base's factors.
-    const auto base_hbm = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
+    const auto base_hbm = testing::test_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
     CHECK(loaded->factors(core::MemoryFamily::hbm).compute == base_hbm.compute);
 
     // predict reads it, names it, and its decode speed is the truth's (the fit's error < 1%).
@@ -335,7 +336,7 @@ TEST_CASE("a preset file that halves compute doubles a compute-bound prefill") {
     // vllm's HBM compute factor is 1.0 (the measured 0.80 of the peak); a file that sets it to 0.5
     // leaves 0.40. An 8192-token prompt of Llama 3.1 8B on an H100 is compute-bound, and its
     // kernel overheads are a small share, so its TTFT grows by close to 0.80 / 0.40 = 2.
-    REQUIRE(testing::shipped_runtime("vllm")->factors(core::MemoryFamily::hbm).compute == 1.0);
+    REQUIRE(testing::test_runtime("vllm")->factors(core::MemoryFamily::hbm).compute == 1.0);
     const std::string path = write_file("half-compute.yaml",
                                         "name: half-compute\nbase: vllm\nsource: test\nmeasured: false\nmeasurements: none\n"
                                         "factors:\n  fitted_by: hand\n  hbm:\n    compute: 0.5\n");
@@ -364,7 +365,7 @@ TEST_CASE("calibrate with fewer than 8 rows says its errors are in sample") {
     CHECK(result.out.find("IN SAMPLE") != std::string::npos);
     // Four usable rows: fewer than fit_runtime's 10 of a kind, so the preset is llama.cpp's own.
     const auto loaded = testing::shipped_catalog().runtime(out);
-    const auto base = testing::shipped_runtime("llama.cpp")->factors(core::MemoryFamily::gddr);
+    const auto base = testing::test_runtime("llama.cpp")->factors(core::MemoryFamily::gddr);
     CHECK(gddr(*loaded).compute == doctest::Approx(base.compute));
     CHECK(gddr(*loaded).kernel_overhead.value == doctest::Approx(base.kernel_overhead.value));
 }

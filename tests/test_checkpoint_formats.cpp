@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "profiles/hf_config.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;

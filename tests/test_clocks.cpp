@@ -8,6 +8,7 @@
 #include "engine/clocks.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/measurements.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;

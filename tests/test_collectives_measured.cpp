@@ -75,7 +75,7 @@ std::vector<Residual> residuals() {
         const auto& hardware = catalog.hardware(f[1]);
         const int devices = std::stoi(f[3]);
         const int per_node = std::stoi(f[4]);
-        const double efficiency = engine::runtime_efficiency(hardware, *testing::shipped_runtime("vllm")).link_bandwidth;
+        const double efficiency = engine::runtime_efficiency(hardware, *testing::test_runtime("vllm")).link_bandwidth;
         engine::LinkLevel up{hardware.interconnect->bandwidth * efficiency, hardware.interconnect->latency};
         engine::LinkLevel network{};
         if (hardware.scale_out) network = {hardware.scale_out->bandwidth * efficiency, hardware.scale_out->latency};

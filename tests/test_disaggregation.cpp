@@ -7,6 +7,7 @@
 #include "serving/disaggregation.hpp"
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace {

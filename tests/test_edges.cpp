@@ -18,6 +18,7 @@
 #include "core/units.hpp"
 #include "engine/model_shape.hpp"
 #include "profiles/hf_config.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace decodesim {

@@ -25,6 +25,7 @@ TEST_CASE("invariants over every shipped model on every shipped device") {
     std::mt19937 random(20261130);
     std::uniform_real_distribution<double> log_batch(0.0, 9.0), log_context(0.0, 17.0);
     int points = 0;
+    int split_pairs = 0;
     for (const auto& model : models) {
         for (const auto& hardware : devices) {
             CAPTURE(model.id);
@@ -59,10 +60,39 @@ TEST_CASE("invariants over every shipped model on every shipped device") {
                     CHECK(batch * 2.0 / ideal.decode_step_time(batch * 2.0, context).value >=
                           batch / ideal.decode_step_time(batch, context).value);
                 }
+                // Prefill of a prompt of `context` tokens: never faster than its bound, than a
+                // shorter prompt, or than on faster memory.
+                const double prefill = realistic.prefill(1.0, context).time.value;
+                REQUIRE(std::isfinite(prefill));
+                CHECK(prefill >= realistic.prefill(1.0, context).roofline_time.value);
+                CHECK(prefill >= ideal.prefill(1.0, context).time.value);
+                CHECK(realistic.prefill(1.0, context * 2.0).time.value >= prefill);
+                CHECK(faster.prefill(1.0, context).time.value <= prefill);
+            }
+            // Two devices in tensor parallelism, where the device has a link and the heads divide:
+            // still never faster than the bound, and the step still grows with the context.
+            if (hardware.interconnect && model.num_attention_heads % 2 == 0 && model.num_key_value_heads % 2 == 0) {
+                engine::DeploymentChoice split = choice;
+                split.parallelism.tensor = 2;
+                engine::Deployment split_deployment;
+                try {
+                    split_deployment = engine::resolve_deployment(hardware, model, split);
+                } catch (const core::InputError&) {
+                    continue;  // refused with a reason (a datatype the link or device lacks): tested elsewhere
+                }
+                const engine::Evaluator two(model, hardware, split_deployment);
+                const engine::Evaluator two_ideal(model, hardware, split_deployment, engine::ideal_efficiency());
+                const double step = two.decode_step_time(8.0, 2048.0).value;
+                REQUIRE(std::isfinite(step));
+                CHECK(step >= two_ideal.decode_step_time(8.0, 2048.0).value);
+                CHECK(two.decode_step_time(8.0, 4096.0).value >= step);
+                CHECK(two.prefill(1.0, 2048.0).time.value >= two_ideal.prefill(1.0, 2048.0).time.value);
+                ++split_pairs;
             }
         }
     }
     CHECK(points >= 4000);  // 31 models x 75 devices x 2
+    CHECK(split_pairs > 1000);  // most devices have a link, most models an even head count
 }
 
 TEST_CASE("a request's mean decode step equals the loop over every token") {

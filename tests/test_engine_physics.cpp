@@ -9,6 +9,7 @@
 #include "engine/cost_model.hpp"
 #include "engine/model_shape.hpp"
 #include "engine/roofline.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -260,7 +261,7 @@ TEST_CASE("a datatype the device lacks runs at the best wider rate it lists") {
 TEST_CASE("llama.cpp's quantized matmuls on CUDA run at SMs x 2048 x clock, not at a larger tensor core's int8 peak") {
     const auto catalog = testing::shipped_catalog();
     // The issue bound is a fact of the runtime's kernels on a backend: llama.cpp's profile states it for CUDA.
-    const auto llama_cpp = catalog.runtime("llama.cpp");
+    const auto llama_cpp = testing::test_runtime("llama.cpp");
     const auto peak = [&](const std::string& device, core::Backend backend, const std::string& weights = "q4_0") {
         const auto& format = core::named_or_throw(core::weight_formats(), weights, "--weights", "format");
         return engine::kernel_matmul_peak(catalog.hardware(device), format, core::Datatype::int8,

@@ -16,6 +16,7 @@
 #include "profiles/checkpoint_folder.hpp"
 #include "profiles/gguf_header.hpp"
 #include "profiles/safetensors_header.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

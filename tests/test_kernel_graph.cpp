@@ -11,6 +11,7 @@
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

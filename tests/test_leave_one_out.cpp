@@ -15,6 +15,7 @@
 #include "profiles/measurements.hpp"
 #include "fit/accuracy_run.hpp"
 #include "fit/calibration.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -41,7 +42,7 @@ profiles::Measurement decode_row(const std::string& id, const std::string& sourc
 
 // The llama.cpp preset with every factor at the measured defaults but the kernel overhead.
 engine::RuntimeProfile llama_cpp_with_overhead(double seconds) {
-    engine::RuntimeProfile preset = *testing::shipped_runtime("llama.cpp");
+    engine::RuntimeProfile preset = *testing::test_runtime("llama.cpp");
     for (auto& factors : preset.by_family) {
         factors = engine::RuntimeFactors{};
         factors.kernel_overhead = core::Seconds(seconds);
@@ -65,7 +66,7 @@ struct ThreeSources {
         engine::DeploymentChoice choice;
         choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
         choice.kv = &core::named_or_throw(core::kv_formats(), "bf16", "--kv", "format");
-        choice.runtime = testing::shipped_runtime("llama.cpp");
+        choice.runtime = testing::test_runtime("llama.cpp");
         choice.clocks.condition = engine::ClockCondition::peak;  // as accuracy runs a row without clocks=sustained
         deployment = engine::resolve_deployment(hardware, model, choice);
         const auto probe = decode_row("probe", "");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -17,6 +17,7 @@
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
 #include "engine/speculative.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -43,7 +44,7 @@ testing::Setup deployed(const std::string& hardware, const std::string& model, c
     choice.weights = core::find_named(core::weight_formats(), weights);
     choice.parallelism = parallelism;
     choice.kv_offload = kv_offload;
-    choice.runtime = catalog.runtime("vllm");
+    choice.runtime = testing::test_runtime("vllm");
     result.deployment = engine::resolve_deployment(result.hardware, result.model, choice);
     return result;
 }
@@ -446,7 +447,7 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
     };
     auto speculate = [&](int length, double acceptance) {
         engine::DeploymentChoice choice;
-        choice.runtime = testing::shipped_runtime("vllm");
+        choice.runtime = testing::test_runtime("vllm");
         choice.speculation = {length, acceptance, false};
         const auto point = engine::resolve_operating_point(hardware, target, choice, workload, draft);
         const engine::Evaluator evaluator(point);
@@ -501,7 +502,7 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
 
     // A draft with another tokenizer (Mistral-7B, 32,000 tokens against 128,256) is refused.
     engine::DeploymentChoice choice;
-    choice.runtime = testing::shipped_runtime("vllm");
+    choice.runtime = testing::test_runtime("vllm");
     choice.speculation = {4, 0.7, false};
     const auto messages = testing::error_messages(
         [&] { (void)engine::resolve_operating_point(hardware, target, choice, workload, catalog.model("mistral-7b")); });

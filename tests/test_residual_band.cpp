@@ -12,6 +12,7 @@
 #include "engine/efficiency.hpp"
 #include "profiles/residual_band_table.hpp"
 #include "fit/residual_bands.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

@@ -13,6 +13,7 @@
 #include "engine/model_shape.hpp"
 #include "profiles/hardware_loader.hpp"
 #include "profiles/model_loader.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;

@@ -18,6 +18,7 @@
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
 #include "fit/calibration.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -55,7 +56,7 @@ struct SyntheticRows {
         const auto catalog = testing::shipped_catalog();
         hardware = catalog.hardware(device);
         model = catalog.model("llama-3.1-8b");
-        engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
+        engine::RuntimeProfile truth = *testing::test_runtime("llama.cpp");
         for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
         truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].attention_bandwidth = attention_bandwidth;
         truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].cross_die_kernel_overhead = cross_die;
@@ -78,7 +79,7 @@ struct SyntheticRows {
             engine::DeploymentChoice choice;
             choice.weights = &core::named_or_throw(core::weight_formats(), "bf16", "--weights", "format");
             choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-            choice.runtime = testing::shipped_runtime("llama.cpp");
+            choice.runtime = testing::test_runtime("llama.cpp");
             choice.clocks.condition = engine::ClockCondition::peak;
             const auto deployment = engine::resolve_deployment(hardware, model, choice);
             m.value = fit::predict_measurement(m, model, hardware, deployment, truth);
@@ -151,7 +152,7 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
     // Twelve rows a fit would read, every one of them speculative: none is read.
     SyntheticRows synthetic(std::vector<double>(12, 1024.0), 1.0);
     for (auto& m : synthetic.rows) m.speculative = "mtp";
-    const auto fit = fit::fit_runtime(synthetic.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto fit = fit::fit_runtime(synthetic.cases, *testing::test_runtime("llama.cpp"),
                                             {core::MemoryFamily::unified});
     CHECK(fit.single_stream_rows == 0);
     CHECK(fit.decode_rows == 0);
@@ -195,7 +196,7 @@ TEST_CASE("a speculative run, a row split and an eager launch are named in their
 
     SyntheticRows split_rows(std::vector<double>(12, 1024.0), 1.0);
     for (std::size_t i = 0; i < split_rows.rows.size(); ++i) (i % 2 == 0 ? split_rows.rows[i].row_split : split_rows.rows[i].eager_launch) = true;
-    const auto split_fit = fit::fit_runtime(split_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto split_fit = fit::fit_runtime(split_rows.cases, *testing::test_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(split_fit.decode_rows == 0);
 
@@ -211,7 +212,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     // Short contexts (512 tokens: the cache is 64 MiB against 16 GB of weights) cannot tell an
     // attention bandwidth of 0.5 from 1: the fit leaves it at the default.
     SyntheticRows short_rows(std::vector<double>(12, 512.0), 0.5);
-    const auto short_fit = fit::fit_runtime(short_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto short_fit = fit::fit_runtime(short_rows.cases, *testing::test_runtime("llama.cpp"),
                                                   {core::MemoryFamily::unified});
     CHECK(short_fit.single_stream_rows == 12);
     CHECK_FALSE(searched(short_fit, "attention_bandwidth"));
@@ -222,7 +223,7 @@ TEST_CASE("the attention bandwidth is read off long contexts only") {
     std::vector<double> contexts;
     for (int i = 0; i < 12; ++i) contexts.push_back(16384.0 + 2048.0 * i);
     SyntheticRows long_rows(contexts, 0.5);
-    const auto long_fit = fit::fit_runtime(long_rows.cases, *testing::shipped_runtime("llama.cpp"),
+    const auto long_fit = fit::fit_runtime(long_rows.cases, *testing::test_runtime("llama.cpp"),
                                                  {core::MemoryFamily::unified});
     CHECK(searched(long_fit, "attention_bandwidth"));
     CHECK(long_fit.factors.attention_bandwidth == doctest::Approx(0.5).epsilon(0.1).scale(0.0));
@@ -498,7 +499,7 @@ TEST_CASE("the fit reads the cross-die cost off the multi-die rows, given one di
     SyntheticRows two_dies(std::vector<double>(12, 1024.0), 1.0, "apple-m2-ultra", core::Seconds(20e-6));
     std::vector<fit::CalibrationCase> cases = one_die.cases;
     cases.insert(cases.end(), two_dies.cases.begin(), two_dies.cases.end());
-    const auto preset = *testing::shipped_runtime("llama.cpp");
+    const auto preset = *testing::test_runtime("llama.cpp");
     const auto fit = fit::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.multi_die_rows == 12);
     CHECK(fit.single_stream_rows == 24);
@@ -540,7 +541,7 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
     const std::vector<std::string> ids{"gpt-oss-20b", "gpt-oss-120b", "llama-3.1-8b"};
     std::vector<profiles::ModelProfile> models;
     for (const auto& id : ids) models.push_back(catalog.model(id));
-    engine::RuntimeProfile truth = *testing::shipped_runtime("llama.cpp");
+    engine::RuntimeProfile truth = *testing::test_runtime("llama.cpp");
     for (auto& factors : truth.by_family) factors = engine::RuntimeFactors{};
     truth.by_family[static_cast<std::size_t>(core::MemoryFamily::unified)].tile_setup_rows = 40.0;
     std::vector<profiles::Measurement> rows;
@@ -570,13 +571,13 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
         engine::DeploymentChoice choice;
         choice.weights = &core::named_or_throw(core::weight_formats(), row_models[i].second, "--weights", "format");
         choice.kv = &core::named_or_throw(core::kv_formats(), "fp16", "--kv", "format");
-        choice.runtime = testing::shipped_runtime("llama.cpp");
+        choice.runtime = testing::test_runtime("llama.cpp");
         choice.clocks.condition = engine::ClockCondition::peak;
         const auto deployment = engine::resolve_deployment(hardware, *row_models[i].first, choice);
         rows[i].value = fit::predict_measurement(rows[i], *row_models[i].first, hardware, deployment, truth);
         cases.push_back({&rows[i], row_models[i].first, &hardware, deployment});
     }
-    const auto preset = *testing::shipped_runtime("llama.cpp");
+    const auto preset = *testing::test_runtime("llama.cpp");
     auto fit = fit::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.tile_setup_measured);
     CHECK(searched(fit, "tile_setup_rows"));

@@ -10,6 +10,7 @@
 #include "explore/concurrency_curve.hpp"
 #include "explore/context_series.hpp"
 #include "explore/what_if.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -166,7 +167,7 @@ TEST_CASE("compare ranks devices and prices tokens") {
     explore::CompareOptions options;
     options.workload = engine::Workload::step(1, 2048);
     engine::DeploymentChoice vllm;
-    vllm.runtime = catalog.runtime("vllm");
+    vllm.runtime = testing::test_runtime("vllm");
     const auto rows = explore::compare(model, vllm, candidates, options,
                                          explore::CompareOrder::total);
     REQUIRE(rows.size() == 2);

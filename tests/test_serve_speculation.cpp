@@ -12,6 +12,7 @@
 #include "engine/speculative.hpp"
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ struct Speculating {
 std::unique_ptr<Speculating> speculating(int length, double acceptance, const std::string& draft = "llama-3.2-1b") {
     const auto catalog = testing::shipped_catalog();
     engine::DeploymentChoice choice;
-    choice.runtime = catalog.runtime("vllm");
+    choice.runtime = testing::test_runtime("vllm");
     choice.speculation = {length, acceptance, false};
     return std::make_unique<Speculating>(engine::resolve_operating_point(
         catalog.hardware("h100-sxm"), catalog.model("llama-3.1-8b"), choice, engine::Workload::request(1.0, 1000.0, 200.0),

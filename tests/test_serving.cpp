@@ -9,6 +9,7 @@
 #include "serving/plan.hpp"
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -201,7 +202,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     const auto model = catalog.model("llama-3.1-70b");
     const std::vector<profiles::HardwareProfile> candidates{catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
     serving::PlanSpace space;
-    space.runtime = catalog.runtime("vllm");
+    space.runtime = testing::test_runtime("vllm");
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
     const serving::ServiceTargets targets{2.0, 0.05, std::nullopt};

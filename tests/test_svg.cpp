@@ -11,6 +11,7 @@
 #include "report/svg_chart.hpp"
 #include "explore/concurrency_curve.hpp"
 #include "explore/knee.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim::report;

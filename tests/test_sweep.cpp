@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/value_range.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::core::parse_integer_list;

@@ -15,6 +15,7 @@
 #include "profiles/benchmark_results.hpp"
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -132,8 +133,8 @@ TEST_CASE("a run states unfused attention in its conditions, in llama-bench's fl
     CHECK(rows[1].flash_attention == true);
     CHECK_FALSE(rows[2].flash_attention.has_value());  // the runtime's default; the notes are not read
     // Accuracy and calibrate both turn a row into its deployment through stated_deployment.
-    CHECK(fit::stated_deployment(rows[0], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::unfused);
-    CHECK(fit::stated_deployment(rows[1], testing::shipped_runtime("llama.cpp")).attention == engine::AttentionKernels::fused);
+    CHECK(fit::stated_deployment(rows[0], testing::test_runtime("llama.cpp")).attention == engine::AttentionKernels::unfused);
+    CHECK(fit::stated_deployment(rows[1], testing::test_runtime("llama.cpp")).attention == engine::AttentionKernels::fused);
     // Unstated, the build's own: flash attention off by default in 2024-06, on (auto) in 2025-10.
     const auto deployment = [&](const std::string& build) {
         const auto catalog = testing::shipped_catalog();

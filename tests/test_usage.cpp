@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;

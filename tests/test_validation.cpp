@@ -8,6 +8,7 @@
 #include <string>
 
 #include "profiles/measurements.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 TEST_CASE("held-out error stays within the documented tolerances") {

@@ -9,6 +9,7 @@
 #include "workload/request_stream.hpp"
 #include "serving/steady_state.hpp"
 #include "workload/workload_scenario.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using decodesim::workload::LengthDistribution;

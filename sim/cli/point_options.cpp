@@ -12,6 +12,7 @@
 #include "engine/efficiency.hpp"
 #include "engine/memory.hpp"
 #include "engine/model_shape.hpp"
+#include "engine/point_warnings.hpp"
 #include "engine/prediction.hpp"
 
 namespace decodesim::cli {
@@ -185,42 +186,8 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
 
 namespace {
 
-// A checkpoint read from its files (a model folder or a .gguf) is checked against the shape and the
-// format the figures use: a mismatch means the config or the format's rules describe another file.
-void warn_about_checkpoint(Io io, const engine::OperatingPoint& point) {
-    constexpr double kTolerance = 0.05;
-    const profiles::ModelProfile& model = point.model;
-    if (model.checkpoint_parameters && *model.checkpoint_parameters > 0.0) {
-        const double derived = engine::count_parameters(model).total;
-        if (std::fabs(derived / *model.checkpoint_parameters - 1.0) > kTolerance) {
-            warn(io, fmt::format("the checkpoint's files hold {} weights, the model's shape gives {}; the figures use the "
-                                 "shape's",
-                                 core::format_count(*model.checkpoint_parameters), core::format_count(derived)));
-        }
-    }
-    // Per device under tensor parallelism replicates some tensors; compared on one device only.
-    if (model.checkpoint_bytes && point.deployment.weights == model.checkpoint_weights &&
-        point.deployment.parallelism.tensor == 1) {
-        const double derived = one_stream_memory(point).weights.value;
-        if (std::fabs(derived / *model.checkpoint_bytes - 1.0) > kTolerance) {
-            warn(io, fmt::format("the checkpoint's files hold {} of weights{}; the {} format's rules give {}, which the "
-                                 "figures use (docs/quantization.md)",
-                                 core::format_bytes(*model.checkpoint_bytes),
-                                 model.checkpoint_bits_per_weight
-                                     ? fmt::format(" ({} bits per weight)",
-                                                   core::format_significant(*model.checkpoint_bits_per_weight))
-                                     : std::string(),
-                                 point.deployment.weights->name, core::format_bytes(derived)));
-        }
-    }
-}
-
 void warn_about_point(Io io, const engine::OperatingPoint& point) {
-    for (const auto& warning : engine::model_warnings(point.model)) warn(io, warning);
-    if (auto warning = engine::runtime_warning(point.deployment.runtime_profile())) warn(io, *warning);
-    warn_about_checkpoint(io, point);
-    warn_beyond_context(io, point.model, point.workload.max_context());
-    warn_if_no_stream_fits(io, point);
+    for (const auto& warning : engine::point_warnings(point)) warn(io, warning);
 }
 
 engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,

@@ -193,6 +193,17 @@ PrefillResult Evaluator::prefill(double sequences, double prompt, double cached)
     return result;
 }
 
+MemoryFootprint Evaluator::memory(double batch, double context, double cached) const {
+    const MemoryFootprint own = memory_footprint(cost_, *hardware_, batch, context, cached);
+    if (!draft_) return own;
+    return with_draft(own, memory_footprint(draft_->cost_, *hardware_, batch, context), batch);
+}
+
+core::Bytes Evaluator::kv_bytes_per_sequence(double tokens) const {
+    const core::Bytes own = cost_.kv_bytes_per_sequence(tokens);
+    return draft_ ? own + draft_->cost_.kv_bytes_per_sequence(tokens) : own;
+}
+
 Prediction Evaluator::predict(const Workload& workload, Detail detail, const PrefillResult* own_prefill) const {
     Prediction prediction;
     const double batch = workload.batch;
@@ -262,11 +273,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     decode.arithmetic_intensity =
         decode.bytes_per_step.value > 0.0 ? decode.flops_per_step / decode.bytes_per_step : 0.0;
 
-    prediction.memory = memory_footprint(cost_, *hardware_, batch, max_context, cached);
-    if (draft_) {
-        prediction.memory = with_draft(prediction.memory, memory_footprint(draft_->cost_, *hardware_, batch, max_context),
-                                       batch);
-    }
+    prediction.memory = memory(batch, max_context, cached);
     // A draft model's evaluator exists only when built from an operating point that names it.
     if (deployment_.speculation.enabled() && (deployment_.speculation.multi_token_heads || draft_)) {
         prediction.speculative = speculative_decode(*this, draft_.get(), deployment_.speculation, batch, decode.context);

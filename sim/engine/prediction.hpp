@@ -133,6 +133,13 @@ public:
     // speculation, or multi-token-prediction heads).
     const Evaluator* draft() const { return draft_.get(); }
 
+    // What `batch` sequences of `context` tokens (the first `cached` of them a shared prefix held
+    // once) hold in memory with this deployment, a draft model's weights and cache included: the
+    // one place every command, the serving simulation and the steady state take the KV room from.
+    MemoryFootprint memory(double batch, double context, double cached = 0.0) const;
+    // The KV bytes of one sequence of `tokens` tokens, the draft model's cache included.
+    core::Bytes kv_bytes_per_sequence(double tokens) const;
+
 private:
     template <typename Figure>
     double mean_decode(double batch, double first, double last, const DeviceRates& rates, Figure figure) const;

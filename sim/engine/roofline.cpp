@@ -10,16 +10,6 @@ namespace decodesim::engine {
 using core::Datatype;
 using core::FlopRate;
 
-const char* bound_name(Bound bound) {
-    switch (bound) {
-        case Bound::memory: return "memory";
-        case Bound::compute: return "compute";
-        case Bound::communication: return "communication";
-        case Bound::overhead: return "overhead";
-    }
-    return "?";
-}
-
 core::Bandwidth DeviceRates::bandwidth(StreamClass stream) const {
     switch (stream) {
         case StreamClass::device: return memory_bandwidth;

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <optional>
+#include <string>
 
+#include "core/enum_names.hpp"
 #include "core/backend.hpp"
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
@@ -18,7 +20,9 @@
 namespace decodesim::engine {
 
 enum class Bound { memory, compute, communication, overhead };
-const char* bound_name(Bound bound);
+inline constexpr std::array<core::NamedValue<Bound>, 4> kBoundNames{
+    {{Bound::memory, "memory"}, {Bound::compute, "compute"}, {Bound::communication, "communication"}, {Bound::overhead, "overhead"}}};
+inline std::string bound_name(Bound bound) { return std::string(core::name_of(kBoundNames, bound)); }
 
 // The rates a step runs at, resolved once per (hardware, deployment, efficiency). The per-operator
 // reciprocals are what a step evaluation multiplies by: rates are constants of a deployment.

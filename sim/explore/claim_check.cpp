@@ -124,16 +124,6 @@ const char* claim_kind(const Claim& claim) {
 
 engine::Workload stated_workload(const Claim& claim) { return workload_of(claim, claim.batch.value_or(1.0), std::nullopt); }
 
-const char* verdict_name(Verdict verdict) {
-    switch (verdict) {
-        case Verdict::impossible: return "impossible";
-        case Verdict::needs_conditions: return "needs-conditions";
-        case Verdict::plausible: return "plausible";
-        case Verdict::conservative: return "conservative";
-    }
-    return "?";
-}
-
 ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) {
     const profiles::HardwareProfile& hardware = point.hardware;
     const engine::Deployment& deployment = point.deployment;

@@ -2,16 +2,22 @@
 // "Is this vendor number real?": a claimed tokens/s against the physical ceiling under the stated
 // conditions, and the hidden conditions that would make it possible.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "engine/prediction.hpp"
 
 namespace decodesim::explore {
 
 enum class Verdict { impossible, needs_conditions, plausible, conservative };
-const char* verdict_name(Verdict verdict);
+inline constexpr std::array<core::NamedValue<Verdict>, 4> kVerdictNames{{{Verdict::impossible, "impossible"},
+                                                                        {Verdict::needs_conditions, "needs-conditions"},
+                                                                        {Verdict::plausible, "plausible"},
+                                                                        {Verdict::conservative, "conservative"}}};
+inline std::string verdict_name(Verdict verdict) { return std::string(core::name_of(kVerdictNames, verdict)); }
 
 struct Claim {
     double tokens_per_s = 0.0;

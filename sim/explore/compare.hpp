@@ -1,11 +1,13 @@
 #pragma once
 // "What should we buy?": several devices side by side for one workload.
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/prediction.hpp"
+#include "core/enum_names.hpp"
 
 namespace decodesim::explore {
 
@@ -38,6 +40,8 @@ struct CompareRow {
 };
 
 enum class CompareOrder { total, stream, ttft, cost };
+inline constexpr std::array<core::NamedValue<CompareOrder>, 4> kCompareOrderNames{
+    {{CompareOrder::total, "total"}, {CompareOrder::stream, "stream"}, {CompareOrder::ttft, "ttft"}, {CompareOrder::cost, "cost"}}};
 
 // Each candidate is resolved with `choice` (its device count replacing the tensor parallelism),
 // by the same resolver as every other command.

@@ -55,7 +55,7 @@ std::optional<double> kv_outweighs_weights_context(const engine::Evaluator& eval
 
 std::optional<double> longest_context_that_fits(const engine::Evaluator& evaluator, double batch, double last_context) {
     const auto found = core::last_true(1, static_cast<long long>(last_context), [&](long long context) {
-        return engine::memory_footprint(evaluator.cost_model(), evaluator.hardware(), batch, static_cast<double>(context)).fits;
+        return evaluator.memory(batch, static_cast<double>(context)).fits;
     });
     if (!found) return std::nullopt;
     return static_cast<double>(*found);

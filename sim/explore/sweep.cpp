@@ -1,5 +1,7 @@
 #include "explore/sweep.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace decodesim::explore {
@@ -17,6 +19,16 @@ double SweepGrid::points(std::size_t hardware_count, std::size_t model_count) co
         count *= static_cast<double>(size);
     }
     return count;
+}
+
+double SweepGrid::longest_context() const {
+    double longest = 0.0;
+    for (long long tokens : context) longest = std::max(longest, static_cast<double>(tokens));
+    if (request_mode() && !output.empty()) {
+        longest = static_cast<double>(*std::max_element(prompt.begin(), prompt.end()) +
+                                      *std::max_element(output.begin(), output.end()));
+    }
+    return longest;
 }
 
 namespace {

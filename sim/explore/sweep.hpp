@@ -32,6 +32,8 @@ struct SweepGrid {
     // Every operating point of the grid with `hardware` devices and `models` models (given apart,
     // so that a sweep is counted, and refused, before its profiles are loaded).
     double points(std::size_t hardware, std::size_t models) const;
+    // The longest context any point holds: the largest context, or the largest prompt plus output.
+    double longest_context() const;
 };
 
 struct SweepPoint {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/text_escape.hpp"
+#include "workload/workload_choice.hpp"
 
 namespace decodesim::report {
 
@@ -101,9 +102,7 @@ nlohmann::json scenario_to_json(const workload::WorkloadScenario& scenario) {
                 {"prompt_tokens_mean", scenario.prompt.mean()},
                 {"output_tokens", workload::describe(scenario.output)},
                 {"output_tokens_mean", scenario.output.mean()},
-                {"arrivals", scenario.arrivals == workload::Arrivals::Kind::gamma
-                                 ? fmt::format("gamma (burstiness {:g})", scenario.burstiness)
-                                 : std::string("poisson")},
+                {"arrivals", workload::describe_arrivals(scenario.arrivals, scenario.burstiness)},
                 {"ttft_p99_s", optional(scenario.ttft_p99_s)},
                 {"tpot_p99_s", optional(scenario.tpot_p99_s)},
                 {"e2e_p99_s", optional(scenario.e2e_p99_s)},

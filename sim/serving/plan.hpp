@@ -3,6 +3,7 @@
 // parallelism, replicas) that serves a workload within its latency targets, from the analytic
 // steady state (steady_state.hpp) on the engine's step model.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "engine/prediction.hpp"
 #include "serving/steady_state.hpp"
+#include "core/enum_names.hpp"
 
 namespace decodesim::serving {
 
@@ -30,6 +32,8 @@ enum class PlanDisaggregation {
     off,        // colocated replicas only
     only,       // disaggregated pools only
 };
+inline constexpr std::array<core::NamedValue<PlanDisaggregation>, 3> kPlanDisaggregationNames{
+    {{PlanDisaggregation::automatic, "auto"}, {PlanDisaggregation::off, "off"}, {PlanDisaggregation::only, "only"}}};
 
 struct PlanSpace {
     std::vector<const core::WeightFormat*> weights;  // formats to consider
@@ -43,6 +47,8 @@ struct PlanSpace {
 };
 
 enum class PlanOrder { cost, devices, power };
+inline constexpr std::array<core::NamedValue<PlanOrder>, 3> kPlanOrderNames{
+    {{PlanOrder::cost, "cost"}, {PlanOrder::devices, "devices"}, {PlanOrder::power, "power"}}};
 
 // A disaggregated option's pools (docs/serving.md, "Disaggregated prefill and decode").
 struct DisaggregatedPlan {

@@ -144,12 +144,7 @@ public:
                 replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
             }
         }
-        engine::MemoryFootprint memory = engine::memory_footprint(cost_, evaluator.hardware(), 1.0, 1.0);
-        if (draft_ != nullptr) {
-            // The draft model's weights share the devices, as in the engine's footprint (engine::with_draft).
-            memory = engine::with_draft(
-                memory, engine::memory_footprint(draft_->cost_model(), evaluator.hardware(), 1.0, 1.0), 1.0);
-        }
+        const engine::MemoryFootprint memory = evaluator.memory(1.0, 1.0);
         capacity_bytes_ = (memory.usable - memory.weights).value;
         if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
             throw core::InputError(core::unlocated(
@@ -164,11 +159,7 @@ public:
 
 private:
     // One sequence's cache at `tokens` tokens: the model's, and the draft model's beside it.
-    double kv_bytes(long long tokens) const {
-        const double target = cost_.kv_bytes_per_sequence(static_cast<double>(tokens)).value;
-        return draft_ == nullptr ? target
-                                 : target + draft_->cost_model().kv_bytes_per_sequence(static_cast<double>(tokens)).value;
-    }
+    double kv_bytes(long long tokens) const { return evaluator_.kv_bytes_per_sequence(static_cast<double>(tokens)).value; }
     bool speculates() const { return speculation_.enabled(); }
     long long accepted_drafts();
     long long round_up_to_block(long long tokens) const {

@@ -134,7 +134,7 @@ struct ServeResult {
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,
                              const ServeConfig& config, const ServiceTargets& targets);
 
-// Percentiles of `values` (nearest rank on the sorted values); all zero when empty.
+// Percentiles of `values` (core::quantile_of_sorted: interpolated between ranks); all zero when empty.
 Percentiles percentiles(std::vector<double> values);
 
 }  // namespace decodesim::serving

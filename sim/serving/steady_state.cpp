@@ -91,17 +91,9 @@ Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, cons
     const engine::CostModel& cost = evaluator.cost_model();
     const double context = load.prompt_tokens + load.output_tokens / 2.0;
     // Memory: the KV cache left beside the weights, over a sequence's mean footprint; a draft
-    // model's weights and cache share the devices (engine::with_draft, as the simulation).
-    engine::MemoryFootprint memory = engine::memory_footprint(cost, evaluator.hardware(), 1.0, context);
-    const engine::Evaluator* draft = evaluator.draft();
-    if (draft != nullptr) {
-        memory = engine::with_draft(memory, engine::memory_footprint(draft->cost_model(), evaluator.hardware(), 1.0, context),
-                                    1.0);
-    }
-    auto kv_bytes = [&](double tokens) {
-        return cost.kv_bytes_per_sequence(tokens).value +
-               (draft != nullptr ? draft->cost_model().kv_bytes_per_sequence(tokens).value : 0.0);
-    };
+    // model's weights and cache share the devices (Evaluator::memory, as in the simulation).
+    const engine::MemoryFootprint memory = evaluator.memory(1.0, context);
+    auto kv_bytes = [&](double tokens) { return evaluator.kv_bytes_per_sequence(tokens).value; };
     const double room = (memory.usable - memory.weights).value;
     const double per_sequence = kv_bytes(context);
     double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;

@@ -3,10 +3,13 @@
 // Generated from a seed (the same seed gives the same stream on the same standard library) or
 // taken from a trace.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/enum_names.hpp"
 
 namespace decodesim::workload {
 
@@ -22,6 +25,8 @@ struct Request {
 // (--max-output, or a model's context).
 struct LengthDistribution {
     enum class Kind { fixed, uniform, normal, lognormal };
+    static constexpr std::array<core::NamedValue<Kind>, 4> kKindNames{
+        {{Kind::fixed, "fixed"}, {Kind::uniform, "uniform"}, {Kind::normal, "normal"}, {Kind::lognormal, "lognormal"}}};
     Kind kind = Kind::fixed;
     double first = 1.0;   // fixed: the length; uniform: low; normal, lognormal: mean
     double second = 0.0;  // uniform: high; normal, lognormal: standard deviation
@@ -36,6 +41,7 @@ struct LengthDistribution {
 
 struct Arrivals {
     enum class Kind { poisson, gamma };
+    static constexpr std::array<core::NamedValue<Kind>, 2> kKindNames{{{Kind::poisson, "poisson"}, {Kind::gamma, "gamma"}}};
     Kind kind = Kind::poisson;
     double rate_per_s = 1.0;
     double burstiness = 1.0;  // gamma shape k: the coefficient of variation of gaps is 1/sqrt(k); 1 is Poisson

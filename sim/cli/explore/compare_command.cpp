@@ -18,6 +18,7 @@
 #include "core/value_range.hpp"
 #include "report/explore/compare_output.hpp"
 #include "explore/compare.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::cli {
 
@@ -87,10 +88,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     explore::CompareOptions compare_options;
     compare_options.workload = workload;
     compare_options.target_tokens_per_s_per_stream = options.target_tokens_per_s;
-    const auto order = options.by == "stream" ? explore::CompareOrder::stream
-                       : options.by == "ttft" ? explore::CompareOrder::ttft
-                       : options.by == "cost" ? explore::CompareOrder::cost
-                                              : explore::CompareOrder::total;
+    const auto order = core::named_or_throw(explore::kCompareOrderNames, options.by, "--by", "order").value;
     const auto rows = explore::compare(model, choice, candidates, compare_options, order);
     if (order == explore::CompareOrder::cost) {
         for (const auto& row : rows) {
@@ -128,7 +126,7 @@ void add_compare_command(CLI::App& app, CommandRun& run) {
                         "Quote throughput at the largest batch that keeps each stream at this speed")
         ->check(CLI::Range(1e-6, 1e9));
     command->add_option("--price", options->prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
-    command->add_option("--by", options->by, "Sort by")->capture_default_str()->check(CLI::IsMember({"total", "stream", "ttft", "cost"}));
+    command->add_option("--by", options->by, "Sort by")->capture_default_str()->check(CLI::IsMember(core::names_of(explore::kCompareOrderNames)));
     auto* json = command->add_flag("--json", options->json, "Print JSON");
     auto* csv = command->add_flag("--csv", options->csv, "Print CSV");
     json->excludes(csv);

@@ -18,6 +18,7 @@
 #include "core/value_range.hpp"
 #include "report/explore/sweep_writer.hpp"
 #include "explore/sweep.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::cli {
 
@@ -126,13 +127,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     }
     for (const auto& id : hardware_ids) grid.hardware.push_back(catalog.hardware(id));
     for (const auto& id : model_ids) grid.models.push_back(catalog.model(id));
-    double longest = 0.0;  // the longest context any point holds
-    for (long long context : grid.context) longest = std::max(longest, static_cast<double>(context));
-    if (!grid.prompt.empty() && !grid.output.empty()) {
-        longest = static_cast<double>(*std::max_element(grid.prompt.begin(), grid.prompt.end()) +
-                                      *std::max_element(grid.output.begin(), grid.output.end()));
-    }
-    for (const auto& model : grid.models) warn_beyond_context(io, model, longest);
+    for (const auto& model : grid.models) warn_beyond_context(io, model, grid.longest_context());
 
     std::optional<AtomicFile> file;
     if (!options.output_path.empty() && io.sweep_points == nullptr) file.emplace(options.output_path);
@@ -143,8 +138,8 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     // Progress only where a person watches: never into a redirected log.
     ProgressBar progress(io, points, !options.quiet && io.sweep_points == nullptr && ::isatty(STDERR_FILENO) == 1);
     {
-        report::SweepWriter writer(destination, options.format == "jsonl" ? report::SweepFormat::jsonl
-                                                                          : report::SweepFormat::csv);
+        report::SweepWriter writer(destination,
+                                   core::named_or_throw(report::kSweepFormatNames, options.format, "--format", "format").value);
         if (io.sweep_points == nullptr) writer.header();
         explore::run_sweep(
             grid,
@@ -208,7 +203,7 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
     prompt->needs(output);
     output->needs(prompt);
     context->excludes(prompt)->excludes(output);
-    command->add_option("--format", options->format, "csv or jsonl")->capture_default_str()->check(CLI::IsMember({"csv", "jsonl"}));
+    command->add_option("--format", options->format, "csv or jsonl")->capture_default_str()->check(CLI::IsMember(core::names_of(report::kSweepFormatNames)));
     command->add_option("-o,--output-file", options->output_path, "Write here (atomically) instead of stdout");
     command->add_option("--max-points", options->max_points, "Refuse larger sweeps unless --force")
         ->capture_default_str()

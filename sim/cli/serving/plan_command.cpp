@@ -17,6 +17,8 @@
 #include "core/value_range.hpp"
 #include "report/serving/plan_output.hpp"
 #include "serving/plan.hpp"
+#include "serving/served_stream.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::cli {
 
@@ -56,24 +58,13 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     const workload::WorkloadScenario* scenario =
         options.scenario ? &workload::workload_scenario_named(*options.scenario) : nullptr;
-    workload::LengthDistribution prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
-                                           : scenario     ? scenario->prompt
-                                                          : parse_length("1000", "--prompt");
-    workload::LengthDistribution output = options.output ? parse_length(*options.output, "--output")
-                                           : scenario     ? scenario->output
-                                                          : parse_length("200", "--output");
-    const double uncapped_output = output.mean();
-    if (options.max_output) output.cap = static_cast<double>(*options.max_output);
-    serving::PlanWorkload workload;
-    workload.rate_per_s = options.rate;
-    workload.users = options.users;
-    workload.think_time_s = options.think_time.value_or(scenario && scenario->think_time_s ? *scenario->think_time_s : 0.0);
-    workload.output_tokens = output.mean();
-    workload.arrival_cv2 = scenario && scenario->arrivals == workload::Arrivals::Kind::gamma ? 1.0 / scenario->burstiness : 1.0;
-    serving::ServiceTargets targets{
-        options.ttft_p99 ? options.ttft_p99 : scenario ? scenario->ttft_p99_s : std::nullopt,
-        options.tpot_p99 ? options.tpot_p99 : scenario ? scenario->tpot_p99_s : std::nullopt,
-        options.e2e_p99 ? options.e2e_p99 : scenario ? scenario->e2e_p99_s : std::nullopt};
+    workload::WorkloadChoice choice;
+    choice.scenario = scenario;
+    if (options.prompt) choice.prompt = parse_length(*options.prompt, "--prompt");
+    if (options.output) choice.output = parse_length(*options.output, "--output");
+    choice.max_output = options.max_output;
+    choice.think_time_s = options.think_time;
+    serving::ServiceTargets targets = serving::service_targets(scenario, options.ttft_p99, options.tpot_p99, options.e2e_p99);
     if (options.min_tokens_per_s_per_user) {
         // A stream at N tokens/s needs each output token within 1/N s.
         const double tpot = 1.0 / *options.min_tokens_per_s_per_user;
@@ -97,20 +88,20 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.runtime = runtime_named(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
-    space.disaggregation = options.disaggregation == "off"    ? serving::PlanDisaggregation::off
-                           : options.disaggregation == "only" ? serving::PlanDisaggregation::only
-                                                              : serving::PlanDisaggregation::automatic;
-    const auto order = options.by == "devices" ? serving::PlanOrder::devices
-                       : options.by == "power" ? serving::PlanOrder::power
-                                               : serving::PlanOrder::cost;
+    space.disaggregation =
+        core::named_or_throw(serving::kPlanDisaggregationNames, options.disaggregation, "--disaggregation", "choice").value;
+    const auto order = core::named_or_throw(serving::kPlanOrderNames, options.by, "--by", "order").value;
 
     const profiles::ModelProfile model = catalog.model(options.model);
-    warn_beyond_context(io, model, prompt.mean() + workload.output_tokens);
-    // Prompts longer than the model's context are truncated to fit (docs/scenarios.md).
-    if (model.max_position_embeddings) {
-        prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - workload.output_tokens);
-    }
-    workload.prompt_tokens = prompt.mean();
+    const workload::ResolvedWorkload resolved = workload::resolve_workload(choice, model.max_position_embeddings);
+    warn_beyond_context(io, model, resolved.asked_context_mean);
+    serving::PlanWorkload workload;
+    workload.rate_per_s = options.rate;
+    workload.users = options.users;
+    workload.think_time_s = resolved.think_time_s;
+    workload.prompt_tokens = resolved.prompt.mean();
+    workload.output_tokens = resolved.output.mean();
+    workload.arrival_cv2 = resolved.arrival_cv2();
     std::vector<profiles::HardwareProfile> candidates;
     const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
     if (ids.empty()) {
@@ -122,7 +113,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     std::optional<serving::PlanOption> best_uncapped;
     if (options.max_output) {
         serving::PlanWorkload uncapped = workload;
-        uncapped.output_tokens = uncapped_output;
+        uncapped.output_tokens = resolved.uncapped_output_mean;
         const serving::Plan without = serving::plan_deployments(model, candidates, uncapped, targets, space, order);
         if (!without.options.empty()) best_uncapped = without.options.front();
     }
@@ -140,7 +131,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.scenario = scenario;
     if (options.max_output) {
         conditions.max_output_tokens = static_cast<double>(*options.max_output);
-        conditions.uncapped_output_tokens = uncapped_output;
+        conditions.uncapped_output_tokens = resolved.uncapped_output_mean;
         conditions.best_uncapped = best_uncapped;
     }
     conditions.order = options.by;
@@ -148,7 +139,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
                                        : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
-    conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(prompt), workload::describe(output));
+    conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt), workload::describe(resolved.output));
     if (options.json) {
         io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
@@ -206,12 +197,12 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "Each stream at least this fast (a TPOT target of its inverse)")
         ->check(CLI::Range(1e-6, 1e9));
     add_scheduler_options(*command, options->scheduler);
-    command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember({"cost", "devices", "power"}));
+    command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember(core::names_of(serving::kPlanOrderNames)));
     command->add_option("--disaggregation", options->disaggregation,
                         "Disaggregated prefill and decode pools: auto (considered beside colocated replicas, kept "
                         "when cheaper; open loop only), off, or only")
         ->capture_default_str()
-        ->check(CLI::IsMember({"auto", "off", "only"}));
+        ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
     command->add_flag("--json", options->json, "Print one JSON object");
     run_when_parsed(command, run, options, &run_plan);
 }

@@ -17,8 +17,10 @@
 #include "core/text_escape.hpp"
 #include "profiles/trace.hpp"
 #include "report/serving/serve_output.hpp"
+#include "serving/served_stream.hpp"
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::cli {
 
@@ -63,75 +65,38 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (!options.trace.empty() && (scenario || options.max_output)) {
         throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
     }
-    std::vector<workload::Request> requests;
-    report::ServeConditions conditions;
-    serving::LoadShape load;
-    std::optional<serving::LoadShape> uncapped_load;  // with --max-output: the same load without the cap
+    serving::ServedStream stream;
     if (!options.trace.empty()) {
+        std::vector<workload::Request> rows;
         for (const auto& row : profiles::load_trace(options.trace)) {
-            requests.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
+            rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
         }
-        std::stable_sort(requests.begin(), requests.end(),
-                         [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
-        const double origin = requests.front().arrival_s;
-        double prompt_sum = 0.0, output_sum = 0.0;
-        for (auto& request : requests) {
-            request.arrival_s -= origin;
-            prompt_sum += static_cast<double>(request.prompt_tokens);
-            output_sum += static_cast<double>(request.output_tokens);
-        }
-        const double count = static_cast<double>(requests.size());
-        const double span = requests.back().arrival_s;
-        load.rate_per_s = span > 0.0 ? (count - 1.0) / span : count;
-        load.prompt_tokens = prompt_sum / count;
-        load.output_tokens = output_sum / count;
-        conditions.arrivals = fmt::format("trace {} ({:.3g}/s)", options.trace, load.rate_per_s);
-        conditions.prompt = fmt::format("trace (mean {:.0f})", load.prompt_tokens);
-        conditions.output = fmt::format("trace (mean {:.0f})", load.output_tokens);
+        stream = serving::replayed_stream(std::move(rows), options.trace);
     } else {
+        workload::WorkloadChoice choice;
+        choice.scenario = scenario;
+        if (options.prompt) choice.prompt = parse_length(*options.prompt, "--prompt");
+        if (options.output) choice.output = parse_length(*options.output, "--output");
+        choice.max_output = options.max_output;
+        if (options.arrivals) {
+            choice.arrivals =
+                core::named_or_throw(workload::Arrivals::kKindNames, *options.arrivals, "--arrivals", "arrival process").value;
+        }
+        choice.burstiness = options.burstiness;
+        const profiles::ModelProfile model = catalog.model(options.deployment.model);
+        const workload::ResolvedWorkload resolved = workload::resolve_workload(choice, model.max_position_embeddings);
+        warn_beyond_context(io, model, resolved.asked_context_mean);
         workload::StreamSpec spec;
         spec.arrivals.rate_per_s = options.rate;
-        spec.arrivals.kind = options.arrivals ? (*options.arrivals == "gamma" ? workload::Arrivals::Kind::gamma
-                                                                               : workload::Arrivals::Kind::poisson)
-                             : scenario      ? scenario->arrivals
-                                             : workload::Arrivals::Kind::poisson;
-        spec.arrivals.burstiness = options.burstiness.value_or(scenario ? scenario->burstiness : 1.0);
-        spec.prompt = options.prompt ? parse_length(*options.prompt, "--prompt")
-                      : scenario     ? scenario->prompt
-                                     : parse_length("1000", "--prompt");
-        spec.output = options.output ? parse_length(*options.output, "--output")
-                      : scenario     ? scenario->output
-                                     : parse_length("200", "--output");
-        if (options.max_output) spec.output.cap = static_cast<double>(*options.max_output);
         spec.requests = options.requests;
         spec.seed = options.seed;
         spec.prefix_fraction = options.prefix_fraction;
         spec.prefix_tokens = options.prefix_tokens;
         spec.prefix_groups = options.prefix_groups;
-        // The model's context bounds every request (prompts truncated to fit, as for --scenario agent).
-        const profiles::ModelProfile model = catalog.model(options.deployment.model);
-        warn_beyond_context(io, model, spec.prompt.mean() + spec.output.mean());
-        if (model.max_position_embeddings) {
-            spec.max_context = *model.max_position_embeddings;
-            spec.prompt.cap = std::max(1.0, static_cast<double>(*model.max_position_embeddings) - spec.output.mean());
-        }
-        requests = workload::generate_requests(spec);
-        load.rate_per_s = options.rate;
-        load.prompt_tokens = spec.prompt.mean();
-        load.output_tokens = spec.output.mean();
-        load.arrival_cv2 = spec.arrivals.kind == workload::Arrivals::Kind::gamma ? 1.0 / spec.arrivals.burstiness : 1.0;
-        if (options.max_output) {
-            uncapped_load = load;
-            workload::LengthDistribution uncapped = spec.output;
-            uncapped.cap.reset();
-            uncapped_load->output_tokens = uncapped.mean();
-        }
-        conditions.arrivals = spec.arrivals.kind == workload::Arrivals::Kind::gamma
-                                  ? fmt::format("gamma (burstiness {:g}) at {:g}/s", spec.arrivals.burstiness, options.rate)
-                                  : fmt::format("poisson at {:g}/s", options.rate);
-        conditions.prompt = describe(spec.prompt);
-        conditions.output = describe(spec.output);
+        stream = serving::generated_stream(resolved, spec, options.max_output);
     }
+    const std::vector<workload::Request>& requests = stream.requests;
+    const serving::LoadShape& load = stream.load;
     const engine::OperatingPoint point =
         resolve_point(catalog, options.deployment, engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io);
     const engine::Evaluator evaluator(point);
@@ -142,10 +107,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.disaggregation = pools;
     config.seed = options.seed;  // the draws of accepted draft tokens
     // Targets: the flags, else the scenario's p99 targets applied to each request.
-    const serving::ServiceTargets targets{
-        options.ttft_slo ? options.ttft_slo : scenario ? scenario->ttft_p99_s : std::nullopt,
-        options.tpot_slo ? options.tpot_slo : scenario ? scenario->tpot_p99_s : std::nullopt,
-        options.e2e_slo ? options.e2e_slo : scenario ? scenario->e2e_p99_s : std::nullopt};
+    const serving::ServiceTargets targets =
+        serving::service_targets(scenario, options.ttft_slo, options.tpot_slo, options.e2e_slo);
     const serving::ServeResult result = serving::simulate_serving(evaluator, requests, config, targets);
     // The analytic steady state at the same load per replica, for comparison.
     serving::LoadShape per_replica = load;
@@ -155,12 +118,16 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     const serving::SteadyState analytic =
         pools_analytic ? pools_analytic->overall : serving::steady_state(evaluator, per_replica, config.limits);
 
+    report::ServeConditions conditions;
+    conditions.arrivals = stream.arrivals;
+    conditions.prompt = stream.prompt;
+    conditions.output = stream.output;
     conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
     conditions.point.scenario = scenario;
     if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
-    if (uncapped_load) {
+    if (stream.uncapped_load) {
         serving::LoadShape capped_per_replica = per_replica;
-        serving::LoadShape uncapped_per_replica = *uncapped_load;
+        serving::LoadShape uncapped_per_replica = *stream.uncapped_load;
         uncapped_per_replica.rate_per_s = per_replica.rate_per_s;
         conditions.output_cap = serving::output_cap_effect(evaluator, capped_per_replica, uncapped_per_replica,
                                                              static_cast<double>(*options.max_output), config.limits,
@@ -214,7 +181,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "arrivals and targets; explicit flags override");
     command->add_option("--arrivals", options->arrivals, "poisson (default), or gamma (bursty: see --burstiness)")
-        ->check(CLI::IsMember({"poisson", "gamma"}));
+        ->check(CLI::IsMember(core::names_of(workload::Arrivals::kKindNames)));
     command->add_option("--burstiness", options->burstiness,
                         "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
         ->check(CLI::Range(1e-3, 1e3));

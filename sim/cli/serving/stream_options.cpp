@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::cli {
 
@@ -50,14 +51,13 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
     const std::string& kind = parts[0];
     length.first = numbers[0];
     length.second = numbers[1];
-    if (kind == "uniform") {
-        length.kind = LengthDistribution::Kind::uniform;
+    const auto* named = core::find_named(LengthDistribution::kKindNames, kind);
+    if (named == nullptr || named->value == LengthDistribution::Kind::fixed) refuse("names an unknown distribution");
+    length.kind = named->value;
+    if (length.kind == LengthDistribution::Kind::uniform) {
         if (length.first < 1.0 || length.second < length.first) refuse("needs 1 <= LOW <= HIGH");
-    } else if (kind == "normal" || kind == "lognormal") {
-        length.kind = kind == "normal" ? LengthDistribution::Kind::normal : LengthDistribution::Kind::lognormal;
-        if (length.first < 1.0) refuse("needs a mean of at least 1 token");
-    } else {
-        refuse("names an unknown distribution");
+    } else if (length.first < 1.0) {
+        refuse("needs a mean of at least 1 token");
     }
     return length;
 }

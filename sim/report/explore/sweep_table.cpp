@@ -5,6 +5,7 @@
 #include "engine/clocks.hpp"
 #include "engine/roofline.hpp"
 #include "report/explore/sweep_writer.hpp"
+#include "core/registry.hpp"
 
 namespace decodesim::report {
 
@@ -26,14 +27,11 @@ constexpr std::string_view kNames[kColumnCount] = {
     "decode.roofline_tokens_per_s_total", "ttft_s", "prefill.flops", "batch_prefill.time_s",
     "request.time_per_output_token_s", "request.end_to_end_s", "memory.kv_bytes", "memory.max_batch"};
 
-constexpr engine::Bound kBounds[] = {engine::Bound::memory, engine::Bound::compute, engine::Bound::communication,
-                                     engine::Bound::overhead};
-
 std::uint8_t bound_index(engine::Bound bound) {
-    for (std::size_t i = 0; i < std::size(kBounds); ++i) {
-        if (kBounds[i] == bound) return static_cast<std::uint8_t>(i);
+    for (std::size_t i = 0; i < engine::kBoundNames.size(); ++i) {
+        if (engine::kBoundNames[i].value == bound) return static_cast<std::uint8_t>(i);
     }
-    return 0;  // unreachable: kBounds lists every Bound
+    return 0;  // unreachable: kBoundNames lists every Bound
 }
 
 }  // namespace
@@ -44,9 +42,7 @@ SweepTable::SweepTable() {
 }
 
 std::vector<std::string> SweepTable::bound_names() {
-    std::vector<std::string> names;
-    for (engine::Bound bound : kBounds) names.emplace_back(engine::bound_name(bound));
-    return names;
+    return core::names_of(engine::kBoundNames);
 }
 
 void SweepTable::add(const explore::SweepPoint& point) {

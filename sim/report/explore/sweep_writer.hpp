@@ -5,6 +5,7 @@
 // prompt and output) once per deployment and context, so the writer keeps up with the engine
 // (docs/performance.md).
 
+#include <array>
 #include <memory>
 #include <ostream>
 #include <span>
@@ -13,10 +14,12 @@
 #include <vector>
 
 #include "explore/sweep.hpp"
+#include "core/enum_names.hpp"
 
 namespace decodesim::report {
 
 enum class SweepFormat { csv, jsonl };
+inline constexpr std::array<core::NamedValue<SweepFormat>, 2> kSweepFormatNames{{{SweepFormat::csv, "csv"}, {SweepFormat::jsonl, "jsonl"}}};
 
 // The columns, in output order (docs/cli.md); SweepTable holds the same ones.
 std::span<const std::string_view> sweep_column_names();

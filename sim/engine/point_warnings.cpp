@@ -1,0 +1,64 @@
+#include "engine/point_warnings.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/units.hpp"
+#include "engine/memory.hpp"
+#include "engine/model_shape.hpp"
+#include "engine/prediction.hpp"
+
+namespace decodesim::engine {
+
+namespace {
+
+// A checkpoint's stored total may differ from the shape's count by tied or untied embeddings, a
+// vision tower or quantization scales: beyond 5% the config or the format describes another file.
+constexpr double kCheckpointTolerance = 0.05;
+
+// A checkpoint read from its files (a model folder or a .gguf) checked against the shape and the
+// format the figures use.
+void add_checkpoint_warnings(const OperatingPoint& point, const MemoryFootprint& one_stream,
+                             std::vector<std::string>& warnings) {
+    const profiles::ModelProfile& model = point.model;
+    if (model.checkpoint_parameters && *model.checkpoint_parameters > 0.0) {
+        const double derived = count_parameters(model).total;
+        if (std::fabs(derived / *model.checkpoint_parameters - 1.0) > kCheckpointTolerance) {
+            warnings.push_back(fmt::format("the checkpoint's files hold {} weights, the model's shape gives {}; the figures "
+                                           "use the shape's",
+                                           core::format_count(*model.checkpoint_parameters), core::format_count(derived)));
+        }
+    }
+    // Per device under tensor parallelism replicates some tensors; compared on one device only.
+    if (model.checkpoint_bytes && point.deployment.weights == model.checkpoint_weights &&
+        point.deployment.parallelism.tensor == 1) {
+        const double derived = one_stream.weights.value;
+        if (std::fabs(derived / *model.checkpoint_bytes - 1.0) > kCheckpointTolerance) {
+            warnings.push_back(fmt::format(
+                "the checkpoint's files hold {} of weights{}; the {} format's rules give {}, which the figures use "
+                "(docs/quantization.md)",
+                core::format_bytes(*model.checkpoint_bytes),
+                model.checkpoint_bits_per_weight
+                    ? fmt::format(" ({} bits per weight)", core::format_significant(*model.checkpoint_bits_per_weight))
+                    : std::string(),
+                point.deployment.weights->name, core::format_bytes(derived)));
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> point_warnings(const OperatingPoint& point) {
+    std::vector<std::string> warnings = model_warnings(point.model);
+    if (auto warning = runtime_warning(point.deployment.runtime_profile())) warnings.push_back(*warning);
+    Workload one = point.workload;
+    one.batch = 1.0;
+    const MemoryFootprint one_stream = Evaluator(point).predict(one, Detail::figures).memory;
+    add_checkpoint_warnings(point, one_stream, warnings);
+    if (auto warning = context_warning(point.model, point.workload.max_context())) warnings.push_back(*warning);
+    if (auto problem = memory_problem(one_stream, 1.0)) warnings.push_back(*problem);
+    return warnings;
+}
+
+}  // namespace decodesim::engine

@@ -1,0 +1,63 @@
+#include "serving/served_stream.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace decodesim::serving {
+
+ServedStream generated_stream(const workload::ResolvedWorkload& workload, workload::StreamSpec stream,
+                              std::optional<long long> max_output) {
+    stream.arrivals.kind = workload.arrivals;
+    stream.arrivals.burstiness = workload.burstiness;
+    stream.prompt = workload.prompt;
+    stream.output = workload.output;
+    stream.max_context = workload.max_context;
+    ServedStream served;
+    served.requests = workload::generate_requests(stream);
+    served.load.rate_per_s = stream.arrivals.rate_per_s;
+    served.load.prompt_tokens = workload.prompt.mean();
+    served.load.output_tokens = workload.output.mean();
+    served.load.arrival_cv2 = workload.arrival_cv2();
+    if (max_output) {
+        served.uncapped_load = served.load;
+        served.uncapped_load->output_tokens = workload.uncapped_output_mean;
+    }
+    served.arrivals = workload::describe_arrivals(workload.arrivals, workload.burstiness, stream.arrivals.rate_per_s);
+    served.prompt = workload::describe(workload.prompt);
+    served.output = workload::describe(workload.output);
+    return served;
+}
+
+ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name) {
+    ServedStream served;
+    served.requests = std::move(rows);
+    std::stable_sort(served.requests.begin(), served.requests.end(),
+                     [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
+    const double origin = served.requests.front().arrival_s;
+    double prompt_sum = 0.0, output_sum = 0.0;
+    for (auto& request : served.requests) {
+        request.arrival_s -= origin;
+        prompt_sum += static_cast<double>(request.prompt_tokens);
+        output_sum += static_cast<double>(request.output_tokens);
+    }
+    const double count = static_cast<double>(served.requests.size());
+    const double span = served.requests.back().arrival_s;
+    // n arrivals span n - 1 gaps; a trace whose requests all arrive at once is a burst of n per second.
+    served.load.rate_per_s = span > 0.0 ? (count - 1.0) / span : count;
+    served.load.prompt_tokens = prompt_sum / count;
+    served.load.output_tokens = output_sum / count;
+    served.arrivals = fmt::format("trace {} ({:.3g}/s)", name, served.load.rate_per_s);
+    served.prompt = fmt::format("trace (mean {:.0f})", served.load.prompt_tokens);
+    served.output = fmt::format("trace (mean {:.0f})", served.load.output_tokens);
+    return served;
+}
+
+ServiceTargets service_targets(const workload::WorkloadScenario* scenario, std::optional<double> ttft_s,
+                               std::optional<double> tpot_s, std::optional<double> e2e_s) {
+    return {ttft_s ? ttft_s : scenario ? scenario->ttft_p99_s : std::nullopt,
+            tpot_s ? tpot_s : scenario ? scenario->tpot_p99_s : std::nullopt,
+            e2e_s ? e2e_s : scenario ? scenario->e2e_p99_s : std::nullopt};
+}
+
+}  // namespace decodesim::serving

@@ -1,0 +1,38 @@
+#pragma once
+// The requests a serve run replays and the load its analytic steady state sees, assembled once
+// from a resolved workload or a trace, and the targets a run is held to.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
+#include "workload/workload_choice.hpp"
+
+namespace decodesim::serving {
+
+struct ServedStream {
+    std::vector<workload::Request> requests;  // sorted by arrival, the first at 0
+    LoadShape load;                           // all replicas together: the stream's rate and mean lengths
+    std::optional<LoadShape> uncapped_load;   // with max_output: the same load without the cap
+    // For the report: "poisson at 5/s", "lognormal 1000 sd 500", "trace FILE (3.2/s)".
+    std::string arrivals;
+    std::string prompt;
+    std::string output;
+};
+
+// A generated stream: `stream` gives the rate, count, seed and shared prefixes; `workload` the
+// lengths, arrivals and the model's context (which truncates prompts).
+ServedStream generated_stream(const workload::ResolvedWorkload& workload, workload::StreamSpec stream,
+                              std::optional<long long> max_output);
+
+// A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it.
+ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name);
+
+// Each target: the flag's, else the scenario's p99 target, else none.
+ServiceTargets service_targets(const workload::WorkloadScenario* scenario, std::optional<double> ttft_s,
+                               std::optional<double> tpot_s, std::optional<double> e2e_s);
+
+}  // namespace decodesim::serving

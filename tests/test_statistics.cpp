@@ -1,0 +1,51 @@
+// The one median, quantile and bisection (core/statistics.hpp, core/search.hpp), against values
+// worked by hand and NumPy's documented results.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/search.hpp"
+#include "core/statistics.hpp"
+
+using namespace decodesim;
+
+TEST_CASE("the median is the middle value, or the mean of the two middle values") {
+    CHECK(core::median({3.0, 1.0, 2.0}) == 2.0);
+    CHECK(core::median({4.0, 1.0, 3.0, 2.0}) == 2.5);
+    CHECK(core::median({7.0}) == 7.0);
+    CHECK(core::median({}) == 0.0);
+}
+
+TEST_CASE("a quantile interpolates between ranks as numpy.percentile does") {
+    // np.percentile([1, 2, 3, 4], 50) = 2.5: position 0.5 x 3 = 1.5, halfway from 2 to 3.
+    CHECK(core::quantile_of_sorted({1.0, 2.0, 3.0, 4.0}, 0.5) == doctest::Approx(2.5));
+    // np.percentile(range(1, 101), 99) = 99.01: position 0.99 x 99 = 98.01, from 99 toward 100.
+    std::vector<double> hundred;
+    for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+    CHECK(core::quantile_of_sorted(hundred, 0.99) == doctest::Approx(99.01));
+    CHECK(core::quantile_of_sorted(hundred, 0.0) == 1.0);
+    CHECK(core::quantile_of_sorted(hundred, 1.0) == 100.0);
+    CHECK(core::quantile_of_sorted({5.0}, 0.9) == 5.0);
+}
+
+TEST_CASE("bisection narrows to a monotone predicate's boundary") {
+    // x^2 < 2 holds below sqrt(2) = 1.41421356...; 60 halvings of [0, 2] leave 2^-59.
+    const core::Bracket root = core::bisect(0.0, 2.0, [](double x) { return x * x < 2.0; });
+    CHECK(root.low <= std::sqrt(2.0));
+    CHECK(root.high >= std::sqrt(2.0));
+    CHECK(root.high - root.low < 1e-15);
+    // With a relative width of 1e-3 it stops once the interval is that narrow: 2 / 2^11 < 1.414e-3.
+    int calls = 0;
+    const core::Bracket coarse = core::bisect(0.0, 2.0, [&](double x) { ++calls; return x * x < 2.0; }, 60, 1e-3);
+    CHECK(coarse.high - coarse.low <= 1e-3 * coarse.high);
+    CHECK(calls == 11);
+}
+
+TEST_CASE("the integer searches find the first and last n where a predicate holds") {
+    CHECK(core::first_true(1, 100, [](long long n) { return n * n >= 50; }) == 8);  // 7^2 = 49, 8^2 = 64
+    CHECK(core::last_true(1, 100, [](long long n) { return n * n <= 50; }) == 7);
+    CHECK_FALSE(core::first_true(1, 5, [](long long n) { return n > 5; }).has_value());
+    CHECK_FALSE(core::last_true(1, 5, [](long long) { return false; }).has_value());
+}
