@@ -4,15 +4,6 @@
 
 namespace decodesim::core {
 
-std::string_view memory_family_name(MemoryFamily family) {
-    switch (family) {
-        case MemoryFamily::hbm: return "hbm";
-        case MemoryFamily::gddr: return "gddr";
-        case MemoryFamily::unified: return "unified";
-    }
-    return "?";
-}
-
 std::optional<MemoryFamily> memory_family_of(std::string_view memory_type) {
     if (const MemoryType* type = find_named(kMemoryTypes, memory_type)) return type->family;
     return std::nullopt;

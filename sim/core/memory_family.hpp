@@ -6,12 +6,17 @@
 #include <optional>
 #include <string_view>
 
+#include "core/enum_names.hpp"
+
 namespace decodesim::core {
 
 enum class MemoryFamily { hbm, gddr, unified };
 inline constexpr std::array kMemoryFamilies{MemoryFamily::hbm, MemoryFamily::gddr, MemoryFamily::unified};
 
-std::string_view memory_family_name(MemoryFamily family);
+inline constexpr std::array<NamedValue<MemoryFamily>, 3> kMemoryFamilyNames{
+    {{MemoryFamily::hbm, "hbm"}, {MemoryFamily::gddr, "gddr"}, {MemoryFamily::unified, "unified"}}};
+
+inline std::string_view memory_family_name(MemoryFamily family) { return name_of(kMemoryFamilyNames, family); }
 
 // One row per memory technology a profile may name in memory.type.
 struct MemoryType {

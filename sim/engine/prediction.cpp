@@ -217,9 +217,9 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     if (workload.is_request()) {
         prompt = *workload.prompt;
         const double output = workload.output.value_or(1.0);
-        // Decode steps generate tokens 2..N; the step for token j holds P + j - 1 tokens.
-        const double first = prompt + 1.0;
-        const double last = prompt + std::max(1.0, output - 1.0);
+        const DecodeRange range = decode_range(prompt, output);
+        const double first = range.first;
+        const double last = range.last;
         auto time_of = [](const StepCosts&, const StepTotals& time) { return time.time.value; };
         decode.step_time = core::Seconds(mean_decode(batch, first, last, rates_, time_of));
         decode.roofline_step_time = core::Seconds(mean_decode(batch, first, last, peak_rates_, time_of));
@@ -227,7 +227,7 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
             batch, first, last, rates_, [](const StepCosts& c, const StepTotals&) { return c.total_bytes().value; }));
         decode.flops_per_step = core::Flops(mean_decode(
             batch, first, last, rates_, [](const StepCosts& c, const StepTotals&) { return c.total_flops().value; }));
-        decode.context = (first + last) / 2.0;
+        decode.context = range.mean();
     } else {
         decode.context = workload.context;
     }

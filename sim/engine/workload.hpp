@@ -5,6 +5,18 @@
 
 namespace decodesim::engine {
 
+// The first and last context of a request's decode steps, and their mean: decode steps generate
+// tokens 2..N, and the step for token j holds P + j - 1 tokens. Every average over a request's
+// decode (predictions, the steady state, replayed closed loops) is taken over this range.
+struct DecodeRange {
+    double first;
+    double last;
+    double mean() const { return (first + last) / 2.0; }
+};
+inline DecodeRange decode_range(double prompt, double output) {
+    return {prompt + 1.0, prompt + (output - 1.0 > 1.0 ? output - 1.0 : 1.0)};
+}
+
 struct Workload {
     double batch = 1.0;  // concurrent sequences
     // Either one decode step at `context` tokens ...

@@ -95,7 +95,7 @@ double figure_of(const profiles::Measurement& m, const engine::Evaluator& evalua
     // What they add is priced at the mean context, as the difference of the two passes.
     if (m.staggered_arrivals && m.batch && output > 1.0) {
         const engine::CostModel& cost = evaluator.cost_model();
-        const engine::StepShape decode = engine::decode_shape(cost, batch, prompt + output / 2.0);
+        const engine::StepShape decode = engine::decode_shape(cost, batch, prediction.decode.context);
         engine::StepShape replenished = decode;
         replenished += engine::prefill_shape(cost, batch / output, 0.0, prompt);
         step += (evaluator.step_time(replenished) - evaluator.step_time(decode)).value;

@@ -102,7 +102,7 @@ namespace {
 // A chain of bases longer than this loops (a runtime build refines one or two others).
 constexpr int kMaxRuntimeBaseDepth = 8;
 
-std::vector<RuntimeProfileHead> runtime_heads(const fs::path& folder) {
+std::vector<RuntimeProfileHead> read_runtime_heads(const fs::path& folder) {
     std::vector<RuntimeProfileHead> heads;
     std::error_code error;
     std::vector<fs::path> files;
@@ -171,14 +171,22 @@ std::string resolve_runtime(const std::string& query, const std::vector<RuntimeP
 
 std::vector<std::string> Catalog::runtime_ids() const {
     std::vector<std::string> ids;
-    for (const RuntimeProfileHead& head : runtime_heads(fs::path(root_) / "runtime_profiles")) ids.push_back(head.id);
+    for (const RuntimeProfileHead& head : runtime_heads()) ids.push_back(head.id);
     return ids;
 }
 
 std::string Catalog::runtime_path(const std::string& id_or_path) const {
     if (looks_like_path(id_or_path)) return id_or_path;
     const fs::path folder = fs::path(root_) / "runtime_profiles";
-    return resolve_runtime(id_or_path, runtime_heads(folder), folder);
+    return resolve_runtime(id_or_path, runtime_heads(), folder);
+}
+
+const std::vector<RuntimeProfileHead>& Catalog::runtime_heads() const {
+    if (!runtime_heads_) {
+        runtime_heads_ = std::make_shared<const std::vector<RuntimeProfileHead>>(
+            read_runtime_heads(fs::path(root_) / "runtime_profiles"));
+    }
+    return *runtime_heads_;
 }
 
 std::shared_ptr<const RuntimeProfile> Catalog::runtime(const std::string& id_or_path) const {
@@ -203,7 +211,7 @@ std::shared_ptr<const RuntimeProfile> Catalog::runtime_by_id(const std::string& 
         throw core::InputError(core::unlocated("", fmt::format("'{}' is a path; a base is a runtime id", id)));
     }
     const fs::path folder = fs::path(root_) / "runtime_profiles";
-    return runtime_at(resolve_runtime(id, runtime_heads(folder), folder), depth);
+    return runtime_at(resolve_runtime(id, runtime_heads(), folder), depth);
 }
 
 std::shared_ptr<const RuntimeProfile> Catalog::runtime_at(const std::string& path, int depth) const {

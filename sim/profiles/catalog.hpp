@@ -11,6 +11,8 @@
 
 namespace decodesim::profiles {
 
+struct RuntimeProfileHead;  // profiles/runtime_loader.hpp
+
 class Catalog {
 public:
     // `root` holds hardware_profiles/ and model_profiles/.
@@ -40,8 +42,12 @@ public:
 private:
     std::shared_ptr<const RuntimeProfile> runtime_at(const std::string& path, int depth) const;
     std::shared_ptr<const RuntimeProfile> runtime_by_id(const std::string& id, int depth) const;
+    // The heads of runtime_profiles/, read on first use and kept: resolving a build and each base of
+    // its chain would otherwise read every file's head again. Copies of a catalog share them.
+    const std::vector<RuntimeProfileHead>& runtime_heads() const;
 
     std::string root_;
+    mutable std::shared_ptr<const std::vector<RuntimeProfileHead>> runtime_heads_;
 };
 
 // Loads any profile file by its content: a config.json (has model_type), a model profile

@@ -79,7 +79,9 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     if (!runtime.cuda_graph_batch_sizes.empty()) {
         text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
     }
-    TextTable factors({"factor", "hbm", "gddr", "unified"});
+    std::vector<std::string> columns{"factor"};
+    for (core::MemoryFamily family : core::kMemoryFamilies) columns.emplace_back(core::memory_family_name(family));
+    TextTable factors(columns);
     for (const profiles::RuntimeFactorField& field : profiles::kRuntimeFactorFields) {
         std::vector<std::string> row{std::string(field.key)};
         for (core::MemoryFamily family : core::kMemoryFamilies) row.push_back(factor_text(field, runtime.factors(family)));

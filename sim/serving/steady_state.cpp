@@ -89,7 +89,7 @@ double acceptance_spread(const Model& model, double tokens) {
 
 Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
     const engine::CostModel& cost = evaluator.cost_model();
-    const double context = load.prompt_tokens + load.output_tokens / 2.0;
+    const double context = engine::decode_range(load.prompt_tokens, load.output_tokens).mean();
     // Memory: the KV cache left beside the weights, over a sequence's mean footprint; a draft
     // model's weights and cache share the devices (Evaluator::memory, as in the simulation).
     const engine::MemoryFootprint memory = evaluator.memory(1.0, context);
