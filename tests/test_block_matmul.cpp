@@ -122,7 +122,7 @@ TEST_CASE("a run states the dequantized path through its runtime build, which ha
     CHECK(prefill_s("rtx-4090", "fp16", kDequantizingBuild) == doctest::Approx(prefill_s("rtx-4090", "fp16", kMmqBuild)));
     CHECK(prefill_s("apple-m2-ultra", "q4_0", kDequantizingBuild) ==
           doctest::Approx(prefill_s("apple-m2-ultra", "q4_0", kMmqBuild)));
-    // The flag that once chose the path is gone: the build states it.
+    // No flag chooses the path (--block-matmul is refused): the build states it.
     const auto flag = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
                                     "--block-matmul", "dequantized"});
     CHECK(flag.exit_code == 2);

@@ -1,6 +1,6 @@
 // The collective model against public nccl-tests and rccl-tests runs (validation/collectives.csv,
 // sources in validation/collectives.md). No constant was fitted on these rows: the links are the
-// profiles' datasheet figures at the engine's default link efficiency (0.77, from earlier NCCL
+// profiles' datasheet figures at the engine's default link efficiency (0.77, from other NCCL
 // bus-bandwidth sources in docs/evidence/efficiency-sources.md, section 3). The bounds asserted are
 // the errors docs/validation.md reports ("Collectives"); they guard against a regression, and a
 // change that improves the fit should tighten them.

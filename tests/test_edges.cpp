@@ -486,8 +486,8 @@ TEST_CASE("when one stream's KV cache does not fit, every command says so, and s
 
 TEST_CASE("every text output fits in 100 columns: tables cut their widest column, prose wraps") {
     using decodesim::testing::run;
-    // The widest outputs seen before the rule: profile lists (159 columns), compare's note, why's
-    // verdict (561), plan's reasons, serve's summary, accuracy's worst rows.
+    // The commands whose unwrapped outputs are widest: profile lists (159 columns), compare's note,
+    // why's verdict (561), plan's reasons, serve's summary, accuracy's worst rows.
     const std::vector<std::vector<std::string>> commands = {
         {"profiles", "list", "hardware"},
         {"profiles", "list", "models"},

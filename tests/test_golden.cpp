@@ -2,11 +2,6 @@
 // tests/data/golden/accuracy.csv, which scripts/update-accuracy-golden.py writes from
 // `decodesim accuracy --json`. A refit or a new row is then one command and one data diff; the
 // physics tests elsewhere state the factors they use and do not move with it.
-//
-// When the runtime profiles replaced the --kernel-graph, --block-matmul and --attention flags,
-// this file was written from the build before that change (3882799): its llama.cpp rows are the
-// figures those flags gave, and the three llama.cpp builds (llama.cpp@2023-03, @2024-06, @2025-10)
-// reproduce them row for row. Only the SGLang request-rate rows moved, by SGLang's own memory share.
 
 #include <doctest/doctest.h>
 

@@ -142,7 +142,7 @@ TEST_CASE("a run states the unfused graph through its runtime build") {
     CHECK(messages[0].find("kernel_graph_bad.csv:2:15:") != std::string::npos);
     CHECK(messages[0].find("conditions") != std::string::npos);
     CHECK(messages[0].find("unknown key 'kernel-graph'") != std::string::npos);
-    // The flag that once chose the graph is gone: the build states it.
+    // No flag chooses the graph (--kernel-graph is refused): the build states it.
     const auto flag = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--runtime",
                                     "llama.cpp", "--kernel-graph", "unfused"});
     CHECK(flag.exit_code == 2);

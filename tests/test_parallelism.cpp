@@ -570,7 +570,7 @@ TEST_CASE("a row's ep= and dp-attention= deploy it as its source states: DP atte
     // At the run's deepest context, 1024 + 2048 = 3072 tokens, its 3072 sequences hold:
     //   dp-attention=8: 384 sequences a replica, 384 x 3072 x 70,272 B = 82,896,224,256 B a device;
     //   tensor parallelism: one latent head cannot be split, so every device holds all 3072,
-    //   8 x that = 663,169,794,048 B, which no B200 holds (the bound the row beat before it was read).
+    //   8 x that = 663,169,794,048 B, which no B200 holds.
     const auto catalog = testing::shipped_catalog();
     const auto& hardware = catalog.hardware("b200");
     const auto& model = catalog.model("deepseek-r1");

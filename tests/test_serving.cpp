@@ -244,3 +244,64 @@ TEST_CASE("without chunked prefill, a recomputed prompt longer than a pass is co
     }
     CHECK(unfinished_or_rejected == result.rejected);
 }
+
+TEST_CASE("a closed loop of one client sends each request as the last one finishes, after its think time") {
+    // One client: request i arrives at request i-1's finish plus the think time, and each request is
+    // alone on the server, so its end-to-end time is one request's own (predict's figure).
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    serving::ServeConfig config;
+    config.closed_loop = serving::ClosedLoop{1, 0.25};
+    const auto result = serving::simulate_serving(evaluator, fixed_stream(1.0, 1000, 200, 12), config, {});
+    const auto alone = evaluator.predict(engine::Workload::request(1.0, 1000.0, 200.0));
+    REQUIRE(result.requests.size() == 12);
+    CHECK(result.requests[0].request.arrival_s == 0.0);
+    for (std::size_t i = 1; i < result.requests.size(); ++i) {
+        CAPTURE(i);
+        CHECK(result.requests[i].request.arrival_s == doctest::Approx(result.requests[i - 1].finish_s + 0.25).epsilon(1e-12));
+    }
+    CHECK(result.e2e_s.max == doctest::Approx(alone.request->end_to_end.value).epsilon(1e-9));
+    CHECK_FALSE(result.saturated);
+}
+
+TEST_CASE("a closed loop keeps at most its clients' requests in the server and obeys the response time law") {
+    // N clients thinking Z seconds: throughput X = N / (R + Z), R the mean response time (the
+    // interactive response time law, a form of Little's law over the whole loop). Over 600
+    // requests the loop's start and end (all clients starting at 0, the last ones finishing alone)
+    // move the ratio by a few percent at most.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    serving::ServeConfig config;
+    config.closed_loop = serving::ClosedLoop{16, 0.5};
+    const auto result = serving::simulate_serving(evaluator, fixed_stream(1.0, 800, 150, 600), config, {});
+    REQUIRE(result.requests.size() == 600);
+    // The first 16 arrive together at 0; never more than 16 in the server at an arrival.
+    for (std::size_t i = 0; i < 16; ++i) CHECK(result.requests[i].request.arrival_s == 0.0);
+    for (const auto& arriving : result.requests) {
+        int inside = 0;
+        for (const auto& other : result.requests) {
+            if (other.request.arrival_s <= arriving.request.arrival_s && other.finish_s > arriving.request.arrival_s) ++inside;
+        }
+        CHECK(inside <= 16);
+    }
+    const double law = 16.0 / (result.e2e_s.mean + 0.5);
+    CHECK(result.requests_per_s == doctest::Approx(law).epsilon(0.05));
+    CHECK_FALSE(result.saturated);
+}
+
+TEST_CASE("serve --concurrency runs the closed loop and refuses what only an open loop means") {
+    const auto ok = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--concurrency", "4",
+                                  "--requests", "40", "--prompt", "500", "--output", "50", "--json"});
+    REQUIRE(ok.exit_code == 0);
+    const auto document = nlohmann::json::parse(ok.out);
+    CHECK(document["conditions"]["arrivals"] == "closed loop of 4 clients");
+    const auto with_rate = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--concurrency",
+                                         "4", "--rate", "2"});
+    CHECK(with_rate.exit_code == 2);
+    const auto think_alone = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--think-time", "1"});
+    CHECK(think_alone.exit_code == 2);
+    const auto with_cap = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--concurrency", "4",
+                                        "--max-output", "10"});
+    CHECK(with_cap.exit_code == 2);
+    CHECK(with_cap.err.find("--concurrency") != std::string::npos);
+}

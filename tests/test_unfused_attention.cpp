@@ -171,7 +171,7 @@ TEST_CASE("a run states unfused attention in its conditions, in llama-bench's fl
     CHECK(bench_messages[0].find("flash_attn") != std::string::npos);
     CHECK(bench_messages[0].find("maybe") != std::string::npos);
 
-    // The CLI: a build whose attention is unfused says so, and the flag that once chose it is gone.
+    // The CLI: a build whose attention is unfused says so, and no flag chooses it.
     const auto unfused = testing::run({"predict", "--hardware", "rtx-4090", "--model", "llama-2-7b", "--weights", "q4_0",
                                        "--runtime", "llama.cpp@2024-06", "--prompt", "4096", "--output", "64", "--json"});
     REQUIRE(unfused.exit_code == 0);

@@ -53,6 +53,12 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
     return served;
 }
 
+std::string describe_closed_loop(const ClosedLoop& loop) {
+    std::string text = fmt::format("closed loop of {} client{}", loop.clients, loop.clients == 1 ? "" : "s");
+    if (loop.think_time_s > 0.0) text += fmt::format(" thinking {:g} s", loop.think_time_s);
+    return text;
+}
+
 ServiceTargets service_targets(const workload::WorkloadScenario* scenario, std::optional<double> ttft_s,
                                std::optional<double> tpot_s, std::optional<double> e2e_s) {
     return {ttft_s ? ttft_s : scenario ? scenario->ttft_p99_s : std::nullopt,

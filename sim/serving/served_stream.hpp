@@ -31,6 +31,9 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
 // A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it.
 ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name);
 
+// "closed loop of 32 clients", "... thinking 5 s".
+std::string describe_closed_loop(const ClosedLoop& loop);
+
 // Each target: the flag's, else the scenario's p99 target, else none.
 ServiceTargets service_targets(const workload::WorkloadScenario* scenario, std::optional<double> ttft_s,
                                std::optional<double> tpot_s, std::optional<double> e2e_s);

@@ -153,6 +153,13 @@ public:
         }
         records_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
+        if (config.closed_loop) {
+            if (config.closed_loop->clients < 1 || !(config.closed_loop->think_time_s >= 0.0)) {
+                throw core::InputError(core::unlocated("concurrency", "a closed loop needs at least one client and a think time of at least 0"));
+            }
+            const auto clients = std::min<long long>(config.closed_loop->clients, static_cast<long long>(requests.size()));
+            for (long long c = 0; c < clients; ++c) ready_clients_.push(0.0);
+        }
     }
 
     ServeResult run(const ServiceTargets& targets);
@@ -177,6 +184,10 @@ private:
     Sequence admit(Replica& replica, std::size_t request, double now);
     void sample(double now);
     void reject(Replica& replica, double now);
+    // When the next request arrives: its stated time, or in a closed loop when a client is ready.
+    double next_arrival_s(std::size_t next) const;
+    // A request has left (finished or refused): in a closed loop its client sends again after thinking.
+    void client_done(double now);
     SpeculationStats speculation_stats() const;
     void account_time(double now);
     std::size_t least_loaded(std::size_t first, std::size_t last) const;
@@ -189,8 +200,10 @@ private:
 
     const engine::Evaluator& evaluator_;
     const engine::CostModel& cost_;
-    const std::vector<workload::Request>& requests_;
+    std::vector<workload::Request> requests_;  // a closed loop sets their arrival times as it runs
     ServeConfig config_;
+    // A closed loop's clients, by the time each will send its next request.
+    std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
     std::vector<Replica> replicas_;
     std::vector<RequestRecord> records_;
     std::vector<TimelineSample> timeline_;
@@ -356,11 +369,27 @@ void Simulation::reject(Replica& replica, double now) {
     ++rejected_;
     const Sequence sequence = replica.waiting.front();
     records_[sequence.request].rejected = true;
+    client_done(now);
     replica.waiting.pop_front();
     if (sequence.remote) release_source(sequence.request, now);
 }
 
+double Simulation::next_arrival_s(std::size_t next) const {
+    if (next >= requests_.size()) return std::numeric_limits<double>::infinity();
+    if (!config_.closed_loop) return requests_[next].arrival_s;
+    return ready_clients_.empty() ? std::numeric_limits<double>::infinity() : ready_clients_.top();
+}
+
+void Simulation::client_done(double now) {
+    if (config_.closed_loop) ready_clients_.push(now + config_.closed_loop->think_time_s);
+}
+
 void Simulation::arrive(std::size_t index, double now) {
+    if (config_.closed_loop) {
+        ready_clients_.pop();
+        requests_[index].arrival_s = now;
+        records_[index].request.arrival_s = now;
+    }
     const std::size_t chosen = least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
     Sequence sequence;
     sequence.request = index;
@@ -404,6 +433,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 release(replica, sequence);
                 ++rejected_;
                 records_[sequence.request].rejected = true;
+                client_done(now);
                 replica.running.clear();
                 preempted_self = true;
                 break;
@@ -564,6 +594,7 @@ void Simulation::finish_step(Replica& replica, double now) {
         Sequence& sequence = replica.running[i];
         if (sequence.generated >= requests_[sequence.request].output_tokens) {
             records_[sequence.request].finish_s = now;
+            client_done(now);
             release(replica, sequence);
             continue;
         }
@@ -612,7 +643,6 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     ServeResult result;
     std::size_t next = 0;
     double now = 0.0;
-    const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
     bool counted_last_arrival = false;
     while (true) {
         Replica* soonest = nullptr;
@@ -622,10 +652,11 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
         const double transfer_end =
             transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
-        const bool arrival_first = next < requests_.size() && requests_[next].arrival_s <= std::min(step_end, transfer_end);
+        const double arrival = next_arrival_s(next);
+        const bool arrival_first = std::isfinite(arrival) && arrival <= std::min(step_end, transfer_end);
         const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
         if (!arrival_first && !transfer_first && soonest == nullptr) break;
-        now = arrival_first ? requests_[next].arrival_s : transfer_first ? transfer_end : step_end;
+        now = arrival_first ? arrival : transfer_first ? transfer_end : step_end;
         account_time(now);
         if (transfer_first) {
             const Transfer transfer = transfers_.top();
@@ -676,6 +707,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         met += fast_first && fast_rest && done_in_time ? 1.0 : 0.0;
     }
     const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
+    const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
     result.duration_s = last_finish - first_arrival;
     result.ttft_s = percentiles(ttft);
     result.tpot_s = percentiles(tpot);
@@ -708,7 +740,8 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     // Arrivals outran service when a backlog stands at the last arrival (docs/serving.md).
     const long long backlog_limit =
         std::max<long long>(20, static_cast<long long>(0.05 * static_cast<double>(requests_.size())));
-    result.saturated = result.waiting_at_last_arrival > backlog_limit || rejected_ > 0;
+    // A closed loop holds at most its clients' requests: it slows down instead of queueing without end.
+    result.saturated = (!config_.closed_loop && result.waiting_at_last_arrival > backlog_limit) || rejected_ > 0;
     result.requests = std::move(records_);
     result.timeline = std::move(timeline_);
     return result;

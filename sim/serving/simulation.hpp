@@ -25,6 +25,15 @@ struct SchedulerLimits {
     bool prefix_caching = true;
 };
 
+// A fixed number of clients, each sending its next request when its last one has finished (or was
+// refused), after a think time: the load of `vllm bench serve --max-concurrency`, SGLang's
+// `bench_serving --max-concurrency`, AIPerf and GenAI-Perf at a concurrency, and of users in a chat.
+// The first `clients` requests arrive together at time 0, as those tools start them.
+struct ClosedLoop {
+    long long clients = 1;
+    double think_time_s = 0.0;
+};
+
 struct ServeConfig {
     int replicas = 1;  // colocated replicas; ignored when `disaggregation` is set
     SchedulerLimits limits;
@@ -34,6 +43,9 @@ struct ServeConfig {
     // Seeds the draws of accepted draft tokens under speculative decoding: the same seed gives
     // the same run.
     unsigned long long seed = 1;
+    // Set: the requests' arrival times are ignored and set as the loop runs (ServeResult::requests
+    // holds them); unset: an open loop, the requests arriving at their stated times.
+    std::optional<ClosedLoop> closed_loop;
 };
 
 // Latency targets for goodput; unset: not checked.
@@ -126,7 +138,7 @@ struct ServeResult {
     std::optional<SpeculationStats> speculation;        // set when the deployment speculates
 };
 
-// Simulates `requests` (sorted by arrival) on `config.replicas` copies of the evaluator's
+// Simulates `requests` (sorted by arrival; in a closed loop, in the order the clients send them) on `config.replicas` copies of the evaluator's
 // deployment, or on its disaggregated pools. The KV room is what the weights leave, a draft
 // model's weights included; each token's KV holds the draft's too. Throws core::InputError when
 // the weights leave no room for one sequence's KV, or (disaggregated) when the device has no link

@@ -31,6 +31,8 @@ struct ServeOptions {
     int replicas = 1;
     std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
     double rate = 1.0;
+    std::optional<long long> concurrency;  // a closed loop of this many clients instead of --rate
+    std::optional<double> think_time;      // closed loop: unset, the scenario's, else 0
     // Unset: the --scenario's, else poisson, 1, 1000 and 200 (explicit flags override a scenario).
     std::optional<std::string> arrivals;
     std::optional<double> burstiness;
@@ -62,16 +64,26 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (pools && options.max_output) {
         throw core::UsageError("--max-output reports its saving for colocated replicas; it cannot be combined with --disaggregate");
     }
+    if (options.concurrency && (pools || options.max_output)) {
+        throw core::UsageError("--concurrency runs a closed loop of colocated replicas; it cannot be combined with "
+                               "--disaggregate or --max-output");
+    }
     if (!options.trace.empty() && (scenario || options.max_output)) {
         throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
     }
     serving::ServedStream stream;
+    std::optional<serving::ClosedLoop> closed_loop;
     if (!options.trace.empty()) {
         std::vector<workload::Request> rows;
         for (const auto& row : profiles::load_trace(options.trace)) {
             rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
         }
         stream = serving::replayed_stream(std::move(rows), options.trace);
+        if (options.concurrency) {
+            // The trace's lengths, in its order, sent by the clients as they free up.
+            closed_loop = serving::ClosedLoop{*options.concurrency, options.think_time.value_or(0.0)};
+            stream.arrivals = serving::describe_closed_loop(*closed_loop) + fmt::format(" (trace {} lengths)", options.trace);
+        }
     } else {
         workload::WorkloadChoice choice;
         choice.scenario = scenario;
@@ -83,6 +95,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
                 core::named_or_throw(workload::Arrivals::kKindNames, *options.arrivals, "--arrivals", "arrival process").value;
         }
         choice.burstiness = options.burstiness;
+        choice.think_time_s = options.think_time;
         const profiles::ModelProfile model = catalog.model(options.deployment.model);
         const workload::ResolvedWorkload resolved = workload::resolve_workload(choice, model.max_position_embeddings);
         warn_beyond_context(io, model, resolved.asked_context_mean);
@@ -94,6 +107,10 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_tokens = options.prefix_tokens;
         spec.prefix_groups = options.prefix_groups;
         stream = serving::generated_stream(resolved, spec, options.max_output);
+        if (options.concurrency) {
+            closed_loop = serving::ClosedLoop{*options.concurrency, resolved.think_time_s};
+            stream.arrivals = serving::describe_closed_loop(*closed_loop);
+        }
     }
     const std::vector<workload::Request>& requests = stream.requests;
     const serving::LoadShape& load = stream.load;
@@ -106,6 +123,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.limits = options.scheduler.resolved();
     config.disaggregation = pools;
     config.seed = options.seed;  // the draws of accepted draft tokens
+    config.closed_loop = closed_loop;
     // Targets: the flags, else the scenario's p99 targets applied to each request.
     const serving::ServiceTargets targets =
         serving::service_targets(scenario, options.ttft_slo, options.tpot_slo, options.e2e_slo);
@@ -115,8 +133,13 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     per_replica.rate_per_s = load.rate_per_s / options.replicas;
     std::optional<serving::DisaggregatedState> pools_analytic;
     if (pools) pools_analytic = serving::disaggregated_state(evaluator, load, config.limits, *pools);
+    // A closed loop's clients spread over the replicas as the router spreads their requests.
     const serving::SteadyState analytic =
-        pools_analytic ? pools_analytic->overall : serving::steady_state(evaluator, per_replica, config.limits);
+        pools_analytic ? pools_analytic->overall
+        : closed_loop  ? serving::closed_loop_state(evaluator, per_replica, config.limits,
+                                                    static_cast<double>(closed_loop->clients) / options.replicas,
+                                                    closed_loop->think_time_s)
+                       : serving::steady_state(evaluator, per_replica, config.limits);
 
     report::ServeConditions conditions;
     conditions.arrivals = stream.arrivals;
@@ -180,9 +203,9 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "arrivals and targets; explicit flags override");
-    command->add_option("--arrivals", options->arrivals, "poisson (default), or gamma (bursty: see --burstiness)")
+    auto* arrivals = command->add_option("--arrivals", options->arrivals, "poisson (default), or gamma (bursty: see --burstiness)")
         ->check(CLI::IsMember(core::names_of(workload::Arrivals::kKindNames)));
-    command->add_option("--burstiness", options->burstiness,
+    auto* burstiness = command->add_option("--burstiness", options->burstiness,
                         "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
         ->check(CLI::Range(1e-3, 1e3));
     command->add_option("--prompt", options->prompt,
@@ -198,6 +221,17 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     auto* trace = command->add_option("--trace", options->trace,
                                       "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
     trace->excludes(rate);
+    auto* concurrency = command->add_option("--concurrency", options->concurrency,
+                                            "A closed loop of this many clients instead of --rate: each sends its next "
+                                            "request when its last one finished (vllm bench serve --max-concurrency); "
+                                            "with --trace, the trace's lengths in its order")
+                            ->check(CLI::Range(1LL, 1'000'000LL));
+    concurrency->excludes(rate)->excludes(arrivals)->excludes(burstiness);
+    command->add_option("--think-time", options->think_time,
+                        "Closed loop: seconds each client waits between a response and its next request (default 0, "
+                        "or the scenario's)")
+        ->check(CLI::Range(0.0, 1e6))
+        ->needs(concurrency);
     command->add_option("--prefix-fraction", options->prefix_fraction, "Share of requests that start with a shared prefix")
         ->check(CLI::Range(0.0, 1.0));
     command->add_option("--prefix-tokens", options->prefix_tokens, "Length of each shared prefix")

@@ -31,7 +31,7 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
             : fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s", each);
     text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}, clocks {}\n", p.weights,
                         p.kv, p.activation, p.runtime, p.clocks);
-    text += fmt::format("  stream        {} requests, {} arrivals, prompt {}, output {}, seed {}\n", c.requests,
+    text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}\n", c.requests,
                         c.arrivals, c.prompt, c.output, c.seed);
     text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}\n\n",
                         c.limits.max_sequences, c.limits.max_batched_tokens, c.limits.block_tokens,
