@@ -305,3 +305,26 @@ TEST_CASE("serve --concurrency runs the closed loop and refuses what only an ope
     CHECK(with_cap.exit_code == 2);
     CHECK(with_cap.err.find("--concurrency") != std::string::npos);
 }
+
+TEST_CASE("plan = serve: serve at the planned deployment and load meets the targets for 99% of requests") {
+    // The chat workload at 22 requests/s on H100s: the steady state alone reads one replica as
+    // enough, where a request-level run at that load keeps fewer than 99% of requests on target.
+    // Whatever plan answers, serve given the same deployment, load, request count and seed must
+    // agree with it, because plan reports only what that simulation verified.
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
+                                    "--scenario", "chat", "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto best = nlohmann::json::parse(plan.out)["options"][0];
+    REQUIRE(best["verified_by_serve"].is_object());
+    const int replicas = best["replicas"].get<int>();
+    CHECK(replicas == best["verified_by_serve"]["replicas"].get<int>());
+    const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
+                                     "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "2000",
+                                     "--seed", "1", "--json"});
+    REQUIRE(serve.exit_code == 0);
+    const auto served = nlohmann::json::parse(serve.out);
+    CHECK(served["goodput"]["fraction"].get<double>() >= 0.99);
+    CHECK(served["goodput"]["fraction"].get<double>() ==
+          doctest::Approx(best["verified_by_serve"]["share_on_target"].get<double>()).epsilon(1e-12));
+    CHECK_FALSE(served["saturated"].get<bool>());
+}

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <regex>
 
 #include "report/explore/curve_output.hpp"
 #include "report/svg_chart.hpp"
@@ -299,4 +302,26 @@ TEST_CASE("versus shades each bar's band, which holds the bar's own figure") {
         CHECK(step["band"]["tokens_per_s_per_stream_low"].get<double>() <
               step["band"]["tokens_per_s_per_stream_high"].get<double>());
     }
+}
+
+TEST_CASE("serve's two charts are stacked at their drawn heights, legends included") {
+    // Each chart is its plot (420 px) plus a row per legend line; the second starts where the
+    // first one's legend ends, and the document is as tall as both.
+    const std::string path = testing::write_temp("decodesim-serve-stack.svg", "");
+    const auto result = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2",
+                                      "--requests", "50", "--svg", path});
+    REQUIRE(result.exit_code == 0);
+    std::ifstream file(path);
+    const std::string svg((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::regex height(R"re(<svg [^>]*height="([0-9.]+)")re");
+    std::vector<double> heights;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), height); it != std::sregex_iterator(); ++it) {
+        heights.push_back(std::stod((*it)[1]));
+    }
+    REQUIRE(heights.size() == 3);  // the document, then the two charts
+    std::smatch shift;
+    REQUIRE(std::regex_search(svg, shift, std::regex(R"re(translate\(0,([0-9.]+)\))re")));
+    CHECK(std::stod(shift[1]) == heights[1]);
+    CHECK(heights[0] == heights[1] + heights[2]);
+    CHECK(heights[1] > 420.0);  // the latency chart's legend adds at least one row
 }

@@ -283,7 +283,9 @@ std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& labels
     return placements;
 }
 
-std::string render_chart(const Chart& chart) {
+std::string render_chart(const Chart& chart) { return render_chart_sized(chart).svg; }
+
+RenderedChart render_chart_sized(const Chart& chart) {
     const double width = chart.width;
     const double plot_bottom = chart.height - kBottom;
     const auto [x_low, x_high] = axis_range(chart, true);
@@ -438,12 +440,13 @@ std::string render_chart(const Chart& chart) {
                         width - kLeft - kRight, plot_bottom - kTop);
     const auto [legend_svg, legend_rows] = render_legend(legend, chart.height - 8.0, width);
     body += legend_svg;
-    const double height = chart.height + kLegendRow * legend_rows;
-    return fmt::format(
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} "
-               "{1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1:.0f}\" fill=\"white\"/>\n",
-               chart.width, height) +
-           body + "</svg>\n";
+    const double height = std::round(chart.height + kLegendRow * legend_rows);
+    return {fmt::format(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} "
+                "{1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1:.0f}\" fill=\"white\"/>\n",
+                chart.width, height) +
+                body + "</svg>\n",
+            height};
 }
 
 std::string render_stacked_bar(const std::string& title, const std::vector<BarSegment>& segments, double total,

@@ -87,6 +87,14 @@ struct Chart {
 // markers never stretch it.
 std::string render_chart(const Chart& chart);
 
+// The same, with the height it was drawn at: the chart's own plus the legend's rows, for stacking
+// charts in one document.
+struct RenderedChart {
+    std::string svg;
+    double height = 0.0;
+};
+RenderedChart render_chart_sized(const Chart& chart);
+
 // The range an axis of the chart spans: the data drawn on it (series and bands), widened to nice
 // numbers (multiples of the tick step on a linear axis, 1-2-5 x 10^k or powers of two on a log
 // axis), or the axis's own minimum and maximum where set. A linear y axis starts at zero.

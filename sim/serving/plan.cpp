@@ -199,6 +199,76 @@ void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& mode
 
 // What `order` ranks by, smaller first; a device without a price or a power figure ranks last on
 // it (ties, within a device, go to fewer devices).
+// The option's counts and costs at `replicas` colocated replicas of its deployment.
+void set_replicas(PlanOption& option, int replicas, const profiles::HardwareProfile& hardware, const PlanWorkload& workload) {
+    const double per_replica_max = option.max_rate_at_targets_per_s / option.replicas;
+    option.replicas = replicas;
+    option.devices = replicas * option.deployment.parallelism.devices();
+    option.max_rate_at_targets_per_s = per_replica_max * replicas;
+    const double output_per_s = option.rate_per_s * workload.output_tokens;
+    if (hardware.price_per_hour) {
+        option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+    }
+    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+}
+
+double ranking_key(const PlanOption& option, PlanOrder order);
+
+// plan = serve: the best options, simulated request by request at the planned load, take the
+// replicas the simulation needs; one that no count within reach serves on target is dropped with
+// its reason. Re-ranked after each, until the first kVerifiedOptions are verified.
+void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
+                 const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space, PlanOrder order) {
+    VerifyLoad load;
+    if (workload.lengths) {
+        load.lengths = *workload.lengths;
+    } else {
+        load.lengths.prompt = {workload::LengthDistribution::Kind::fixed, workload.prompt_tokens, 0.0, std::nullopt};
+        load.lengths.output = {workload::LengthDistribution::Kind::fixed, workload.output_tokens, 0.0, std::nullopt};
+        load.lengths.think_time_s = workload.think_time_s;
+    }
+    load.rate_per_s = workload.rate_per_s;
+    load.users = workload.users;
+    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+    while (true) {
+        const std::size_t checked = std::min(kVerifiedOptions, plan.options.size());
+        const auto next = std::find_if(plan.options.begin(), plan.options.begin() + static_cast<std::ptrdiff_t>(checked),
+                                       [](const PlanOption& o) { return !o.verification; });
+        if (next == plan.options.begin() + static_cast<std::ptrdiff_t>(checked)) return;
+        PlanOption& option = *next;
+        const auto hardware = std::find_if(candidates.begin(), candidates.end(),
+                                           [&](const profiles::HardwareProfile& h) { return h.id == option.hardware; });
+        const engine::Evaluator evaluator(model, *hardware, option.deployment);
+        const std::optional<PoolShape> pools =
+            option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
+        const PlanVerification verification =
+            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, space.limits, *space.verify, pools);
+        if (!verification.passed) {
+            const std::string planned =
+                pools ? fmt::format("{}P{}D pools", pools->prefill_instances, pools->decode_instances)
+                      : fmt::format("{} replica{}", verification.steady_state_replicas,
+                                    verification.steady_state_replicas == 1 ? "" : "s");
+            plan.rejected.push_back(
+                {option.hardware,
+                 fmt::format("the steady state's {} meet the targets, but serve at that load does not{}: {:.1f}% of {} "
+                             "requests on target{}",
+                             planned, pools ? "" : fmt::format(" with up to {} replicas", verification.replicas),
+                             verification.met_share * 100.0, verification.requests,
+                             verification.saturated ? ", a backlog standing" : "")});
+            plan.options.erase(next);
+            continue;
+        }
+        if (!pools && verification.replicas != option.replicas) {
+            set_replicas(option, verification.replicas, *hardware, workload);
+            option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), space.limits);
+        }
+        option.verification = verification;
+        std::stable_sort(plan.options.begin(), plan.options.end(),
+                         [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
+    }
+}
+
 double ranking_key(const PlanOption& option, PlanOrder order) {
     constexpr double kUnknown = std::numeric_limits<double>::infinity();
     switch (order) {
@@ -367,6 +437,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     std::stable_sort(plan.options.begin(), plan.options.end(),
                      [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
+    if (space.verify) verify_best(plan, model, candidates, workload, targets, space, order);
     return plan;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/prediction.hpp"
+#include "serving/plan_verification.hpp"
 #include "serving/steady_state.hpp"
 #include "core/enum_names.hpp"
 
@@ -24,6 +25,9 @@ struct PlanWorkload {
     double prompt_tokens = 1000.0;   // mean
     double output_tokens = 200.0;    // mean
     double arrival_cv2 = 1.0;
+    // The distributions behind the means, for the request-level verification; unset: fixed
+    // lengths at the means, Poisson arrivals.
+    std::optional<workload::ResolvedWorkload> lengths;
 };
 
 // Whether plan considers disaggregated prefill and decode pools beside colocated replicas.
@@ -44,7 +48,14 @@ struct PlanSpace {
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     SchedulerLimits limits;
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
+    // Set: the best options are simulated request by request at the planned load (plan = serve);
+    // unset: the analytic steady state alone decides.
+    std::optional<VerifySettings> verify;
 };
+
+// How many of the best options the request-level simulation checks: enough that the winner and its
+// runners-up are verified after any re-ranking the simulation causes.
+inline constexpr std::size_t kVerifiedOptions = 3;
 
 enum class PlanOrder { cost, devices, power };
 inline constexpr std::array<core::NamedValue<PlanOrder>, 3> kPlanOrderNames{
@@ -73,6 +84,9 @@ struct PlanOption {
     SteadyState per_replica;                           // at the workload's rate (disaggregated: the whole deployment's)
     int devices_low = 0, devices_high = 0;             // across the efficiency band (docs/model.md)
     std::optional<DisaggregatedPlan> disaggregated;    // set: x prefill and y decode instances
+    // Set when the request-level simulation checked it; `replicas` and the costs are then the
+    // simulation's count, which may exceed the steady state's.
+    std::optional<PlanVerification> verification;
 };
 
 struct PlanRejection {

@@ -48,6 +48,8 @@ struct PlanOptions {
     SchedulerOptions scheduler;
     std::string by = "cost";
     std::string disaggregation = "auto";
+    long long verify_requests = 2000;  // 0: the steady state alone decides
+    unsigned long long seed = 1;
     bool json = false;
 };
 
@@ -88,6 +90,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.runtime = runtime_named(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.limits = options.scheduler.resolved();
+    if (options.verify_requests > 0) space.verify = serving::VerifySettings{options.verify_requests, options.seed};
     space.disaggregation =
         core::named_or_throw(serving::kPlanDisaggregationNames, options.disaggregation, "--disaggregation", "choice").value;
     const auto order = core::named_or_throw(serving::kPlanOrderNames, options.by, "--by", "order").value;
@@ -102,6 +105,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     workload.prompt_tokens = resolved.prompt.mean();
     workload.output_tokens = resolved.output.mean();
     workload.arrival_cv2 = resolved.arrival_cv2();
+    workload.lengths = resolved;
     std::vector<profiles::HardwareProfile> candidates;
     const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
     if (ids.empty()) {
@@ -203,6 +207,12 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "when cheaper; open loop only), off, or only")
         ->capture_default_str()
         ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
+    command->add_option("--verify-requests", options->verify_requests,
+                        "Requests the request-level simulation runs to verify the best options at the planned load "
+                        "(plan = serve); 0 leaves the answer to the steady state alone")
+        ->capture_default_str()
+        ->check(CLI::Range(0LL, 1'000'000LL));
+    command->add_option("--seed", options->seed, "Random seed of the verifying simulation")->capture_default_str();
     command->add_flag("--json", options->json, "Print one JSON object");
     run_when_parsed(command, run, options, &run_plan);
 }

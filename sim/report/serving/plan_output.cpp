@@ -46,7 +46,7 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}; disaggregation {}\n\n",
                         targets.empty() ? "none" : targets, c.runtime, c.clocks, c.order, c.disaggregation);
     TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
-                     "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99"});
+                     "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99", "serve on target"});
     for (const auto& option : plan.options) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
@@ -56,9 +56,16 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
                        core::format_seconds(option.per_replica.ttft_s.p99),
                        core::format_seconds(option.per_replica.tpot_s.p99),
-                       core::format_seconds(option.per_replica.e2e_s.p99)});
+                       core::format_seconds(option.per_replica.e2e_s.p99),
+                       option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
+    if (!plan.options.empty() && plan.options.front().verification) {
+        const serving::PlanVerification& v = *plan.options.front().verification;
+        text += fmt::format("serve on target: the share of {} requests (seed {}) within the targets when the request-level "
+                            "simulation runs the option at the planned load; '-': not simulated (the first {} are)\n",
+                            v.requests, v.seed, serving::kVerifiedOptions);
+    }
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
         text += fmt::format("\nbest: {} x {} ({} {}{}, {} each, {} weights){}\n", best.devices, best.hardware,
@@ -67,6 +74,17 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                                                               : std::string("one device"),
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+        if (best.verification) {
+            const serving::PlanVerification& v = *best.verification;
+            text += fmt::format("verified by serve: {:.1f}% of {} requests on target (TTFT p99 {}, TPOT p99 {}, last token "
+                                "p99 {}){}\n",
+                                v.met_share * 100.0, v.requests, core::format_seconds(v.ttft_p99_s),
+                                core::format_seconds(v.tpot_p99_s), core::format_seconds(v.e2e_p99_s),
+                                v.replicas > v.steady_state_replicas
+                                    ? fmt::format("; the steady state alone asked for {} replica{}", v.steady_state_replicas,
+                                                  v.steady_state_replicas == 1 ? "" : "s")
+                                    : std::string());
+        }
         if (best.disaggregated) {
             const auto& pools = *best.disaggregated;
             text.pop_back();
@@ -159,6 +177,19 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"batch_per_replica", option.per_replica.batch},
                            {"disaggregated", option.disaggregated.has_value()},
                            {"best", i == 0}});
+        if (option.verification) {
+            const serving::PlanVerification& v = *option.verification;
+            options.back()["verified_by_serve"] = {{"requests", v.requests},
+                                                   {"seed", v.seed},
+                                                   {"replicas", v.replicas},
+                                                   {"steady_state_replicas", v.steady_state_replicas},
+                                                   {"share_on_target", v.met_share},
+                                                   {"ttft_p99_s", v.ttft_p99_s},
+                                                   {"tpot_p99_s", v.tpot_p99_s},
+                                                   {"e2e_p99_s", v.e2e_p99_s}};
+        } else {
+            options.back()["verified_by_serve"] = nullptr;
+        }
         if (option.disaggregated) {
             const auto& pools = *option.disaggregated;
             options.back()["prefill_instances"] = pools.pools.prefill_instances;

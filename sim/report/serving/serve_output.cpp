@@ -298,12 +298,12 @@ std::string serve_chart(const ServeConditions& c, const serving::ServeResult& r)
         kv.y.push_back(100.0 * sample.kv_fraction);
     }
     state.series = {waiting, running, kv};
-    const std::string top = render_chart(latency);
-    const std::string bottom = render_chart(state);
-    // Stack the two charts in one SVG document.
+    const RenderedChart top = render_chart_sized(latency);
+    const RenderedChart bottom = render_chart_sized(state);
+    // Stack the two charts in one SVG document, each at the height it was drawn at (legend included).
     return fmt::format(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n<g>{}</g>\n<g transform=\"translate(0,{})\">{}</g>\n</svg>\n",
-        latency.width, latency.height + state.height, top, latency.height, bottom);
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{:.0f}\">\n<g>{}</g>\n<g transform=\"translate(0,{:.0f})\">{}</g>\n</svg>\n",
+        latency.width, top.height + bottom.height, top.svg, top.height, bottom.svg);
 }
 
 }  // namespace decodesim::report
