@@ -328,3 +328,23 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
           doctest::Approx(best["verified_by_serve"]["share_on_target"].get<double>()).epsilon(1e-12));
     CHECK_FALSE(served["saturated"].get<bool>());
 }
+
+TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, and says so") {
+    // 200 users at 32k-token prompts with only a per-stream speed target: the cheapest layout by
+    // the steady state alone is one replica with users waiting hours for a first token. With the
+    // default bound (serving::kDefaultTtftLimitS, 60 s) the answer keeps TTFT within a minute.
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--users", "200", "--think-time", "0",
+                                    "--prompt", "32000", "--output", "1000", "--min-tokens-per-s-per-user", "20",
+                                    "--hardware", "h100-sxm", "--formats", "fp8", "--tp", "4", "--pp", "1", "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto document = nlohmann::json::parse(plan.out);
+    CHECK(document["conditions"]["ttft_p99_is_default"].get<bool>());
+    CHECK(document["conditions"]["ttft_p99_s"].get<double>() == serving::kDefaultTtftLimitS);
+    const auto best = document["options"][0];
+    CHECK(best["ttft_p99_s"].get<double>() <= 60.0);
+    CHECK(best["verified_by_serve"]["ttft_p99_s"].get<double>() <= 60.0);
+    const auto text = testing::run({"plan", "--model", "llama-3.1-70b", "--users", "200", "--prompt", "32000", "--output",
+                                    "1000", "--min-tokens-per-s-per-user", "20", "--hardware", "h100-sxm", "--formats",
+                                    "fp8", "--tp", "4", "--pp", "1"});
+    CHECK(text.out.find("the default bound on queues") != std::string::npos);
+}

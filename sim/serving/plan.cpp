@@ -199,6 +199,16 @@ void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& mode
 
 // What `order` ranks by, smaller first; a device without a price or a power figure ranks last on
 // it (ties, within a device, go to fewer devices).
+}  // namespace
+
+ServiceTargets bounded_targets(const ServiceTargets& targets) {
+    ServiceTargets bounded = targets;
+    if (!bounded.ttft_s && !bounded.e2e_s) bounded.ttft_s = kDefaultTtftLimitS;
+    return bounded;
+}
+
+namespace {
+
 // The option's counts and costs at `replicas` colocated replicas of its deployment.
 void set_replicas(PlanOption& option, int replicas, const profiles::HardwareProfile& hardware, const PlanWorkload& workload) {
     const double per_replica_max = option.max_rate_at_targets_per_s / option.replicas;

@@ -53,6 +53,16 @@ struct PlanSpace {
     std::optional<VerifySettings> verify;
 };
 
+// A plan bounds the time to first token even when no target does: a queue that grows without end
+// (or a closed loop whose users wait hours) is not a deployment. Without a TTFT or an end-to-end
+// target, the TTFT p99 limit is 60 s, the default read timeout of nginx's proxy (proxy_read_timeout)
+// and of most HTTP load balancers, past which a client sees a failed request.
+inline constexpr double kDefaultTtftLimitS = 60.0;
+
+// `targets`, with kDefaultTtftLimitS as the TTFT target when neither a TTFT nor an end-to-end
+// target is given.
+ServiceTargets bounded_targets(const ServiceTargets& targets);
+
 // How many of the best options the request-level simulation checks: enough that the winner and its
 // runners-up are verified after any re-ranking the simulation causes.
 inline constexpr std::size_t kVerifiedOptions = 3;

@@ -1,7 +1,10 @@
 #include "serving/plan_verification.hpp"
 
 #include <algorithm>
+#include <map>
 #include <vector>
+
+#include "core/search.hpp"
 
 
 namespace decodesim::serving {
@@ -66,26 +69,40 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
 PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load,
                                  const ServiceTargets& targets, const SchedulerLimits& limits,
                                  const VerifySettings& settings, const std::optional<PoolShape>& pools) {
-    PlanVerification verification;
-    verification.requests = settings.requests;
-    verification.seed = settings.seed;
-    verification.steady_state_replicas = replicas;
-    const int most = pools ? replicas : 2 * replicas + 2;
-    int tried = replicas;
-    while (true) {
-        const Run run = simulate(evaluator, tried, load, targets, limits, settings, pools);
-        verification.replicas = tried;
+    std::map<int, PlanVerification> runs;  // by replica count: each count is simulated once
+    auto at = [&](int count) -> const PlanVerification& {
+        auto found = runs.find(count);
+        if (found != runs.end()) return found->second;
+        const Run run = simulate(evaluator, count, load, targets, limits, settings, pools);
+        PlanVerification verification;
+        verification.requests = settings.requests;
+        verification.seed = settings.seed;
+        verification.steady_state_replicas = replicas;
+        verification.replicas = count;
         verification.met_share = run.met_share;
         verification.saturated = run.saturated;
         verification.ttft_p99_s = run.ttft_p99_s;
         verification.tpot_p99_s = run.tpot_p99_s;
         verification.e2e_p99_s = run.e2e_p99_s;
         verification.passed = !run.saturated && run.met_share >= settings.required_share;
-        if (verification.passed || tried >= most) return verification;
-        // Grow by a tenth (at least one): a shortfall of a few percent of capacity needs few more.
-        tried += std::max(1, tried / 10);
-        tried = std::min(tried, most);
+        return runs.emplace(count, verification).first->second;
+    };
+    if (pools || at(replicas).passed) return at(replicas);
+    // Grow until the targets are met: by a tenth (at least one) when close, doubling when far
+    // off, up to kMaxGrowth times the steady state's count; then the smallest count that meets
+    // them between the last miss and the first hit.
+    constexpr int kMaxGrowth = 8;
+    const int most = kMaxGrowth * replicas + kMaxGrowth;
+    int missed = replicas;
+    int tried = replicas;
+    while (!at(tried).passed) {
+        if (tried >= most) return at(tried);
+        missed = tried;
+        const bool close = at(tried).met_share >= 0.9 && !at(tried).saturated;
+        tried = std::min(most, close ? tried + std::max(1, tried / 10) : 2 * tried);
     }
+    const auto smallest = core::first_true(missed + 1, tried, [&](long long count) { return at(static_cast<int>(count)).passed; });
+    return at(static_cast<int>(*smallest));
 }
 
 }  // namespace decodesim::serving

@@ -27,7 +27,7 @@ struct PlanVerification {
     double met_share = 0.0;          // of the requests, those within every target, at `replicas`
     double ttft_p99_s = 0.0, tpot_p99_s = 0.0, e2e_p99_s = 0.0;
     bool saturated = false;          // at `replicas`: a backlog stood at the last arrival, or a request was refused
-    bool passed = false;             // false: even kMaxExtra more replicas did not meet the targets
+    bool passed = false;             // false: no count within reach met the targets
 };
 
 // The workload a plan is verified on: its lengths and arrivals as resolved, and its load.
@@ -38,8 +38,9 @@ struct VerifyLoad {
 };
 
 // Simulates `replicas` colocated replicas of `evaluator`'s deployment under `load`, adding replicas
-// until the share of requests within `targets` reaches settings.required_share (or giving up after
-// doubling the count plus two). With `pools`, the disaggregated pools instead, checked as planned.
+// until the share of requests within `targets` reaches settings.required_share: the smallest count
+// that does, up to eight times the steady state's count plus eight (beyond, `passed` is false). With
+// `pools`, the disaggregated pools instead, checked as planned.
 PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load,
                                  const ServiceTargets& targets, const SchedulerLimits& limits,
                                  const VerifySettings& settings, const std::optional<PoolShape>& pools = std::nullopt);

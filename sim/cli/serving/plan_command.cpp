@@ -67,6 +67,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     choice.max_output = options.max_output;
     choice.think_time_s = options.think_time;
     serving::ServiceTargets targets = serving::service_targets(scenario, options.ttft_p99, options.tpot_p99, options.e2e_p99);
+    // No queue without bound: without a TTFT or end-to-end target, plan holds TTFT to a default limit.
+    const bool default_ttft = !targets.ttft_s && !targets.e2e_s;
+    targets = serving::bounded_targets(targets);
     if (options.min_tokens_per_s_per_user) {
         // A stream at N tokens/s needs each output token within 1/N s.
         const double tpot = 1.0 / *options.min_tokens_per_s_per_user;
@@ -130,6 +133,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.prompt_tokens = workload.prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
+    conditions.default_ttft = default_ttft;
     conditions.runtime = space.runtime->id;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;

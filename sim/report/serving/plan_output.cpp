@@ -35,7 +35,10 @@ std::string instances(const serving::PlanOption& option) {
 std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     std::string text = fmt::format("{}: {}\n", c.model, c.workload);
     std::string targets;
-    if (c.targets.ttft_s) targets += fmt::format("TTFT p99 <= {}", core::format_seconds(*c.targets.ttft_s));
+    if (c.targets.ttft_s) {
+        targets += fmt::format("TTFT p99 <= {}{}", core::format_seconds(*c.targets.ttft_s),
+                               c.default_ttft ? " (the default bound on queues: no TTFT or end-to-end target was given)" : "");
+    }
     if (c.targets.tpot_s) {
         targets += fmt::format("{}TPOT p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.tpot_s));
     }
@@ -144,6 +147,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
         conditions["think_time_s"] = c.think_time_s;
     }
     if (c.targets.ttft_s) conditions["ttft_p99_s"] = *c.targets.ttft_s;
+    conditions["ttft_p99_is_default"] = c.default_ttft;
     if (c.targets.tpot_s) conditions["tpot_p99_s"] = *c.targets.tpot_s;
     document["conditions"] = conditions;
     auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };

@@ -18,6 +18,7 @@ struct PlanConditions {
     double prompt_tokens = 0.0;
     double output_tokens = 0.0;
     serving::ServiceTargets targets;
+    bool default_ttft = false;  // the TTFT target is serving::kDefaultTtftLimitS, not the user's
     std::string runtime;
     std::string clocks;
     std::string order;
