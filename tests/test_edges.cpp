@@ -494,7 +494,7 @@ TEST_CASE("every text output fits in 100 columns: tables cut their widest column
         {"compare", "--hardware", "h100-sxm,mi300x,rtx-4090:2", "--model", "llama-3.1-8b", "--by", "cost"},
         {"why", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "64"},
         {"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output", "500", "--ttft-p99", "2",
-         "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm,mi300x"},
+         "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm,mi300x", "--verify-requests", "200"},
         {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "5", "--prompt", "1000", "--output",
          "200", "--requests", "300", "--seed", "1"},
         {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "500", "--per", "stream"},

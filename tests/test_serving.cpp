@@ -177,7 +177,7 @@ TEST_CASE("serve and plan JSON carry the keys users script against") {
 
     const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "10", "--prompt", "2000", "--output",
                                     "500", "--ttft-p99", "2", "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm,mi300x",
-                                    "--json"});
+                                    "--verify-requests", "200", "--json"});
     INFO(plan.err);
     REQUIRE(plan.exit_code == 0);
     const auto p = nlohmann::json::parse(plan.out);
@@ -312,14 +312,14 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     // Whatever plan answers, serve given the same deployment, load, request count and seed must
     // agree with it, because plan reports only what that simulation verified.
     const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
-                                    "--scenario", "chat", "--json"});
+                                    "--scenario", "chat", "--verify-requests", "500", "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto best = nlohmann::json::parse(plan.out)["options"][0];
     REQUIRE(best["verified_by_serve"].is_object());
     const int replicas = best["replicas"].get<int>();
     CHECK(replicas == best["verified_by_serve"]["replicas"].get<int>());
     const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
-                                     "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "2000",
+                                     "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "500",
                                      "--seed", "1", "--json"});
     REQUIRE(serve.exit_code == 0);
     const auto served = nlohmann::json::parse(serve.out);
@@ -335,7 +335,8 @@ TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, an
     // default bound (serving::kDefaultTtftLimitS, 60 s) the answer keeps TTFT within a minute.
     const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--users", "200", "--think-time", "0",
                                     "--prompt", "32000", "--output", "1000", "--min-tokens-per-s-per-user", "20",
-                                    "--hardware", "h100-sxm", "--formats", "fp8", "--tp", "4", "--pp", "1", "--json"});
+                                    "--hardware", "h100-sxm", "--formats", "fp8", "--tp", "4", "--pp", "1", "--verify-requests", "400",
+                                    "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto document = nlohmann::json::parse(plan.out);
     CHECK(document["conditions"]["ttft_p99_is_default"].get<bool>());
@@ -345,6 +346,25 @@ TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, an
     CHECK(best["verified_by_serve"]["ttft_p99_s"].get<double>() <= 60.0);
     const auto text = testing::run({"plan", "--model", "llama-3.1-70b", "--users", "200", "--prompt", "32000", "--output",
                                     "1000", "--min-tokens-per-s-per-user", "20", "--hardware", "h100-sxm", "--formats",
-                                    "fp8", "--tp", "4", "--pp", "1"});
+                                    "fp8", "--tp", "4", "--pp", "1", "--verify-requests", "0"});
     CHECK(text.out.find("the default bound on queues") != std::string::npos);
+}
+
+TEST_CASE("plan = serve where more replicas cannot help: the device's next layout is verified instead") {
+    // Llama-3.1-70B for chat at 5 requests/s on MI300X: the steady state's cheapest layout (one
+    // device a replica) cannot prefill chat's longest prompts within the 450 ms TTFT target at any
+    // replica count, so plan moves to the next layout; serve at that layout and load agrees.
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--rate", "5",
+                                    "--scenario", "chat", "--verify-requests", "500", "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto best = nlohmann::json::parse(plan.out)["options"][0];
+    REQUIRE(best["verified_by_serve"].is_object());
+    CHECK(best["devices_per_instance"].get<int>() > 1);
+    const auto serve = testing::run({"serve", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--rate", "5",
+                                     "--scenario", "chat", "--weights", best["weights"].get<std::string>(),
+                                     "--tp", std::to_string(best["tp"].get<int>()), "--pp",
+                                     std::to_string(best["pp"].get<int>()), "--replicas",
+                                     std::to_string(best["replicas"].get<int>()), "--requests", "500", "--json"});
+    REQUIRE(serve.exit_code == 0);
+    CHECK(nlohmann::json::parse(serve.out)["goodput"]["fraction"].get<double>() >= 0.99);
 }

@@ -97,7 +97,7 @@ TEST_CASE("serve and plan run with the documented presets, and the presets appea
     CHECK(overridden["conditions"]["ttft_slo_s"] == 2.0);
 
     const json planned = run_json({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--scenario", "summarize",
-                                   "--rate", "1", "--json"});
+                                   "--rate", "1", "--verify-requests", "0", "--json"});
     CHECK(planned["conditions"]["scenario"]["name"] == "summarize");
     CHECK(planned["conditions"]["ttft_p99_s"] == 6.0);
     CHECK(planned["conditions"]["e2e_p99_s"] == 20.0);
@@ -126,7 +126,7 @@ TEST_CASE("an output cap shows what it saves") {
           doctest::Approx(100.0));
 
     const auto plan = run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--prompt", "500", "--output", "400",
-                           "--max-output", "100", "--rate", "1"});
+                           "--max-output", "100", "--rate", "1", "--verify-requests", "0"});
     CHECK(plan.exit_code == 0);
     CHECK(plan.out.find("output cap: 100 tokens brings the mean output from 400 to 100 tokens") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/search.hpp"
@@ -223,62 +224,6 @@ void set_replicas(PlanOption& option, int replicas, const profiles::HardwareProf
     if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
 }
 
-double ranking_key(const PlanOption& option, PlanOrder order);
-
-// plan = serve: the best options, simulated request by request at the planned load, take the
-// replicas the simulation needs; one that no count within reach serves on target is dropped with
-// its reason. Re-ranked after each, until the first kVerifiedOptions are verified.
-void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
-                 const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space, PlanOrder order) {
-    VerifyLoad load;
-    if (workload.lengths) {
-        load.lengths = *workload.lengths;
-    } else {
-        load.lengths.prompt = {workload::LengthDistribution::Kind::fixed, workload.prompt_tokens, 0.0, std::nullopt};
-        load.lengths.output = {workload::LengthDistribution::Kind::fixed, workload.output_tokens, 0.0, std::nullopt};
-        load.lengths.think_time_s = workload.think_time_s;
-    }
-    load.rate_per_s = workload.rate_per_s;
-    load.users = workload.users;
-    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
-    while (true) {
-        const std::size_t checked = std::min(kVerifiedOptions, plan.options.size());
-        const auto next = std::find_if(plan.options.begin(), plan.options.begin() + static_cast<std::ptrdiff_t>(checked),
-                                       [](const PlanOption& o) { return !o.verification; });
-        if (next == plan.options.begin() + static_cast<std::ptrdiff_t>(checked)) return;
-        PlanOption& option = *next;
-        const auto hardware = std::find_if(candidates.begin(), candidates.end(),
-                                           [&](const profiles::HardwareProfile& h) { return h.id == option.hardware; });
-        const engine::Evaluator evaluator(model, *hardware, option.deployment);
-        const std::optional<PoolShape> pools =
-            option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
-        const PlanVerification verification =
-            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, space.limits, *space.verify, pools);
-        if (!verification.passed) {
-            const std::string planned =
-                pools ? fmt::format("{}P{}D pools", pools->prefill_instances, pools->decode_instances)
-                      : fmt::format("{} replica{}", verification.steady_state_replicas,
-                                    verification.steady_state_replicas == 1 ? "" : "s");
-            plan.rejected.push_back(
-                {option.hardware,
-                 fmt::format("the steady state's {} meet the targets, but serve at that load does not{}: {:.1f}% of {} "
-                             "requests on target{}",
-                             planned, pools ? "" : fmt::format(" with up to {} replicas", verification.replicas),
-                             verification.met_share * 100.0, verification.requests,
-                             verification.saturated ? ", a backlog standing" : "")});
-            plan.options.erase(next);
-            continue;
-        }
-        if (!pools && verification.replicas != option.replicas) {
-            set_replicas(option, verification.replicas, *hardware, workload);
-            option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), space.limits);
-        }
-        option.verification = verification;
-        std::stable_sort(plan.options.begin(), plan.options.end(),
-                         [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
-    }
-}
-
 double ranking_key(const PlanOption& option, PlanOrder order) {
     constexpr double kUnknown = std::numeric_limits<double>::infinity();
     switch (order) {
@@ -314,6 +259,212 @@ std::vector<engine::Parallelism> parallelism_candidates(const profiles::ModelPro
     return candidates;
 }
 
+// Whether `deployment` has the formats and layout of one the serve check refused.
+bool excluded_deployment(const std::vector<engine::Deployment>& excluded, const engine::Deployment& deployment) {
+    return std::any_of(excluded.begin(), excluded.end(), [&](const engine::Deployment& e) {
+        return e.weights == deployment.weights && e.kv == deployment.kv &&
+               e.parallelism.tensor == deployment.parallelism.tensor &&
+               e.parallelism.pipeline == deployment.parallelism.pipeline &&
+               e.parallelism.expert == deployment.parallelism.expert &&
+               e.parallelism.attention_data == deployment.parallelism.attention_data;
+    });
+}
+
+// The best deployment of one device by the steady state, skipping `excluded` (layouts the serve
+// check refused), finished with its binding, state and band; empty with `reason` when none serves.
+std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                                         const PlanWorkload& workload, const ServiceTargets& targets,
+                                         const PlanSpace& space, PlanOrder order,
+                                         const std::vector<engine::Deployment>& excluded, std::string& reason) {
+    // Closed loops are planned colocated (docs/serving.md).
+    const bool colocated = space.disaggregation != PlanDisaggregation::only;
+    const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
+    std::optional<PlanOption> best;
+    // Why it cannot serve: a deployment that ran but missed is more telling than one that
+    // could not be built (a tp the device has no link for), so the first of those wins.
+    std::string ran_reason, built_reason;
+    for (const core::WeightFormat* weights : space.weights) {
+        for (const core::KvFormat* kv : space.kv) {
+            for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
+                engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
+                                                space.clocks, false, {}, std::nullopt};
+                const int tp = parallelism.devices();  // devices per instance, for counts
+                const std::string spread =
+                    parallelism.any() ? report_parallelism(parallelism) : std::string("one device");
+                engine::Deployment deployment;
+                try {
+                    deployment = engine::resolve_deployment(hardware, model, choice);
+                } catch (const core::InputError& error) {
+                    if (built_reason.empty()) built_reason = error.diagnostics().front().message;
+                    continue;
+                }
+                if (excluded_deployment(excluded, deployment)) continue;
+                const engine::Evaluator evaluator(model, hardware, deployment);
+                auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+                auto offer = [&](const PlanOption& option) {
+                    // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
+                    const bool tie = best && key(option) == key(*best);
+                    if (!best || key(option) < key(*best) || (tie && option.devices < best->devices) ||
+                        (tie && option.devices == best->devices && best->disaggregated && !option.disaggregated)) {
+                        best = option;
+                    }
+                };
+                if (disaggregated) {
+                    std::string why;
+                    std::optional<DisaggregatedState> state;
+                    try {
+                        state = cheapest_pools(evaluator, workload, space.limits, targets, why);
+                    } catch (const core::InputError& error) {
+                        why = error.diagnostics().front().message;  // no link for the KV cache
+                    }
+                    if (state) {
+                        offer(disaggregated_option(hardware, deployment, *state, workload));
+                    } else if (!colocated && ran_reason.empty()) {
+                        ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
+                    }
+                }
+                if (!colocated) continue;
+                const double max_rate =
+                    max_rate_at_targets(evaluator, load_of(workload, 1.0), space.limits, targets);
+                if (max_rate <= 0.0) {
+                    const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), space.limits);
+                    if (!ran_reason.empty()) continue;
+                    ran_reason = idle.max_batch < 1.0 ? fmt::format("{}: the weights and one sequence's KV cache "
+                                                                      "do not fit in memory", spread)
+                                                       : fmt::format("{}: even one request alone misses the targets "
+                                                                     "(TTFT {}, TPOT {})",
+                                                                     spread, core::format_seconds(idle.ttft_s.p99),
+                                                                     core::format_seconds(idle.tpot_s.p99));
+                    continue;
+                }
+                double rate = 0.0;
+                const auto replicas = replicas_needed(evaluator, workload, space.limits, targets, max_rate, rate);
+                if (!replicas) {
+                    if (ran_reason.empty()) ran_reason = "needs more than 100,000 replicas";
+                    continue;
+                }
+                PlanOption option;
+                option.hardware = hardware.id;
+                option.deployment = deployment;
+                option.replicas = *replicas;
+                option.devices = *replicas * tp;
+                option.rate_per_s = rate;
+                option.max_rate_at_targets_per_s = max_rate * *replicas;
+                const double output_per_s = rate * workload.output_tokens;
+                if (hardware.price_per_hour) {
+                    option.cost_per_hour = *hardware.price_per_hour * option.devices;
+                    option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+                }
+                if (hardware.power) {
+                    option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+                }
+                offer(option);
+            }
+        }
+    }
+    if (!best) {
+        reason = !ran_reason.empty() ? ran_reason : !built_reason.empty() ? built_reason : "no deployment to try";
+        return std::nullopt;
+    }
+    if (best->disaggregated) {
+        finish_disaggregated(*best, model, hardware, workload, targets, space.limits);
+        return best;
+    }
+    // The winner's binding constraint, its state at the load, and its device count across the
+    // efficiency band.
+    const engine::Evaluator evaluator(model, hardware, best->deployment);
+    const double per_replica_max = best->max_rate_at_targets_per_s / best->replicas;
+    best->binding = binding_at(evaluator, workload, space.limits, targets, per_replica_max);
+    best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
+    const engine::EfficiencyBand band =
+        engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
+    const int tp = best->deployment.parallelism.devices();
+    auto devices_at = [&](const engine::Efficiency& efficiency) {
+        const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
+        const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);
+        double rate = 0.0;
+        const auto replicas = replicas_needed(shifted, workload, space.limits, targets, max_rate, rate);
+        return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
+    };
+    best->devices_low = devices_at(band.high);
+    best->devices_high = devices_at(band.low);
+    return best;
+}
+
+// plan = serve: the best options, simulated request by request at the planned load, take the
+// replicas the simulation needs; one that no count within reach serves on target is dropped with
+// its reason. Re-ranked after each, until the first kVerifiedOptions are verified.
+void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
+                 const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space, PlanOrder order) {
+    VerifyLoad load;
+    if (workload.lengths) {
+        load.lengths = *workload.lengths;
+    } else {
+        load.lengths.prompt = {workload::LengthDistribution::Kind::fixed, workload.prompt_tokens, 0.0, std::nullopt};
+        load.lengths.output = {workload::LengthDistribution::Kind::fixed, workload.output_tokens, 0.0, std::nullopt};
+        load.lengths.think_time_s = workload.think_time_s;
+    }
+    load.rate_per_s = workload.rate_per_s;
+    load.users = workload.users;
+    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
+    // The layouts of each device the serve check refused; a device gets kLayoutsTried at most.
+    constexpr std::size_t kLayoutsTried = 4;
+    std::map<std::string, std::vector<engine::Deployment>> refused;
+    while (true) {
+        const std::size_t checked = std::min(kVerifiedOptions, plan.options.size());
+        const auto next = std::find_if(plan.options.begin(), plan.options.begin() + static_cast<std::ptrdiff_t>(checked),
+                                       [](const PlanOption& o) { return !o.verification; });
+        if (next == plan.options.begin() + static_cast<std::ptrdiff_t>(checked)) return;
+        PlanOption& option = *next;
+        const auto hardware = std::find_if(candidates.begin(), candidates.end(),
+                                           [&](const profiles::HardwareProfile& h) { return h.id == option.hardware; });
+        const engine::Evaluator evaluator(model, *hardware, option.deployment);
+        const std::optional<PoolShape> pools =
+            option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
+        const PlanVerification verification =
+            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, space.limits, *space.verify, pools);
+        if (!verification.passed) {
+            // The layout fails where replicas cannot help (a tail prompt's prefill alone misses the
+            // TTFT target at this tensor parallelism): the device's next layout by the steady state.
+            std::vector<engine::Deployment>& tried = refused[option.hardware];
+            tried.push_back(option.deployment);
+            std::string reason;
+            std::optional<PlanOption> fallback;
+            if (tried.size() < kLayoutsTried) {
+                fallback = best_on_device(model, *hardware, workload, targets, space, order, tried, reason);
+            }
+            if (fallback) {
+                *next = std::move(*fallback);
+            } else {
+                const std::string planned =
+                    pools ? fmt::format("{}P{}D pools", pools->prefill_instances, pools->decode_instances)
+                          : fmt::format("{} replica{}", verification.steady_state_replicas,
+                                        verification.steady_state_replicas == 1 ? "" : "s");
+                plan.rejected.push_back(
+                    {option.hardware,
+                     fmt::format("{} layout{} that the steady state accepts, none of which serve meets the targets at "
+                                 "that load; the last, {} of {}: {:.1f}% of {} requests on target{}{}",
+                                 tried.size(), tried.size() == 1 ? "" : "s", planned,
+                                 report_parallelism(option.deployment.parallelism),
+                                 verification.met_share * 100.0, verification.requests,
+                                 pools ? "" : fmt::format(" with up to {} replicas", verification.replicas),
+                                 verification.saturated ? ", a backlog standing" : "")});
+                plan.options.erase(next);
+            }
+            std::stable_sort(plan.options.begin(), plan.options.end(),
+                             [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
+            continue;
+        }
+        if (!pools && verification.replicas != option.replicas) {
+            set_replicas(option, verification.replicas, *hardware, workload);
+            option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), space.limits);
+        }
+        option.verification = verification;
+        std::stable_sort(plan.options.begin(), plan.options.end(),
+                         [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
+    }
+}
+
 }  // namespace
 
 Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
@@ -326,123 +477,14 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         throw core::InputError(core::unlocated(
             "disaggregation", "disaggregated pools are planned for a request rate only, not for a closed loop of users"));
     }
-    // Closed loops are planned colocated (docs/serving.md).
-    const bool colocated = space.disaggregation != PlanDisaggregation::only;
-    const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     Plan plan;
     for (const profiles::HardwareProfile& hardware : candidates) {
-        std::optional<PlanOption> best;
-        // Why it cannot serve: a deployment that ran but missed is more telling than one that
-        // could not be built (a tp the device has no link for), so the first of those wins.
-        std::string ran_reason, built_reason;
-        for (const core::WeightFormat* weights : space.weights) {
-            for (const core::KvFormat* kv : space.kv) {
-                for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
-                    engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
-                                                    space.clocks, false, {}, std::nullopt};
-                    const int tp = parallelism.devices();  // devices per instance, for counts
-                    const std::string spread =
-                        parallelism.any() ? report_parallelism(parallelism) : std::string("one device");
-                    engine::Deployment deployment;
-                    try {
-                        deployment = engine::resolve_deployment(hardware, model, choice);
-                    } catch (const core::InputError& error) {
-                        if (built_reason.empty()) built_reason = error.diagnostics().front().message;
-                        continue;
-                    }
-                    const engine::Evaluator evaluator(model, hardware, deployment);
-                    auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
-                    auto offer = [&](const PlanOption& option) {
-                        // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
-                        const bool tie = best && key(option) == key(*best);
-                        if (!best || key(option) < key(*best) || (tie && option.devices < best->devices) ||
-                            (tie && option.devices == best->devices && best->disaggregated && !option.disaggregated)) {
-                            best = option;
-                        }
-                    };
-                    if (disaggregated) {
-                        std::string why;
-                        std::optional<DisaggregatedState> state;
-                        try {
-                            state = cheapest_pools(evaluator, workload, space.limits, targets, why);
-                        } catch (const core::InputError& error) {
-                            why = error.diagnostics().front().message;  // no link for the KV cache
-                        }
-                        if (state) {
-                            offer(disaggregated_option(hardware, deployment, *state, workload));
-                        } else if (!colocated && ran_reason.empty()) {
-                            ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
-                        }
-                    }
-                    if (!colocated) continue;
-                    const double max_rate =
-                        max_rate_at_targets(evaluator, load_of(workload, 1.0), space.limits, targets);
-                    if (max_rate <= 0.0) {
-                        const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), space.limits);
-                        if (!ran_reason.empty()) continue;
-                        ran_reason = idle.max_batch < 1.0 ? fmt::format("{}: the weights and one sequence's KV cache "
-                                                                          "do not fit in memory", spread)
-                                                           : fmt::format("{}: even one request alone misses the targets "
-                                                                         "(TTFT {}, TPOT {})",
-                                                                         spread, core::format_seconds(idle.ttft_s.p99),
-                                                                         core::format_seconds(idle.tpot_s.p99));
-                        continue;
-                    }
-                    double rate = 0.0;
-                    const auto replicas = replicas_needed(evaluator, workload, space.limits, targets, max_rate, rate);
-                    if (!replicas) {
-                        if (ran_reason.empty()) ran_reason = "needs more than 100,000 replicas";
-                        continue;
-                    }
-                    PlanOption option;
-                    option.hardware = hardware.id;
-                    option.deployment = deployment;
-                    option.replicas = *replicas;
-                    option.devices = *replicas * tp;
-                    option.rate_per_s = rate;
-                    option.max_rate_at_targets_per_s = max_rate * *replicas;
-                    const double output_per_s = rate * workload.output_tokens;
-                    if (hardware.price_per_hour) {
-                        option.cost_per_hour = *hardware.price_per_hour * option.devices;
-                        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
-                    }
-                    if (hardware.power) {
-                        option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
-                    }
-                    offer(option);
-                }
-            }
+        std::string reason;
+        if (auto best = best_on_device(model, hardware, workload, targets, space, order, {}, reason)) {
+            plan.options.push_back(std::move(*best));
+        } else {
+            plan.rejected.push_back({hardware.id, reason});
         }
-        if (!best) {
-            plan.rejected.push_back({hardware.id, !ran_reason.empty()     ? ran_reason
-                                                  : !built_reason.empty() ? built_reason
-                                                                          : "no deployment to try"});
-            continue;
-        }
-        if (best->disaggregated) {
-            finish_disaggregated(*best, model, hardware, workload, targets, space.limits);
-            plan.options.push_back(*best);
-            continue;
-        }
-        // The winner's binding constraint, its state at the load, and its device count across the
-        // efficiency band.
-        const engine::Evaluator evaluator(model, hardware, best->deployment);
-        const double per_replica_max = best->max_rate_at_targets_per_s / best->replicas;
-        best->binding = binding_at(evaluator, workload, space.limits, targets, per_replica_max);
-        best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
-        const engine::EfficiencyBand band =
-            engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
-        const int tp = best->deployment.parallelism.devices();
-        auto devices_at = [&](const engine::Efficiency& efficiency) {
-            const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
-            const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);
-            double rate = 0.0;
-            const auto replicas = replicas_needed(shifted, workload, space.limits, targets, max_rate, rate);
-            return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
-        };
-        best->devices_low = devices_at(band.high);
-        best->devices_high = devices_at(band.low);
-        plan.options.push_back(*best);
     }
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     std::stable_sort(plan.options.begin(), plan.options.end(),

@@ -1,7 +1,8 @@
 #pragma once
 // "What should we buy?": for each candidate device, the cheapest deployment (formats, tensor
-// parallelism, replicas) that serves a workload within its latency targets, from the analytic
-// steady state (steady_state.hpp) on the engine's step model.
+// parallelism, replicas) that serves a workload within its latency targets. The analytic steady
+// state (steady_state.hpp) searches; the request-level simulation verifies the best options at the
+// planned load and has the last word (plan_verification.hpp).
 
 #include <array>
 #include <memory>
