@@ -1,13 +1,24 @@
 // The one median, quantile and bisection (core/statistics.hpp, core/search.hpp), against values
-// worked by hand and NumPy's documented results.
+// worked by hand and NumPy's documented results; and the one name table of each enum
+// (core/enum_names.hpp).
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
+#include "core/memory_family.hpp"
 #include "core/search.hpp"
 #include "core/statistics.hpp"
+#include "engine/roofline.hpp"
+#include "explore/claim_check.hpp"
+#include "explore/compare.hpp"
+#include "report/explore/sweep_writer.hpp"
+#include "serving/plan.hpp"
+#include "workload/request_stream.hpp"
 
 using namespace decodesim;
 
@@ -48,4 +59,37 @@ TEST_CASE("the integer searches find the first and last n where a predicate hold
     CHECK(core::last_true(1, 100, [](long long n) { return n * n <= 50; }) == 7);
     CHECK_FALSE(core::first_true(1, 5, [](long long n) { return n > 5; }).has_value());
     CHECK_FALSE(core::last_true(1, 5, [](long long) { return false; }).has_value());
+}
+
+
+namespace {
+
+// Every row names a distinct value with a distinct, non-empty name, and `count` values are named.
+template <typename Table>
+void check_name_table(const Table& table, std::size_t count) {
+    std::set<std::string> names;
+    std::set<int> values;
+    for (const auto& row : table) {
+        CHECK_FALSE(row.name.empty());
+        names.emplace(row.name);
+        values.insert(static_cast<int>(row.value));
+        CHECK(core::name_of(table, row.value) == row.name);
+    }
+    CHECK(names.size() == count);
+    CHECK(values.size() == count);
+}
+
+}  // namespace
+
+TEST_CASE("every enum's name table names each of its values once") {
+    // The counts are the enumerators of each enum, read off its declaration.
+    check_name_table(engine::kBoundNames, 4);                          // memory compute communication overhead
+    check_name_table(explore::kVerdictNames, 4);                       // impossible ... conservative
+    check_name_table(explore::kCompareOrderNames, 4);                  // total stream ttft cost
+    check_name_table(serving::kPlanOrderNames, 3);                     // cost devices power
+    check_name_table(serving::kPlanDisaggregationNames, 3);            // automatic off only
+    check_name_table(workload::Arrivals::kKindNames, 2);               // poisson gamma
+    check_name_table(workload::LengthDistribution::kKindNames, 4);     // fixed uniform normal lognormal
+    check_name_table(core::kMemoryFamilyNames, core::kMemoryFamilies.size());
+    check_name_table(report::kSweepFormatNames, 2);                   // csv jsonl
 }

@@ -14,7 +14,7 @@ struct NamedValue {
 };
 
 // The name of `value` in `table`; "?" for a value the table lacks (a table missing a row is a bug
-// that tests/test_units.cpp's table checks catch).
+// that tests/test_statistics.cpp's table checks catch).
 template <typename Table, typename Enum>
 constexpr std::string_view name_of(const Table& table, Enum value) {
     for (const auto& row : table) {
