@@ -312,14 +312,15 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     // Whatever plan answers, serve given the same deployment, load, request count and seed must
     // agree with it, because plan reports only what that simulation verified.
     const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
-                                    "--scenario", "chat", "--verify-requests", "500", "--json"});
+                                    "--scenario", "chat", "--verify-requests", "2000", "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto best = nlohmann::json::parse(plan.out)["options"][0];
     REQUIRE(best["verified_by_serve"].is_object());
     const int replicas = best["replicas"].get<int>();
+    CHECK(best["verified_by_serve"]["steady_state_replicas"].get<int>() < replicas);
     CHECK(replicas == best["verified_by_serve"]["replicas"].get<int>());
     const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
-                                     "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "500",
+                                     "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "2000",
                                      "--seed", "1", "--json"});
     REQUIRE(serve.exit_code == 0);
     const auto served = nlohmann::json::parse(serve.out);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/search.hpp"
+#include "serving/served_stream.hpp"
 
 
 namespace decodesim::serving {
@@ -20,24 +21,20 @@ struct Run {
 
 Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load, const ServiceTargets& targets,
              const SchedulerLimits& limits, const VerifySettings& settings, const std::optional<PoolShape>& pools) {
+    // The stream serve would generate from the same workload, rate, count and seed.
     workload::StreamSpec spec;
     spec.arrivals.rate_per_s = load.rate_per_s.value_or(1.0);
     spec.requests = settings.requests;
     spec.seed = settings.seed;
-    const workload::ResolvedWorkload& lengths = load.lengths;
-    spec.arrivals.kind = lengths.arrivals;
-    spec.arrivals.burstiness = lengths.burstiness;
-    spec.prompt = lengths.prompt;
-    spec.output = lengths.output;
-    spec.max_context = lengths.max_context;
+    const std::vector<workload::Request> requests = generated_stream(load.lengths, spec, std::nullopt).requests;
     ServeConfig config;
     config.replicas = replicas;
     config.disaggregation = pools;
     config.limits = limits;
     config.seed = settings.seed;
-    if (load.users) config.closed_loop = ClosedLoop{static_cast<long long>(*load.users), lengths.think_time_s};
+    if (load.users) config.closed_loop = ClosedLoop{static_cast<long long>(*load.users), load.lengths.think_time_s};
     Run run;
-    run.result = simulate_serving(evaluator, workload::generate_requests(spec), config, targets);
+    run.result = simulate_serving(evaluator, requests, config, targets);
     run.saturated = run.result.saturated;
     // A closed loop's clients all start at once, a burst no steady population of users makes: the
     // share is taken after each client's first request (a benchmark's warm-up). Refused requests
@@ -52,10 +49,7 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
         ttft.push_back(record.ttft());
         e2e.push_back(record.e2e());
         if (record.request.output_tokens > 1) tpot.push_back(record.tpot());
-        const bool within = (!targets.ttft_s || record.ttft() <= *targets.ttft_s) &&
-                            (!targets.tpot_s || record.tpot() <= *targets.tpot_s) &&
-                            (!targets.e2e_s || record.e2e() <= *targets.e2e_s);
-        met += within ? 1.0 : 0.0;
+        met += within_targets(record, targets) ? 1.0 : 0.0;
     }
     run.met_share = counted > 0.0 ? met / counted : 0.0;
     run.ttft_p99_s = percentiles(ttft).p99;

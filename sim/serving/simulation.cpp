@@ -701,10 +701,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         output_tokens += static_cast<double>(record.request.output_tokens);
         total_tokens += static_cast<double>(record.request.output_tokens + record.request.prompt_tokens);
         last_finish = std::max(last_finish, record.finish_s);
-        const bool fast_first = !targets.ttft_s || record.ttft() <= *targets.ttft_s;
-        const bool fast_rest = !targets.tpot_s || record.tpot() <= *targets.tpot_s;
-        const bool done_in_time = !targets.e2e_s || record.e2e() <= *targets.e2e_s;
-        met += fast_first && fast_rest && done_in_time ? 1.0 : 0.0;
+        met += within_targets(record, targets) ? 1.0 : 0.0;
     }
     const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
     const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;

@@ -78,6 +78,13 @@ struct RequestRecord {
     }
 };
 
+// Whether a served request met every target that is set: the one test of goodput, for serve and
+// for plan's verification.
+inline bool within_targets(const RequestRecord& record, const ServiceTargets& targets) {
+    return (!targets.ttft_s || record.ttft() <= *targets.ttft_s) && (!targets.tpot_s || record.tpot() <= *targets.tpot_s) &&
+           (!targets.e2e_s || record.e2e() <= *targets.e2e_s);
+}
+
 // The state of the server at one moment (replicas summed).
 struct TimelineSample {
     double time_s = 0.0;
