@@ -18,6 +18,7 @@
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
 #include "fit/calibration.hpp"
+#include "serving/scheduler_limits.hpp"
 #include "cli_runner.hpp"
 #include "test_support.hpp"
 
@@ -670,4 +671,52 @@ TEST_CASE("the conditions column is read strictly: unknown, repeated and malform
         REQUIRE(messages.size() == 1);
         CHECK(messages[0].find(path + ":2:7: error: runtime: ") == 0);
     }
+}
+
+// vLLM's EngineArgs.get_batch_defaults for `vllm serve`: a device of at least 70 GiB whose name does
+// not contain "a100" starts with max_num_seqs 1024 and max_num_batched_tokens 8192; every other
+// device with 256 and 2048 (docs/evidence/runtime-defaults.md). An H100 SXM holds 80 GB = 74.5 GiB,
+// an A100 80 GB the same but is named out, an L40S 48 GB = 44.7 GiB is below the line.
+TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own scheduler section replaces its base's") {
+    const profiles::Catalog catalog = testing::shipped_catalog();
+    const auto vllm = catalog.runtime("vllm@0.8");
+    auto limits_on = [&](const engine::RuntimeProfile& runtime, const std::string& device) {
+        return serving::resolve_scheduler({}, runtime, catalog.hardware(device));
+    };
+    CHECK(limits_on(*vllm, "h100-sxm").max_sequences == 1024);
+    CHECK(limits_on(*vllm, "h100-sxm").max_batched_tokens == 8192);
+    CHECK(limits_on(*vllm, "a100-sxm-80gb").max_sequences == 256);
+    CHECK(limits_on(*vllm, "a100-sxm-80gb").max_batched_tokens == 2048);
+    CHECK(limits_on(*vllm, "l40s").max_sequences == 256);
+    CHECK(limits_on(*vllm, "l40s").max_batched_tokens == 2048);
+    CHECK(limits_on(*vllm, "h100-sxm").block_tokens == 16);
+
+    // A flag wins over the device's default.
+    serving::SchedulerChoice choice;
+    choice.max_sequences = 64;
+    choice.chunked_prefill = false;
+    const serving::SchedulerLimits chosen = serving::resolve_scheduler(choice, *vllm, catalog.hardware("h100-sxm"));
+    CHECK(chosen.max_sequences == 64);
+    CHECK(chosen.max_batched_tokens == 8192);
+    CHECK_FALSE(chosen.chunked_prefill);
+
+    // A build on top of vLLM that states its own scheduler (SGLang's 256 running requests) keeps it on
+    // an H100: the base's large-device rule is not inherited.
+    const std::string path = testing::write_temp("scheduler-child.yaml", R"(name: scheduler-child
+base: vllm@0.8
+description: "a build on vLLM with its own scheduler"
+source: "test"
+measured: false
+measurements: "test"
+scheduler:
+  source: "test"
+  max_sequences: 256
+  max_batched_tokens: 8192
+  block_tokens: 1
+  chunked_prefill: true
+  prefix_caching: true
+)");
+    const auto child = catalog.runtime(path);
+    CHECK(limits_on(*child, "h100-sxm").max_sequences == 256);
+    CHECK(limits_on(*child, "h100-sxm").block_tokens == 1);
 }

@@ -19,7 +19,9 @@ using profiles::KernelGraph;
 using profiles::KvCacheSizing;
 using profiles::RuntimeFactors;
 using profiles::RuntimeProfile;
+using profiles::LargeDeviceLimits;
 using profiles::SchedulerDefaults;
+using profiles::SchedulerLimits;
 
 // The runtime of a deployment assembled field by field rather than resolved (a cost model of the
 // operators alone): the structural kernels, fused attention read once per layer, no block-format

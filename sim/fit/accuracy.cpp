@@ -27,15 +27,19 @@ constexpr long long kReplayedRequests = 1000;
 constexpr double kReplayTokenBudget = 5e7;
 
 // A row at a request rate: its benchmark replayed through the serving simulation, requests of
-// the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with vLLM's
-// scheduler defaults (docs/serving.md); the figure is the run's mean or median, as the row states.
+// the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with the row's
+// runtime's scheduler defaults on its device (docs/serving.md, "Scheduler"); the figure is the run's
+// mean or median, as the row states.
 double served_figure(const profiles::Measurement& m, const engine::Evaluator& evaluator, double prompt, double output) {
     workload::StreamSpec spec;
     spec.arrivals.rate_per_s = *m.request_rate;
     spec.prompt.first = prompt;
     spec.output.first = output;
     spec.requests = m.requests.value_or(kReplayedRequests);
-    const serving::ServeResult run = serving::simulate_serving(evaluator, workload::generate_requests(spec), serving::ServeConfig{}, serving::ServiceTargets{});
+    serving::ServeConfig config;
+    config.limits = serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware());
+    const serving::ServeResult run =
+        serving::simulate_serving(evaluator, workload::generate_requests(spec), config, serving::ServiceTargets{});
     if (run.rejected > 0) {
         // The figures would be over the requests that fit; the row measured them all.
         throw core::InputError(core::unlocated(

@@ -152,21 +152,47 @@ void read_kv_cache(StrictMap& section, KvCacheSizing& sizing) {
     section.reject_unknown_keys({"source", "capacity_share", "workspace", "free_share"});
 }
 
-void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
+void read_large_device(StrictMap& section, LargeDeviceLimits& large) {
     require_source(section);
+    if (auto memory = section.quantity("min_memory", core::Dimension::bytes, Presence::required)) {
+        if (*memory <= 0.0 || *memory > kMaxWorkspaceBytes) {
+            section.error("min_memory", "expected a size above 0 and at most 1 TB, such as '70 GiB'");
+        } else {
+            large.min_memory = core::Bytes(*memory);
+        }
+    }
+    if (auto name = section.string("excluded_name", Presence::optional)) large.excluded_name = *name;
     if (auto value = section.positive_integer("max_sequences", Presence::required, kMaxSchedulerSequences)) {
-        scheduler.max_sequences = *value;
+        large.max_sequences = *value;
     }
     if (auto value = section.positive_integer("max_batched_tokens", Presence::required, kMaxSchedulerTokens)) {
-        scheduler.max_batched_tokens = *value;
+        large.max_batched_tokens = *value;
+    }
+    section.reject_unknown_keys({"source", "min_memory", "excluded_name", "max_sequences", "max_batched_tokens"});
+}
+
+// The section replaces the base's scheduler whole: a large-device rule it does not state is not inherited.
+void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
+    require_source(section);
+    scheduler = SchedulerDefaults{};
+    SchedulerLimits& limits = scheduler.limits;
+    if (auto value = section.positive_integer("max_sequences", Presence::required, kMaxSchedulerSequences)) {
+        limits.max_sequences = *value;
+    }
+    if (auto value = section.positive_integer("max_batched_tokens", Presence::required, kMaxSchedulerTokens)) {
+        limits.max_batched_tokens = *value;
     }
     if (auto value = section.positive_integer("block_tokens", Presence::required, kMaxSchedulerTokens)) {
-        scheduler.block_tokens = *value;
+        limits.block_tokens = *value;
     }
-    if (auto value = section.boolean("chunked_prefill", Presence::required)) scheduler.chunked_prefill = *value;
-    if (auto value = section.boolean("prefix_caching", Presence::required)) scheduler.prefix_caching = *value;
+    if (auto value = section.boolean("chunked_prefill", Presence::required)) limits.chunked_prefill = *value;
+    if (auto value = section.boolean("prefix_caching", Presence::required)) limits.prefix_caching = *value;
+    if (auto large = section.map("large_device", Presence::optional)) {
+        scheduler.large_device.emplace();
+        read_large_device(*large, *scheduler.large_device);
+    }
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching"});
+                                 "prefix_caching", "large_device"});
 }
 
 void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {

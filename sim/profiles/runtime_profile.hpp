@@ -5,7 +5,9 @@
 // only gives them a shape.
 
 #include <array>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -95,14 +97,40 @@ struct BlockFormatMatmul {
     double dequantized_above_tokens = 0.0;
 };
 
-// The scheduler a serving runtime starts with (docs/serving.md): what `serve` and `plan` take
-// when no flag overrides it.
-struct SchedulerDefaults {
+// The limits a serving scheduler runs under on one replica (docs/serving.md).
+struct SchedulerLimits {
     long long max_sequences = 256;        // running sequences per replica (vLLM max_num_seqs)
     long long max_batched_tokens = 8192;  // tokens per forward pass (max_num_batched_tokens)
     long long block_tokens = 16;          // tokens per KV-cache block (page)
     bool chunked_prefill = true;          // false: a prompt is prefilled whole, in one pass
     bool prefix_caching = true;
+};
+
+// A runtime that starts larger on devices with more memory: vLLM V1 takes 1024 sequences and 8192
+// tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not contain
+// "a100" (larger budgets cost A100s throughput, vLLM PR #17885), 256 and 2048 elsewhere.
+struct LargeDeviceLimits {
+    core::Bytes min_memory{0.0};              // per device, the memory it reports
+    std::string excluded_name;  // a device whose id contains it keeps the base limits; empty: none
+    long long max_sequences = 0;
+    long long max_batched_tokens = 0;
+};
+
+// The scheduler a serving runtime starts with: what `serve` and `plan` take when no flag overrides it.
+struct SchedulerDefaults {
+    SchedulerLimits limits;
+    std::optional<LargeDeviceLimits> large_device;
+
+    // The limits it starts with on a device of `memory` whose profile id is `device_id`.
+    SchedulerLimits on_device(core::Bytes memory, std::string_view device_id) const {
+        SchedulerLimits result = limits;
+        if (!large_device || memory.value < large_device->min_memory.value) return result;
+        const std::string& excluded = large_device->excluded_name;
+        if (!excluded.empty() && device_id.find(excluded) != std::string_view::npos) return result;
+        result.max_sequences = large_device->max_sequences;
+        result.max_batched_tokens = large_device->max_batched_tokens;
+        return result;
+    }
 };
 
 // One runtime build as data (runtime_profiles/*.yaml, read by profiles/runtime_profile.hpp): what

@@ -72,10 +72,16 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     const engine::KvCacheSizing& kv = runtime.kv_sizing;
     text += fmt::format("  KV cache: {:g} of the capacity, {:.3g} GiB workspace, {:g} of what is free\n", kv.capacity_share,
                         kv.workspace.value / 1073741824.0, kv.free_share);
-    const engine::SchedulerDefaults& scheduler = runtime.scheduler;
+    const engine::SchedulerLimits& scheduler = runtime.scheduler.limits;
     text += fmt::format("  scheduler: {} sequences, {} tokens a step, {}-token blocks, chunked prefill {}, prefix caching {}\n",
                         scheduler.max_sequences, scheduler.max_batched_tokens, scheduler.block_tokens,
                         scheduler.chunked_prefill ? "on" : "off", scheduler.prefix_caching ? "on" : "off");
+    if (const auto& large = runtime.scheduler.large_device) {
+        text += fmt::format("    on devices of {:g} GiB and more{}: {} sequences, {} tokens a step\n",
+                            large->min_memory.value / 1073741824.0,
+                            large->excluded_name.empty() ? "" : fmt::format(" (not '{}')", large->excluded_name),
+                            large->max_sequences, large->max_batched_tokens);
+    }
     if (!runtime.cuda_graph_batch_sizes.empty()) {
         text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
     }

@@ -156,10 +156,11 @@ double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& wo
 
 // The price, energy and pools of a disaggregated deployment at the workload's rate.
 PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                const DisaggregatedState& state, const PlanWorkload& workload) {
+                                const SchedulerLimits& limits, const DisaggregatedState& state, const PlanWorkload& workload) {
     PlanOption option;
     option.hardware = hardware.id;
     option.deployment = deployment;
+    option.limits = limits;
     option.replicas = state.pools.instances();
     option.devices = option.replicas * deployment.parallelism.devices();
     option.rate_per_s = *workload.rate_per_s;
@@ -279,6 +280,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     // Closed loops are planned colocated (docs/serving.md).
     const bool colocated = space.disaggregation != PlanDisaggregation::only;
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
+    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *space.runtime, hardware);
     std::optional<PlanOption> best;
     // Why it cannot serve: a deployment that ran but missed is more telling than one that
     // could not be built (a tp the device has no link for), so the first of those wins.
@@ -313,21 +315,21 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     std::string why;
                     std::optional<DisaggregatedState> state;
                     try {
-                        state = cheapest_pools(evaluator, workload, space.limits, targets, why);
+                        state = cheapest_pools(evaluator, workload, limits, targets, why);
                     } catch (const core::InputError& error) {
                         why = error.diagnostics().front().message;  // no link for the KV cache
                     }
                     if (state) {
-                        offer(disaggregated_option(hardware, deployment, *state, workload));
+                        offer(disaggregated_option(hardware, deployment, limits, *state, workload));
                     } else if (!colocated && ran_reason.empty()) {
                         ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
                     }
                 }
                 if (!colocated) continue;
                 const double max_rate =
-                    max_rate_at_targets(evaluator, load_of(workload, 1.0), space.limits, targets);
+                    max_rate_at_targets(evaluator, load_of(workload, 1.0), limits, targets);
                 if (max_rate <= 0.0) {
-                    const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), space.limits);
+                    const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), limits);
                     if (!ran_reason.empty()) continue;
                     ran_reason = idle.max_batch < 1.0 ? fmt::format("{}: the weights and one sequence's KV cache "
                                                                       "do not fit in memory", spread)
@@ -338,7 +340,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     continue;
                 }
                 double rate = 0.0;
-                const auto replicas = replicas_needed(evaluator, workload, space.limits, targets, max_rate, rate);
+                const auto replicas = replicas_needed(evaluator, workload, limits, targets, max_rate, rate);
                 if (!replicas) {
                     if (ran_reason.empty()) ran_reason = "needs more than 100,000 replicas";
                     continue;
@@ -346,6 +348,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 PlanOption option;
                 option.hardware = hardware.id;
                 option.deployment = deployment;
+                option.limits = limits;
                 option.replicas = *replicas;
                 option.devices = *replicas * tp;
                 option.rate_per_s = rate;
@@ -367,23 +370,23 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
         return std::nullopt;
     }
     if (best->disaggregated) {
-        finish_disaggregated(*best, model, hardware, workload, targets, space.limits);
+        finish_disaggregated(*best, model, hardware, workload, targets, limits);
         return best;
     }
     // The winner's binding constraint, its state at the load, and its device count across the
     // efficiency band.
     const engine::Evaluator evaluator(model, hardware, best->deployment);
     const double per_replica_max = best->max_rate_at_targets_per_s / best->replicas;
-    best->binding = binding_at(evaluator, workload, space.limits, targets, per_replica_max);
-    best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), space.limits);
+    best->binding = binding_at(evaluator, workload, limits, targets, per_replica_max);
+    best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), limits);
     const engine::EfficiencyBand band =
         engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
     const int tp = best->deployment.parallelism.devices();
     auto devices_at = [&](const engine::Efficiency& efficiency) {
         const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
-        const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), space.limits, targets);
+        const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), limits, targets);
         double rate = 0.0;
-        const auto replicas = replicas_needed(shifted, workload, space.limits, targets, max_rate, rate);
+        const auto replicas = replicas_needed(shifted, workload, limits, targets, max_rate, rate);
         return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
     };
     best->devices_low = devices_at(band.high);
@@ -422,7 +425,7 @@ void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vec
         const std::optional<PoolShape> pools =
             option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
         const PlanVerification verification =
-            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, space.limits, *space.verify, pools);
+            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, option.limits, *space.verify, pools);
         if (!verification.passed) {
             // The layout fails where replicas cannot help (a tail prompt's prefill alone misses the
             // TTFT target at this tensor parallelism): the device's next layout by the steady state.
@@ -457,7 +460,7 @@ void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vec
         }
         if (!pools && verification.replicas != option.replicas) {
             set_replicas(option, verification.replicas, *hardware, workload);
-            option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), space.limits);
+            option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), option.limits);
         }
         option.verification = verification;
         std::stable_sort(plan.options.begin(), plan.options.end(),

@@ -47,7 +47,7 @@ struct PlanSpace {
     std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
     std::shared_ptr<const engine::RuntimeProfile> runtime;  // required
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
-    SchedulerLimits limits;
+    SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
     // Set: the best options are simulated request by request at the planned load (plan = serve);
     // unset: the analytic steady state alone decides.
@@ -84,6 +84,7 @@ struct DisaggregatedPlan {
 struct PlanOption {
     std::string hardware;
     engine::Deployment deployment;
+    SchedulerLimits limits;                            // each replica's scheduler: the runtime's on this device, or the flags'
     int replicas = 0;                                  // colocated replicas, or all instances of both pools
     int devices = 0;
     std::optional<double> cost_per_hour;               // USD, all devices

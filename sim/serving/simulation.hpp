@@ -12,18 +12,10 @@
 
 #include "engine/prediction.hpp"
 #include "serving/disaggregation.hpp"
+#include "serving/scheduler_limits.hpp"
 #include "workload/request_stream.hpp"
 
 namespace decodesim::serving {
-
-// The scheduler's limits, with vLLM's defaults (docs/serving.md).
-struct SchedulerLimits {
-    long long max_sequences = 256;          // running sequences per replica (vLLM max_num_seqs)
-    long long max_batched_tokens = 8192;    // tokens per forward pass (max_num_batched_tokens)
-    long long block_tokens = 16;            // tokens per KV-cache block
-    bool chunked_prefill = true;            // false: a prompt is prefilled whole, in one pass
-    bool prefix_caching = true;
-};
 
 // A fixed number of clients, each sending its next request when its last one has finished (or was
 // refused), after a think time: the load of `vllm bench serve --max-concurrency`, SGLang's

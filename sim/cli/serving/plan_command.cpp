@@ -92,7 +92,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     space.runtime = runtime_named(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
-    space.limits = options.scheduler.resolved();
+    space.scheduler = options.scheduler.resolved();
     if (options.verify_requests > 0) space.verify = serving::VerifySettings{options.verify_requests, options.seed};
     space.disaggregation =
         core::named_or_throw(serving::kPlanDisaggregationNames, options.disaggregation, "--disaggregation", "choice").value;

@@ -84,23 +84,22 @@ serving::PoolShape parse_pool_shape(const std::string& text, const std::string& 
     return shape;
 }
 
-serving::SchedulerLimits SchedulerOptions::resolved() const {
-    serving::SchedulerLimits result = limits;
-    result.chunked_prefill = !no_chunked_prefill;
-    result.prefix_caching = !no_prefix_caching;
+serving::SchedulerChoice SchedulerOptions::resolved() const {
+    serving::SchedulerChoice result = choice;
+    if (no_chunked_prefill) result.chunked_prefill = false;
+    if (no_prefix_caching) result.prefix_caching = false;
     return result;
 }
 
 void add_scheduler_options(CLI::App& command, SchedulerOptions& options) {
-    command.add_option("--max-seqs", options.limits.max_sequences, "Running sequences per replica (vLLM max_num_seqs)")
-        ->capture_default_str()
+    command.add_option("--max-seqs", options.choice.max_sequences,
+                       "Running sequences per replica (vLLM max_num_seqs); default: the runtime's on that device")
         ->check(CLI::Range(1LL, 1'000'000LL));
-    command.add_option("--max-batched-tokens", options.limits.max_batched_tokens,
-                       "Tokens per forward pass (vLLM max_num_batched_tokens)")
-        ->capture_default_str()
+    command.add_option("--max-batched-tokens", options.choice.max_batched_tokens,
+                       "Tokens per forward pass (vLLM max_num_batched_tokens); default: the runtime's on that device")
         ->check(CLI::Range(1LL, 100'000'000LL));
-    command.add_option("--block-size", options.limits.block_tokens, "Tokens per KV-cache block")
-        ->capture_default_str()
+    command.add_option("--block-size", options.choice.block_tokens,
+                       "Tokens per KV-cache block; default: the runtime's")
         ->check(CLI::Range(1LL, 1'000'000LL));
     command.add_flag("--no-chunked-prefill", options.no_chunked_prefill,
                      "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)");

@@ -20,11 +20,11 @@ using workload::describe;
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
 
 struct SchedulerOptions {
-    serving::SchedulerLimits limits;
+    serving::SchedulerChoice choice;  // the limits set by flags; the rest are the runtime's defaults
     bool no_chunked_prefill = false;
     bool no_prefix_caching = false;
 
-    serving::SchedulerLimits resolved() const;
+    serving::SchedulerChoice resolved() const;
 };
 
 // --max-seqs --max-batched-tokens --block-size --no-chunked-prefill --no-prefix-caching

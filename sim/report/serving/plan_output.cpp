@@ -1,4 +1,5 @@
 #include "report/serving/plan_output.hpp"
+#include "report/serving/scheduler_json.hpp"
 
 #include <fmt/format.h>
 
@@ -77,6 +78,7 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                                                               : std::string("one device"),
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+        text += fmt::format("scheduler per replica: {}\n", serving::describe_scheduler(best.limits));
         if (best.verification) {
             const serving::PlanVerification& v = *best.verification;
             text += fmt::format("verified by serve: {:.1f}% of {} requests on target (TTFT p99 {}, TPOT p99 {}, last token "
@@ -169,6 +171,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"activation", std::string(core::datatype_name(d.activation))},
                            {"runtime", std::string(engine::runtime_label(d))},
                            {"clocks", engine::clock_label(d.clocks)},
+                           {"scheduler", scheduler_json(option.limits)},
                            {"cost_per_hour", optional(option.cost_per_hour)},
                            {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},
                            {"joules_per_output_token", optional(option.joules_per_output_token)},

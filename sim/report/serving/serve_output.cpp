@@ -1,4 +1,5 @@
 #include "report/serving/serve_output.hpp"
+#include "report/serving/scheduler_json.hpp"
 
 #include <fmt/format.h>
 
@@ -139,11 +140,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     given["output_tokens"] = c.output;
     given["requests"] = c.requests;
     given["seed"] = c.seed;
-    given["scheduler"] = {{"max_sequences", c.limits.max_sequences},
-                          {"max_batched_tokens", c.limits.max_batched_tokens},
-                          {"block_tokens", c.limits.block_tokens},
-                          {"chunked_prefill", c.limits.chunked_prefill},
-                          {"prefix_caching", c.limits.prefix_caching}};
+    given["scheduler"] = scheduler_json(c.limits);
     if (c.targets.ttft_s) given["ttft_slo_s"] = *c.targets.ttft_s;
     if (c.targets.tpot_s) given["tpot_slo_s"] = *c.targets.tpot_s;
     if (c.targets.e2e_s) given["e2e_slo_s"] = *c.targets.e2e_s;

@@ -1,0 +1,24 @@
+#include "serving/scheduler_limits.hpp"
+
+#include <fmt/format.h>
+
+namespace decodesim::serving {
+
+SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
+                                  const profiles::HardwareProfile& hardware) {
+    SchedulerLimits limits = runtime.scheduler.on_device(hardware.memory_capacity, hardware.id);
+    if (choice.max_sequences) limits.max_sequences = *choice.max_sequences;
+    if (choice.max_batched_tokens) limits.max_batched_tokens = *choice.max_batched_tokens;
+    if (choice.block_tokens) limits.block_tokens = *choice.block_tokens;
+    if (choice.chunked_prefill) limits.chunked_prefill = *choice.chunked_prefill;
+    if (choice.prefix_caching) limits.prefix_caching = *choice.prefix_caching;
+    return limits;
+}
+
+std::string describe_scheduler(const SchedulerLimits& limits) {
+    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}",
+                       limits.max_sequences, limits.max_batched_tokens, limits.block_tokens,
+                       limits.chunked_prefill ? "on" : "off", limits.prefix_caching ? "on" : "off");
+}
+
+}  // namespace decodesim::serving

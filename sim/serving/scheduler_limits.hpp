@@ -1,0 +1,33 @@
+#pragma once
+// The scheduler's limits a serving run uses: what the user set, else the runtime profile's defaults
+// on that device (runtime_profiles/*.yaml, `scheduler:`), so `serve --runtime sglang` schedules as
+// SGLang starts and vLLM V1 takes its larger budget on an H100 (docs/serving.md, "Scheduler").
+
+#include <optional>
+#include <string>
+
+#include "engine/runtime.hpp"
+#include "profiles/hardware_profile.hpp"
+
+namespace decodesim::serving {
+
+using SchedulerLimits = engine::SchedulerLimits;
+
+// What a user set of the scheduler's limits; an unset member takes the runtime's default.
+struct SchedulerChoice {
+    std::optional<long long> max_sequences;
+    std::optional<long long> max_batched_tokens;
+    std::optional<long long> block_tokens;
+    std::optional<bool> chunked_prefill;
+    std::optional<bool> prefix_caching;
+};
+
+// `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device).
+SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
+                                  const profiles::HardwareProfile& hardware);
+
+// "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
+// line a report prints under its results.
+std::string describe_scheduler(const SchedulerLimits& limits);
+
+}  // namespace decodesim::serving
