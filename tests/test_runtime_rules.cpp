@@ -720,3 +720,33 @@ scheduler:
     CHECK(limits_on(*child, "h100-sxm").max_sequences == 256);
     CHECK(limits_on(*child, "h100-sxm").block_tokens == 1);
 }
+
+TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {
+    const profiles::Catalog catalog = testing::shipped_catalog();
+    auto profile_with = [](const std::string& path_lines) {
+        return testing::write_temp("request-path.yaml", "name: request-path\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\n"
+                                                        "measured: false\nmeasurements: \"t\"\nrequest_path:\n  source: \"t\"\n" +
+                                                            path_lines);
+    };
+    const auto good = catalog.runtime(profile_with("  before_scheduler: 2 ms\n  per_prompt_token: 0 us\n  after_step: 3 ms\n"));
+    CHECK(good->request_path.before(1000.0).value == doctest::Approx(0.002));
+    CHECK(good->request_path.after_step.value == doctest::Approx(0.003));
+
+    const auto negative = testing::error_messages(
+        [&] { catalog.runtime(profile_with("  before_scheduler: -2 ms\n  per_prompt_token: 1 us\n  after_step: 3 ms\n")); });
+    REQUIRE(negative.size() == 1);
+    CHECK(negative[0].find("request-path.yaml:9:") != std::string::npos);
+    CHECK(negative[0].find("before_scheduler") != std::string::npos);
+
+    const auto unitless = testing::error_messages(
+        [&] { catalog.runtime(profile_with("  before_scheduler: 2 ms\n  per_prompt_token: 1\n  after_step: 3 ms\n")); });
+    REQUIRE(unitless.size() == 1);
+    CHECK(unitless[0].find(":10:") != std::string::npos);
+    CHECK(unitless[0].find("per_prompt_token") != std::string::npos);
+
+    const auto missing =
+        testing::error_messages([&] { catalog.runtime(profile_with("  before_scheduler: 2 ms\n  per_prompt_token: 1 us\n")); });
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].find("after_step") != std::string::npos);
+    CHECK(missing[0].find("missing") != std::string::npos);
+}

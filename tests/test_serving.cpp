@@ -369,3 +369,47 @@ TEST_CASE("plan = serve where more replicas cannot help: the device's next layou
     REQUIRE(serve.exit_code == 0);
     CHECK(nlohmann::json::parse(serve.out)["goodput"]["fraction"].get<double>() >= 0.99);
 }
+
+TEST_CASE("a client's TTFT is the server's plus the request path in and out, and a closed loop's client waits for the way out") {
+    // A runtime whose request takes 10 ms plus 10 us a prompt token before the scheduler sees it and
+    // 20 ms from a pass's end to the client. A lone 1000-token request: the server's TTFT is its
+    // prefill, unchanged by the path; the client's is that plus 10 + 1000 x 0.01 + 20 = 40 ms; its
+    // end-to-end time too. A closed loop of one client with 0.25 s think time sends its next request
+    // 20 ms + 0.25 s after the last pass of the one before.
+    auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto plain = s.realistic();
+    engine::RuntimeProfile runtime = s.deployment.runtime_profile();
+    runtime.request_path.before_scheduler = core::Seconds(0.010);
+    runtime.request_path.per_prompt_token = core::Seconds(10e-6);
+    runtime.request_path.after_step = core::Seconds(0.020);
+    s.deployment.runtime = std::make_shared<const engine::RuntimeProfile>(runtime);
+    const auto with_path = s.realistic();
+    const auto lone = fixed_stream(0.001, 1000, 200, 3);
+    const auto base = serving::simulate_serving(plain, lone, {}, {});
+    const auto seen = serving::simulate_serving(with_path, lone, {}, {});
+    CHECK(seen.server_ttft_s.mean == doctest::Approx(base.ttft_s.mean).epsilon(1e-9));
+    CHECK(seen.ttft_s.mean == doctest::Approx(base.ttft_s.mean + 0.040).epsilon(1e-9));
+    CHECK(seen.e2e_s.mean == doctest::Approx(base.e2e_s.mean + 0.040).epsilon(1e-9));
+    CHECK(seen.tpot_s.mean == doctest::Approx(base.tpot_s.mean).epsilon(1e-9));
+    CHECK(seen.requests[1].scheduled_s == doctest::Approx(seen.requests[1].request.arrival_s + 0.020).epsilon(1e-12));
+
+    serving::ServeConfig config;
+    config.closed_loop = serving::ClosedLoop{1, 0.25};
+    const auto loop = serving::simulate_serving(with_path, fixed_stream(1.0, 1000, 200, 4), config, {});
+    for (std::size_t i = 1; i < loop.requests.size(); ++i) {
+        CAPTURE(i);
+        CHECK(loop.requests[i].request.arrival_s ==
+              doctest::Approx(loop.requests[i - 1].finish_s + 0.020 + 0.25).epsilon(1e-12));
+    }
+
+    // The steady state, which plan searches with, counts the same path: at a vanishing rate its TTFT
+    // is the server's plus the 40 ms.
+    serving::LoadShape load;
+    load.rate_per_s = 1e-6;
+    load.prompt_tokens = 1000.0;
+    load.output_tokens = 200.0;
+    const auto quiet = serving::steady_state(plain, load, {});
+    const auto quiet_path = serving::steady_state(with_path, load, {});
+    CHECK(quiet_path.ttft_s.mean == doctest::Approx(quiet.ttft_s.mean + 0.040).epsilon(1e-9));
+    CHECK(quiet_path.e2e_s.p99 == doctest::Approx(quiet.e2e_s.p99 + 0.040).epsilon(1e-9));
+}

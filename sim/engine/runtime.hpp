@@ -22,6 +22,7 @@ using profiles::RuntimeProfile;
 using profiles::LargeDeviceLimits;
 using profiles::SchedulerDefaults;
 using profiles::SchedulerLimits;
+using profiles::RequestPath;
 
 // The runtime of a deployment assembled field by field rather than resolved (a cost model of the
 // operators alone): the structural kernels, fused attention read once per layer, no block-format

@@ -33,7 +33,7 @@ constexpr double kMaxTileRows = 4096.0;
 const std::vector<std::string> kRootKeys{"name",   "version", "current",     "base",         "description",
                                          "source", "measured", "measurements", "ideal",        "kernel_graph",
                                          "attention", "matmul", "kv_cache",     "scheduler",    "cuda_graphs",
-                                         "factors"};
+                                         "request_path", "factors"};
 
 // A quantity that may be zero ("0 us", "0 GiB"), which parse_quantity refuses for the dimensions of
 // a device but a runtime may well have; its unit is checked on one of it.
@@ -195,6 +195,23 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
                                  "prefix_caching", "large_device"});
 }
 
+// Times on the request path: up to a second each, a token's tokenization up to a millisecond.
+void read_request_path(StrictMap& section, RequestPath& path) {
+    require_source(section);
+    auto time = [&](const char* key, double maximum, core::Seconds& into) {
+        if (auto value = zero_or_quantity(section, key, core::Dimension::time, maximum,
+                                          fmt::format("expected a time from 0 ms to {:g} ms", maximum * 1e3))) {
+            into = core::Seconds(*value);
+        } else if (!section.has(key)) {
+            section.error(key, "missing required key; expected a time such as '5 ms'");
+        }
+    };
+    time("before_scheduler", 1.0, path.before_scheduler);
+    time("per_prompt_token", 1e-3, path.per_prompt_token);
+    time("after_step", 1.0, path.after_step);
+    section.reject_unknown_keys({"source", "before_scheduler", "per_prompt_token", "after_step"});
+}
+
 void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {
     require_source(section);
     sizes.clear();
@@ -350,6 +367,10 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     if (auto section = root.map("kv_cache", section_presence)) read_kv_cache(*section, profile.kv_sizing);
     if (auto section = root.map("scheduler", section_presence)) read_scheduler(*section, profile.scheduler);
     if (auto section = root.map("cuda_graphs", Presence::optional)) read_cuda_graphs(*section, profile.cuda_graph_batch_sizes);
+    if (auto section = root.map("request_path", Presence::optional)) {
+        profile.request_path = RequestPath{};  // replaces the base's whole
+        read_request_path(*section, profile.request_path);
+    }
     if (auto section = root.map("factors", has_base || profile.ideal ? Presence::optional : Presence::required)) {
         if (profile.ideal) {
             root.error("factors", "the ideal runtime runs at the datasheet's peaks; it has no factors");

@@ -133,6 +133,22 @@ struct SchedulerDefaults {
     }
 };
 
+// What a request costs outside the forward passes, on its way in and out of a serving runtime
+// (docs/serving.md, "The time a client sees"). A client's time to first token is its send to the
+// first token's arrival: `before_scheduler` plus the prompt's tokenization, the wait for and the
+// passes of the scheduler, then `after_step`. The server's own figure (vLLM's
+// time_to_first_token_seconds) leaves the path out. Zero: not stated, or no such path (an
+// in-process harness such as MLPerf's LoadGen).
+struct RequestPath {
+    core::Seconds before_scheduler{0.0};  // the HTTP request, chat template and hand-off to the engine
+    core::Seconds per_prompt_token{0.0};  // tokenizing the prompt, per token
+    core::Seconds after_step{0.0};        // output processing, detokenizing and streaming a step's token to the client
+
+    core::Seconds before(double prompt_tokens) const {
+        return core::Seconds(before_scheduler.value + per_prompt_token.value * prompt_tokens);
+    }
+};
+
 // One runtime build as data (runtime_profiles/*.yaml, read by profiles/runtime_profile.hpp): what
 // it achieves on top of the hardware, how its kernels are built, how it sizes its cache and
 // schedules. The engine reads these fields and never a runtime's name.
@@ -160,6 +176,7 @@ struct RuntimeProfile {
     std::array<double, core::kBackends.size()> attention_tile_rows{};
     std::array<BlockFormatMatmul, core::kBackends.size()> block_matmul{};  // per core::Backend
     SchedulerDefaults scheduler{};
+    RequestPath request_path{};
     std::vector<long long> cuda_graph_batch_sizes;  // batch sizes it captures as graphs; empty: none stated
     // The spread of its fit group's held-out errors on each memory family (validation/
     // residual_bands.csv, filled in by the catalog); {1, 1}: no band (the ideal runtime).

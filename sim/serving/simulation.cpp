@@ -131,6 +131,7 @@ class Simulation {
 public:
     Simulation(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests, const ServeConfig& config)
         : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
+          path_(evaluator.deployment().runtime_profile().request_path),
           replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
                                                                    : std::max(1, config.replicas))),
           speculation_(evaluator.deployment().speculation), draft_(evaluator.draft()), random_(config.seed) {
@@ -184,7 +185,9 @@ private:
     Sequence admit(Replica& replica, std::size_t request, double now);
     void sample(double now);
     void reject(Replica& replica, double now);
-    // When the next request arrives: its stated time, or in a closed loop when a client is ready.
+    // When the next request is sent: its stated time, or in a closed loop when a client is ready.
+    double send_s(std::size_t next) const;
+    // When the scheduler can take the next request: its send plus the way in (RequestRecord::scheduled_s).
     double next_arrival_s(std::size_t next) const;
     // A request has left (finished or refused): in a closed loop its client sends again after thinking.
     void client_done(double now);
@@ -202,6 +205,8 @@ private:
     const engine::CostModel& cost_;
     std::vector<workload::Request> requests_;  // a closed loop sets their arrival times as it runs
     ServeConfig config_;
+    engine::RequestPath path_;       // the runtime's request path (in before the scheduler, out after each pass)
+    double last_scheduled_s_ = 0.0;  // when the scheduler took the last request
     // A closed loop's clients, by the time each will send its next request.
     std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
     std::vector<Replica> replicas_;
@@ -374,22 +379,34 @@ void Simulation::reject(Replica& replica, double now) {
     if (sequence.remote) release_source(sequence.request, now);
 }
 
-double Simulation::next_arrival_s(std::size_t next) const {
-    if (next >= requests_.size()) return std::numeric_limits<double>::infinity();
+double Simulation::send_s(std::size_t next) const {
     if (!config_.closed_loop) return requests_[next].arrival_s;
     return ready_clients_.empty() ? std::numeric_limits<double>::infinity() : ready_clients_.top();
 }
 
+// The scheduler sees a request after its way in, and never before one sent earlier: the front end
+// hands requests to the engine in the order it received them.
+double Simulation::next_arrival_s(std::size_t next) const {
+    if (next >= requests_.size()) return std::numeric_limits<double>::infinity();
+    const double path_in = path_.before(static_cast<double>(requests_[next].prompt_tokens)).value;
+    return std::max(last_scheduled_s_, send_s(next) + path_in);
+}
+
+// The client has the last token (or the refusal) after the way out, then thinks.
 void Simulation::client_done(double now) {
-    if (config_.closed_loop) ready_clients_.push(now + config_.closed_loop->think_time_s);
+    if (config_.closed_loop) ready_clients_.push(now + path_.after_step.value + config_.closed_loop->think_time_s);
 }
 
 void Simulation::arrive(std::size_t index, double now) {
     if (config_.closed_loop) {
+        const double sent = ready_clients_.top();
         ready_clients_.pop();
-        requests_[index].arrival_s = now;
-        records_[index].request.arrival_s = now;
+        requests_[index].arrival_s = sent;
+        records_[index].request.arrival_s = sent;
     }
+    records_[index].scheduled_s = now;
+    records_[index].delivery_s = path_.after_step.value;
+    last_scheduled_s_ = now;
     const std::size_t chosen = least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
     Sequence sequence;
     sequence.request = index;
@@ -691,22 +708,24 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     }
 
     // Latencies of the requests that were served.
-    std::vector<double> ttft, tpot, e2e;
+    std::vector<double> ttft, server_ttft, tpot, e2e;
     double output_tokens = 0.0, total_tokens = 0.0, met = 0.0, last_finish = 0.0;
     for (const RequestRecord& record : records_) {
         if (record.rejected) continue;
         ttft.push_back(record.ttft());
+        server_ttft.push_back(record.server_ttft());
         e2e.push_back(record.e2e());
         if (record.request.output_tokens > 1) tpot.push_back(record.tpot());
         output_tokens += static_cast<double>(record.request.output_tokens);
         total_tokens += static_cast<double>(record.request.output_tokens + record.request.prompt_tokens);
-        last_finish = std::max(last_finish, record.finish_s);
+        last_finish = std::max(last_finish, record.finish_s + record.delivery_s);
         met += within_targets(record, targets) ? 1.0 : 0.0;
     }
     const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
     const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
     result.duration_s = last_finish - first_arrival;
     result.ttft_s = percentiles(ttft);
+    result.server_ttft_s = percentiles(server_ttft);
     result.tpot_s = percentiles(tpot);
     result.e2e_s = percentiles(e2e);
     result.itl_s = gaps_.summary();

@@ -52,17 +52,25 @@ struct Percentiles {
 };
 
 struct RequestRecord {
-    workload::Request request;
+    workload::Request request;   // arrival_s: when the client sent it
     int replica = 0;             // disaggregated: the prefill instance
     int decode_replica = -1;     // disaggregated: the decode instance; -1 otherwise
-    double first_token_s = 0.0;  // absolute times; disaggregated: when the KV cache reached the decode instance
-    double finish_s = 0.0;
+    // When the scheduler could first take it: the send plus the runtime's request path in
+    // (engine::RequestPath::before), never before a request sent earlier (one front end, in order).
+    double scheduled_s = 0.0;
+    double first_token_s = 0.0;  // the end of the pass that made it; disaggregated: when the KV cache reached the decode instance
+    double finish_s = 0.0;       // the end of the pass that made the last token
+    double delivery_s = 0.0;     // from a pass's end to the client (engine::RequestPath::after_step)
     int preemptions = 0;
     bool prefix_hit = false;
     bool rejected = false;  // longer than a replica can ever hold or schedule: never served
 
-    double ttft() const { return first_token_s - request.arrival_s; }
-    double e2e() const { return finish_s - request.arrival_s; }
+    // Time to first token as the client measures it (vllm bench serve, SGLang bench_serving, AIPerf):
+    // from its send to the first token's arrival.
+    double ttft() const { return first_token_s + delivery_s - request.arrival_s; }
+    // As the server measures it (vLLM's time_to_first_token_seconds): from the scheduler's queue to the pass's end.
+    double server_ttft() const { return first_token_s - scheduled_s; }
+    double e2e() const { return finish_s + delivery_s - request.arrival_s; }
     // Mean time per output token after the first; 0 for one-token outputs.
     double tpot() const {
         return request.output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(request.output_tokens - 1)
@@ -115,7 +123,8 @@ struct SpeculationStats {
 struct ServeResult {
     std::vector<RequestRecord> requests;   // in arrival order
     std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
-    Percentiles ttft_s, tpot_s, itl_s, e2e_s;
+    Percentiles ttft_s, tpot_s, itl_s, e2e_s;  // as the client measures them
+    Percentiles server_ttft_s;                 // RequestRecord::server_ttft
     double duration_s = 0.0;               // first arrival to last finish
     double output_tokens_per_s = 0.0;
     double total_tokens_per_s = 0.0;       // prompt and output tokens

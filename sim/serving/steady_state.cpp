@@ -12,8 +12,16 @@ namespace decodesim::serving {
 
 namespace {
 
-// A request's completion from its first token and the per-token pace, and the output rate.
-void finish_request_figures(SteadyState& state, const LoadShape& load) {
+// The client's time to first token (the server's plus the runtime's request path in and out, as
+// serve counts it), its completion from the first token and the per-token pace, and the output rate.
+void finish_request_figures(SteadyState& state, const LoadShape& load, const engine::Evaluator& evaluator) {
+    const engine::RequestPath& path = evaluator.deployment().runtime_profile().request_path;
+    const double way = path.before(load.prompt_tokens).value + path.after_step.value;
+    state.ttft_s.mean += way;
+    state.ttft_s.p50 += way;
+    state.ttft_s.p90 += way;
+    state.ttft_s.p99 += way;
+    state.ttft_s.max += way;
     const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
     state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
     state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
@@ -327,7 +335,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
     state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    finish_request_figures(state, load);
+    finish_request_figures(state, load, model.evaluator);
     return state;
 }
 
@@ -503,7 +511,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.ttft_s.p90 = ttft_at(0.90);
     state.ttft_s.p99 = ttft_at(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    finish_request_figures(state, load);
+    finish_request_figures(state, load, evaluator);
     return result;
 }
 

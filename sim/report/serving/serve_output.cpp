@@ -49,6 +49,8 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
         latency.add_row({name, seconds(q.p50), seconds(q.p90), seconds(q.p99), seconds(q.mean)});
     };
     row("time to first token", r.ttft_s);
+    // The request path (runtime profile's request_path) is what the client sees beyond the server.
+    if (r.server_ttft_s.mean != r.ttft_s.mean) row("  at the server", r.server_ttft_s);
     row("time per output token", r.tpot_s);
     row("inter-token latency", r.itl_s);
     row("time to last token", r.e2e_s);
@@ -160,6 +162,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
                                   {"usd_per_million_requests_uncapped", optional(cap.cost_per_million_requests_uncapped)}};
     }
     document["ttft_s"] = percentiles_json(r.ttft_s);
+    document["server_ttft_s"] = percentiles_json(r.server_ttft_s);
     document["tpot_s"] = percentiles_json(r.tpot_s);
     document["itl_s"] = percentiles_json(r.itl_s);
     document["e2e_s"] = percentiles_json(r.e2e_s);
@@ -240,19 +243,19 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
 std::string requests_to_csv(const serving::ServeResult& result) {
     std::string csv =
         "id,replica,arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_hit,ttft_s,tpot_s,e2e_s,preemptions,"
-        "rejected\n";
+        "rejected,server_ttft_s\n";
     for (std::size_t i = 0; i < result.requests.size(); ++i) {
         const auto& record = result.requests[i];
         const auto& request = record.request;
         if (record.rejected) {
-            csv += fmt::format("{},{},{:.9g},{},{},{},false,,,,0,true\n", i, record.replica, request.arrival_s,
+            csv += fmt::format("{},{},{:.9g},{},{},{},false,,,,0,true,\n", i, record.replica, request.arrival_s,
                                request.prompt_tokens, request.output_tokens, request.prefix_id);
             continue;
         }
-        csv += fmt::format("{},{},{:.9g},{},{},{},{},{:.9g},{:.9g},{:.9g},{},false\n", i, record.replica,
+        csv += fmt::format("{},{},{:.9g},{},{},{},{},{:.9g},{:.9g},{:.9g},{},false,{:.9g}\n", i, record.replica,
                            request.arrival_s, request.prompt_tokens, request.output_tokens, request.prefix_id,
                            record.prefix_hit ? "true" : "false", record.ttft(), record.tpot(), record.e2e(),
-                           record.preemptions);
+                           record.preemptions, record.server_ttft());
     }
     return csv;
 }
