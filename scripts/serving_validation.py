@@ -22,17 +22,11 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   analytic steady state, not from bisecting the simulator. (Letting plan choose among tp 1,2,4,8
   was tried and dropped: at --rate 1 it picks the cheapest shape for 1 req/s, e.g. tp1 on H100,
   whose per-device capacity is not what an 8-GPU system would deploy.)
-* Fixed-concurrency rows (concurrency C set, no rate; NIM/AIPerf, LLMPerf and similar sweeps with
-  C clients and no think time). C = 1 is emulated exactly: a trace in which each request arrives
-  when the previous one finishes (fixed point over `serve --trace ... --requests-csv ...` runs).
-  C > 1 is approximated, as an open loop: Poisson arrivals at the rate whose mean number of
-  requests in the system is C (Little's law: rate x mean e2e = C), found by bisection on
-  log(rate) with `serve --requests 1000 --seed 1`; the engine's own --max-seqs default is kept, so
-  requests beyond what the scheduler or KV cache holds wait in the queue, as in a closed loop. The
-  Poisson arrivals are burstier than a real closed loop, whose arrivals are paced by completions,
-  so queueing near saturation is overstated somewhat. (A trace fixed point for C > 1 was tried and
-  dropped: with identical request lengths it settles into lockstep waves of C simultaneous
-  prefills, which the measured TTFTs do not show.)
+* Fixed-concurrency rows (concurrency C set, no rate; NIM/AIPerf, LLMPerf, `vllm bench serve
+  --max-concurrency` and similar sweeps with C clients and no think time): `decodesim serve
+  --concurrency C --requests N --seed 1 --json`, C clients each sending its next request when its
+  last one finished; N is the row's stated request count (requests=N in the notes), else
+  max(1000, 10 C). TTFT is the client's (the runtime profile's request path included).
 * Rows without a stated prompt length (MLPerf llama2-70b: the OpenOrca subset's mean input length
   is not stated in the cited sources) use ASSUMED_PROMPT_TOKENS and are flagged "assumed prompt".
 * KV-cache format: "kv=FORMAT" in the notes, else decodesim's default.
@@ -48,7 +42,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 
 ASSUMED_PROMPT_TOKENS = 512  # MLPerf llama2-70b rows: mean prompt not stated in the sources (cap 1024)
 REQUESTS = 1000
@@ -132,75 +125,29 @@ def predict_max_rate(binary, row, prompt):
     return o["max_rate_at_targets"] * devices / o["devices"], f"plan tp{o['tp']}"
 
 
+def closed_requests(row, c):
+    """The row's request count when its notes state one (requests=N), else ten per client and at least
+    REQUESTS: enough rounds that the first wave's start-up is a small share of the run."""
+    m = re.search(r"\brequests=([0-9]+)", row["notes"])
+    return int(m.group(1)) if m else max(REQUESTS, 10 * c)
+
+
 def predict_closed(binary, row, prompt):
+    """C clients, each sending its next request when its last one finished (`serve --concurrency C`),
+    as the benchmark ran them; the figure is the run's own (client-side TTFT, TPOT excluding the first
+    token, output tokens over the run's duration)."""
     c = int(row["concurrency"])
     key = ("closed", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
            c, prompt, row["output_tokens"], kv_of(row))
     if key not in _cache:
-        _cache[key] = closed_single(binary, row, prompt) if c == 1 else closed_little(binary, row, prompt, c)
-    res = _cache[key]
-    if row["metric"] not in res:
+        _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + [
+            "--replicas", str(int(row["replicas"] or 1)), "--concurrency", str(c),
+            "--requests", str(closed_requests(row, c)), "--seed", str(SEED), "--json"])
+    d = _cache[key]
+    if row["metric"] not in SERVE_FIELD:
         raise RuntimeError(f"metric {row['metric']} not supported for closed-loop rows")
-    return res[row["metric"]], f"closed loop C={c}"
-
-
-def closed_single(binary, row, prompt, k=5):
-    """One user, no think time: each request arrives when the previous one finishes (exact)."""
-    out_tokens = int(float(row["output_tokens"]))
-    arrivals = [0.0] * k
-    with tempfile.TemporaryDirectory() as tmp:
-        trace, reqs = os.path.join(tmp, "trace.csv"), os.path.join(tmp, "requests.csv")
-        for _ in range(k + 2):
-            with open(trace, "w") as f:
-                f.write("arrival_s,prompt_tokens,output_tokens\n")
-                for t in arrivals:
-                    f.write(f"{t:.9f},{prompt},{out_tokens}\n")
-            run_json([binary, "serve"] + common_flags(row, prompt) + [
-                "--replicas", str(int(row["replicas"] or 1)), "--trace", trace,
-                "--seed", str(SEED), "--requests-csv", reqs, "--json"])
-            with open(reqs) as f:
-                recs = list(csv.DictReader(f))
-            finish = [float(r["arrival_s"]) + float(r["e2e_s"]) for r in recs]
-            new = [0.0] + finish[:-1]
-            if max(abs(a - b) for a, b in zip(new, arrivals)) <= 1e-9 * max(finish):
-                break
-            arrivals = new
-    ttft = [float(r["ttft_s"]) for r in recs]
-    tpot = [float(r["tpot_s"]) for r in recs]
-    return {"ttft_mean_s": statistics.fmean(ttft), "ttft_p50_s": statistics.median(ttft),
-            "tpot_mean_s": statistics.fmean(tpot), "tpot_p50_s": statistics.median(tpot),
-            "output_tokens_per_s": k * out_tokens / (finish[-1] - arrivals[0])}
-
-
-def closed_little(binary, row, prompt, c):
-    """C users approximated by Poisson arrivals at the rate whose mean number in the system is C
-    (Little's law: rate x mean end-to-end latency = C), found by bisection on log(rate)."""
-    def serve(rate):
-        return run_json([binary, "serve"] + common_flags(row, prompt) + [
-            "--replicas", str(int(row["replicas"] or 1)), "--rate", f"{rate:.9g}",
-            "--requests", str(REQUESTS), "--seed", str(SEED), "--json"])
-    d0 = serve(1e-3)  # practically unloaded: one request at a time
-    hi = c / d0["e2e_s"]["mean"]  # e2e >= unloaded e2e, so rate x e2e >= C here
-    lo = hi / 1000.0
-    best = None
-    for _ in range(18):
-        mid = math.sqrt(lo * hi)
-        d = serve(mid)
-        n = mid * d["e2e_s"]["mean"]
-        if best is None or abs(math.log(n / c)) < abs(math.log(best[1] / c)):
-            best = (d, n)
-        if n > c:
-            hi = mid
-        else:
-            lo = mid
-        if abs(n / c - 1) < 0.01:
-            break
-    d = best[0]
-    # closed-loop throughput by Little's law (C users / mean e2e), not the run's duration, which
-    # includes the drain after the last arrival
-    return {"ttft_mean_s": d["ttft_s"]["mean"], "ttft_p50_s": d["ttft_s"]["p50"],
-            "tpot_mean_s": d["tpot_s"]["mean"], "tpot_p50_s": d["tpot_s"]["p50"],
-            "output_tokens_per_s": c / d["e2e_s"]["mean"] * float(row["output_tokens"])}
+    a, b = SERVE_FIELD[row["metric"]]
+    return d[a][b], f"closed loop C={c}"
 
 
 def main():
