@@ -10,8 +10,13 @@ not compared. A line ending in `\\` continues on the next one. Unfenced or plain
 synopses and transcripts that are not run.
 
 Conventions in the docs, as a trailing shell comment on the command's last line:
-  # exits N    the example is expected to exit with status N (default 0); text may follow
-  # not run    the example is shown but not run (an escape hatch; say why in the prose)
+  # exits N          the example is expected to exit with status N (default 0); text may follow
+  # not run          the example is shown but not run (an escape hatch; say why in the prose)
+  # output checked   the next fenced block that is not run is the command's standard output, and
+                     is compared with it: the words must match, and each number must lie within
+                     0.5% or one unit of its last printed digit of the documented one, whichever
+                     is wider (so a walkthrough's figures, and the prose built on them, cannot
+                     drift; line wrapping is ignored)
 In a console block, an output line `exit N` after a command's output states the same.
 
 Each block runs in its own temporary folder that holds links to the repository's top-level
@@ -34,7 +39,9 @@ from dataclasses import dataclass, field
 
 RUN_LANGUAGES = {"sh", "bash", "console"}
 COMMAND_START = re.compile(r"^(time\s+)?(\./build/decodesim(\s|$)|decodesim\s|PYTHONPATH=)")
-TRAILING_COMMENT = re.compile(r"\s#\s*(exits\s+(\d+)\b[^#]*|not run\b[^#]*)$")
+TRAILING_COMMENT = re.compile(r"\s#\s*(exits\s+(\d+)\b[^#]*|not run\b[^#]*|(output checked)\b[^#]*)$")
+# A number in an output: compared within a tolerance; everything between numbers is compared exactly.
+NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # In a console transcript, an output line `exit N` after a command states its exit status.
 TRANSCRIPT_EXIT = re.compile(r"^exit\s+(\d+)\s*$")
 # Flags whose value is a file the command writes; their targets must not be links into the tree.
@@ -51,6 +58,8 @@ class Example:
     expected_exit: int = 0
     skip: bool = False
     transcript_open: bool = True  # console blocks: its output lines follow until the next prompt
+    check_output: bool = False  # '# output checked': the next unrun fenced block is its standard output
+    expected_output: list = None
 
     def where(self) -> str:
         return f"{self.path}:{self.line}"
@@ -75,11 +84,21 @@ def extract_examples(root: str, relative_path: str):
         lines = handle.read().split("\n")
     blocks = []
     language = None  # None outside a fence
+    awaiting_output = None  # an example marked '# output checked' whose output block is still to come
     index = 0
     while index < len(lines):
         line = lines[index]
         fence = fence_language(line)
         if fence is not None:
+            if language is None and awaiting_output is not None and fence not in RUN_LANGUAGES:
+                # The documented output: the block's lines up to its closing fence.
+                end = index + 1
+                while end < len(lines) and fence_language(lines[end]) is None:
+                    end += 1
+                awaiting_output.expected_output = lines[index + 1:end]
+                awaiting_output = None
+                index = end + 1
+                continue
             if language is None:
                 language = fence
                 blocks.append(Block())
@@ -115,10 +134,49 @@ def extract_examples(root: str, relative_path: str):
             example.command = text[: comment.start()].rstrip()
             if comment.group(2) is not None:
                 example.expected_exit = int(comment.group(2))
+            elif comment.group(3) is not None:
+                example.check_output = True
+                awaiting_output = example
             else:
                 example.skip = True
         blocks[-1].examples.append(example)
     return [block for block in blocks if block.examples]
+
+
+def number_matches(documented: str, actual: str) -> bool:
+    """Within 0.5% of the documented number, or one unit of its last printed digit."""
+    expected, got = float(documented), float(actual)
+    mantissa = re.split(r"[eE]", documented)[0]
+    exponent = int(re.split(r"[eE]", documented)[1]) if re.search(r"[eE]", documented) else 0
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    unit = 10.0 ** (exponent - decimals)
+    return abs(got - expected) <= max(0.005 * abs(expected), unit * (1.0 + 1e-9))
+
+
+def output_mismatch(documented: list, actual: str):
+    """None when the output matches the documented one (see '# output checked'), else what differs."""
+    def pieces(text: str):
+        result = []
+        for word in text.split():
+            position = 0
+            for number in NUMBER.finditer(word):
+                if number.start() > position:
+                    result.append(("text", word[position:number.start()]))
+                result.append(("number", number.group()))
+                position = number.end()
+            if position < len(word):
+                result.append(("text", word[position:]))
+            result.append(("space", " "))
+        return result
+    want, got = pieces("\n".join(documented)), pieces(actual)
+    for index, (w, g) in enumerate(zip(want, got)):
+        same = w[0] == g[0] and (number_matches(w[1], g[1]) if w[0] == "number" else w[1] == g[1])
+        if not same:
+            context = "".join(piece for _, piece in want[max(0, index - 12):index])
+            return f"output differs after '{context.strip()}': documented '{w[1]}', printed '{g[1]}'"
+    if len(want) != len(got):
+        return f"output has {len(got)} pieces, the documented one {len(want)}"
+    return None
 
 
 def markdown_files(root: str):
@@ -207,12 +265,19 @@ def run_block(block: Block, binary: str, root: str, has_python: bool):
             command = substitute_binary(example.command, binary)
             try:
                 completed = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=workdir,
-                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.PIPE if example.check_output else subprocess.DEVNULL,
                                            stderr=subprocess.PIPE, timeout=TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 results.append((example, "failed", f"still running after {TIMEOUT_S} s"))
                 continue
-            if completed.returncode == example.expected_exit:
+            if example.check_output and example.expected_output is None:
+                results.append((example, "failed", "'# output checked' but no output block follows"))
+            elif completed.returncode == example.expected_exit and example.check_output and \
+                    output_mismatch(example.expected_output, completed.stdout.decode("utf-8", "replace")):
+                results.append((example, "failed",
+                                output_mismatch(example.expected_output, completed.stdout.decode("utf-8", "replace"))))
+            elif completed.returncode == example.expected_exit:
                 results.append((example, "passed", ""))
             else:
                 stderr = completed.stderr.decode("utf-8", "replace").strip().splitlines()
