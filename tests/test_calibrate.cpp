@@ -369,3 +369,78 @@ TEST_CASE("calibrate with fewer than 8 rows says its errors are in sample") {
     CHECK(gddr(*loaded).compute == doctest::Approx(base.compute));
     CHECK(gddr(*loaded).kernel_overhead.value == doctest::Approx(base.kernel_overhead.value));
 }
+
+TEST_CASE("calibrate recovers a serving stack's per-sequence cost and request path from SGLang bench_serving runs") {
+    // Llama 3.1 8B on an H100 served by a stack whose true serving costs are 60 us of host time per
+    // sequence in every pass and a request path of 12 ms in and 12 ms out, with the pinned vLLM
+    // factors for the kernels. Six closed-loop runs (3 concurrencies x 2 shapes), each read as
+    // SGLang's bench_serving writes them, one JSON object a line with its throughput, median TPOT
+    // and median TTFT: 18 rows, of which 4 are held out. The base (the pinned vLLM build: no
+    // per-sequence cost, no request path) is off on all three metrics; the fit finds both costs
+    // to within its grid (1 us and 2 ms), the TTFT and TPOT within 1%.
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("h100-sxm");
+    const auto model = catalog.model("llama-3.1-8b");
+    const auto base = testing::test_runtime("vllm");
+    engine::RuntimeProfile truth = *base;
+    truth.by_family[static_cast<std::size_t>(core::MemoryFamily::hbm)].sequence_overhead = core::Seconds(60e-6);
+    truth.request_path.before_scheduler = core::Seconds(0.012);
+    truth.request_path.after_step = core::Seconds(0.012);
+    engine::DeploymentChoice choice;
+    choice.weights = core::find_named(core::weight_formats(), "bf16");
+    choice.runtime = std::make_shared<const engine::RuntimeProfile>(truth);
+    const engine::Deployment deployment = engine::resolve_deployment(hardware, model, choice);
+
+    std::string jsonl;
+    for (const auto& [prompt, output] : std::vector<std::pair<int, int>>{{512, 128}, {256, 64}}) {
+        for (const int clients : {4, 16, 64}) {
+            profiles::Measurement m;
+            m.engine = "sglang";
+            m.weights = "bf16";
+            m.batch = clients;
+            m.prompt = prompt;
+            m.output = output;
+            m.closed_loop = true;
+            m.requests = 100;
+            m.median_latency = true;
+            m.sustained_clocks = true;
+            auto value = [&](profiles::Metric metric) {
+                m.metric = metric;
+                return fit::predict_measurement(m, model, hardware, deployment, truth);
+            };
+            jsonl += fmt::format(
+                "{{\"backend\": \"sglang\", \"max_concurrency\": {}, \"completed\": 100, \"duration\": 120.0, "
+                "\"total_input_tokens\": {}, \"total_output_tokens\": {}, \"output_throughput\": {:.10g}, "
+                "\"median_ttft_ms\": {:.10g}, \"mean_ttft_ms\": 1.0, \"median_tpot_ms\": {:.10g}, \"random_input_len\": {}, "
+                "\"random_output_len\": {}}}\n",
+                clients, 100 * prompt, 100 * output, value(profiles::Metric::decode_tokens_per_s_total),
+                value(profiles::Metric::ttft_s) * 1e3, value(profiles::Metric::tpot_s) * 1e3, prompt, output);
+        }
+    }
+    const std::string bench = write_file("sglang-runs.jsonl", jsonl);
+    const auto loaded = profiles::load_benchmark_results({bench}, std::string("bf16"));
+    CHECK(loaded.format == profiles::BenchmarkFormat::sglang_bench_serving);
+    REQUIRE(loaded.rows.size() == 18);
+    CHECK(loaded.rows[0].engine == "sglang");
+    CHECK(loaded.rows[0].closed_loop);
+    CHECK(loaded.rows[0].requests == 100);
+    CHECK(loaded.rows[0].median_latency);  // median_ttft_ms is stated, so the medians are read
+
+    const auto result = run({"calibrate", bench, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights", "bf16",
+                             "--runtime", testing::test_data("runtime_profiles/pinned-vllm-0.8.yaml"), "--json"});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    CHECK(json["rows"] == 18);
+    CHECK(json["closed_loop_rows"] == 18);
+    CHECK(json["held_out_rows"] == 4);
+    CHECK(json["request_path_fitted"] == true);
+    CHECK(json["factors"]["sequence_overhead_s"].get<double>() == doctest::Approx(60e-6).epsilon(1e-6 / 60e-6));
+    const double path = json["request_path"]["before_scheduler_s"].get<double>() + json["request_path"]["after_step_s"].get<double>();
+    CHECK(path == doctest::Approx(0.024).epsilon(0.002 / 0.024));
+    for (const auto& errors : json["errors"]) {
+        INFO(errors["metric"]);
+        CHECK(errors["median_abs_error_after"].get<double>() < 0.01);
+        CHECK(errors["median_abs_error_before"].get<double>() > 0.02);
+    }
+}

@@ -87,7 +87,7 @@ TEST_CASE("a request rate, a request count and the statistic are read from a row
         CHECK(problems[0].find(":2:15: error: conditions:") != std::string::npos);
         CHECK(problems[0].find("qps=") != std::string::npos);
     }
-    // A count or a statistic describes a request-rate row: without its qps= it is an error.
+    // A count or a statistic describes a replayed run: without its qps= or arrivals=closed it is an error.
     for (const char* conditions : {"requests=500", "latency=median"}) {
         CAPTURE(conditions);
         const std::string wrong = testing::write_temp(
@@ -96,7 +96,7 @@ TEST_CASE("a request rate, a request count and the statistic are read from a row
                                                   conditions + ",\n");
         const auto problems = testing::error_messages([&] { profiles::load_measurements(wrong); });
         REQUIRE(problems.size() == 1);
-        CHECK(problems[0].find("describes a request-rate row: state its 'qps=' too") != std::string::npos);
+        CHECK(problems[0].find("describes a replayed serving run: state its 'qps=' or 'arrivals=closed' too") != std::string::npos);
     }
 }
 
@@ -161,10 +161,52 @@ TEST_CASE("a request-rate row says why it cannot be replayed") {
     no_lengths.prompt.reset();  // lengths drawn from a dataset the row does not restate
     auto prefill = served_row("prefill", profiles::Metric::prefill_tokens_per_s, 4.0, 1200);
     CHECK(fit::unsupported_reason(no_lengths).find("fixed prompt and output lengths") != std::string::npos);
-    CHECK(fit::unsupported_reason(prefill).find("prefill at a request rate") != std::string::npos);
+    CHECK(fit::unsupported_reason(prefill).find("prefill in a serving run") != std::string::npos);
     // 1,000 requests of 1,024 + 120,000 tokens: 1.21e8 tokens to simulate, over the 5e7 bound.
     auto long_run = served_row("long", profiles::Metric::tpot_s, 1.0, 1000);
     long_run.prompt = 1024.0;
     long_run.output = 120000.0;
     CHECK(fit::unsupported_reason(long_run).find("1.21e+08 tokens") != std::string::npos);
+}
+
+TEST_CASE("a closed-loop row is read from its conditions and replayed: one client's figures are one request's own") {
+    // arrivals=closed with the batch column as the clients, a request count and the median.
+    const std::string good = testing::write_temp(
+        "decodesim_closed_loop.csv", testing::kMeasurementHeader +
+                                         "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.8,1,1000,200,,ttft_s,0.5,src,"
+                                         "arrivals=closed; requests=20; latency=median,\n");
+    const auto rows = profiles::load_measurements(good);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].closed_loop);
+    CHECK_FALSE(rows[0].staggered_arrivals);
+    CHECK(rows[0].requests == 20);
+    CHECK(rows[0].median_latency);
+    CHECK(profiles::metric_label(rows[0]) == "ttft_s_in_closed_loop");
+
+    // Each malformed combination is one error on the conditions cell.
+    for (const std::string& bad : {std::string(",,ttft_s,0.5,src,arrivals=closed,"),             // no clients
+                                   std::string("1,1000,200,,ttft_s,0.5,src,arrivals=closed; qps=2,"),  // open and closed
+                                   std::string("1,1000,200,,ttft_s,0.5,src,arrivals=sometimes,")}) {
+        CAPTURE(bad);
+        const std::string line = bad.front() == ',' ? "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.8,,1000,200" + bad
+                                                    : "a,h100-sxm,llama-3.1-8b,bf16,,vllm,vllm@0.8," + bad;
+        const std::string path = testing::write_temp("decodesim_closed_loop_bad.csv", testing::kMeasurementHeader + line + "\n");
+        const auto problems = testing::error_messages([&] { profiles::load_measurements(path); });
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find(":2:") != std::string::npos);
+        CHECK(problems[0].find("arrivals") != std::string::npos);
+    }
+
+    // One client, no think time, requests of 1000 + 200 tokens: each request is alone on the server
+    // (the pinned vLLM build states no request path), so the replayed TTFT is one request's prefill
+    // and its TPOT the batch-1 decode step over its contexts: predict's figures for one stream.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto alone = s.realistic().predict(engine::Workload::request(1.0, 1000.0, 200.0));
+    profiles::Measurement row = rows[0];
+    row.sustained_clocks = true;
+    const double ttft = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(ttft == doctest::Approx(alone.ttft.value).epsilon(1e-9));
+    row.metric = profiles::Metric::tpot_s;
+    const double tpot = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(tpot == doctest::Approx(alone.request->time_per_output_token.value).epsilon(1e-9));
 }

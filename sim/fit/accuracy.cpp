@@ -26,18 +26,21 @@ using profiles::Metric;
 constexpr long long kReplayedRequests = 1000;
 constexpr double kReplayTokenBudget = 5e7;
 
-// A row at a request rate: its benchmark replayed through the serving simulation, requests of
-// the stated lengths arriving Poisson at the stated rate (seed 1), on one replica with the row's
+// A replayed row: its benchmark run through the serving simulation, requests of the stated lengths
+// arriving Poisson at the stated rate (seed 1), or sent by `batch` clients in a closed loop (each
+// its next request when its last one finished, as `vllm bench serve --max-concurrency` and SGLang's
+// bench_serving send them), on one replica with the row's
 // runtime's scheduler defaults on its device (docs/serving.md, "Scheduler"); the figure is the run's
 // mean or median, as the row states.
 double served_figure(const profiles::Measurement& m, const engine::Evaluator& evaluator, double prompt, double output) {
     workload::StreamSpec spec;
-    spec.arrivals.rate_per_s = *m.request_rate;
+    spec.arrivals.rate_per_s = m.request_rate.value_or(1.0);  // a closed loop sets its own arrivals
     spec.prompt.first = prompt;
     spec.output.first = output;
     spec.requests = m.requests.value_or(kReplayedRequests);
     serving::ServeConfig config;
     config.limits = serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware());
+    if (m.closed_loop) config.closed_loop = serving::ClosedLoop{static_cast<long long>(std::llround(*m.batch)), 0.0};
     const serving::ServeResult run =
         serving::simulate_serving(evaluator, workload::generate_requests(spec), config, serving::ServiceTargets{});
     if (run.rejected > 0) {
@@ -54,7 +57,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
         case Metric::e2e_latency_s: figure = statistic(run.e2e_s); break;
         case Metric::decode_tokens_per_s_total: figure = run.output_tokens_per_s; break;
         case Metric::decode_tokens_per_s_per_stream: figure = 1.0 / statistic(run.tpot_s); break;
-        case Metric::prefill_tokens_per_s: break;  // unsupported_reason refuses prefill at a request rate
+        case Metric::prefill_tokens_per_s: break;  // unsupported_reason refuses prefill in a serving run
     }
     if (!(figure > 0.0) || !std::isfinite(figure)) {
         throw core::InputError(core::unlocated(
@@ -67,7 +70,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
 double figure_of(const profiles::Measurement& m, const engine::Evaluator& evaluator) {
     const double prompt = std::max(1.0, m.prompt.value_or(1.0));
     const double output = m.output.value_or(1.0);
-    if (m.request_rate) return served_figure(m, evaluator, prompt, output);
+    if (m.replayed()) return served_figure(m, evaluator, prompt, output);
     if (m.metric == Metric::prefill_tokens_per_s) {
         const double batch = m.batch.value_or(1.0);
         // A prompt processed after `context` tokens already in the cache (llama-bench -d): one pass
@@ -168,9 +171,10 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
 
 std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.weights.empty()) return "weight precision not stated";
-    if (m.request_rate) {
-        if (!m.prompt || !m.output) return "a request rate without fixed prompt and output lengths";
-        if (m.metric == Metric::prefill_tokens_per_s) return "prefill at a request rate";
+    if (m.replayed()) {
+        if (!m.prompt || !m.output) return "a serving run without fixed prompt and output lengths";
+        if (m.metric == Metric::prefill_tokens_per_s) return "prefill in a serving run";
+        if (m.closed_loop && (!m.batch || *m.batch < 1.0 || *m.batch > 1e5)) return "a closed loop without 1 to 100,000 clients";
         // Every token is simulated, in every fit fold that predicts the row: the published serving
         // runs hold 0.3 to 4 million tokens; this bound keeps a hostile row to seconds.
         const double tokens = static_cast<double>(m.requests.value_or(kReplayedRequests)) * (*m.prompt + *m.output);
@@ -209,7 +213,7 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
     // A replayed serving run is one draw of random arrivals, as the measured run was another: N
     // Poisson arrivals fix the offered load only to within 1/sqrt(N) of the window, so a row
     // beats the ideal replay only by more than three of those.
-    const double slack = m.request_rate ? 3.0 / std::sqrt(static_cast<double>(m.requests.value_or(kReplayedRequests))) : 1e-9;
+    const double slack = m.replayed() ? 3.0 / std::sqrt(static_cast<double>(m.requests.value_or(kReplayedRequests))) : 1e-9;
     row.beats_bound = profiles::metric_info(m.metric).lower_is_better ? m.value < row.bound * (1.0 - slack)
                                                                        : m.value > row.bound * (1.0 + slack);
     return row;

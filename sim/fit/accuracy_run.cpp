@@ -82,7 +82,7 @@ std::string explain_beating_row(const profiles::Measurement& m, bool routing) {
     if (!m.batch && !m.request_rate) unstated.push_back("concurrency");
     // A request-rate row is replayed with fixed lengths: a benchmark that drew its lengths below
     // the nominal ones (a random dataset's range ratio) served fewer tokens a request.
-    if (m.request_rate && !m.fixed_lengths) {
+    if (m.replayed() && !m.fixed_lengths) {
         unstated.push_back("request length distribution (fixed lengths replayed)");
     }
     // Several sequences of an MoE model read the experts their tokens route to: the engine takes

@@ -86,9 +86,9 @@ FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::R
         // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
         // kernels with what they are not.
         if (!profiles::unmodelled_conditions(*c.measurement).empty()) continue;
-        // A request-rate row is a whole serving run, queueing included: it checks the serving
+        // A replayed row (a request rate, a closed loop) is a whole serving run, queueing included: it checks the serving
         // model, and a simulation per grid point would make every fit minutes long.
-        if (c.measurement->request_rate) continue;
+        if (c.measurement->replayed()) continue;
         if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }

@@ -100,7 +100,7 @@ DerivedBands derive_residual_bands(const std::vector<CalibrationCase>& cases, co
         const AccuracyRow& row = by_source.rows[i];
         // A band is drawn around a prediction at a stated operating point; a request-rate row is
         // a whole serving run, queueing included, and is reported apart (profiles::metric_label).
-        if (!row.skipped.empty() || !(row.predicted > 0.0) || row.measurement->request_rate) continue;
+        if (!row.skipped.empty() || !(row.predicted > 0.0) || row.measurement->replayed()) continue;
         const Class of{cases[i].hardware->memory_family, cases[i].deployment.runtime_profile().fit_group,
                        pass_kind(cases[i].measurement->metric)};
         ratios.push_back({of, rate_ratio(row), i});

@@ -42,12 +42,23 @@ struct UserCalibration {
     // The preset to write: the base's factors, with the family's replaced by `factors`.
     std::array<engine::RuntimeFactors, core::kMemoryFamilies.size()> by_family{};
     bool base_within_two_percent = false;  // every metric's `before` at most 2%
+    // The serving costs, fitted on the closed-loop rows (arrivals=closed: `vllm bench serve
+    // --max-concurrency`, SGLang bench_serving) by replaying them: the host time per sequence in a
+    // pass from their TPOT and throughput (then `fitted` names sequence_overhead), the request path
+    // from their TTFT, its in/out shape and tokenization kept from the base.
+    int closed_loop_rows = 0;
+    bool request_path_fitted = false;
+    engine::RequestPath base_request_path;
+    engine::RequestPath held_out_request_path;  // fitted without the held-out rows
+    engine::RequestPath request_path;           // fitted on every row: the preset's
 };
 
 // Fits `base`'s factors for the cases' memory family (every case must be on one device) with
 // fit_runtime: first on the rows not held out, to measure the errors, then on every row for the
 // preset. Factors fit_runtime does not fit (fewer than its 10 rows of the kind they are fitted on:
-// single-stream decode, prefill and TTFT, batched decode) keep the base's values. Throws core::NothingComputed when `cases` is empty.
+// single-stream decode, prefill and TTFT, batched decode) keep the base's values. Closed-loop rows
+// then fit the serving costs (UserCalibration::closed_loop_rows), one row of a kind being enough:
+// each is a whole run. Throws core::NothingComputed when `cases` is empty.
 UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base);
 
 }  // namespace decodesim::fit

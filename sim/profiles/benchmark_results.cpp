@@ -232,8 +232,11 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
     results.rows.push_back(std::move(row));
 }
 
-void add_vllm_rows(const Record& record, const std::string& path, const std::optional<std::string>& weights,
-                   BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
+// One run of a serving benchmark at a fixed concurrency (`vllm bench serve --max-concurrency`, SGLang
+// `bench_serving --max-concurrency`: the same field names): its output throughput, TPOT and TTFT,
+// each a closed-loop row the serving simulation replays with the run's request count and lengths.
+void add_serving_rows(const Record& record, const std::string& path, const std::optional<std::string>& weights,
+                      const char* engine, BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
     FieldReader fields(record, path, problems);
     const auto concurrency = fields.number("max_concurrency", false);
     const auto completed = fields.number("completed", true);
@@ -241,9 +244,10 @@ void add_vllm_rows(const Record& record, const std::string& path, const std::opt
     const auto output_tokens = fields.number("total_output_tokens", true);
     const auto throughput = fields.number("output_throughput", true);
     const auto duration = fields.number("duration", false);
+    // The median where the run states it (both tools do), else the mean; the row says which.
+    const bool median = record.find("median_ttft_ms") != nullptr;
     auto median_or_mean = [&](const std::string& what) {
-        const auto median = fields.number("median_" + what, false);
-        return median ? median : fields.number("mean_" + what, false);
+        return fields.number((median ? "median_" : "mean_") + what, false);
     };
     const auto ttft_ms = median_or_mean("ttft_ms");
     const auto tpot_ms = median_or_mean("tpot_ms");
@@ -266,13 +270,16 @@ void add_vllm_rows(const Record& record, const std::string& path, const std::opt
     };
     Measurement base;
     base.line = record.line;
-    base.engine = "vllm";
+    base.engine = engine;
     base.weights = weight_format;
     base.batch = *concurrency;
     base.prompt = std::max(1.0, length("random_input_len", *input_tokens));
     base.output = std::max(1.0, length("random_output_len", *output_tokens));
     base.source = path;
     base.sustained_clocks = duration && *duration >= kSustainedRunSeconds;
+    base.closed_loop = true;
+    base.requests = static_cast<long long>(std::llround(*completed));
+    base.median_latency = median;
     auto add = [&](Metric metric, std::optional<double> value) {
         if (!value || *value <= 0.0) return;
         Measurement row = base;
@@ -315,6 +322,7 @@ std::string_view benchmark_format_name(BenchmarkFormat format) {
         case BenchmarkFormat::llama_bench_json: return "llama-bench JSON";
         case BenchmarkFormat::llama_bench_jsonl: return "llama-bench JSON lines";
         case BenchmarkFormat::vllm_bench_serve: return "vllm bench serve JSON";
+        case BenchmarkFormat::sglang_bench_serving: return "SGLang bench_serving JSON lines";
         case BenchmarkFormat::measurements_csv: return "measurements CSV";
     }
     return "?";
@@ -327,9 +335,13 @@ std::optional<BenchmarkFormat> detect_benchmark_format(std::string_view text) {
     if (text[start] == '[') return llama ? std::optional(BenchmarkFormat::llama_bench_json) : std::nullopt;
     if (text[start] == '{') {
         if (llama) return BenchmarkFormat::llama_bench_jsonl;
-        const bool vllm = text.find("\"output_throughput\"") != std::string_view::npos ||
-                          text.find("\"max_concurrency\"") != std::string_view::npos;
-        return vllm ? std::optional(BenchmarkFormat::vllm_bench_serve) : std::nullopt;
+        const bool serving = text.find("\"output_throughput\"") != std::string_view::npos ||
+                             text.find("\"max_concurrency\"") != std::string_view::npos;
+        if (!serving) return std::nullopt;
+        // SGLang's bench_serving names its backend sglang (or sglang-oai, sglang-native).
+        const bool sglang = text.find("\"backend\": \"sglang") != std::string_view::npos ||
+                            text.find("\"backend\":\"sglang") != std::string_view::npos;
+        return sglang ? BenchmarkFormat::sglang_bench_serving : BenchmarkFormat::vllm_bench_serve;
     }
     const auto header = split_csv(first_line(text.substr(start)));
     auto has = [&](std::string_view column) { return std::find(header.begin(), header.end(), column) != header.end(); };
@@ -360,7 +372,7 @@ BenchmarkResults load_benchmark_results(const std::vector<std::string>& paths, c
             throw core::InputError(core::Diagnostic{
                 {path, 1, 1}, "",
                 "not a benchmark result decodesim reads: expected llama-bench -o csv/json/jsonl output, a vllm bench serve "
-                "result JSON, or a table with the columns of validation/measurements.csv"});
+                "result JSON, SGLang bench_serving JSON lines, or a table with the columns of validation/measurements.csv"});
         }
         if (format && *format != *detected) {
             throw core::InputError(core::Diagnostic{{path, 1, 1}, "",
@@ -389,10 +401,15 @@ BenchmarkResults load_benchmark_results(const std::vector<std::string>& paths, c
                 }
                 break;
             case BenchmarkFormat::vllm_bench_serve:
-                for (const Record& record : json_records(text, path, false, problems)) {
-                    add_vllm_rows(record, path, weights, results, problems);
+            case BenchmarkFormat::sglang_bench_serving: {
+                // SGLang appends one run a line; vLLM writes one document, on one line or indented.
+                const bool lines = *detected == BenchmarkFormat::sglang_bench_serving;
+                const char* engine = lines ? "sglang" : "vllm";
+                for (const Record& record : json_records(text, path, lines, problems)) {
+                    add_serving_rows(record, path, weights, engine, results, problems);
                 }
                 break;
+            }
         }
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));

@@ -1,8 +1,9 @@
 #pragma once
 // A user's own benchmark output read into measurement rows (profiles/measurement.hpp), for
 // `decodesim calibrate` (docs/cli.md, "calibrate"). The format is detected from the content:
-// llama-bench CSV, JSON or JSON lines; `vllm bench serve` result JSON (one per run); or a table
-// with the columns of validation/measurements.csv.
+// llama-bench CSV, JSON or JSON lines; `vllm bench serve` result JSON (one per run); SGLang
+// `bench_serving` JSON lines (one run a line); or a table with the columns of
+// validation/measurements.csv.
 
 #include <optional>
 #include <string>
@@ -13,7 +14,14 @@
 
 namespace decodesim::profiles {
 
-enum class BenchmarkFormat { llama_bench_csv, llama_bench_json, llama_bench_jsonl, vllm_bench_serve, measurements_csv };
+enum class BenchmarkFormat {
+    llama_bench_csv,
+    llama_bench_json,
+    llama_bench_jsonl,
+    vllm_bench_serve,
+    sglang_bench_serving,
+    measurements_csv
+};
 std::string_view benchmark_format_name(BenchmarkFormat format);
 
 // What the text is; nullopt when it is none of the formats.

@@ -85,11 +85,18 @@ struct Measurement {
     // the source does not state per row. Predicted as plain decoding (reported, and named when it
     // beats the bound), never read by a fit: its rate is not the kernels' rate.
     std::string speculative;
-    // "arrivals=staggered|together": staggered is a closed-loop benchmark whose many requests keep
-    // the stated concurrency, so a request arrives as another finishes and its first token waits
-    // for its own prefill; unset or together: the stated concurrency's requests arrived together,
-    // and each first token waits for the whole batch's prefill.
+    // "arrivals=staggered|together|closed": staggered is a closed-loop benchmark whose many requests
+    // keep the stated concurrency, so a request arrives as another finishes and its first token
+    // waits for its own prefill (priced in closed form); unset or together: the stated
+    // concurrency's requests arrived together, and each first token waits for the whole batch's
+    // prefill. closed: the same closed loop replayed request by request, as `vllm bench serve
+    // --max-concurrency` and SGLang's bench_serving run it (closed_loop below).
     bool staggered_arrivals = false;
+    // "arrivals=closed": `batch` clients, each sending its next request when its last one finished,
+    // no think time; replayed by the serving simulation's closed loop (`requests` of them, unset
+    // 1000), every figure the run's own as the benchmark's client measures it. Never read by a fit
+    // of the kernels' factors: it is read by `calibrate`'s fit of the serving costs.
+    bool closed_loop = false;
     // "timed=run|decode", run only on a decode_tokens_per_s_total row and not with
     // "arrivals=staggered": the figure is the stated batch's output tokens over the time of the
     // whole run, its prefill included, as a static batch benchmark times it (TensorRT-LLM's
@@ -114,10 +121,13 @@ struct Measurement {
     // sglang.bench_serving and Triton's load generators draw them), not at a fixed concurrency.
     // Predicted by the serving simulation (scenarios/serving.hpp), never read by a fit.
     std::optional<double> request_rate;
-    // "requests=N", on a request-rate row only: how many the benchmark sent; unset: 1000.
+    // Whether the row is a serving run the simulation replays request by request (at a request rate
+    // or in a closed loop) rather than one operating point.
+    bool replayed() const { return request_rate.has_value() || closed_loop; }
+    // "requests=N", on a request-rate or closed-loop row only: how many the benchmark sent; unset: 1000.
     std::optional<long long> requests;
-    // "latency=median|mean", on a request-rate row only: the statistic of the latency reported over
-    // the requests; unset: mean.
+    // "latency=median|mean", on a request-rate or closed-loop row only: the statistic of the latency
+    // reported over the requests; unset: mean.
     bool median_latency = false;
     // "lengths=fixed": every request had the stated prompt and output lengths, not lengths drawn
     // from a dataset or a range.
@@ -127,12 +137,13 @@ struct Measurement {
     std::optional<int> gpu_cores;
 };
 
-// The metric's name, with "_at_request_rate" appended for a row measured at a request rate: the
-// summaries keep such rows apart, because throughput below saturation is the offered load and
-// latency includes queueing, neither what a stated concurrency measures.
+// The metric's name, with "_at_request_rate" appended for a row measured at a request rate and
+// "_in_closed_loop" for one replayed as a closed loop: the summaries keep such rows apart, because
+// throughput below saturation is the offered load and latency includes queueing and the request
+// path, neither what one operating point measures.
 std::string metric_label(const Measurement& m);
 // Every label metric_label gives, in report order: each metric at a stated operating point, then
-// each at a request rate.
+// each at a request rate, then each in a closed loop.
 std::vector<std::string> metric_labels();
 
 // The conditions a row states that the engine does not model (speculative decoding, a row

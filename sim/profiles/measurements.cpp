@@ -144,14 +144,21 @@ void read_conditions(const std::string& field, Measurement& row, std::vector<std
             problems.push_back(fmt::format("'speculative={}' must name a method in letters and digits (mtp, eagle, draft, ...)", *value));
         }
     }
-    row.staggered_arrivals = choice("arrivals", "staggered", "together").value_or(false);
+    if (const std::string* value = value_of("arrivals"); value != nullptr && *value == "closed") {
+        row.closed_loop = true;
+        if (!row.batch) problems.push_back("'arrivals=closed' replays a number of clients: state the concurrency (batch column)");
+    } else if (value != nullptr && *value != "staggered" && *value != "together") {
+        problems.push_back(fmt::format("unknown arrivals '{}' in 'arrivals='; expected staggered, together or closed", *value));
+    } else {
+        row.staggered_arrivals = choice("arrivals", "staggered", "together").value_or(false);
+    }
     row.whole_run_throughput = choice("timed", "run", "decode").value_or(false);
     if (row.whole_run_throughput && row.metric != Metric::decode_tokens_per_s_total) {
         problems.push_back("'timed=run' describes a decode_tokens_per_s_total row, not this metric");
     }
     // A closed loop's passes already carry the prompts that replace finished requests: timing its
     // run again with a batch prefill would count them twice.
-    if (row.whole_run_throughput && row.staggered_arrivals) {
+    if (row.whole_run_throughput && (row.staggered_arrivals || row.closed_loop)) {
         problems.push_back("'timed=run' times one static batch; 'arrivals=staggered' is a closed loop whose passes already "
                            "carry its prompts: state one");
     }
@@ -185,9 +192,14 @@ void read_conditions(const std::string& field, Measurement& row, std::vector<std
         }
     }
     row.median_latency = choice("latency", "median", "mean").value_or(false);
-    if (!row.request_rate && !pairs.contains("qps")) {
+    if (row.closed_loop && pairs.contains("qps")) {
+        problems.push_back("'qps=' is an open loop at a rate; 'arrivals=closed' is a closed loop of clients: state one");
+    }
+    if (!row.request_rate && !pairs.contains("qps") && !row.closed_loop) {
         for (const std::string key : {"requests", "latency"}) {
-            if (pairs.contains(key)) problems.push_back(fmt::format("'{}=' describes a request-rate row: state its 'qps=' too", key));
+            if (pairs.contains(key)) {
+                problems.push_back(fmt::format("'{}=' describes a replayed serving run: state its 'qps=' or 'arrivals=closed' too", key));
+            }
         }
     }
     if (const std::string* value = value_of("lengths")) {
@@ -281,17 +293,19 @@ std::vector<Measurement> load_measurements(const std::string& path) {
 
 namespace {
 constexpr std::string_view kAtRequestRate = "_at_request_rate";
+constexpr std::string_view kInClosedLoop = "_in_closed_loop";
 }  // namespace
 
 std::string metric_label(const Measurement& m) {
     std::string label(metric_info(m.metric).name);
     if (m.request_rate) label += kAtRequestRate;
+    if (m.closed_loop) label += kInClosedLoop;
     return label;
 }
 
 std::vector<std::string> metric_labels() {
     std::vector<std::string> labels;
-    for (const std::string_view suffix : {std::string_view(), kAtRequestRate}) {
+    for (const std::string_view suffix : {std::string_view(), kAtRequestRate, kInClosedLoop}) {
         for (const MetricInfo& info : kMetrics) labels.push_back(std::string(info.name) + std::string(suffix));
     }
     return labels;

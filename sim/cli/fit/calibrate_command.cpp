@@ -161,7 +161,7 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
 void add_calibrate_command(CLI::App& app, CommandRun& run) {
     auto options = std::make_shared<CalibrateOptions>();
     CLI::App* command = app.add_subcommand(
-        "calibrate", "Refit a runtime preset on your own benchmark (llama-bench, vllm bench serve) and write it as a file");
+        "calibrate", "Refit a runtime preset on your own benchmark (llama-bench, vllm bench serve, SGLang bench_serving) and write it as a file");
     command->add_option("files", options->files,
                         "llama-bench -o csv/json/jsonl output, vllm bench serve result JSONs (or their folder), or a "
                         "measurements CSV")

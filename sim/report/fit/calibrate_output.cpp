@@ -76,6 +76,17 @@ std::string runtime_preset_yaml(const fit::UserCalibration& calibration, const C
         text += fmt::format("    {}: {}{}\n", field.key, factor_text(field, calibration.factors),
                             was_fitted(calibration, field.key) ? "" : fmt::format("  # {}'s", context.base));
     }
+    if (calibration.request_path_fitted) {
+        const engine::RequestPath& path = calibration.request_path;
+        text += "request_path:\n";
+        text += fmt::format("  source: {}\n",
+                            yaml_quoted(fmt::format("fitted by decodesim calibrate on the TTFT of {} closed-loop rows; "
+                                                    "the in/out shape and tokenization kept from {}",
+                                                    calibration.closed_loop_rows, context.base)));
+        text += fmt::format("  before_scheduler: {:.6g} ms\n", path.before_scheduler.value * 1e3);
+        text += fmt::format("  per_prompt_token: {:.6g} us\n", path.per_prompt_token.value * 1e6);
+        text += fmt::format("  after_step: {:.6g} ms\n", path.after_step.value * 1e3);
+    }
     return text;
 }
 
@@ -112,6 +123,20 @@ std::string calibrate_to_text(const fit::UserCalibration& calibration, const Cal
                         core::memory_family_name(calibration.family), calibration.single_stream_rows,
                         calibration.batched_rows, calibration.prefill_rows);
     text += factors.render();
+    if (calibration.closed_loop_rows > 0) {
+        auto path_text = [](const engine::RequestPath& path) {
+            return fmt::format("{} + {} a prompt token in, {} out", core::format_seconds(path.before_scheduler.value),
+                               core::format_seconds(path.per_prompt_token.value), core::format_seconds(path.after_step.value));
+        };
+        text += fmt::format("\nserving costs from {} closed-loop rows, replayed (sequence_overhead above from their TPOT and "
+                            "throughput)\n",
+                            calibration.closed_loop_rows);
+        text += fmt::format("request path: base {}; {}\n", path_text(calibration.base_request_path),
+                            calibration.request_path_fitted
+                                ? fmt::format("{} {}; written {}", calibration.in_sample ? "fitted" : "fitted without held-out",
+                                              path_text(calibration.held_out_request_path), path_text(calibration.request_path))
+                                : std::string("no TTFT row: the base's kept"));
+    }
     return text;
 }
 
@@ -149,6 +174,12 @@ std::string calibrate_to_json(const fit::UserCalibration& calibration, const Cal
                                {"held_out_fit_factors", factors_json(calibration.held_out_fit)},
                                {"factors", factors_json(calibration.factors)},
                                {"fitted", std::vector<std::string>(calibration.fitted.begin(), calibration.fitted.end())},
+                               {"closed_loop_rows", calibration.closed_loop_rows},
+                               {"request_path_fitted", calibration.request_path_fitted},
+                               {"request_path",
+                                {{"before_scheduler_s", calibration.request_path.before_scheduler.value},
+                                 {"per_prompt_token_s", calibration.request_path.per_prompt_token.value},
+                                 {"after_step_s", calibration.request_path.after_step.value}}},
                                {"source", calibrate_source(calibration, context)}};
     if (!preset_path.empty()) document["output"] = preset_path;
     return json_text(document);
