@@ -681,7 +681,7 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     const profiles::Catalog catalog = testing::shipped_catalog();
     const auto vllm = catalog.runtime("vllm@0.8");
     auto limits_on = [&](const engine::RuntimeProfile& runtime, const std::string& device) {
-        return serving::resolve_scheduler({}, runtime, catalog.hardware(device));
+        return serving::resolve_scheduler({}, runtime, catalog.hardware(device), 131072);
     };
     CHECK(limits_on(*vllm, "h100-sxm").max_sequences == 1024);
     CHECK(limits_on(*vllm, "h100-sxm").max_batched_tokens == 8192);
@@ -695,10 +695,16 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     serving::SchedulerChoice choice;
     choice.max_sequences = 64;
     choice.chunked_prefill = false;
-    const serving::SchedulerLimits chosen = serving::resolve_scheduler(choice, *vllm, catalog.hardware("h100-sxm"));
+    const serving::SchedulerLimits chosen = serving::resolve_scheduler(choice, *vllm, catalog.hardware("h100-sxm"), 131072);
     CHECK(chosen.max_sequences == 64);
-    CHECK(chosen.max_batched_tokens == 8192);
     CHECK_FALSE(chosen.chunked_prefill);
+    // Without chunked prefill vLLM raises its budget to the model's context (max_model_len), so a
+    // prompt of the whole context fits one pass; a budget the user sets stays.
+    CHECK(chosen.max_batched_tokens == 131072);
+    choice.max_batched_tokens = 4096;
+    CHECK(serving::resolve_scheduler(choice, *vllm, catalog.hardware("h100-sxm"), 131072).max_batched_tokens == 4096);
+    // TensorRT-LLM 0.x keeps its engine's max_num_tokens: a longer prompt is refused.
+    CHECK(limits_on(*catalog.runtime("tensorrt-llm@0.17"), "h100-sxm").max_batched_tokens == 8192);
 
     // A build on top of vLLM that states its own scheduler (SGLang's 256 running requests) keeps it on
     // an H100: the base's large-device rule is not inherited.

@@ -39,7 +39,8 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
     spec.output.first = output;
     spec.requests = m.requests.value_or(kReplayedRequests);
     serving::ServeConfig config;
-    config.limits = serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware());
+    config.limits = serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware(),
+                                               evaluator.model().max_position_embeddings);
     if (m.closed_loop) config.closed_loop = serving::ClosedLoop{static_cast<long long>(std::llround(*m.batch)), 0.0};
     const serving::ServeResult run =
         serving::simulate_serving(evaluator, workload::generate_requests(spec), config, serving::ServiceTargets{});

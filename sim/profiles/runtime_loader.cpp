@@ -187,12 +187,19 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     }
     if (auto value = section.boolean("chunked_prefill", Presence::required)) limits.chunked_prefill = *value;
     if (auto value = section.boolean("prefix_caching", Presence::required)) limits.prefix_caching = *value;
+    if (auto budget = section.string("unchunked_budget", Presence::optional)) {
+        if (*budget == "context") {
+            scheduler.unchunked_budget_is_context = true;
+        } else if (*budget != "stated") {
+            section.error("unchunked_budget", fmt::format("unknown '{}'; expected context or stated", *budget));
+        }
+    }
     if (auto large = section.map("large_device", Presence::optional)) {
         scheduler.large_device.emplace();
         read_large_device(*large, *scheduler.large_device);
     }
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching", "large_device"});
+                                 "prefix_caching", "unchunked_budget", "large_device"});
 }
 
 // Times on the request path: up to a second each, a token's tokenization up to a millisecond.

@@ -120,6 +120,11 @@ struct LargeDeviceLimits {
 struct SchedulerDefaults {
     SchedulerLimits limits;
     std::optional<LargeDeviceLimits> large_device;
+    // Without chunked prefill, the budget a pass holds is raised to the model's context, so any
+    // prompt the model takes fits one pass (vLLM: max_num_batched_tokens = max(max_model_len, ...)
+    // when chunked prefill is off); false: the stated budget stays, and a longer prompt is refused
+    // (TensorRT-LLM's max_num_tokens without chunked context).
+    bool unchunked_budget_is_context = false;
 
     // The limits it starts with on a device of `memory` whose profile id is `device_id`.
     SchedulerLimits on_device(core::Bytes memory, std::string_view device_id) const {

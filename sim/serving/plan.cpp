@@ -280,7 +280,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     // Closed loops are planned colocated (docs/serving.md).
     const bool colocated = space.disaggregation != PlanDisaggregation::only;
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
-    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *space.runtime, hardware);
+    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *space.runtime, hardware, model.max_position_embeddings);
     std::optional<PlanOption> best;
     // Why it cannot serve: a deployment that ran but missed is more telling than one that
     // could not be built (a tp the device has no link for), so the first of those wins.

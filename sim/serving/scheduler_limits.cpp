@@ -2,16 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace decodesim::serving {
 
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
-                                  const profiles::HardwareProfile& hardware) {
+                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context) {
     SchedulerLimits limits = runtime.scheduler.on_device(hardware.memory_capacity, hardware.id);
     if (choice.max_sequences) limits.max_sequences = *choice.max_sequences;
     if (choice.max_batched_tokens) limits.max_batched_tokens = *choice.max_batched_tokens;
     if (choice.block_tokens) limits.block_tokens = *choice.block_tokens;
     if (choice.chunked_prefill) limits.chunked_prefill = *choice.chunked_prefill;
     if (choice.prefix_caching) limits.prefix_caching = *choice.prefix_caching;
+    if (!limits.chunked_prefill && runtime.scheduler.unchunked_budget_is_context && !choice.max_batched_tokens &&
+        model_context) {
+        limits.max_batched_tokens = std::max<long long>(limits.max_batched_tokens, *model_context);
+    }
     return limits;
 }
 

@@ -3,6 +3,7 @@
 // on that device (runtime_profiles/*.yaml, `scheduler:`), so `serve --runtime sglang` schedules as
 // SGLang starts and vLLM V1 takes its larger budget on an H100 (docs/serving.md, "Scheduler").
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,9 +23,11 @@ struct SchedulerChoice {
     std::optional<bool> prefix_caching;
 };
 
-// `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device).
+// `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device); without
+// chunked prefill and with no budget set by the user, a runtime that raises its budget to the
+// model's context (SchedulerDefaults::unchunked_budget_is_context) holds `model_context` tokens a pass.
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
-                                  const profiles::HardwareProfile& hardware);
+                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context);
 
 // "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
 // line a report prints under its results.

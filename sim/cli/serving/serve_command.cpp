@@ -120,7 +120,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
 
     serving::ServeConfig config;
     config.replicas = options.replicas;
-    config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware);
+    config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
+                                               point.model.max_position_embeddings);
     config.disaggregation = pools;
     config.seed = options.seed;  // the draws of accepted draft tokens
     config.closed_loop = closed_loop;
