@@ -706,8 +706,17 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     // TensorRT-LLM 0.x keeps its engine's max_num_tokens: a longer prompt is refused.
     CHECK(limits_on(*catalog.runtime("tensorrt-llm@0.17"), "h100-sxm").max_batched_tokens == 8192);
 
+    // SGLang chunks prompts by its GPU's memory (server_args.py): 2048 tokens below 35 GiB (an RTX
+    // 4090's 24 GB), 8192 below 160 GiB (an H200's 141 GB = 131 GiB), 16384 from 160 GiB (an
+    // MI300X's 192 GB = 179 GiB).
+    const auto sglang = catalog.runtime("sglang");
+    CHECK(limits_on(*sglang, "rtx-4090").max_batched_tokens == 2048);
+    CHECK(limits_on(*sglang, "h200-sxm").max_batched_tokens == 8192);
+    CHECK(limits_on(*sglang, "mi300x").max_batched_tokens == 16384);
+    CHECK(limits_on(*sglang, "mi300x").max_sequences == 256);  // a tier that sets one limit keeps the other
+
     // A build on top of vLLM that states its own scheduler (SGLang's 256 running requests) keeps it on
-    // an H100: the base's large-device rule is not inherited.
+    // an H100: the base's device tiers are not inherited.
     const std::string path = testing::write_temp("scheduler-child.yaml", R"(name: scheduler-child
 base: vllm@0.8
 description: "a build on vLLM with its own scheduler"
@@ -725,6 +734,30 @@ scheduler:
     const auto child = catalog.runtime(path);
     CHECK(limits_on(*child, "h100-sxm").max_sequences == 256);
     CHECK(limits_on(*child, "h100-sxm").block_tokens == 1);
+
+    // A tier that sets neither limit is an error naming the file, the line and the key.
+    const std::string empty_tier = testing::write_temp("scheduler-tier.yaml", R"(name: scheduler-tier
+base: vllm@0.8
+description: "t"
+source: "t"
+measured: false
+measurements: "t"
+scheduler:
+  source: "t"
+  max_sequences: 256
+  max_batched_tokens: 8192
+  block_tokens: 16
+  chunked_prefill: true
+  prefix_caching: true
+  device_tiers:
+    source: "t"
+    tiers:
+      - {min_memory: 70 GiB}
+)");
+    const auto problems = testing::error_messages([&] { catalog.runtime(empty_tier); });
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].find("scheduler-tier.yaml:17:") != std::string::npos);
+    CHECK(problems[0].find("sets max_sequences, max_batched_tokens or both") != std::string::npos);
 }
 
 TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {

@@ -19,7 +19,7 @@ using profiles::KernelGraph;
 using profiles::KvCacheSizing;
 using profiles::RuntimeFactors;
 using profiles::RuntimeProfile;
-using profiles::LargeDeviceLimits;
+using profiles::DeviceTier;
 using profiles::SchedulerDefaults;
 using profiles::SchedulerLimits;
 using profiles::RequestPath;

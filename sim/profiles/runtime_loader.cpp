@@ -152,26 +152,36 @@ void read_kv_cache(StrictMap& section, KvCacheSizing& sizing) {
     section.reject_unknown_keys({"source", "capacity_share", "workspace", "free_share"});
 }
 
-void read_large_device(StrictMap& section, LargeDeviceLimits& large) {
+// `device_tiers:` its source and a list of tiers, each a memory floor, an optional name it excludes
+// and at least one of the two limits.
+void read_device_tiers(StrictMap& section, std::vector<DeviceTier>& tiers) {
     require_source(section);
-    if (auto memory = section.quantity("min_memory", core::Dimension::bytes, Presence::required)) {
-        if (*memory <= 0.0 || *memory > kMaxWorkspaceBytes) {
-            section.error("min_memory", "expected a size above 0 and at most 1 TB, such as '70 GiB'");
-        } else {
-            large.min_memory = core::Bytes(*memory);
+    for (StrictMap& item : section.list_of_maps("tiers", Presence::required)) {
+        DeviceTier tier;
+        if (auto memory = item.quantity("min_memory", core::Dimension::bytes, Presence::required)) {
+            if (*memory <= 0.0 || *memory > kMaxWorkspaceBytes) {
+                item.error("min_memory", "expected a size above 0 and at most 1 TB, such as '70 GiB'");
+            } else {
+                tier.min_memory = core::Bytes(*memory);
+            }
         }
+        if (auto name = item.string("excluded_name", Presence::optional)) tier.excluded_name = *name;
+        if (auto value = item.positive_integer("max_sequences", Presence::optional, kMaxSchedulerSequences)) {
+            tier.max_sequences = *value;
+        }
+        if (auto value = item.positive_integer("max_batched_tokens", Presence::optional, kMaxSchedulerTokens)) {
+            tier.max_batched_tokens = *value;
+        }
+        if (!item.has("max_sequences") && !item.has("max_batched_tokens")) {
+            item.error("min_memory", "a tier sets max_sequences, max_batched_tokens or both");
+        }
+        item.reject_unknown_keys({"min_memory", "excluded_name", "max_sequences", "max_batched_tokens"});
+        tiers.push_back(tier);
     }
-    if (auto name = section.string("excluded_name", Presence::optional)) large.excluded_name = *name;
-    if (auto value = section.positive_integer("max_sequences", Presence::required, kMaxSchedulerSequences)) {
-        large.max_sequences = *value;
-    }
-    if (auto value = section.positive_integer("max_batched_tokens", Presence::required, kMaxSchedulerTokens)) {
-        large.max_batched_tokens = *value;
-    }
-    section.reject_unknown_keys({"source", "min_memory", "excluded_name", "max_sequences", "max_batched_tokens"});
+    section.reject_unknown_keys({"source", "tiers"});
 }
 
-// The section replaces the base's scheduler whole: a large-device rule it does not state is not inherited.
+// The section replaces the base's scheduler whole: device tiers it does not state are not inherited.
 void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     require_source(section);
     scheduler = SchedulerDefaults{};
@@ -194,12 +204,9 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
             section.error("unchunked_budget", fmt::format("unknown '{}'; expected context or stated", *budget));
         }
     }
-    if (auto large = section.map("large_device", Presence::optional)) {
-        scheduler.large_device.emplace();
-        read_large_device(*large, *scheduler.large_device);
-    }
+    if (auto tiers = section.map("device_tiers", Presence::optional)) read_device_tiers(*tiers, scheduler.device_tiers);
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching", "unchunked_budget", "large_device"});
+                                 "prefix_caching", "unchunked_budget", "device_tiers"});
 }
 
 // Times on the request path: up to a second each, a token's tokenization up to a millisecond.

@@ -106,34 +106,41 @@ struct SchedulerLimits {
     bool prefix_caching = true;
 };
 
-// A runtime that starts larger on devices with more memory: vLLM V1 takes 1024 sequences and 8192
-// tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not contain
-// "a100" (larger budgets cost A100s throughput, vLLM PR #17885), 256 and 2048 elsewhere.
-struct LargeDeviceLimits {
-    core::Bytes min_memory{0.0};              // per device, the memory it reports
-    std::string excluded_name;  // a device whose id contains it keeps the base limits; empty: none
-    long long max_sequences = 0;
-    long long max_batched_tokens = 0;
+// Limits a runtime starts with on devices of at least some memory: vLLM V1 takes 1024 sequences
+// and 8192 tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not
+// contain "a100" (larger budgets cost A100s throughput, vLLM PR #17885), 256 and 2048 elsewhere;
+// SGLang chunks prompts by 2048 tokens below 35 GiB, 8192 below 160 GiB and 16384 above.
+struct DeviceTier {
+    core::Bytes min_memory{0.0};  // per device, the memory it reports
+    std::string excluded_name;    // a device whose id contains it does not take this tier; empty: none
+    std::optional<long long> max_sequences;       // unset: the base limit
+    std::optional<long long> max_batched_tokens;  // unset: the base limit
 };
 
 // The scheduler a serving runtime starts with: what `serve` and `plan` take when no flag overrides it.
 struct SchedulerDefaults {
-    SchedulerLimits limits;
-    std::optional<LargeDeviceLimits> large_device;
+    SchedulerLimits limits;        // on a device no tier takes
+    std::vector<DeviceTier> device_tiers;
     // Without chunked prefill, the budget a pass holds is raised to the model's context, so any
     // prompt the model takes fits one pass (vLLM: max_num_batched_tokens = max(max_model_len, ...)
     // when chunked prefill is off); false: the stated budget stays, and a longer prompt is refused
     // (TensorRT-LLM's max_num_tokens without chunked context).
     bool unchunked_budget_is_context = false;
 
-    // The limits it starts with on a device of `memory` whose profile id is `device_id`.
+    // The limits it starts with on a device of `memory` whose profile id is `device_id`: the tier
+    // of the most memory the device has and whose name it does not carry, else the base.
     SchedulerLimits on_device(core::Bytes memory, std::string_view device_id) const {
+        const DeviceTier* chosen = nullptr;
+        for (const DeviceTier& tier : device_tiers) {
+            if (memory.value < tier.min_memory.value) continue;
+            if (!tier.excluded_name.empty() && device_id.find(tier.excluded_name) != std::string_view::npos) continue;
+            if (chosen == nullptr || tier.min_memory.value > chosen->min_memory.value) chosen = &tier;
+        }
         SchedulerLimits result = limits;
-        if (!large_device || memory.value < large_device->min_memory.value) return result;
-        const std::string& excluded = large_device->excluded_name;
-        if (!excluded.empty() && device_id.find(excluded) != std::string_view::npos) return result;
-        result.max_sequences = large_device->max_sequences;
-        result.max_batched_tokens = large_device->max_batched_tokens;
+        if (chosen != nullptr) {
+            result.max_sequences = chosen->max_sequences.value_or(result.max_sequences);
+            result.max_batched_tokens = chosen->max_batched_tokens.value_or(result.max_batched_tokens);
+        }
         return result;
     }
 };

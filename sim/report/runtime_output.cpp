@@ -76,11 +76,12 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     text += fmt::format("  scheduler: {} sequences, {} tokens a step, {}-token blocks, chunked prefill {}, prefix caching {}\n",
                         scheduler.max_sequences, scheduler.max_batched_tokens, scheduler.block_tokens,
                         scheduler.chunked_prefill ? "on" : "off", scheduler.prefix_caching ? "on" : "off");
-    if (const auto& large = runtime.scheduler.large_device) {
+    for (const engine::DeviceTier& tier : runtime.scheduler.device_tiers) {
         text += fmt::format("    on devices of {:g} GiB and more{}: {} sequences, {} tokens a step\n",
-                            large->min_memory.value / 1073741824.0,
-                            large->excluded_name.empty() ? "" : fmt::format(" (not '{}')", large->excluded_name),
-                            large->max_sequences, large->max_batched_tokens);
+                            tier.min_memory.value / 1073741824.0,
+                            tier.excluded_name.empty() ? "" : fmt::format(" (not '{}')", tier.excluded_name),
+                            tier.max_sequences.value_or(scheduler.max_sequences),
+                            tier.max_batched_tokens.value_or(scheduler.max_batched_tokens));
     }
     if (!runtime.cuda_graph_batch_sizes.empty()) {
         text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
