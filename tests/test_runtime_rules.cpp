@@ -758,6 +758,27 @@ scheduler:
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].find("scheduler-tier.yaml:17:") != std::string::npos);
     CHECK(problems[0].find("sets max_sequences, max_batched_tokens or both") != std::string::npos);
+
+    // An unknown budget rule names its key and line.
+    std::string text = R"(name: scheduler-budget
+base: vllm@0.8
+description: "t"
+source: "t"
+measured: false
+measurements: "t"
+scheduler:
+  source: "t"
+  max_sequences: 256
+  max_batched_tokens: 8192
+  block_tokens: 16
+  chunked_prefill: false
+  prefix_caching: true
+  unchunked_budget: model
+)";
+    const auto budget = testing::error_messages([&] { catalog.runtime(testing::write_temp("scheduler-budget.yaml", text)); });
+    REQUIRE(budget.size() == 1);
+    CHECK(budget[0].find("scheduler-budget.yaml:14:") != std::string::npos);
+    CHECK(budget[0].find("unchunked_budget") != std::string::npos);
 }
 
 TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {
