@@ -444,3 +444,15 @@ TEST_CASE("calibrate recovers a serving stack's per-sequence cost and request pa
         CHECK(errors["median_abs_error_before"].get<double>() > 0.02);
     }
 }
+
+TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line number") {
+    // The first run is whole; the second line breaks off: the error is on line 2, not line 1.
+    const std::string bench = write_file(
+        "broken-runs.jsonl",
+        "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 10, \"total_input_tokens\": 1000, "
+        "\"total_output_tokens\": 500, \"output_throughput\": 100.0, \"median_ttft_ms\": 50}\n"
+        "{\"backend\": \"sglang\", oops\n");
+    const auto messages = testing::error_messages([&] { profiles::load_benchmark_results({bench}, std::string("bf16")); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("broken-runs.jsonl:2:") != std::string::npos);
+}

@@ -88,7 +88,16 @@ std::vector<Record> json_records(const std::string& text, const std::string& pat
         std::string line;
         for (int number = 1; std::getline(stream, line); ++number) {
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-            Record record = json_record(parse_document(line, path), path, problems);
+            YAML::Node document;
+            try {
+                document = parse_document(line, path);
+            } catch (core::InputError& error) {
+                // The line was parsed alone: its positions are within it, on the file's line `number`.
+                std::vector<core::Diagnostic> located = error.diagnostics();
+                for (core::Diagnostic& diagnostic : located) diagnostic.location.line = number;
+                throw core::InputError(std::move(located));
+            }
+            Record record = json_record(document, path, problems);
             record.line = number;
             records.push_back(std::move(record));
         }
