@@ -445,7 +445,7 @@ TEST_CASE("calibrate recovers a serving stack's per-sequence cost and request pa
     }
 }
 
-TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line number") {
+TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line number, and a run past the replay bound is refused") {
     // The first run is whole; the second line breaks off: the error is on line 2, not line 1.
     const std::string bench = write_file(
         "broken-runs.jsonl",
@@ -455,4 +455,14 @@ TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line numb
     const auto messages = testing::error_messages([&] { profiles::load_benchmark_results({bench}, std::string("bf16")); });
     REQUIRE(messages.size() == 1);
     CHECK(messages[0].find("broken-runs.jsonl:2:") != std::string::npos);
+
+    // Every request of a run is replayed: a count past the bound is an error naming the field,
+    // never a simulation of 1e300 requests.
+    const std::string huge = write_file(
+        "huge-run.jsonl",
+        "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 1e300, \"total_input_tokens\": 1000, "
+        "\"total_output_tokens\": 500, \"output_throughput\": 100.0, \"median_ttft_ms\": 50}\n");
+    const auto refused = testing::error_messages([&] { profiles::load_benchmark_results({huge}, std::string("bf16")); });
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0].find("huge-run.jsonl:1:1: error: completed:") != std::string::npos);
 }

@@ -273,7 +273,17 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
         fields.error("weights", "the result does not state the weight format; pass --weights (or run vllm bench serve "
                                 "with --metadata weights=NAME)");
     }
-    if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput || *completed <= 0.0) return;
+    if (completed && (*completed < 1.0 || *completed > static_cast<double>(kMaxReplayedRequests))) {
+        // Each request is replayed: a count beyond the bound would ask for hours, or overflow.
+        fields.error("completed", fmt::format("'{}' requests: expected 1 to {} (each is replayed)", *completed,
+                                              kMaxReplayedRequests));
+        return;
+    }
+    if (concurrency && (*concurrency < 1.0 || *concurrency > 1e5)) {
+        fields.error("max_concurrency", fmt::format("'{}' clients: expected 1 to 100000", *concurrency));
+        return;
+    }
+    if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput) return;
     auto length = [&](const std::string& key, double total) {
         return fields.number(key, false).value_or(std::round(total / *completed));
     };

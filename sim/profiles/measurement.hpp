@@ -39,6 +39,10 @@ inline constexpr std::array kMetrics{
 
 constexpr const MetricInfo& metric_info(Metric metric) { return kMetrics[static_cast<std::size_t>(metric)]; }
 
+// The most requests a replayed row (a request rate, a closed loop) may ask for: each is simulated,
+// so a bound keeps a hostile file from asking for hours.
+inline constexpr long long kMaxReplayedRequests = 100000;
+
 struct Measurement {
     int line = 0;  // in the CSV file, for messages
     std::string id;

@@ -28,8 +28,6 @@ const std::vector<std::string> kColumns{"id",     "hardware", "model",   "weight
                                         "value",  "source",   "conditions", "notes"};
 constexpr int kConditionsColumn = 15;  // 1-based, for messages
 
-constexpr long long kMaxReplayedRequests = 100000;
-
 // The keys of the `conditions` column, in the order docs/validation.md lists them.
 const std::vector<std::string> kConditionKeys{"devices", "ep",     "dp-attention", "clocks",   "backend",
                                               "split",   "speculative", "arrivals", "timed",  "graphs",
