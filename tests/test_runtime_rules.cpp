@@ -715,67 +715,35 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     CHECK(limits_on(*sglang, "mi300x").max_batched_tokens == 16384);
     CHECK(limits_on(*sglang, "mi300x").max_sequences == 256);  // a tier that sets one limit keeps the other
 
+    // A profile on vLLM with a scheduler section of its own, written to NAME.yaml: `tail` starts
+    // on the file's line 14, inside the section.
+    auto scheduler_profile = [](const std::string& name, int block_tokens, bool chunked, const std::string& tail) {
+        return testing::write_temp(name + ".yaml", "name: " + name +
+                                                       "\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\nmeasured: false\n"
+                                                       "measurements: \"t\"\nscheduler:\n  source: \"t\"\n  max_sequences: 256\n"
+                                                       "  max_batched_tokens: 8192\n  block_tokens: " +
+                                                       std::to_string(block_tokens) + "\n  chunked_prefill: " +
+                                                       (chunked ? "true" : "false") + "\n  prefix_caching: true\n" + tail);
+    };
+
     // A build on top of vLLM that states its own scheduler (SGLang's 256 running requests) keeps it on
     // an H100: the base's device tiers are not inherited.
-    const std::string path = testing::write_temp("scheduler-child.yaml", R"(name: scheduler-child
-base: vllm@0.8
-description: "a build on vLLM with its own scheduler"
-source: "test"
-measured: false
-measurements: "test"
-scheduler:
-  source: "test"
-  max_sequences: 256
-  max_batched_tokens: 8192
-  block_tokens: 1
-  chunked_prefill: true
-  prefix_caching: true
-)");
+    const std::string path = scheduler_profile("scheduler-child", 1, true, "");
     const auto child = catalog.runtime(path);
     CHECK(limits_on(*child, "h100-sxm").max_sequences == 256);
     CHECK(limits_on(*child, "h100-sxm").block_tokens == 1);
 
     // A tier that sets neither limit is an error naming the file, the line and the key.
-    const std::string empty_tier = testing::write_temp("scheduler-tier.yaml", R"(name: scheduler-tier
-base: vllm@0.8
-description: "t"
-source: "t"
-measured: false
-measurements: "t"
-scheduler:
-  source: "t"
-  max_sequences: 256
-  max_batched_tokens: 8192
-  block_tokens: 16
-  chunked_prefill: true
-  prefix_caching: true
-  device_tiers:
-    source: "t"
-    tiers:
-      - {min_memory: 70 GiB}
-)");
+    const std::string empty_tier = scheduler_profile(
+        "scheduler-tier", 16, true, "  device_tiers:\n    source: \"t\"\n    tiers:\n      - {min_memory: 70 GiB}\n");
     const auto problems = testing::error_messages([&] { catalog.runtime(empty_tier); });
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].find("scheduler-tier.yaml:17:") != std::string::npos);
     CHECK(problems[0].find("sets max_sequences, max_batched_tokens or both") != std::string::npos);
 
     // An unknown budget rule names its key and line.
-    std::string text = R"(name: scheduler-budget
-base: vllm@0.8
-description: "t"
-source: "t"
-measured: false
-measurements: "t"
-scheduler:
-  source: "t"
-  max_sequences: 256
-  max_batched_tokens: 8192
-  block_tokens: 16
-  chunked_prefill: false
-  prefix_caching: true
-  unchunked_budget: model
-)";
-    const auto budget = testing::error_messages([&] { catalog.runtime(testing::write_temp("scheduler-budget.yaml", text)); });
+    const std::string unknown_budget = scheduler_profile("scheduler-budget", 16, false, "  unchunked_budget: model\n");
+    const auto budget = testing::error_messages([&] { catalog.runtime(unknown_budget); });
     REQUIRE(budget.size() == 1);
     CHECK(budget[0].find("scheduler-budget.yaml:14:") != std::string::npos);
     CHECK(budget[0].find("unchunked_budget") != std::string::npos);
