@@ -124,6 +124,97 @@ TEST_CASE("each benchmark format is detected from its content and read into rows
     CHECK(messages[0].find("rtx-4090.yaml:1:1: error: not a benchmark result") != std::string::npos);
 }
 
+TEST_CASE("AIPerf and GenAI-Perf profile exports are read as closed-loop runs") {
+    using profiles::BenchmarkFormat;
+    // tests/data/calibrate/aiperf_export.json: 16 clients, 160 requests over 75.3 s; measured
+    // lengths 512 in and 127.6 out (rounded: 128); medians stated (p50), so they are read: TTFT
+    // 85.2 ms, inter-token latency 12.4 ms; output tokens/s 1234.5.
+    const auto aiperf = profiles::load_benchmark_results({test_data("calibrate/aiperf_export.json")}, std::string("bf16"));
+    CHECK(aiperf.format == BenchmarkFormat::profile_export);
+    REQUIRE(aiperf.rows.size() == 3);
+    for (const auto& row : aiperf.rows) {
+        CHECK(row.closed_loop);
+        CHECK(row.batch == 16.0);
+        CHECK(row.prompt == 512.0);
+        CHECK(row.output == 128.0);
+        CHECK(row.requests == 160);
+        CHECK(row.median_latency);
+        CHECK(row.sustained_clocks);  // 75.3 s: past the 60 s a clock takes to settle
+        CHECK(row.engine.empty());    // the export does not say what served it
+        CHECK(row.weights == "bf16");
+    }
+    CHECK(aiperf.rows[0].metric == profiles::Metric::decode_tokens_per_s_total);
+    CHECK(aiperf.rows[0].value == doctest::Approx(1234.5));
+    CHECK(aiperf.rows[1].metric == profiles::Metric::tpot_s);
+    CHECK(aiperf.rows[1].value == doctest::Approx(0.0124));
+    CHECK(aiperf.rows[2].metric == profiles::Metric::ttft_s);
+    CHECK(aiperf.rows[2].value == doctest::Approx(0.0852));
+
+    // tests/data/calibrate/genai_perf_export.json: GenAI-Perf's layout, statistics written as text,
+    // means only (no p50): TTFT 231.5 ms, inter-token latency 16.3 ms, 465.4 output tokens/s; 8
+    // clients; no measured prompt length, so the configured 1024; output measured 255.6 -> 256; no
+    // request count (the replay's default) and no duration (not taken as sustained).
+    const auto genai = profiles::load_benchmark_results({test_data("calibrate/genai_perf_export.json")}, std::string("fp8"));
+    CHECK(genai.format == BenchmarkFormat::profile_export);
+    REQUIRE(genai.rows.size() == 3);
+    CHECK(genai.rows[0].batch == 8.0);
+    CHECK(genai.rows[0].prompt == 1024.0);
+    CHECK(genai.rows[0].output == 256.0);
+    CHECK_FALSE(genai.rows[0].requests);
+    CHECK_FALSE(genai.rows[0].median_latency);
+    CHECK_FALSE(genai.rows[0].sustained_clocks);
+    CHECK(genai.rows[0].value == doctest::Approx(465.4));
+    CHECK(genai.rows[1].value == doctest::Approx(0.0163));
+    CHECK(genai.rows[2].value == doctest::Approx(0.2315));
+
+    // The weight format is not in either export: without --weights, an error naming the file.
+    const auto unweighted = testing::error_messages(
+        [] { profiles::load_benchmark_results({test_data("calibrate/aiperf_export.json")}, std::nullopt); });
+    REQUIRE(unweighted.size() == 1);
+    CHECK(unweighted[0].find("aiperf_export.json:") != std::string::npos);
+    CHECK(unweighted[0].find("pass --weights") != std::string::npos);
+}
+
+TEST_CASE("a profile export at a request rate, with an unknown time unit or no stated engine is refused by name") {
+    // A request-rate run is open loop: the error is on the line of request_rate (line 7 here).
+    const std::string rated = write_file("rated_aiperf.json",
+                                         "{\n"
+                                         "  \"time_to_first_token\": {\"unit\": \"ms\", \"avg\": 50},\n"
+                                         "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
+                                         "  \"output_token_throughput\": {\"unit\": \"tokens/sec\", \"avg\": 100},\n"
+                                         "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": 100},\n"
+                                         "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": 10},\n"
+                                         "  \"input_config\": {\"loadgen\": {\"request_rate\": 4.0}}\n"
+                                         "}\n");
+    const auto rate = testing::error_messages([&] { profiles::load_benchmark_results({rated}, std::string("bf16")); });
+    REQUIRE(rate.size() == 1);
+    CHECK(rate[0].find("rated_aiperf.json:7:1: error: input_config.loadgen.request_rate:") != std::string::npos);
+
+    // A time in minutes is not read as milliseconds: the error names the unit's line (2) and key.
+    const std::string minutes = write_file("minutes_aiperf.json",
+                                           "{\n"
+                                           "  \"time_to_first_token\": {\"unit\": \"min\", \"avg\": 50},\n"
+                                           "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
+                                           "  \"output_token_throughput\": {\"unit\": \"tokens/sec\", \"avg\": 100},\n"
+                                           "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": 100},\n"
+                                           "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": 10},\n"
+                                           "  \"input_config\": {\"loadgen\": {\"concurrency\": 4}}\n"
+                                           "}\n");
+    const auto unit = testing::error_messages([&] { profiles::load_benchmark_results({minutes}, std::string("bf16")); });
+    REQUIRE(unit.size() == 1);
+    CHECK(unit[0].find("minutes_aiperf.json:2:1: error: time_to_first_token.unit:") != std::string::npos);
+
+    // calibrate cannot guess the stack an endpoint ran: without --runtime it is a usage error.
+    const auto result = run({"calibrate", test_data("calibrate/aiperf_export.json"), "--hardware", "h100-sxm", "--model",
+                             "llama-3.1-8b", "--weights", "bf16"});
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("pass --runtime") != std::string::npos);
+    const auto named = run({"calibrate", test_data("calibrate/aiperf_export.json"), "--hardware", "h100-sxm", "--model",
+                            "llama-3.1-8b", "--weights", "bf16", "--runtime", "vllm", "--json"});
+    INFO(named.err);
+    CHECK(named.exit_code == 0);
+}
+
 TEST_CASE("an unknown llama-bench file type is an error naming the row and the value") {
     const std::string path = write_file(
         "iq2.csv", "model_type,n_prompt,n_gen,avg_ts\n\"llama 8B IQ2_XXS - 2.0625 bpw\",512,0,900.0\n");

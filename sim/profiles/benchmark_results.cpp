@@ -26,14 +26,20 @@ constexpr std::string_view kExpectedSize = "a benchmark result is a few MB at mo
 // A serving run this long has settled at the sustained clock (profiles/measurement.hpp).
 constexpr double kSustainedRunSeconds = 60.0;
 
-// One record of any format: its fields as text, and where it starts.
+// One record of any format: its fields as text, and where it starts. A JSON object's nested
+// objects are flattened into dotted keys ("time_to_first_token.avg"), each with its own line.
 struct Record {
     int line = 0;
     std::map<std::string, std::string> fields;  // a JSON null is left out
+    std::map<std::string, int> field_lines;     // where a JSON field stands, when not on `line`
 
     const std::string* find(const std::string& key) const {
         const auto found = fields.find(key);
         return found == fields.end() || found->second.empty() ? nullptr : &found->second;
+    }
+    int line_of(const std::string& key) const {
+        const auto found = field_lines.find(key);
+        return found == field_lines.end() ? line : found->second;
     }
 };
 
@@ -61,22 +67,34 @@ std::vector<Record> csv_records(const std::string& text, const std::string& path
             problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", header.size(), fields.size())});
             continue;
         }
-        Record record{number, {}};
+        Record record{number, {}, {}};
         for (std::size_t i = 0; i < header.size(); ++i) record.fields[header[i]] = fields[i];
         records.push_back(std::move(record));
     }
     return records;
 }
 
+// The scalars of a JSON object and of the objects inside it, under dotted keys; arrays (per-request
+// lists) are not read.
+void flatten_into(Record& record, const YAML::Node& node, const std::string& path, const std::string& prefix) {
+    for (const auto& entry : node) {
+        const std::string key = prefix + entry.first.Scalar();
+        if (entry.second.IsScalar()) {
+            record.fields[key] = entry.second.Scalar();
+            record.field_lines[key] = location_of_node(path, entry.second).line;
+        } else if (entry.second.IsMap()) {
+            flatten_into(record, entry.second, path, key + ".");
+        }
+    }
+}
+
 Record json_record(const YAML::Node& node, const std::string& path, std::vector<core::Diagnostic>& problems) {
-    Record record{location_of_node(path, node).line, {}};
+    Record record{location_of_node(path, node).line, {}, {}};
     if (!node.IsMap()) {
         problems.push_back({location_of_node(path, node), "", "expected an object of benchmark fields"});
         return record;
     }
-    for (const auto& entry : node) {
-        if (entry.second.IsScalar()) record.fields[entry.first.Scalar()] = entry.second.Scalar();
-    }
+    flatten_into(record, node, path, "");
     return record;
 }
 
@@ -98,7 +116,9 @@ std::vector<Record> json_records(const std::string& text, const std::string& pat
                 throw core::InputError(std::move(located));
             }
             Record record = json_record(document, path, problems);
+            // The line was parsed alone: every field of it stands on the file's line `number`.
             record.line = number;
+            record.field_lines.clear();
             records.push_back(std::move(record));
         }
         return records;
@@ -133,7 +153,7 @@ public:
     }
     const std::string* text(const std::string& key) const { return record_.find(key); }
     void error(const std::string& key, const std::string& message) {
-        problems_.push_back({{path_, record_.line, 1}, key, message});
+        problems_.push_back({{path_, record_.line_of(key), 1}, key, message});
     }
 
 private:
@@ -312,6 +332,111 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     add(Metric::ttft_s, ttft_ms ? std::optional<double>(*ttft_ms / 1e3) : std::nullopt);
 }
 
+// The multiplier that turns a time in `unit` into seconds (AIPerf and GenAI-Perf state "ms").
+std::optional<double> seconds_per(const std::string& unit) {
+    if (unit == "ms") return 1e-3;
+    if (unit == "s" || unit == "sec") return 1.0;
+    if (unit == "us") return 1e-6;
+    if (unit == "ns") return 1e-9;
+    return std::nullopt;
+}
+
+// One AIPerf `profile_export_aiperf.json` or GenAI-Perf `profile_export_genai_perf.json`: each
+// metric an object of its unit and statistics ("time_to_first_token": {"unit": "ms", "avg": ..,
+// "p50": ..}), the run's settings under input_config (AIPerf: input_config.loadgen.concurrency;
+// GenAI-Perf: input_config.concurrency). Their inter_token_latency is, per request, (latency -
+// TTFT) / (output tokens - 1): vLLM's TPOT. Neither names the server, so the rows carry no engine
+// and calibrate asks for --runtime.
+void add_profile_export_rows(const Record& record, const std::string& path, const std::optional<std::string>& weights,
+                             BenchmarkResults& results, std::vector<core::Diagnostic>& problems) {
+    FieldReader fields(record, path, problems);
+    auto first_stated = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {
+        for (const char* key : keys) {
+            if (record.find(key) != nullptr) return std::string(key);
+        }
+        return std::nullopt;
+    };
+    const auto concurrency_key = first_stated({"input_config.loadgen.concurrency", "input_config.concurrency"});
+    if (const auto rate_key = first_stated({"input_config.loadgen.request_rate", "input_config.request_rate"})) {
+        fields.error(*rate_key, "the run sent requests at a rate, not from a fixed number of clients; calibrate reads "
+                                "concurrency runs (--concurrency N)");
+        return;
+    }
+    if (!concurrency_key) {
+        fields.error("input_config.loadgen.concurrency",
+                     "not stated: calibrate reads runs at a fixed concurrency (aiperf or genai-perf --concurrency N)");
+        return;
+    }
+    const auto concurrency = fields.number(*concurrency_key, true);
+    if (concurrency && (*concurrency < 1.0 || *concurrency > 1e5)) {
+        fields.error(*concurrency_key, fmt::format("'{}' clients: expected 1 to 100000", *concurrency));
+        return;
+    }
+    // The median where the export states it (both tools do), else the mean; the row says which.
+    const bool median = record.find("time_to_first_token.p50") != nullptr;
+    auto time_of = [&](const std::string& metric) -> std::optional<double> {
+        const std::string key = metric + (median ? ".p50" : ".avg");
+        const auto value = fields.number(key, false);
+        if (!value) return std::nullopt;
+        const std::string* unit = fields.text(metric + ".unit");
+        const auto scale = unit ? seconds_per(*unit) : std::optional<double>(1e-3);
+        if (!scale) {
+            fields.error(metric + ".unit", fmt::format("unknown time unit '{}'; expected ms, s, us or ns", *unit));
+            return std::nullopt;
+        }
+        return *value * *scale;
+    };
+    const auto ttft = time_of("time_to_first_token");
+    const auto tpot = time_of("inter_token_latency");
+    const auto throughput = fields.number("output_token_throughput.avg", true);
+    auto mean_length = [&](const char* measured, std::initializer_list<const char*> configured) -> std::optional<double> {
+        if (record.find(measured) != nullptr) return fields.number(measured, true);
+        if (const auto key = first_stated(configured)) return fields.number(*key, true);
+        fields.error(measured, "missing: the run's mean length is needed (neither measured nor configured)");
+        return std::nullopt;
+    };
+    const auto prompt = mean_length("input_sequence_length.avg",
+                                    {"input_config.input.prompt.input_tokens.mean", "input_config.synthetic_input_tokens_mean"});
+    const auto output = mean_length("output_sequence_length.avg",
+                                    {"input_config.input.prompt.output_tokens.mean", "input_config.output_tokens_mean"});
+    std::optional<double> requests;
+    if (const auto key = first_stated({"request_count.avg", "input_config.loadgen.request_count", "input_config.request_count"})) {
+        requests = fields.number(*key, true);
+        if (requests && (*requests < 1.0 || *requests > static_cast<double>(kMaxReplayedRequests))) {
+            fields.error(*key, fmt::format("'{}' requests: expected 1 to {} (each is replayed)", *requests,
+                                           kMaxReplayedRequests));
+            return;
+        }
+    }
+    const auto duration = fields.number("benchmark_duration.avg", false);
+    if (!weights) {
+        fields.error("", "an AIPerf or GenAI-Perf export does not state the weight format; pass --weights");
+    }
+    if (!concurrency || !throughput || !prompt || !output || !weights) return;
+    Measurement base;
+    base.line = record.line;
+    base.weights = *weights;
+    base.batch = std::round(*concurrency);
+    base.prompt = std::max(1.0, std::round(*prompt));
+    base.output = std::max(1.0, std::round(*output));
+    base.source = path;
+    base.sustained_clocks = duration && *duration >= kSustainedRunSeconds;
+    base.closed_loop = true;
+    if (requests) base.requests = static_cast<long long>(std::llround(*requests));
+    base.median_latency = median;
+    auto add = [&](Metric metric, std::optional<double> value) {
+        if (!value || *value <= 0.0) return;
+        Measurement row = base;
+        row.metric = metric;
+        row.value = *value;
+        row.id = fmt::format("{} {}", path, metric_info(metric).name);
+        results.rows.push_back(std::move(row));
+    };
+    add(Metric::decode_tokens_per_s_total, throughput);
+    add(Metric::tpot_s, tpot);
+    add(Metric::ttft_s, ttft);
+}
+
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
     std::vector<std::string> files;
     for (const std::string& path : paths) {
@@ -342,6 +467,7 @@ std::string_view benchmark_format_name(BenchmarkFormat format) {
         case BenchmarkFormat::llama_bench_jsonl: return "llama-bench JSON lines";
         case BenchmarkFormat::vllm_bench_serve: return "vllm bench serve JSON";
         case BenchmarkFormat::sglang_bench_serving: return "SGLang bench_serving JSON lines";
+        case BenchmarkFormat::profile_export: return "AIPerf / GenAI-Perf profile export JSON";
         case BenchmarkFormat::measurements_csv: return "measurements CSV";
     }
     return "?";
@@ -354,6 +480,11 @@ std::optional<BenchmarkFormat> detect_benchmark_format(std::string_view text) {
     if (text[start] == '[') return llama ? std::optional(BenchmarkFormat::llama_bench_json) : std::nullopt;
     if (text[start] == '{') {
         if (llama) return BenchmarkFormat::llama_bench_jsonl;
+        // AIPerf and GenAI-Perf give each metric as an object with its unit.
+        const bool export_metrics = text.find("\"inter_token_latency\"") != std::string_view::npos &&
+                                    text.find("\"output_token_throughput\"") != std::string_view::npos &&
+                                    text.find("\"unit\"") != std::string_view::npos;
+        if (export_metrics) return BenchmarkFormat::profile_export;
         const bool serving = text.find("\"output_throughput\"") != std::string_view::npos ||
                              text.find("\"max_concurrency\"") != std::string_view::npos;
         if (!serving) return std::nullopt;
@@ -391,7 +522,8 @@ BenchmarkResults load_benchmark_results(const std::vector<std::string>& paths, c
             throw core::InputError(core::Diagnostic{
                 {path, 1, 1}, "",
                 "not a benchmark result decodesim reads: expected llama-bench -o csv/json/jsonl output, a vllm bench serve "
-                "result JSON, SGLang bench_serving JSON lines, or a table with the columns of validation/measurements.csv"});
+                "result JSON, SGLang bench_serving JSON lines, an AIPerf or GenAI-Perf profile export JSON, or a table with "
+                "the columns of validation/measurements.csv"});
         }
         if (format && *format != *detected) {
             throw core::InputError(core::Diagnostic{{path, 1, 1}, "",
@@ -429,6 +561,11 @@ BenchmarkResults load_benchmark_results(const std::vector<std::string>& paths, c
                 }
                 break;
             }
+            case BenchmarkFormat::profile_export:
+                for (const Record& record : json_records(text, path, false, problems)) {
+                    add_profile_export_rows(record, path, weights, results, problems);
+                }
+                break;
         }
     }
     if (!problems.empty()) throw core::InputError(std::move(problems));

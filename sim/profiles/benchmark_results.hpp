@@ -2,7 +2,8 @@
 // A user's own benchmark output read into measurement rows (profiles/measurement.hpp), for
 // `decodesim calibrate` (docs/cli.md, "calibrate"). The format is detected from the content:
 // llama-bench CSV, JSON or JSON lines; `vllm bench serve` result JSON (one per run); SGLang
-// `bench_serving` JSON lines (one run a line); or a table with the columns of
+// `bench_serving` JSON lines (one run a line); an AIPerf or GenAI-Perf profile export JSON (one run
+// a file; the server's engine is not stated); or a table with the columns of
 // validation/measurements.csv.
 
 #include <optional>
@@ -20,6 +21,7 @@ enum class BenchmarkFormat {
     llama_bench_jsonl,
     vllm_bench_serve,
     sglang_bench_serving,
+    profile_export,  // AIPerf profile_export_aiperf.json, GenAI-Perf profile_export_genai_perf.json
     measurements_csv
 };
 std::string_view benchmark_format_name(BenchmarkFormat format);

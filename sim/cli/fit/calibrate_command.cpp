@@ -60,6 +60,11 @@ std::shared_ptr<const engine::RuntimeProfile> base_runtime(const CalibrateOption
     // A benchmark's own output names no build: its engine's current one ("llama.cpp", "vllm").
     const auto runtime_of = [](const profiles::Measurement& row) { return row.runtime.empty() ? row.engine : row.runtime; };
     const std::string runtime = runtime_of(rows.front());
+    if (runtime.empty()) {
+        // AIPerf and GenAI-Perf measure an endpoint without knowing what serves it.
+        throw core::UsageError(
+            "the benchmark does not name the serving stack it measured; pass --runtime (vllm, sglang, tensorrt-llm, ...)");
+    }
     for (const auto& row : rows) {
         if (runtime_of(row) != runtime) {
             throw core::UsageError(fmt::format("the rows name several runtimes ({} and {}); pass --runtime to say which "
@@ -101,6 +106,10 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
     const std::shared_ptr<const engine::RuntimeProfile> runtime = base_runtime(options, catalog, rows);
     const engine::RuntimeProfile& base = *runtime;
     if (base.ideal) throw core::UsageError("--runtime ideal has no factors to fit; name vllm, llama.cpp or tensorrt-llm");
+    // Rows of a benchmark that names no engine ran on the one --runtime names.
+    for (profiles::Measurement& row : rows) {
+        if (row.engine.empty()) row.engine = base.name;
+    }
 
     std::vector<fit::CalibrationCase> cases;
     for (const profiles::Measurement& row : rows) {
@@ -161,10 +170,10 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
 void add_calibrate_command(CLI::App& app, CommandRun& run) {
     auto options = std::make_shared<CalibrateOptions>();
     CLI::App* command = app.add_subcommand(
-        "calibrate", "Refit a runtime preset on your own benchmark (llama-bench, vllm bench serve, SGLang bench_serving) and write it as a file");
+        "calibrate", "Refit a runtime preset on your own benchmark (llama-bench, vllm bench serve, SGLang bench_serving, AIPerf, GenAI-Perf) and write it as a file");
     command->add_option("files", options->files,
-                        "llama-bench -o csv/json/jsonl output, vllm bench serve result JSONs (or their folder), or a "
-                        "measurements CSV")
+                        "llama-bench -o csv/json/jsonl output, vllm bench serve result JSONs (or their folder), SGLang "
+                        "bench_serving JSON lines, AIPerf or GenAI-Perf profile export JSONs, or a measurements CSV")
         ->required();
     command->add_option("--hardware", options->hardware, help::kHardware)->required();
     command->add_option("--model", options->model, help::kModel)->required();
