@@ -30,7 +30,17 @@ How each kind of row is predicted (choices documented here and in docs/validatio
 * Rows without a stated prompt length (MLPerf llama2-70b: the OpenOrca subset's mean input length
   is not stated in the cited sources) use ASSUMED_PROMPT_TOKENS and are flagged "assumed prompt".
 * KV-cache format: "kv=FORMAT" in the notes, else decodesim's default.
-* Engine -> --runtime: vllm and sglang -> vllm; tensorrt-llm -> tensorrt-llm; llama.cpp -> llama.cpp.
+* Engine -> --runtime: vllm -> vllm; sglang -> sglang; tensorrt-llm -> tensorrt-llm; llama.cpp -> llama.cpp
+  (each the current build's profile).
+* Conditions read from the notes as tokens: "dp-attention=N" (--dp-attention N, --tp tp/N and --ep
+  tp: SGLang's --enable-dp-attention with --dp N over the row's tp devices) and "ep=N" (--ep);
+  "client=in_process" (--in-process: MLPerf's LoadGen calls the engine in its own process, so no
+  request path). A row whose notes state "speculative=..." is not predicted: the acceptance rate its
+  run reached is not a condition the row states.
+* Closed-loop runs (the issue target): the rows of one run (same source, device, model, format,
+  engine, tp, concurrency and lengths) give one TTFT error and one TPOT error, the mean row's where
+  the run has one, else the median's; the summary gives the median |error| of each and the share of
+  runs within 20% on both, over all runs and per engine.
 
 Standard library only.
 """
@@ -47,7 +57,7 @@ ASSUMED_PROMPT_TOKENS = 512  # MLPerf llama2-70b rows: mean prompt not stated in
 REQUESTS = 1000
 OPEN_LOOP_WINDOW_S = 1200.0  # open-loop rows: simulate at least 20 minutes of arrivals (MLPerf runs 10-40 min)
 SEED = 1
-RUNTIME = {"vllm": "vllm", "sglang": "vllm", "tensorrt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp", "ideal": "ideal"}
+RUNTIME = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp", "ideal": "ideal"}
 
 
 def run_json(cmd):
@@ -60,10 +70,37 @@ def run_json(cmd):
 def common_flags(row, prompt):
     f = ["--hardware", row["hardware"], "--model", row["model"], "--weights", row["weights"],
          "--runtime", RUNTIME.get(row["engine"], row["engine"]),
-         "--tp", str(int(row["tp"])), "--prompt", str(prompt), "--output", row["output_tokens"]]
+         "--tp", str(tensor_degree(row)), "--prompt", str(prompt), "--output", row["output_tokens"]]
     kv = kv_of(row)
     if kv:
         f += ["--kv", kv]
+    return f + condition_flags(row)
+
+
+def dp_attention(row):
+    m = re.search(r"\bdp-attention=([0-9]+)", row["notes"])
+    return int(m.group(1)) if m else 1
+
+
+def tensor_degree(row):
+    """decodesim's --tp: the devices of one attention replica. SGLang's `--tp 8 --dp 8
+    --enable-dp-attention` runs eight attention replicas of one device each over the row's 8 devices
+    (the row's tp column), so --tp is tp / dp-attention."""
+    return max(1, int(row["tp"]) // dp_attention(row))
+
+
+def condition_flags(row):
+    """The deployment conditions a row's notes state as tokens (see the docstring). With data-parallel
+    attention the routed experts span every device of the stage (--ep = the row's tp)."""
+    f = []
+    if dp_attention(row) > 1:
+        f += ["--dp-attention", str(dp_attention(row)), "--ep", str(int(row["tp"]))]
+    else:
+        m = re.search(r"\bep=([0-9]+)", row["notes"])
+        if m:
+            f += ["--ep", m.group(1)]
+    if re.search(r"\bclient=in_process\b", row["notes"]):
+        f.append("--in-process")
     return f
 
 
@@ -89,7 +126,7 @@ _cache = {}
 
 def predict_open(binary, row, prompt):
     key = ("open", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
-           row["rate_per_s"], prompt, row["output_tokens"], kv_of(row))
+           row["rate_per_s"], prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)))
     if key not in _cache:
         cmd = [binary, "serve"] + common_flags(row, prompt) + [
             "--replicas", str(int(row["replicas"] or 1)), "--rate", row["rate_per_s"],
@@ -114,7 +151,7 @@ def predict_max_rate(binary, row, prompt):
     cmd = [binary, "plan", "--hardware", row["hardware"], "--model", row["model"], "--formats", row["weights"],
            "--runtime", RUNTIME.get(row["engine"], row["engine"]), "--tp", tps, "--rate", "1",
            "--prompt", str(prompt), "--output", row["output_tokens"],
-           "--ttft-p99", str(ttft), "--tpot-p99", str(tpot), "--json"]
+           "--ttft-p99", str(ttft), "--tpot-p99", str(tpot), "--json"] + condition_flags(row)
     kv = kv_of(row)
     if kv:
         cmd[cmd.index("--runtime"):cmd.index("--runtime")] = ["--kv", kv]
@@ -138,7 +175,7 @@ def predict_closed(binary, row, prompt):
     token, output tokens over the run's duration)."""
     c = int(row["concurrency"])
     key = ("closed", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
-           c, prompt, row["output_tokens"], kv_of(row))
+           c, prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), closed_requests(row, c))
     if key not in _cache:
         _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + [
             "--replicas", str(int(row["replicas"] or 1)), "--concurrency", str(c),
@@ -148,6 +185,40 @@ def predict_closed(binary, row, prompt):
         raise RuntimeError(f"metric {row['metric']} not supported for closed-loop rows")
     a, b = SERVE_FIELD[row["metric"]]
     return d[a][b], f"closed loop C={c}"
+
+
+def run_key(r):
+    return (r["source"], r["hardware"], r["model"], r["weights"], r["engine"], r["tp"], r["concurrency"],
+            r["prompt_tokens"], r["output_tokens"])
+
+
+def closed_loop_summary(results):
+    """The issue's closed-loop target: per run one TTFT and one TPOT error (the mean's, else the median's)."""
+    runs = {}
+    for r, _, _, err, _ in results:
+        if r["rate_per_s"] or not r["concurrency"]:
+            continue
+        kind = r["metric"].split("_")[0]
+        if kind not in ("ttft", "tpot") or r["metric"].endswith("p99_s"):
+            continue
+        statistic = "mean" if "_mean_" in r["metric"] else "p50"
+        slot = runs.setdefault(run_key(r), {})
+        if statistic == "mean" or kind not in slot:
+            slot[kind] = err
+    both = [(k, v) for k, v in runs.items() if "ttft" in v and "tpot" in v]
+    if not both:
+        return
+    print()
+    print("closed-loop runs (TTFT and TPOT of one run; the mean's error, else the median's):")
+    print(f"{'engine':<24} {'runs':>5} {'TPOT median':>12} {'TTFT median':>12} {'within 20% on both':>19}")
+    groups = {"all": both}
+    for k, v in both:
+        groups.setdefault(k[4], []).append((k, v))
+    for name, group in groups.items():
+        tpot = statistics.median(abs(v["tpot"]) for _, v in group)
+        ttft = statistics.median(abs(v["ttft"]) for _, v in group)
+        within = sum(1 for _, v in group if abs(v["tpot"]) <= 20.0 and abs(v["ttft"]) <= 20.0)
+        print(f"{name:<24} {len(group):>5} {tpot:>11.1f}% {ttft:>11.1f}% {within:>8} ({100.0 * within / len(group):.0f}%)")
 
 
 def main():
@@ -178,6 +249,8 @@ def main():
         prompt = r["prompt_tokens"] or ASSUMED_PROMPT_TOKENS
         note = "" if r["prompt_tokens"] else "assumed prompt"
         try:
+            if re.search(r"\bspeculative=", r["notes"]):
+                raise RuntimeError("speculative decoding: the run's acceptance rate is not a stated condition")
             if r["metric"] == "max_rate_per_s_at_slo":
                 pred, how = predict_max_rate(binary, r, prompt)
             elif r["rate_per_s"]:
@@ -222,6 +295,7 @@ def main():
     print(f"{'row group (id prefix)':<24} {'rows':>5} {'median |error|':>15}")
     for s in sorted(by_source):
         print(f"{s:<24} {len(by_source[s]):>5} {statistics.median(by_source[s]):>14.1f}%")
+    closed_loop_summary(results)
     print()
     print("worst 10 rows by |error|:")
     for r, meas, pred, err, _ in sorted(results, key=lambda x: -abs(x[3]))[:10]:

@@ -620,7 +620,13 @@ TEST_CASE("the conditions column is read strictly: unknown, repeated and malform
         REQUIRE(messages.size() == 1);
         CHECK(messages[0] == path + ":2:15: error: conditions: unknown key 'devcies' (did you mean 'devices'?); expected one "
                                     "of devices ep dp-attention clocks backend split speculative arrivals timed graphs "
-                                    "attention qps requests latency lengths gpu-cores");
+                                    "attention qps requests latency lengths gpu-cores client");
+    }
+    {
+        const auto [path, messages] = load_errors("client=loadgen");
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":2:15: error: conditions: unknown client 'loadgen' in 'client='; expected in_process "
+                                    "or http");
     }
     {
         const auto [path, messages] = load_errors("devices=8; ep=2; devices=4");

@@ -412,4 +412,32 @@ TEST_CASE("a client's TTFT is the server's plus the request path in and out, and
     const auto quiet_path = serving::steady_state(with_path, load, {});
     CHECK(quiet_path.ttft_s.mean == doctest::Approx(quiet.ttft_s.mean + 0.040).epsilon(1e-9));
     CHECK(quiet_path.e2e_s.p99 == doctest::Approx(quiet.e2e_s.p99 + 0.040).epsilon(1e-9));
+
+    // A client in the engine's own process (MLPerf's LoadGen) takes no path: its TTFT is the server's.
+    s.deployment.in_process = true;
+    const auto in_process = s.realistic();
+    const auto local = serving::simulate_serving(in_process, lone, {}, {});
+    CHECK(local.ttft_s.mean == doctest::Approx(base.ttft_s.mean).epsilon(1e-12));
+    CHECK(serving::steady_state(in_process, load, {}).ttft_s.mean == doctest::Approx(quiet.ttft_s.mean).epsilon(1e-12));
+}
+
+TEST_CASE("serve --in-process leaves the runtime's request path out of the client's TTFT") {
+    // tensorrt-llm@0.17 states 3.5 ms in and 3.5 ms out: a lone request's client TTFT is the
+    // server's + 7 ms, and with --in-process it is the server's.
+    const std::vector<std::string> args{"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime",
+                                        "tensorrt-llm@0.17", "--rate", "0.01", "--requests", "5", "--json"};
+    auto served = testing::run(args);
+    auto local_args = args;
+    local_args.push_back("--in-process");
+    auto local = testing::run(local_args);
+    REQUIRE(served.exit_code == 0);
+    REQUIRE(local.exit_code == 0);
+    const auto over_http = nlohmann::json::parse(served.out);
+    const auto in_process = nlohmann::json::parse(local.out);
+    CHECK(over_http["ttft_s"]["mean"].get<double>() ==
+          doctest::Approx(over_http["server_ttft_s"]["mean"].get<double>() + 0.007).epsilon(1e-9));
+    CHECK(in_process["ttft_s"]["mean"].get<double>() ==
+          doctest::Approx(in_process["server_ttft_s"]["mean"].get<double>()).epsilon(1e-12));
+    CHECK(in_process["server_ttft_s"]["mean"].get<double>() ==
+          doctest::Approx(over_http["server_ttft_s"]["mean"].get<double>()).epsilon(1e-12));
 }

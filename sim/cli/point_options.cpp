@@ -171,6 +171,7 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
     choice.parallelism.expert = options.expert_parallel;
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
+    choice.in_process = options.in_process;
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "

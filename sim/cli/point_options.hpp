@@ -43,6 +43,7 @@ struct DeploymentOptions {
     std::optional<double> acceptance;
     std::string clocks = "sustained";  // or peak
     std::optional<double> power_limit_watts;
+    bool in_process = false;  // serve's --in-process (engine::DeploymentChoice::in_process)
 };
 
 // At which load: --batch and --context, or --batch --prompt --output, or a --scenario's mean
@@ -74,6 +75,9 @@ namespace help {
 inline constexpr const char* kHardware = "Hardware id or path to a profile YAML";
 inline constexpr const char* kModel = "Model id, profile YAML, or Hugging Face config.json";
 inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
+inline constexpr const char* kInProcess =
+    "The clients run in the engine's own process (MLPerf LoadGen, trtllm-bench, vLLM's offline LLM): no API server, so "
+    "the runtime profile's request path is not taken (docs/serving.md)";
 inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
 inline constexpr const char* kBackend =

@@ -54,8 +54,13 @@ struct Deployment {
     // The attention kernels it runs: the runtime's own, unless the run stated flash attention on
     // or off (DeploymentChoice::attention).
     AttentionKernels attention = AttentionKernels::fused;
+    // The client runs in the engine's own process (DeploymentChoice::in_process).
+    bool in_process = false;
 
     const RuntimeProfile& runtime_profile() const { return runtime ? *runtime : structural_runtime(); }
+    // The way a request takes between the client and the scheduler: the runtime's, or none for a
+    // client in the engine's process.
+    RequestPath request_path() const { return in_process ? RequestPath{} : runtime_profile().request_path; }
 };
 
 // What a user chose; unset members take the documented defaults when resolved.
@@ -74,6 +79,10 @@ struct DeploymentChoice {
     // A run condition: flash attention stated on (fused) or off (unfused), as a measurement's
     // conditions state it; unset: the runtime's own default.
     std::optional<AttentionKernels> attention;
+    // A run condition: the client calls the engine in its own process (MLPerf's LoadGen,
+    // trtllm-bench, vLLM's offline LLM class), so no request passes through an API server and the
+    // runtime's request path is not taken (docs/serving.md, "The time a client sees").
+    bool in_process = false;
 };
 
 // The name a deployment's runtime is shown by.

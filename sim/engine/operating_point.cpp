@@ -22,6 +22,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.kv_offload = choice.kv_offload;
     deployment.speculation = choice.speculation;
     deployment.attention = choice.attention.value_or(choice.runtime->attention);
+    deployment.in_process = choice.in_process;
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

@@ -165,6 +165,7 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
     if (m.flash_attention) {
         choice.attention = *m.flash_attention ? engine::AttentionKernels::fused : engine::AttentionKernels::unfused;
     }
+    choice.in_process = m.in_process;
     // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
     choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
     return choice;

@@ -121,6 +121,11 @@ struct Measurement {
     // --enforce-eager, where each launch passes through Python), so a small batch waits on the
     // host. Not modelled: predicted at the runtime's per-kernel cost under graphs. Unset: on.
     bool eager_launch = false;
+    // "client=in_process|http": in_process, the benchmark's client ran in the engine's own process
+    // (MLPerf's LoadGen, trtllm-bench, vLLM's offline LLM class), so no request took the runtime's
+    // request path (engine::DeploymentChoice::in_process); unset or http: it did, as a client of
+    // the API server. Read only by replayed rows (the path is part of a served request's time).
+    bool in_process = false;
     // "qps=R": requests arrived at R per second, Poisson (as `vllm bench serve`,
     // sglang.bench_serving and Triton's load generators draw them), not at a fixed concurrency.
     // Predicted by the serving simulation (scenarios/serving.hpp), never read by a fit.

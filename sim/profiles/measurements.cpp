@@ -31,7 +31,8 @@ constexpr int kConditionsColumn = 15;  // 1-based, for messages
 // The keys of the `conditions` column, in the order docs/validation.md lists them.
 const std::vector<std::string> kConditionKeys{"devices", "ep",     "dp-attention", "clocks",   "backend",
                                               "split",   "speculative", "arrivals", "timed",  "graphs",
-                                              "attention", "qps",  "requests",     "latency", "lengths", "gpu-cores"};
+                                              "attention", "qps",  "requests",     "latency", "lengths", "gpu-cores",
+                                              "client"};
 
 bool runtime_id_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_' || c == '@';
@@ -190,6 +191,7 @@ void read_conditions(const std::string& field, Measurement& row, std::vector<std
         }
     }
     row.median_latency = choice("latency", "median", "mean").value_or(false);
+    row.in_process = choice("client", "in_process", "http").value_or(false);
     if (row.closed_loop && pairs.contains("qps")) {
         problems.push_back("'qps=' is an open loop at a rate; 'arrivals=closed' is a closed loop of clients: state one");
     }

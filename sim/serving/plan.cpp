@@ -289,7 +289,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
         for (const core::KvFormat* kv : space.kv) {
             for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
                 engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
-                                                space.clocks, false, {}, std::nullopt};
+                                                space.clocks, false, {}, std::nullopt, space.in_process};
                 const int tp = parallelism.devices();  // devices per instance, for counts
                 const std::string spread =
                     parallelism.any() ? report_parallelism(parallelism) : std::string("one device");

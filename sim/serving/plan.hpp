@@ -47,6 +47,7 @@ struct PlanSpace {
     std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
     std::shared_ptr<const engine::RuntimeProfile> runtime;  // required
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
+    bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
     // Set: the best options are simulated request by request at the planned load (plan = serve);

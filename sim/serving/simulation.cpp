@@ -131,7 +131,7 @@ class Simulation {
 public:
     Simulation(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests, const ServeConfig& config)
         : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
-          path_(evaluator.deployment().runtime_profile().request_path),
+          path_(evaluator.deployment().request_path()),
           replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
                                                                    : std::max(1, config.replicas))),
           speculation_(evaluator.deployment().speculation), draft_(evaluator.draft()), random_(config.seed) {

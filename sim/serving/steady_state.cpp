@@ -15,7 +15,7 @@ namespace {
 // The client's time to first token (the server's plus the runtime's request path in and out, as
 // serve counts it), its completion from the first token and the per-token pace, and the output rate.
 void finish_request_figures(SteadyState& state, const LoadShape& load, const engine::Evaluator& evaluator) {
-    const engine::RequestPath& path = evaluator.deployment().runtime_profile().request_path;
+    const engine::RequestPath path = evaluator.deployment().request_path();
     const double way = path.before(load.prompt_tokens).value + path.after_step.value;
     state.ttft_s.mean += way;
     state.ttft_s.p50 += way;

@@ -30,6 +30,7 @@ struct PlanOptions {
     std::string formats = "bf16";
     std::string kv;
     std::string runtime = kDefaultRuntime;
+    bool in_process = false;
     std::string tensor_parallel = "1,2,4,8";
     std::string pipeline_parallel = "1,2";
     std::string clocks = "sustained";
@@ -92,6 +93,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     space.runtime = runtime_named(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
+    space.in_process = options.in_process;
     space.scheduler = options.scheduler.resolved();
     if (options.verify_requests > 0) space.verify = serving::VerifySettings{options.verify_requests, options.seed};
     space.disaggregation =
@@ -181,6 +183,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "Pipeline stage counts to consider (MoE models also try --ep equal to each tp)")
         ->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
+    command->add_flag("--in-process", options->in_process, help::kInProcess);
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
     command->add_option("--think-time", options->think_time,
