@@ -35,7 +35,9 @@ How each kind of row is predicted (choices documented here and in docs/validatio
 * Conditions read from the notes as tokens: "dp-attention=N" (--dp-attention N, --tp tp/N and --ep
   tp: SGLang's --enable-dp-attention with --dp N over the row's tp devices) and "ep=N" (--ep);
   "client=in_process" (--in-process: MLPerf's LoadGen calls the engine in its own process, so no
-  request path). A row whose notes state "speculative=..." is not predicted: the acceptance rate its
+  request path); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
+  it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
+  columns keep the means). A row whose notes state "speculative=..." is not predicted: the acceptance rate its
   run reached is not a condition the row states.
 * Closed-loop runs (the issue target): the rows of one run (same source, device, model, format,
   engine, tp, concurrency and lengths) give one TTFT error and one TPOT error, the mean row's where
@@ -70,11 +72,19 @@ def run_json(cmd):
 def common_flags(row, prompt):
     f = ["--hardware", row["hardware"], "--model", row["model"], "--weights", row["weights"],
          "--runtime", RUNTIME.get(row["engine"], row["engine"]),
-         "--tp", str(tensor_degree(row)), "--prompt", str(prompt), "--output", row["output_tokens"]]
+         "--tp", str(tensor_degree(row)), "--prompt", length_of(row, "prompt", prompt),
+         "--output", length_of(row, "output", row["output_tokens"])]
     kv = kv_of(row)
     if kv:
         f += ["--kv", kv]
     return f + condition_flags(row)
+
+
+def length_of(row, which, mean):
+    """A length distribution the notes state as a token (prompt=uniform:1:1000, as serve's --prompt
+    takes it), else the row's mean length."""
+    m = re.search(r"\b" + which + r"=((?:uniform|normal|lognormal):[0-9.:]+)", row["notes"])
+    return m.group(1) if m else str(mean)
 
 
 def dp_attention(row):

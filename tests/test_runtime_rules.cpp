@@ -753,6 +753,19 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     REQUIRE(budget.size() == 1);
     CHECK(budget[0].find("scheduler-budget.yaml:14:") != std::string::npos);
     CHECK(budget[0].find("unchunked_budget") != std::string::npos);
+
+    // SGLang prefills in passes of its own ("run prefill first if possible"); vLLM mixes. A profile
+    // that says neither mixes, and an unknown value names its key and line.
+    CHECK(limits_on(*sglang, "h100-sxm").separate_prefill);
+    CHECK_FALSE(limits_on(*vllm, "h100-sxm").separate_prefill);
+    CHECK_FALSE(limits_on(*child, "h100-sxm").separate_prefill);
+    const std::string separate = scheduler_profile("scheduler-separate", 16, true, "  prefill_passes: separate\n");
+    CHECK(limits_on(*catalog.runtime(separate), "h100-sxm").separate_prefill);
+    const std::string unknown_passes = scheduler_profile("scheduler-passes", 16, true, "  prefill_passes: alternate\n");
+    const auto passes = testing::error_messages([&] { catalog.runtime(unknown_passes); });
+    REQUIRE(passes.size() == 1);
+    CHECK(passes[0].find("scheduler-passes.yaml:14:") != std::string::npos);
+    CHECK(passes[0].find("prefill_passes: unknown 'alternate'; expected mixed or separate") != std::string::npos);
 }
 
 TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {

@@ -441,3 +441,33 @@ TEST_CASE("serve --in-process leaves the runtime's request path out of the clien
     CHECK(in_process["server_ttft_s"]["mean"].get<double>() ==
           doctest::Approx(over_http["server_ttft_s"]["mean"].get<double>()).epsilon(1e-12));
 }
+
+TEST_CASE("a runtime that prefills in passes of its own holds the decodes back for a new prompt's pass") {
+    // Request A (1000-token prompt, 3 tokens out) arrives at 0; B (the same) a nanosecond later,
+    // while A's prefill pass runs. Mixed passes (vLLM): pass 2 holds A's first decode and B's whole
+    // prompt, so B's first token comes at T(prefill A) + T(prefill B + decode A). Separate passes
+    // (SGLang): pass 2 is B's prefill alone and A waits: B's first token at 2 T(prefill 1000), and
+    // A's second token one pass later than under mixed passes.
+    auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const std::vector<workload::Request> requests{{0.0, 1000, 3}, {1e-9, 1000, 3}};
+    const auto& cost = evaluator.cost_model();
+    const double prefill = evaluator.step_time(engine::prefill_shape(cost, 1.0, 0.0, 1000.0, true)).value;
+    engine::StepShape mixed_pass = engine::prefill_shape(cost, 1.0, 0.0, 1000.0, true);
+    mixed_pass += engine::decode_shape(cost, 1.0, 1001.0);
+    const double mixed_second = evaluator.step_time(mixed_pass).value;
+
+    serving::ServeConfig mixed;
+    mixed.limits.separate_prefill = false;
+    serving::ServeConfig separate;
+    separate.limits.separate_prefill = true;
+    const auto together = serving::simulate_serving(evaluator, requests, mixed, {});
+    const auto apart = serving::simulate_serving(evaluator, requests, separate, {});
+    REQUIRE(together.requests.size() == 2);
+    REQUIRE(apart.requests.size() == 2);
+    CHECK(together.requests[1].first_token_s == doctest::Approx(prefill + mixed_second).epsilon(1e-9));
+    CHECK(apart.requests[1].first_token_s == doctest::Approx(2.0 * prefill).epsilon(1e-9));
+    // A's second token: at the end of pass 2 when mixed, of pass 3 when separate.
+    CHECK(apart.requests[0].finish_s > together.requests[0].finish_s);
+    CHECK(apart.requests[0].first_token_s == doctest::Approx(prefill).epsilon(1e-9));
+}

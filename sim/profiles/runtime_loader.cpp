@@ -197,6 +197,13 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     }
     if (auto value = section.boolean("chunked_prefill", Presence::required)) limits.chunked_prefill = *value;
     if (auto value = section.boolean("prefix_caching", Presence::required)) limits.prefix_caching = *value;
+    if (auto passes = section.string("prefill_passes", Presence::optional)) {
+        if (*passes == "separate") {
+            limits.separate_prefill = true;
+        } else if (*passes != "mixed") {
+            section.error("prefill_passes", fmt::format("unknown '{}'; expected mixed or separate", *passes));
+        }
+    }
     if (auto budget = section.string("unchunked_budget", Presence::optional)) {
         if (*budget == "context") {
             scheduler.unchunked_budget_is_context = true;
@@ -206,7 +213,7 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     }
     if (auto tiers = section.map("device_tiers", Presence::optional)) read_device_tiers(*tiers, scheduler.device_tiers);
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching", "unchunked_budget", "device_tiers"});
+                                 "prefix_caching", "prefill_passes", "unchunked_budget", "device_tiers"});
 }
 
 // Times on the request path: up to a second each, a token's tokenization up to a millisecond.

@@ -104,6 +104,10 @@ struct SchedulerLimits {
     long long block_tokens = 16;          // tokens per KV-cache block (page)
     bool chunked_prefill = true;          // false: a prompt is prefilled whole, in one pass
     bool prefix_caching = true;
+    // Prompts are prefilled in passes of their own, taken ahead of the decodes whenever one can be
+    // formed (SGLang's scheduler: "run prefill first if possible"); false: a pass mixes the
+    // decodes with prefill chunks in its token budget (vLLM V1, TensorRT-LLM's in-flight batching).
+    bool separate_prefill = false;
 };
 
 // Limits a runtime starts with on devices of at least some memory: vLLM V1 takes 1024 sequences

@@ -21,6 +21,7 @@ struct SchedulerChoice {
     std::optional<long long> block_tokens;
     std::optional<bool> chunked_prefill;
     std::optional<bool> prefix_caching;
+    std::optional<bool> separate_prefill;
 };
 
 // `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device); without

@@ -418,133 +418,155 @@ void Simulation::arrive(std::size_t index, double now) {
 
 void Simulation::start_step(Replica& replica, double now) {
     const SchedulerLimits& limits = config_.limits;
-    long long budget = limits.max_batched_tokens;
+    // A runtime that runs prefill in passes of its own (SGLang) takes one whenever a prompt is being
+    // prefilled or a waiting request may join, and a decode pass otherwise; when no prompt could be
+    // placed after all (the cache is full), the pass is formed again for the decodes.
+    const bool separate = limits.separate_prefill && replica.role == Role::colocated;
+    const auto can_admit = [&] {
+        return !replica.waiting.empty() && static_cast<long long>(replica.running.size()) < limits.max_sequences;
+    };
+    bool prefill_pass = separate && (can_admit() || std::any_of(replica.running.begin(), replica.running.end(),
+                                                                [](const Sequence& s) { return s.prefilling(); }));
+    long long budget = 0;
     const long long preemptions_at_pass_start = preemptions_;
-    replica.step.clear();
     engine::StepShape shape;
     // Speculating, a decoding sequence takes k + 1 positions of the pass (its last token and the
     // k drafts), with room in its cache for all of them.
     const long long decode_positions = speculates() ? speculation_.length + 1 : 1;
     double decoding = 0.0, decoding_context = 0.0;  // decoding sequences in the pass, their cached tokens
-    // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
-    // of each prompt being prefilled. Memory short: the youngest running sequence is preempted.
-    for (std::size_t i = 0; i < replica.running.size();) {
-        Sequence& sequence = replica.running[i];
-        const long long remaining = sequence.target - sequence.cached;
-        const long long tokens = sequence.prefilling() ? (limits.chunked_prefill ? std::min(remaining, budget)
-                                                                                 : (remaining <= budget ? remaining : 0))
-                                                       : (budget >= decode_positions ? decode_positions : 0);
-        if (tokens == 0) {
-            ++i;
-            continue;
-        }
-        bool preempted_self = false, wait_for_transfers = false;
-        while (!reserve(replica, sequence, sequence.cached + tokens)) {
-            if (replica.running.size() == 1 && replica.parked > 0) {
-                // The rest of the memory holds caches in transit: they free it (or join the batch) soon.
-                wait_for_transfers = true;
-                break;
-            }
-            if (replica.running.size() == 1) {
-                // Alone with the whole cache and still short: this request can never be served here.
-                release(replica, sequence);
-                ++rejected_;
-                records_[sequence.request].rejected = true;
-                client_done(now);
-                replica.running.clear();
-                preempted_self = true;
-                break;
-            }
-            const std::size_t youngest = replica.running.size() - 1;
-            preempt(replica, youngest);
-            if (youngest == i) {
-                preempted_self = true;
-                break;
-            }
-        }
-        if (preempted_self) break;
-        if (wait_for_transfers) {
-            ++i;
-            continue;
-        }
-        Sequence& scheduled = replica.running[i];
-        if (scheduled.prefilling()) {
-            shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
-                                           scheduled.cached + tokens == scheduled.target);
-        } else if (speculates()) {
-            shape += engine::verification_shape(cost_, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
-            decoding += 1.0;
-            decoding_context += static_cast<double>(scheduled.cached);
-        } else {
-            shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
-        }
-        replica.step.push_back({i, tokens});
-        budget -= tokens;
-        ++i;
-    }
-    // Then waiting requests, first come first served, while the pass has room; none after a
-    // preemption in this pass (as vLLM's scheduler: admitting then would only evict again).
-    const long long preemptions_before_admission = preemptions_;
-    // A decode instance counts the sequences whose cache is arriving among its running ones.
-    auto arriving = [&replica] { return replica.role == Role::decode ? replica.parked : 0; };
-    while (preemptions_before_admission == preemptions_at_pass_start && !replica.waiting.empty() && budget > 0 &&
-           static_cast<long long>(replica.running.size()) + arriving() < limits.max_sequences) {
-        Sequence sequence = replica.waiting.front();
-        const workload::Request& request = requests_[sequence.request];
-        const bool alone = replica.running.empty() && replica.step.empty() && replica.parked == 0;
-        if (sequence.remote) {
-            // Disaggregated: reserve the whole prompt's cache here, then pull it from the prefill instance.
-            if (!reserve(replica, sequence, sequence.target)) {
-                if (!alone) break;
-                reject(replica, now);  // not even an empty decode instance holds this prompt
+    for (;;) {
+        budget = limits.max_batched_tokens;
+        replica.step.clear();
+        shape = engine::StepShape{};
+        decoding = decoding_context = 0.0;
+        // Running sequences first, oldest first: one token for each decoding sequence, the next chunk
+        // of each prompt being prefilled. Memory short: the youngest running sequence is preempted.
+        for (std::size_t i = 0; i < replica.running.size();) {
+            Sequence& sequence = replica.running[i];
+            const long long remaining = sequence.target - sequence.cached;
+            const bool takes_part = !separate || sequence.prefilling() == prefill_pass;
+            const long long tokens = !takes_part            ? 0
+                                     : sequence.prefilling() ? (limits.chunked_prefill ? std::min(remaining, budget)
+                                                                                       : (remaining <= budget ? remaining : 0))
+                                                             : (budget >= decode_positions ? decode_positions : 0);
+            if (tokens == 0) {
+                ++i;
                 continue;
             }
-            replica.waiting.pop_front();
-            start_transfer(replica, sequence, now);
-            continue;
-        }
-        bool hit = false;
-        if (limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 && sequence.cached == 0) {
-            if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
-                // The last prompt token is always computed: its logits give the first output token.
-                hit = true;
-                sequence.shared = it->second.tokens;
-                sequence.cached = std::min(it->second.tokens, sequence.target - 1);
-                sequence.allocated = round_up_to_block(it->second.tokens);
+            bool preempted_self = false, wait_for_transfers = false;
+            while (!reserve(replica, sequence, sequence.cached + tokens)) {
+                if (replica.running.size() == 1 && replica.parked > 0) {
+                    // The rest of the memory holds caches in transit: they free it (or join the batch) soon.
+                    wait_for_transfers = true;
+                    break;
+                }
+                if (replica.running.size() == 1) {
+                    // Alone with the whole cache and still short: this request can never be served here.
+                    release(replica, sequence);
+                    ++rejected_;
+                    records_[sequence.request].rejected = true;
+                    client_done(now);
+                    replica.running.clear();
+                    preempted_self = true;
+                    break;
+                }
+                const std::size_t youngest = replica.running.size() - 1;
+                preempt(replica, youngest);
+                if (youngest == i) {
+                    preempted_self = true;
+                    break;
+                }
             }
+            if (preempted_self) break;
+            if (wait_for_transfers) {
+                ++i;
+                continue;
+            }
+            Sequence& scheduled = replica.running[i];
+            if (scheduled.prefilling()) {
+                shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
+                                               scheduled.cached + tokens == scheduled.target);
+            } else if (speculates()) {
+                shape += engine::verification_shape(cost_, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
+                decoding += 1.0;
+                decoding_context += static_cast<double>(scheduled.cached);
+            } else {
+                shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
+            }
+            replica.step.push_back({i, tokens});
+            budget -= tokens;
+            ++i;
         }
-        const long long remaining = sequence.target - sequence.cached;
-        const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
-        if (tokens > budget) {
-            if (!alone) break;
-            reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
-            continue;
-        }
-        if (!reserve(replica, sequence, sequence.cached + tokens)) {
-            if (!alone || !replica.prefixes.empty()) {
-                if (alone) {
-                    while (evict_prefix(replica)) {
-                    }
+        // Then waiting requests, first come first served, while the pass has room; none after a
+        // preemption in this pass (as vLLM's scheduler: admitting then would only evict again).
+        const long long preemptions_before_admission = preemptions_;
+        // A decode instance counts the sequences whose cache is arriving among its running ones.
+        auto arriving = [&replica] { return replica.role == Role::decode ? replica.parked : 0; };
+        while ((!separate || prefill_pass) && preemptions_before_admission == preemptions_at_pass_start &&
+               !replica.waiting.empty() && budget > 0 &&
+               static_cast<long long>(replica.running.size()) + arriving() < limits.max_sequences) {
+            Sequence sequence = replica.waiting.front();
+            const workload::Request& request = requests_[sequence.request];
+            const bool alone = replica.running.empty() && replica.step.empty() && replica.parked == 0;
+            if (sequence.remote) {
+                // Disaggregated: reserve the whole prompt's cache here, then pull it from the prefill instance.
+                if (!reserve(replica, sequence, sequence.target)) {
+                    if (!alone) break;
+                    reject(replica, now);  // not even an empty decode instance holds this prompt
                     continue;
                 }
-                break;
+                replica.waiting.pop_front();
+                start_transfer(replica, sequence, now);
+                continue;
             }
-            reject(replica, now);  // not even an empty replica holds this prompt
+            bool hit = false;
+            if (limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 && sequence.cached == 0) {
+                if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
+                    // The last prompt token is always computed: its logits give the first output token.
+                    hit = true;
+                    sequence.shared = it->second.tokens;
+                    sequence.cached = std::min(it->second.tokens, sequence.target - 1);
+                    sequence.allocated = round_up_to_block(it->second.tokens);
+                }
+            }
+            const long long remaining = sequence.target - sequence.cached;
+            const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
+            if (tokens > budget) {
+                if (!alone) break;
+                reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
+                continue;
+            }
+            if (!reserve(replica, sequence, sequence.cached + tokens)) {
+                if (!alone || !replica.prefixes.empty()) {
+                    if (alone) {
+                        while (evict_prefix(replica)) {
+                        }
+                        continue;
+                    }
+                    break;
+                }
+                reject(replica, now);  // not even an empty replica holds this prompt
+                continue;
+            }
+            if (hit) {
+                auto& prefix = replica.prefixes[request.prefix_id];
+                ++prefix.references;
+                prefix.last_used_s = now;
+                if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
+                records_[sequence.request].prefix_hit = true;
+            }
+            replica.waiting.pop_front();
+            shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
+                                           sequence.cached + tokens == sequence.target);
+            replica.running.push_back(sequence);
+            replica.step.push_back({replica.running.size() - 1, tokens});
+            budget -= tokens;
+        }
+        if (replica.step.empty() && prefill_pass) {
+            prefill_pass = false;  // no prompt could be placed: the decodes run
             continue;
         }
-        if (hit) {
-            auto& prefix = replica.prefixes[request.prefix_id];
-            ++prefix.references;
-            prefix.last_used_s = now;
-            if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
-            records_[sequence.request].prefix_hit = true;
-        }
-        replica.waiting.pop_front();
-        shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
-                                       sequence.cached + tokens == sequence.target);
-        replica.running.push_back(sequence);
-        replica.step.push_back({replica.running.size() - 1, tokens});
-        budget -= tokens;
+        break;
     }
     if (replica.step.empty()) {
         replica.busy_until = -1.0;

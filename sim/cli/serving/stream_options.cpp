@@ -88,6 +88,10 @@ serving::SchedulerChoice SchedulerOptions::resolved() const {
     serving::SchedulerChoice result = choice;
     if (no_chunked_prefill) result.chunked_prefill = false;
     if (no_prefix_caching) result.prefix_caching = false;
+    if (prefill_passes) {
+        result.separate_prefill =
+            core::named_or_throw(kPrefillPassNames, *prefill_passes, "--prefill-passes", "choice").value;
+    }
     return result;
 }
 
@@ -104,6 +108,10 @@ void add_scheduler_options(CLI::App& command, SchedulerOptions& options) {
     command.add_flag("--no-chunked-prefill", options.no_chunked_prefill,
                      "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)");
     command.add_flag("--no-prefix-caching", options.no_prefix_caching, "Do not reuse the KV cache of shared prefixes");
+    command.add_option("--prefill-passes", options.prefill_passes,
+                       "mixed (a pass holds the decodes and prefill chunks: vLLM, TensorRT-LLM) or separate (prompts "
+                       "are prefilled in passes of their own, ahead of the decodes: SGLang without "
+                       "--enable-mixed-chunk); default: the runtime's");
 }
 
 }  // namespace decodesim::cli

@@ -12,7 +12,8 @@ inline nlohmann::json scheduler_json(const serving::SchedulerLimits& limits) {
             {"max_batched_tokens", limits.max_batched_tokens},
             {"block_tokens", limits.block_tokens},
             {"chunked_prefill", limits.chunked_prefill},
-            {"prefix_caching", limits.prefix_caching}};
+            {"prefix_caching", limits.prefix_caching},
+            {"prefill_passes", limits.separate_prefill ? "separate" : "mixed"}};
 }
 
 }  // namespace decodesim::report
