@@ -261,6 +261,22 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
     results.rows.push_back(std::move(row));
 }
 
+// A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated.
+void add_closed_loop_rows(const Measurement& base, const std::string& path, std::optional<double> throughput,
+                          std::optional<double> tpot_s, std::optional<double> ttft_s, BenchmarkResults& results) {
+    auto add = [&](Metric metric, std::optional<double> value) {
+        if (!value || *value <= 0.0) return;
+        Measurement row = base;
+        row.metric = metric;
+        row.value = *value;
+        row.id = fmt::format("{} {}", path, metric_info(metric).name);
+        results.rows.push_back(std::move(row));
+    };
+    add(Metric::decode_tokens_per_s_total, throughput);
+    add(Metric::tpot_s, tpot_s);
+    add(Metric::ttft_s, ttft_s);
+}
+
 // One run of a serving benchmark at a fixed concurrency (`vllm bench serve --max-concurrency`, SGLang
 // `bench_serving --max-concurrency`: the same field names): its output throughput, TPOT and TTFT,
 // each a closed-loop row the serving simulation replays with the run's request count and lengths.
@@ -319,17 +335,8 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     base.closed_loop = true;
     base.requests = static_cast<long long>(std::llround(*completed));
     base.median_latency = median;
-    auto add = [&](Metric metric, std::optional<double> value) {
-        if (!value || *value <= 0.0) return;
-        Measurement row = base;
-        row.metric = metric;
-        row.value = *value;
-        row.id = fmt::format("{} {}", path, metric_info(metric).name);
-        results.rows.push_back(std::move(row));
-    };
-    add(Metric::decode_tokens_per_s_total, throughput);
-    add(Metric::tpot_s, tpot_ms ? std::optional<double>(*tpot_ms / 1e3) : std::nullopt);
-    add(Metric::ttft_s, ttft_ms ? std::optional<double>(*ttft_ms / 1e3) : std::nullopt);
+    add_closed_loop_rows(base, path, throughput, tpot_ms ? std::optional<double>(*tpot_ms / 1e3) : std::nullopt,
+                         ttft_ms ? std::optional<double>(*ttft_ms / 1e3) : std::nullopt, results);
 }
 
 // The multiplier that turns a time in `unit` into seconds (AIPerf and GenAI-Perf state "ms").
@@ -424,17 +431,7 @@ void add_profile_export_rows(const Record& record, const std::string& path, cons
     base.closed_loop = true;
     if (requests) base.requests = static_cast<long long>(std::llround(*requests));
     base.median_latency = median;
-    auto add = [&](Metric metric, std::optional<double> value) {
-        if (!value || *value <= 0.0) return;
-        Measurement row = base;
-        row.metric = metric;
-        row.value = *value;
-        row.id = fmt::format("{} {}", path, metric_info(metric).name);
-        results.rows.push_back(std::move(row));
-    };
-    add(Metric::decode_tokens_per_s_total, throughput);
-    add(Metric::tpot_s, tpot);
-    add(Metric::ttft_s, ttft);
+    add_closed_loop_rows(base, path, throughput, tpot, ttft, results);
 }
 
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths) {
