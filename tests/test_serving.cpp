@@ -440,6 +440,9 @@ TEST_CASE("serve --in-process leaves the runtime's request path out of the clien
           doctest::Approx(in_process["server_ttft_s"]["mean"].get<double>()).epsilon(1e-12));
     CHECK(in_process["server_ttft_s"]["mean"].get<double>() ==
           doctest::Approx(over_http["server_ttft_s"]["mean"].get<double>()).epsilon(1e-12));
+    // The condition is stated where it applies, and only there.
+    CHECK(in_process["conditions"]["client"] == "in_process");
+    CHECK_FALSE(over_http["conditions"].contains("client"));
 }
 
 TEST_CASE("a runtime that prefills in passes of its own holds the decodes back for a new prompt's pass") {

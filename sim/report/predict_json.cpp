@@ -30,6 +30,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.workload = workload;
     conditions.parallelism = deployment.parallelism;
     conditions.kv_offload = deployment.kv_offload;
+    conditions.in_process = deployment.in_process;
     conditions.attention = deployment.attention == engine::AttentionKernels::unfused ? "unfused" : "fused";
     const engine::RuntimeProfile& runtime = deployment.runtime_profile();
     conditions.runtime_measured = runtime.measured || runtime.ideal;
@@ -85,6 +86,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         }
         block["shared_prefix_tokens"] = workload.shared_prefix;
     }
+    if (conditions.in_process) block["client"] = "in_process";  // serve --in-process: no request path
     if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
     if (conditions.speculation.enabled()) {
         block["speculation"] = {{"draft", conditions.draft},

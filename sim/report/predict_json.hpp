@@ -28,6 +28,7 @@ struct Conditions {
     const workload::WorkloadScenario* scenario = nullptr;  // the named workload it came from, if any
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
+    bool in_process = false;  // the client runs in the engine's process: no request path (serve --in-process)
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
     // Whether the runtime build has measurements of its own (engine::RuntimeProfile::measured; the
     // ideal runtime is a bound and counts as measured), and where its figures come from.

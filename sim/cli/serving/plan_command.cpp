@@ -137,6 +137,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.targets = targets;
     conditions.default_ttft = default_ttft;
     conditions.runtime = space.runtime->id;
+    conditions.in_process = space.in_process;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;
     if (options.max_output) {

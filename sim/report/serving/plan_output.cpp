@@ -47,8 +47,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
     }
     if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
-    text += fmt::format("  targets   {}; runtime {}; clocks {}; ranked by {}; disaggregation {}\n\n",
-                        targets.empty() ? "none" : targets, c.runtime, c.clocks, c.order, c.disaggregation);
+    text += fmt::format("  targets   {}; runtime {}{}; clocks {}; ranked by {}; disaggregation {}\n\n",
+                        targets.empty() ? "none" : targets, c.runtime, c.in_process ? " (client in process)" : "",
+                        c.clocks, c.order, c.disaggregation);
     TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
                      "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99", "serve on target"});
     for (const auto& option : plan.options) {
@@ -137,6 +138,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
     nlohmann::json conditions = {{"prompt_tokens", c.prompt_tokens}, {"output_tokens", c.output_tokens},
                                  {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order},
                                  {"disaggregation", c.disaggregation}};
+    if (c.in_process) conditions["client"] = "in_process";  // --in-process: no request path
     if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
     if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
     if (c.max_output_tokens) {

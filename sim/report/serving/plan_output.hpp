@@ -20,6 +20,7 @@ struct PlanConditions {
     serving::ServiceTargets targets;
     bool default_ttft = false;  // the TTFT target is serving::kDefaultTtftLimitS, not the user's
     std::string runtime;
+    bool in_process = false;  // --in-process: the clients run in the engine's process
     std::string clocks;
     std::string order;
     std::string disaggregation = "auto";  // --disaggregation
