@@ -205,6 +205,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     space.runtime = testing::test_runtime("vllm");
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
+    space.pipeline_parallel = {1};  // tensor-parallel layouts alone: the property is the device count's
     const serving::ServiceTargets targets{2.0, 0.05, std::nullopt};
     std::map<std::string, int> previous;
     for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0, 40.0}) {
