@@ -208,7 +208,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     space.pipeline_parallel = {1};  // tensor-parallel layouts alone: the property is the device count's
     const serving::ServiceTargets targets{2.0, 0.05, std::nullopt};
     std::map<std::string, int> previous;
-    for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0, 40.0}) {
+    for (double rate : {0.5, 2.0, 10.0, 40.0}) {
         serving::PlanWorkload workload;
         workload.rate_per_s = rate;
         workload.prompt_tokens = 2000;

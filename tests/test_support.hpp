@@ -83,6 +83,19 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
     return path.string();
 }
 
+// The rows of validation/measurements.csv (one a line) that `keep` takes, under its header, written
+// to `name` in the temporary folder: a test that needs a few real rows runs `accuracy` on them
+// alone, not on the whole file.
+template <typename Keep>
+std::string measurement_subset(const std::string& name, Keep keep) {
+    std::ifstream file(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
+    std::string line, text;
+    for (bool header = true; std::getline(file, line); header = false) {
+        if (header || keep(line)) text += line + "\n";
+    }
+    return write_temp(name, text);
+}
+
 // The header row of validation/measurements.csv, for tests that write a few rows of their own.
 inline const std::string kMeasurementHeader =
     "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
