@@ -176,30 +176,25 @@ TEST_CASE("AIPerf and GenAI-Perf profile exports are read as closed-loop runs") 
 }
 
 TEST_CASE("a profile export at a request rate, with an unknown time unit or no stated engine is refused by name") {
-    // A request-rate run is open loop: the error is on the line of request_rate (line 7 here).
-    const std::string rated = write_file("rated_aiperf.json",
-                                         "{\n"
-                                         "  \"time_to_first_token\": {\"unit\": \"ms\", \"avg\": 50},\n"
-                                         "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
-                                         "  \"output_token_throughput\": {\"unit\": \"tokens/sec\", \"avg\": 100},\n"
-                                         "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": 100},\n"
-                                         "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": 10},\n"
-                                         "  \"input_config\": {\"loadgen\": {\"request_rate\": 4.0}}\n"
-                                         "}\n");
+    // A small export, one field a line: the TTFT's unit on line 2, the load generator on line 7.
+    const auto export_file = [](const std::string& name, const std::string& ttft_unit, const std::string& loadgen) {
+        return write_file(name, "{\n"
+                                "  \"time_to_first_token\": {\"unit\": \"" + ttft_unit + "\", \"avg\": 50},\n"
+                                "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
+                                "  \"output_token_throughput\": {\"unit\": \"tokens/sec\", \"avg\": 100},\n"
+                                "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": 100},\n"
+                                "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": 10},\n"
+                                "  \"input_config\": {\"loadgen\": {" + loadgen + "}}\n"
+                                "}\n");
+    };
+    // A request-rate run is open loop: the error is on the line of request_rate (line 7).
+    const std::string rated = export_file("rated_aiperf.json", "ms", "\"request_rate\": 4.0");
     const auto rate = testing::error_messages([&] { profiles::load_benchmark_results({rated}, std::string("bf16")); });
     REQUIRE(rate.size() == 1);
     CHECK(rate[0].find("rated_aiperf.json:7:1: error: input_config.loadgen.request_rate:") != std::string::npos);
 
     // A time in minutes is not read as milliseconds: the error names the unit's line (2) and key.
-    const std::string minutes = write_file("minutes_aiperf.json",
-                                           "{\n"
-                                           "  \"time_to_first_token\": {\"unit\": \"min\", \"avg\": 50},\n"
-                                           "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
-                                           "  \"output_token_throughput\": {\"unit\": \"tokens/sec\", \"avg\": 100},\n"
-                                           "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": 100},\n"
-                                           "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": 10},\n"
-                                           "  \"input_config\": {\"loadgen\": {\"concurrency\": 4}}\n"
-                                           "}\n");
+    const std::string minutes = export_file("minutes_aiperf.json", "min", "\"concurrency\": 4");
     const auto unit = testing::error_messages([&] { profiles::load_benchmark_results({minutes}, std::string("bf16")); });
     REQUIRE(unit.size() == 1);
     CHECK(unit[0].find("minutes_aiperf.json:2:1: error: time_to_first_token.unit:") != std::string::npos);

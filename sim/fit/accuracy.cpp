@@ -176,7 +176,9 @@ std::string unsupported_reason(const profiles::Measurement& m) {
     if (m.replayed()) {
         if (!m.prompt || !m.output) return "a serving run without fixed prompt and output lengths";
         if (m.metric == Metric::prefill_tokens_per_s) return "prefill in a serving run";
-        if (m.closed_loop && (!m.batch || *m.batch < 1.0 || *m.batch > 1e5)) return "a closed loop without 1 to 100,000 clients";
+        if (m.closed_loop && (!m.batch || *m.batch < 1.0 || *m.batch > static_cast<double>(profiles::kMaxReplayedClients))) {
+            return "a closed loop without 1 to 100,000 clients";
+        }
         // Every token is simulated, in every fit fold that predicts the row: the published serving
         // runs hold 0.3 to 4 million tokens; this bound keeps a hostile row to seconds.
         const double tokens = static_cast<double>(m.requests.value_or(kReplayedRequests)) * (*m.prompt + *m.output);

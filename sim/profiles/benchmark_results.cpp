@@ -261,6 +261,15 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
     results.rows.push_back(std::move(row));
 }
 
+// Whether a stated count of a run's requests or clients is one a replay takes (1 to `most`): each
+// is simulated, so a count beyond the bound would ask for hours, or overflow. False: reported.
+bool within_replay_bounds(FieldReader& fields, const std::string& key, std::optional<double> count, long long most,
+                          std::string_view what) {
+    if (!count || (*count >= 1.0 && *count <= static_cast<double>(most))) return true;
+    fields.error(key, fmt::format("'{}' {}: expected 1 to {} (each is replayed)", *count, what, most));
+    return false;
+}
+
 // A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated.
 void add_closed_loop_rows(const Measurement& base, const std::string& path, std::optional<double> throughput,
                           std::optional<double> tpot_s, std::optional<double> ttft_s, BenchmarkResults& results) {
@@ -309,14 +318,8 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
         fields.error("weights", "the result does not state the weight format; pass --weights (or run vllm bench serve "
                                 "with --metadata weights=NAME)");
     }
-    if (completed && (*completed < 1.0 || *completed > static_cast<double>(kMaxReplayedRequests))) {
-        // Each request is replayed: a count beyond the bound would ask for hours, or overflow.
-        fields.error("completed", fmt::format("'{}' requests: expected 1 to {} (each is replayed)", *completed,
-                                              kMaxReplayedRequests));
-        return;
-    }
-    if (concurrency && (*concurrency < 1.0 || *concurrency > 1e5)) {
-        fields.error("max_concurrency", fmt::format("'{}' clients: expected 1 to 100000", *concurrency));
+    if (!within_replay_bounds(fields, "completed", completed, kMaxReplayedRequests, "requests") ||
+        !within_replay_bounds(fields, "max_concurrency", concurrency, kMaxReplayedClients, "clients")) {
         return;
     }
     if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput) return;
@@ -375,10 +378,7 @@ void add_profile_export_rows(const Record& record, const std::string& path, cons
         return;
     }
     const auto concurrency = fields.number(*concurrency_key, true);
-    if (concurrency && (*concurrency < 1.0 || *concurrency > 1e5)) {
-        fields.error(*concurrency_key, fmt::format("'{}' clients: expected 1 to 100000", *concurrency));
-        return;
-    }
+    if (!within_replay_bounds(fields, *concurrency_key, concurrency, kMaxReplayedClients, "clients")) return;
     // The median where the export states it (both tools do), else the mean; the row says which.
     const bool median = record.find("time_to_first_token.p50") != nullptr;
     auto time_of = [&](const std::string& metric) -> std::optional<double> {
@@ -409,11 +409,7 @@ void add_profile_export_rows(const Record& record, const std::string& path, cons
     std::optional<double> requests;
     if (const auto key = first_stated({"request_count.avg", "input_config.loadgen.request_count", "input_config.request_count"})) {
         requests = fields.number(*key, true);
-        if (requests && (*requests < 1.0 || *requests > static_cast<double>(kMaxReplayedRequests))) {
-            fields.error(*key, fmt::format("'{}' requests: expected 1 to {} (each is replayed)", *requests,
-                                           kMaxReplayedRequests));
-            return;
-        }
+        if (!within_replay_bounds(fields, *key, requests, kMaxReplayedRequests, "requests")) return;
     }
     const auto duration = fields.number("benchmark_duration.avg", false);
     if (!weights) {

@@ -42,6 +42,8 @@ constexpr const MetricInfo& metric_info(Metric metric) { return kMetrics[static_
 // The most requests a replayed row (a request rate, a closed loop) may ask for: each is simulated,
 // so a bound keeps a hostile file from asking for hours.
 inline constexpr long long kMaxReplayedRequests = 100000;
+// The most clients a closed-loop row may state, for the same reason.
+inline constexpr long long kMaxReplayedClients = 100000;
 
 struct Measurement {
     int line = 0;  // in the CSV file, for messages

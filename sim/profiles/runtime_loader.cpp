@@ -198,10 +198,11 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     if (auto value = section.boolean("chunked_prefill", Presence::required)) limits.chunked_prefill = *value;
     if (auto value = section.boolean("prefix_caching", Presence::required)) limits.prefix_caching = *value;
     if (auto passes = section.string("prefill_passes", Presence::optional)) {
-        if (*passes == "separate") {
-            limits.separate_prefill = true;
-        } else if (*passes != "mixed") {
-            section.error("prefill_passes", fmt::format("unknown '{}'; expected mixed or separate", *passes));
+        if (const auto* row = core::find_named(kPrefillPassNames, *passes)) {
+            limits.separate_prefill = row->value;
+        } else {
+            section.error("prefill_passes", fmt::format("unknown '{}'; expected {}", *passes,
+                                                        fmt::join(core::names_of(kPrefillPassNames), " or ")));
         }
     }
     if (auto budget = section.string("unchunked_budget", Presence::optional)) {

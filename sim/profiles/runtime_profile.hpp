@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/enum_names.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
 #include "profiles/residual_band_table.hpp"
@@ -109,6 +110,10 @@ struct SchedulerLimits {
     // decodes with prefill chunks in its token budget (vLLM V1, TensorRT-LLM's in-flight batching).
     bool separate_prefill = false;
 };
+
+// The names of SchedulerLimits::separate_prefill: the profile's `scheduler.prefill_passes`,
+// serve's and plan's --prefill-passes and their JSON.
+inline constexpr std::array<core::NamedValue<bool>, 2> kPrefillPassNames{{{false, "mixed"}, {true, "separate"}}};
 
 // Limits a runtime starts with on devices of at least some memory: vLLM V1 takes 1024 sequences
 // and 8192 tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not

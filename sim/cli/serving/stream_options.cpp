@@ -90,7 +90,7 @@ serving::SchedulerChoice SchedulerOptions::resolved() const {
     if (no_prefix_caching) result.prefix_caching = false;
     if (prefill_passes) {
         result.separate_prefill =
-            core::named_or_throw(kPrefillPassNames, *prefill_passes, "--prefill-passes", "choice").value;
+            core::named_or_throw(profiles::kPrefillPassNames, *prefill_passes, "--prefill-passes", "choice").value;
     }
     return result;
 }

@@ -3,11 +3,8 @@
 // as a number or a distribution, and the scheduler's limits.
 
 #include <CLI/CLI.hpp>
-#include <array>
 #include <optional>
 #include <string>
-
-#include "core/enum_names.hpp"
 
 #include "workload/request_stream.hpp"
 #include "serving/simulation.hpp"
@@ -23,14 +20,11 @@ using workload::describe;
 // core::UsageError naming `flag`.
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
 
-// --prefill-passes: whether prompts share passes with the decodes (SchedulerLimits::separate_prefill).
-inline constexpr std::array<core::NamedValue<bool>, 2> kPrefillPassNames{{{false, "mixed"}, {true, "separate"}}};
-
 struct SchedulerOptions {
     serving::SchedulerChoice choice;  // the limits set by flags; the rest are the runtime's defaults
     bool no_chunked_prefill = false;
     bool no_prefix_caching = false;
-    std::optional<std::string> prefill_passes;  // mixed or separate (kPrefillPassNames)
+    std::optional<std::string> prefill_passes;  // mixed or separate (profiles::kPrefillPassNames)
 
     serving::SchedulerChoice resolved() const;
 };

@@ -13,7 +13,7 @@ inline nlohmann::json scheduler_json(const serving::SchedulerLimits& limits) {
             {"block_tokens", limits.block_tokens},
             {"chunked_prefill", limits.chunked_prefill},
             {"prefix_caching", limits.prefix_caching},
-            {"prefill_passes", limits.separate_prefill ? "separate" : "mixed"}};
+            {"prefill_passes", core::name_of(profiles::kPrefillPassNames, limits.separate_prefill)}};
 }
 
 }  // namespace decodesim::report
