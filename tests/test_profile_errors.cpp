@@ -75,8 +75,9 @@ TEST_CASE("structure: a value where a section belongs, duplicates, a list docume
           std::vector<std::string>{path("scalar_document.yaml") + ":1:1: error: expected a mapping of keys, found a single value"});
     CHECK(hardware_errors("empty.yaml") ==
           std::vector<std::string>{path("empty.yaml") + ":1:1: error: the file is empty; expected a mapping of keys"});
+    // The file is "name: x\n" then a NUL byte: the first NUL starts line 2.
     CHECK(hardware_errors("binary.yaml") ==
-          std::vector<std::string>{path("binary.yaml") + ":1:1: error: not a text file (it contains NUL bytes)"});
+          std::vector<std::string>{path("binary.yaml") + ":2:1: error: not a text file (it contains NUL bytes)"});
     const auto broken = hardware_errors("not_yaml.yaml");
     REQUIRE(broken.size() == 1);
     CHECK(broken[0].starts_with(path("not_yaml.yaml") + ":"));

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "core/value_range.hpp"
 
 #include <fmt/format.h>
@@ -87,6 +88,10 @@ std::vector<std::string> parse_name_list(std::string_view text, std::string_view
     std::vector<std::string> names;
     for (std::string_view item : split(text, ',')) {
         if (item.empty()) throw UsageError(fmt::format("{}: empty item in '{}'", flag, text));
+        // A name given twice adds nothing; it is refused like any flag that has no effect.
+        if (std::find(names.begin(), names.end(), item) != names.end()) {
+            throw UsageError(fmt::format("{}: '{}' is listed twice in '{}'", flag, item, text));
+        }
         names.emplace_back(item);
     }
     return names;

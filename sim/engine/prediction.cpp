@@ -40,6 +40,11 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
         refuse("tp", fmt::format("tp {} x dp-attention {} x pp {} = {} devices, beyond the {} a deployment may span", tp,
                                  parallel.attention_data, parallel.pipeline, devices, kMaxDevices));
     }
+    if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads && model.mtp_layers == 0) {
+        refuse("draft", fmt::format("{} has no multi-token-prediction layers to draft with (its profile's mtp_layers is 0; "
+                                    "DeepSeek-V3 and R1, GLM-4.5 and Qwen3-Next ship one): name a draft model instead",
+                                    model.name));
+    }
     if (parallel.pipeline > model.num_hidden_layers) {
         refuse("pp", fmt::format("pipeline parallelism {} exceeds the {} layers of {}", parallel.pipeline,
                                  model.num_hidden_layers, model.name));

@@ -324,6 +324,10 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     model.tie_word_embeddings =
         config.boolean("tie_word_embeddings").value_or(top.boolean("tie_word_embeddings").value_or(is_gemma(family)));
     model.max_position_embeddings = config.integer("max_position_embeddings", false);
+    // DeepSeek and GLM name their multi-token-prediction layers num_nextn_predict_layers; Qwen3-Next
+    // and Qwen3.5 mtp_num_hidden_layers.
+    model.mtp_layers = static_cast<int>(
+        config.integer("num_nextn_predict_layers", false, 0).value_or(config.integer("mtp_num_hidden_layers", false, 0).value_or(0)));
 
     const bool has_moe_dims = family == Family::mixtral || family == Family::qwen2_moe || family == Family::qwen3_moe ||
                               family == Family::gpt_oss || family == Family::deepseek || family == Family::qwen3_next ||

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -69,7 +70,29 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, std:
         text.append(chunk, static_cast<std::size_t>(got));
         if (text.size() > max_bytes) too_large();  // a file that grew while read
     }
+    require_utf8_text(text, path);
     return text;
+}
+
+void require_utf8_text(std::string& text, const std::string& name) {
+    const auto starts_with = [&](std::string_view prefix) { return std::string_view(text).starts_with(prefix); };
+    const bool utf32 = starts_with(std::string_view("\xFF\xFE\0\0", 4)) || starts_with(std::string_view("\0\0\xFE\xFF", 4));
+    // Without a mark, UTF-16 shows as text whose first two bytes hold exactly one NUL.
+    const bool utf16 = !utf32 && (starts_with("\xFF\xFE") || starts_with("\xFE\xFF") ||
+                                  (text.size() >= 2 && (text[0] == '\0') != (text[1] == '\0')));
+    if (utf16 || utf32) {
+        throw core::InputError(core::Diagnostic{
+            {name, 1, 1}, "", fmt::format("the file is encoded as {}; save it as UTF-8", utf32 ? "UTF-32" : "UTF-16")});
+    }
+    if (starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+    if (const auto nul = text.find('\0'); nul != std::string::npos) {
+        // Named where the first one stands.
+        const auto before = text.begin() + static_cast<std::ptrdiff_t>(nul);
+        const int line = 1 + static_cast<int>(std::count(text.begin(), before, '\n'));
+        const auto line_start = text.rfind('\n', nul);
+        const int column = 1 + static_cast<int>(line_start == std::string::npos ? nul : nul - line_start - 1);
+        throw core::InputError(core::Diagnostic{{name, line, column}, "", "not a text file (it contains NUL bytes)"});
+    }
 }
 
 PathKind path_kind(const std::string& path) {

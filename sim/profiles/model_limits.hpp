@@ -24,7 +24,8 @@ constexpr std::int64_t model_size_limit(std::string_view key) {
         key == "moe_layer_freq" || key == "decoder_sparse_step" || key == "moe_layer_offset" ||
         key == "attention_layer_period" || key == "attention_layer_offset" || key == "chunked_attention_pattern" ||
         key == "full_attention_interval" || key == "attn_layer_period" || key == "attn_layer_offset" ||
-        key == "expert_layer_period" || key == "expert_layer_offset" || key == "interleave_moe_layer_step") {
+        key == "expert_layer_period" || key == "expert_layer_offset" || key == "interleave_moe_layer_step" ||
+        key == "mtp_layers" || key == "num_nextn_predict_layers" || key == "mtp_num_hidden_layers") {
         return kMaxLayers;
     }
     if (key == "vocab_size") return kMaxVocabulary;

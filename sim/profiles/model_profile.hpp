@@ -94,6 +94,10 @@ struct ModelProfile {
     std::int64_t vocab_size = 0;
     bool tie_word_embeddings = false;
     std::optional<std::int64_t> max_position_embeddings;
+    // Multi-token-prediction layers the checkpoint ships beside the main stack (DeepSeek-V3's
+    // num_nextn_predict_layers, Qwen3-Next's mtp_num_hidden_layers): what `--draft mtp` drafts
+    // with. 0: the model has none, and `--draft mtp` is refused.
+    int mtp_layers = 0;
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;

@@ -19,21 +19,11 @@ YAML::Node parse_document(const std::string& text, const std::string& name) {
     if (text.size() > kMaxInputBytes) {
         throw core::InputError(core::Diagnostic{{name, 0, 0}, "", "the input is larger than 16 MiB"});
     }
-    // UTF-16 and UTF-32 (what some Windows editors save) are named as such: their NUL bytes would
-    // otherwise read as "not a text file". A UTF-8 byte-order mark is fine (yaml-cpp skips it).
-    const auto starts_with_bytes = [&](std::string_view prefix) { return std::string_view(text).starts_with(prefix); };
-    const bool utf32 = starts_with_bytes(std::string_view("\xFF\xFE\0\0", 4)) || starts_with_bytes(std::string_view("\0\0\xFE\xFF", 4));
-    const bool utf16 = !utf32 && (starts_with_bytes("\xFF\xFE") || starts_with_bytes("\xFE\xFF") ||
-                                  (text.size() >= 2 && (text[0] == '\0') != (text[1] == '\0')));
-    if (utf16 || utf32) {
-        throw core::InputError(core::Diagnostic{
-            {name, 1, 1}, "", fmt::format("the file is encoded as {}; save it as UTF-8", utf32 ? "UTF-32" : "UTF-16")});
-    }
-    if (text.find('\0') != std::string::npos) {
-        throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "not a text file (it contains NUL bytes)"});
-    }
+    // The encoding rule every input follows (texts given in memory, as the Python module's, too).
+    std::string utf8 = text;
+    require_utf8_text(utf8, name);
     try {
-        YAML::Node document = YAML::Load(text);
+        YAML::Node document = YAML::Load(utf8);
         if (!document || document.IsNull()) {
             throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "the file is empty; expected a mapping of keys"});
         }

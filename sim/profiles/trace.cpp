@@ -6,8 +6,10 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text_escape.hpp"
 #include "core/units.hpp"
-#include "profiles/strict_map.hpp"
+#include "profiles/csv_record.hpp"
+#include "profiles/input_file.hpp"
 
 namespace decodesim::profiles {
 
@@ -16,20 +18,7 @@ namespace {
 constexpr const char* kColumns[] = {"arrival_s", "prompt_tokens", "output_tokens", "prefix_id", "prefix_tokens"};
 constexpr std::size_t kRequiredColumns = 3;
 constexpr std::size_t kMaxProblems = 20;
-constexpr double kMaxTokens = 1e9;
-
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream stream(line);
-    while (std::getline(stream, field, ',')) {
-        while (!field.empty() && (field.back() == '\r' || field.back() == ' ')) field.pop_back();
-        while (!field.empty() && field.front() == ' ') field.erase(field.begin());
-        fields.push_back(field);
-    }
-    if (!line.empty() && line.back() == ',') fields.emplace_back();
-    return fields;
-}
+constexpr std::int64_t kMaxTokens = 1'000'000'000;
 
 }  // namespace
 
@@ -43,7 +32,18 @@ std::vector<TraceRow> load_trace(const std::string& path) {
     std::size_t columns = 0;
     while (std::getline(stream, line) && problems.size() < kMaxProblems) {
         ++number;
-        const auto fields = split(line);
+        // The CSV grammar every table shares (quoted fields, a trailing carriage return).
+        bool well_formed = true;
+        auto fields = split_csv_record(line, well_formed);
+        for (auto& field : fields) {
+            const auto first = field.find_first_not_of(' ');
+            field = first == std::string::npos ? std::string() : field.substr(first, field.find_last_not_of(' ') - first + 1);
+        }
+        if (!well_formed) {
+            if (number == 1) throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "a quote is left open"});
+            problems.push_back({{path, number, 1}, "", "a quote is left open"});
+            continue;
+        }
         if (number == 1) {
             columns = fields.size();
             bool matches = columns >= kRequiredColumns && columns <= std::size(kColumns);
@@ -59,25 +59,38 @@ std::vector<TraceRow> load_trace(const std::string& path) {
             problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", columns, fields.size())});
             continue;
         }
-        auto field = [&](std::size_t index, bool whole, double minimum) -> double {
+        // Token counts are whole numbers in digits (the grammar of every count decodesim reads: no
+        // "1e3", no "100.0"); arrival times are any finite number of seconds.
+        const auto refuse = [&](std::size_t index, const std::string& why) {
+            problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index], why});
+        };
+        const auto seconds = [&](std::size_t index) -> double {
             double value = 0.0;
-            if (!core::parse_number(fields[index], value) || !std::isfinite(value) || value < minimum ||
-                value > (whole ? kMaxTokens : 1e12) || (whole && value != std::floor(value))) {
-                problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index],
-                                    fmt::format("'{}' is not {}", fields[index],
-                                                whole ? fmt::format("a whole number from {:.0f} to 1e9", minimum)
-                                                      : "a time in seconds from 0 to 1e12")});
-                return minimum;
+            if (!core::parse_number(fields[index], value) || !std::isfinite(value) || value < 0.0 || value > 1e12) {
+                refuse(index, fmt::format("'{}' is not a time in seconds from 0 to 1e12", core::printable(fields[index])));
+                return 0.0;
             }
             return value;
         };
+        const auto tokens = [&](std::size_t index, std::int64_t minimum) -> long long {
+            std::int64_t value = 0;
+            if (!core::parse_whole_number(fields[index], value)) {
+                refuse(index, fmt::format("'{}' is {}", core::printable(fields[index]), core::why_not_whole_number(fields[index])));
+                return minimum;
+            }
+            if (value < minimum || value > kMaxTokens) {
+                refuse(index, fmt::format("'{}' is not a whole number from {} to 1000000000", fields[index], minimum));
+                return minimum;
+            }
+            return static_cast<long long>(value);
+        };
         TraceRow row;
-        row.arrival_s = field(0, false, 0.0);
-        row.prompt_tokens = static_cast<long long>(field(1, true, 1.0));
-        row.output_tokens = static_cast<long long>(field(2, true, 1.0));
-        if (columns > 3) row.prefix_id = static_cast<long long>(field(3, true, 0.0));
+        row.arrival_s = seconds(0);
+        row.prompt_tokens = tokens(1, 1);
+        row.output_tokens = tokens(2, 1);
+        if (columns > 3) row.prefix_id = tokens(3, 0);
         if (columns > 4) {
-            row.prefix_tokens = static_cast<long long>(field(4, true, 0.0));
+            row.prefix_tokens = tokens(4, 0);
             if (row.prefix_tokens > row.prompt_tokens) {
                 problems.push_back({{path, number, 5}, "prefix_tokens", "is longer than the prompt"});
             }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/flag_use.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
@@ -35,7 +36,7 @@ struct PlanOptions {
     std::string pipeline_parallel = "1,2";
     std::string clocks = "sustained";
     std::optional<double> rate;
-    std::optional<double> users;
+    std::optional<long long> users;
     std::optional<double> think_time;  // unset: the scenario's, else 0
     // Unset: the --scenario's, else 1000 and 200.
     std::optional<std::string> prompt;
@@ -50,12 +51,18 @@ struct PlanOptions {
     std::string by = "cost";
     std::string disaggregation = "auto";
     long long verify_requests = 2000;  // 0: the steady state alone decides
-    unsigned long long seed = 1;
+    std::optional<long long> seed;  // unset: 1
     bool json = false;
 };
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
+    refuse_flags_without_effect({
+        {"--think-time", options.think_time.has_value(), options.users.has_value(),
+         "with --users (a closed loop); --rate's arrivals do not wait on responses"},
+        {"--seed", options.seed.has_value(), options.verify_requests > 0,
+         "with --verify-requests above 0 (the verifying simulation's draws)"},
+    });
     if (options.disaggregation == "only" && options.users) {
         throw core::UsageError("--disaggregation only: disaggregated pools are planned for --rate, not for a closed loop of --users");
     }
@@ -95,7 +102,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.in_process = options.in_process;
     space.scheduler = options.scheduler.resolved();
-    if (options.verify_requests > 0) space.verify = serving::VerifySettings{options.verify_requests, options.seed};
+    if (options.verify_requests > 0) {
+        space.verify = serving::VerifySettings{options.verify_requests, static_cast<unsigned long long>(options.seed.value_or(1))};
+    }
     space.disaggregation =
         core::named_or_throw(serving::kPlanDisaggregationNames, options.disaggregation, "--disaggregation", "choice").value;
     const auto order = core::named_or_throw(serving::kPlanOrderNames, options.by, "--by", "order").value;
@@ -105,7 +114,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     warn_beyond_context(io, model, resolved.asked_context_mean);
     serving::PlanWorkload workload;
     workload.rate_per_s = options.rate;
-    workload.users = options.users;
+    if (options.users) workload.users = static_cast<double>(*options.users);
     workload.think_time_s = resolved.think_time_s;
     workload.prompt_tokens = resolved.prompt.mean();
     workload.output_tokens = resolved.output.mean();
@@ -130,7 +139,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     report::PlanConditions conditions;
     conditions.model = model.id;
     conditions.rate_per_s = options.rate;
-    conditions.users = options.users;
+    conditions.users = workload.users;
     conditions.think_time_s = workload.think_time_s;
     conditions.prompt_tokens = workload.prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
@@ -148,7 +157,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.order = options.by;
     conditions.disaggregation = options.disaggregation;
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
-                                       : fmt::format("{:g} users thinking {:g} s between requests", *options.users,
+                                       : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
     conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt), workload::describe(resolved.output));
     if (options.json) {
@@ -186,7 +195,8 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     command->add_flag("--in-process", options->in_process, help::kInProcess);
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
-    auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop)")->check(CLI::Range(1.0, 1e9));
+    auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop; a whole number)")
+                      ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--think-time", options->think_time,
                         "Seconds each user waits between a response and the next request (default 0, or the scenario's)")
         ->check(CLI::Range(0.0, 1e6));
@@ -220,7 +230,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "(plan = serve); 0 leaves the answer to the steady state alone")
         ->capture_default_str()
         ->check(CLI::Range(0LL, 1'000'000LL));
-    command->add_option("--seed", options->seed, "Random seed of the verifying simulation")->capture_default_str();
+    add_seed_option(*command, options->seed, "Random seed of the verifying simulation (default 1)");
     command->add_flag("--json", options->json, "Print one JSON object");
     run_when_parsed(command, run, options, &run_plan);
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/flag_use.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
@@ -40,12 +41,13 @@ struct ServeOptions {
     std::optional<std::string> output;
     std::optional<std::string> scenario;
     std::optional<long long> max_output;
-    long long requests = 1000;
-    unsigned long long seed = 1;
+    // Unset: 1000, 1, no shared prefix, one group (unset so that flags beside a trace are seen).
+    std::optional<long long> requests;
+    std::optional<long long> seed;
     std::string trace;
-    double prefix_fraction = 0.0;
-    long long prefix_tokens = 0;
-    long long prefix_groups = 1;
+    std::optional<double> prefix_fraction;
+    std::optional<long long> prefix_tokens;
+    std::optional<long long> prefix_groups;
     SchedulerOptions scheduler;
     std::optional<double> ttft_slo;
     std::optional<double> tpot_slo;
@@ -54,6 +56,31 @@ struct ServeOptions {
     std::string requests_csv;
     std::string svg_path;
 };
+
+// Flags that would change nothing on this command line (cli/flag_use.hpp).
+void refuse_serve_flags_without_effect(const ServeOptions& options, const workload::WorkloadScenario* scenario) {
+    const bool replay = !options.trace.empty();
+    constexpr std::string_view kGenerated = "on a generated stream; --trace gives its own lengths, arrivals and prefixes";
+    const bool gamma = options.arrivals ? *options.arrivals == "gamma"
+                                        : scenario != nullptr && scenario->arrivals == workload::Arrivals::Kind::gamma;
+    const bool prefix = options.prefix_fraction.value_or(0.0) > 0.0 && options.prefix_tokens.value_or(0) > 0;
+    refuse_flags_without_effect({
+        {"--prompt", options.prompt.has_value(), !replay, kGenerated},
+        {"--output", options.output.has_value(), !replay, kGenerated},
+        {"--requests", options.requests.has_value(), !replay, "on a generated stream; a trace's requests are its rows"},
+        {"--arrivals", options.arrivals.has_value(), !replay, kGenerated},
+        {"--burstiness", options.burstiness.has_value(), !replay && gamma,
+         "with gamma arrivals (--arrivals gamma, or a scenario whose arrivals are gamma) on a generated stream"},
+        {"--prefix-fraction", options.prefix_fraction.has_value(), !replay && options.prefix_tokens.value_or(0) > 0,
+         "with --prefix-tokens above 0 on a generated stream (a trace names its prefixes in its rows)"},
+        {"--prefix-tokens", options.prefix_tokens.has_value(), !replay && options.prefix_fraction.value_or(0.0) > 0.0,
+         "with --prefix-fraction above 0 on a generated stream (a trace names its prefixes in its rows)"},
+        {"--prefix-groups", options.prefix_groups.has_value(), !replay && prefix,
+         "with --prefix-fraction and --prefix-tokens above 0 on a generated stream"},
+        {"--seed", options.seed.has_value(), !replay || options.deployment.draft.has_value(),
+         "on a generated stream, or with --draft (a trace's draws are its rows; speculation draws its accepted tokens)"},
+    });
+}
 
 int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io io) {
     // Flags first (cheap), then the profiles.
@@ -71,6 +98,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (!options.trace.empty() && (scenario || options.max_output)) {
         throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
     }
+    refuse_serve_flags_without_effect(options, scenario);
+    const unsigned long long seed = static_cast<unsigned long long>(options.seed.value_or(1));
     serving::ServedStream stream;
     std::optional<serving::ClosedLoop> closed_loop;
     if (!options.trace.empty()) {
@@ -101,12 +130,14 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         warn_beyond_context(io, model, resolved.asked_context_mean);
         workload::StreamSpec spec;
         spec.arrivals.rate_per_s = options.rate;
-        spec.requests = options.requests;
-        spec.seed = options.seed;
-        spec.prefix_fraction = options.prefix_fraction;
-        spec.prefix_tokens = options.prefix_tokens;
-        spec.prefix_groups = options.prefix_groups;
+        spec.requests = options.requests.value_or(1000);
+        spec.seed = seed;
+        spec.prefix_fraction = options.prefix_fraction.value_or(0.0);
+        spec.prefix_tokens = options.prefix_tokens.value_or(0);
+        spec.prefix_groups = options.prefix_groups.value_or(1);
+        refuse_prefix_beyond_prompt(spec.prefix_tokens, spec.prefix_fraction, resolved.prompt);
         stream = serving::generated_stream(resolved, spec, options.max_output);
+        warn_prefix_beyond_prompt(io, spec.prefix_tokens, stream.requests);
         if (options.concurrency) {
             closed_loop = serving::ClosedLoop{*options.concurrency, resolved.think_time_s};
             stream.arrivals = serving::describe_closed_loop(*closed_loop);
@@ -123,7 +154,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
                                                point.model.max_position_embeddings);
     config.disaggregation = pools;
-    config.seed = options.seed;  // the draws of accepted draft tokens
+    config.seed = seed;  // the draws of accepted draft tokens
     config.closed_loop = closed_loop;
     // Targets: the flags, else the scenario's p99 targets applied to each request.
     const serving::ServiceTargets targets =
@@ -162,7 +193,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.disaggregation = pools_analytic;
     conditions.requests = static_cast<long long>(requests.size());
     // A trace has no seed of its own; speculation still draws its accepted tokens from --seed.
-    conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? options.seed : 0;
+    conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? seed : 0;
     conditions.limits = config.limits;
     conditions.targets = targets;
     const bool none_served = result.rejected > 0 && result.rejected == static_cast<long long>(requests.size());
@@ -216,10 +247,9 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--max-output", options->max_output,
                         "Cap every output at this many tokens, and report what the cap saves")
         ->check(CLI::Range(1LL, 1'000'000'000LL));
-    command->add_option("--requests", options->requests, "Requests to simulate")
-        ->capture_default_str()
+    command->add_option("--requests", options->requests, "Requests to simulate (default 1000)")
         ->check(CLI::Range(1LL, 100'000'000LL));
-    command->add_option("--seed", options->seed, "Random seed (the same seed gives the same run)")->capture_default_str();
+    add_seed_option(*command, options->seed, "Random seed (the same seed gives the same run; default 1)");
     auto* trace = command->add_option("--trace", options->trace,
                                       "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
     trace->excludes(rate);
@@ -234,12 +264,13 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                         "or the scenario's)")
         ->check(CLI::Range(0.0, 1e6))
         ->needs(concurrency);
-    command->add_option("--prefix-fraction", options->prefix_fraction, "Share of requests that start with a shared prefix")
+    command->add_option("--prefix-fraction", options->prefix_fraction,
+                        "Share of requests that start with a shared prefix (with --prefix-tokens)")
         ->check(CLI::Range(0.0, 1.0));
-    command->add_option("--prefix-tokens", options->prefix_tokens, "Length of each shared prefix")
+    command->add_option("--prefix-tokens", options->prefix_tokens,
+                        "Length of each shared prefix (with --prefix-fraction; at most the shortest prompt)")
         ->check(CLI::Range(0LL, 1'000'000'000LL));
-    command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes")
-        ->capture_default_str()
+    command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes (default 1)")
         ->check(CLI::Range(1LL, 1'000'000LL));
     add_scheduler_options(*command, options->scheduler);
     command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(CLI::Range(1e-9, 1e9));

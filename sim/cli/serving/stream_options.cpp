@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cli/point_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/registry.hpp"
@@ -82,6 +83,34 @@ serving::PoolShape parse_pool_shape(const std::string& text, const std::string& 
     shape.prefill_instances = count(text.substr(0, p), "prefill");
     shape.decode_instances = count(text.substr(p + 1, text.size() - p - 2), "decode");
     return shape;
+}
+
+void add_seed_option(CLI::App& command, std::optional<long long>& seed, const std::string& help) {
+    command.add_option("--seed", seed, help)->check(CLI::Range(std::int64_t{0}, core::kMaxExactWhole));
+}
+
+void refuse_prefix_beyond_prompt(long long prefix_tokens, double prefix_fraction, const workload::LengthDistribution& prompt) {
+    if (prefix_tokens <= 0 || prefix_fraction <= 0.0) return;
+    if (prompt.kind == workload::LengthDistribution::Kind::fixed && static_cast<double>(prefix_tokens) > prompt.first) {
+        throw core::UsageError(fmt::format("--prefix-tokens {} is longer than every prompt ({:.0f} tokens): a shared "
+                                           "prefix is the start of a prompt",
+                                           prefix_tokens, prompt.first));
+    }
+}
+
+void warn_prefix_beyond_prompt(Io io, long long prefix_tokens, const std::vector<workload::Request>& requests) {
+    long long shared = 0;
+    long long cut = 0;
+    for (const auto& request : requests) {
+        if (request.prefix_tokens <= 0) continue;
+        ++shared;
+        if (request.prefix_tokens < prefix_tokens) ++cut;
+    }
+    if (cut > 0) {
+        warn(io, fmt::format("{} of the {} requests with a shared prefix drew a prompt shorter than --prefix-tokens {}: "
+                             "their prefix is the whole prompt",
+                             cut, shared, prefix_tokens));
+    }
 }
 
 serving::SchedulerChoice SchedulerOptions::resolved() const {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/io.hpp"
 #include "workload/request_stream.hpp"
 #include "serving/simulation.hpp"
 
@@ -19,6 +20,17 @@ using workload::describe;
 // Parses "2P3D" (x prefill and y decode instances, each at least 1; case-insensitive). Throws
 // core::UsageError naming `flag`.
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
+
+// --seed: a whole number from 0 to 2^53 (JSON states it exactly; a negative seed is refused,
+// never wrapped). Unset: the command's default.
+void add_seed_option(CLI::App& command, std::optional<long long>& seed, const std::string& help);
+
+// A shared prefix is part of each prompt it starts. A prefix longer than a fixed prompt would be
+// cut to the prompt in every request: a usage error. With a length distribution, the requests
+// whose drawn prompt is shorter than the prefix are counted and named in a warning.
+void refuse_prefix_beyond_prompt(long long prefix_tokens, double prefix_fraction,
+                                 const workload::LengthDistribution& prompt);
+void warn_prefix_beyond_prompt(Io io, long long prefix_tokens, const std::vector<workload::Request>& requests);
 
 struct SchedulerOptions {
     serving::SchedulerChoice choice;  // the limits set by flags; the rest are the runtime's defaults
