@@ -129,3 +129,79 @@ TEST_CASE("a trace is read under the shared text and number rules") {
         write_temp("flag_effects_quoted.csv", "arrival_s,prompt_tokens,output_tokens\n0,\"100\",10\n");
     CHECK(run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace", quoted}).exit_code == 0);
 }
+
+TEST_CASE("a measurements table's counts are whole numbers within the flags' bounds") {
+    const std::string header = "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
+    const auto with_batch = [&](const std::string& name, const std::string& batch) {
+        return write_temp(name, header + "r1,rtx-4090,llama-3.1-8b,q4_k_m,fp16,llama.cpp,llama.cpp@2025-10," + batch +
+                                    ",,128,,decode_tokens_per_s_per_stream,158.36,my bench,,\n");
+    };
+    // Column 8 is the batch.
+    const auto zero = run({"accuracy", with_batch("rows_batch0.csv", "0")});
+    CHECK(zero.exit_code == 1);
+    CHECK(zero.err.find(":2:8: error: batch: 0 is out of range 1 to 1000000000") != std::string::npos);
+    const auto huge = run({"accuracy", with_batch("rows_batch_huge.csv", "100000000000000000000")});
+    CHECK(huge.exit_code == 1);
+    CHECK(huge.err.find(":2:8: error: batch: '100000000000000000000' is not a whole number") != std::string::npos);
+    const auto fraction = run({"accuracy", with_batch("rows_batch_fraction.csv", "2.5")});
+    CHECK(fraction.exit_code == 1);
+    CHECK(fraction.err.find(":2:8: error: batch: '2.5' is not a whole number") != std::string::npos);
+    CHECK(run({"accuracy", with_batch("rows_batch_one.csv", "1")}).exit_code == 0);
+}
+
+TEST_CASE("a serving benchmark's clients are whole, and a zero figure is counted as skipped") {
+    std::string text = testing::read_file(testing::test_data("calibrate/vllm_serve.json"));
+    const auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string copy = text;
+        const auto at = copy.find(from);
+        REQUIRE(at != std::string::npos);
+        return copy.replace(at, from.size(), to);
+    };
+    const std::string half = write_temp("serve_half_client.json", replaced("\"max_concurrency\": 32", "\"max_concurrency\": 3.5"));
+    const auto clients = run({"calibrate", half, "--hardware", "h100-sxm", "--model", "llama-3.1-8b"});
+    CHECK(clients.exit_code == 1);
+    CHECK(clients.err.find("max_concurrency: '3.5' clients: expected a whole number from 1 to") != std::string::npos);
+    // A median TPOT of 0 measures nothing: its row is left out and the summary counts it.
+    const std::string zero = write_temp("serve_zero_tpot.json", replaced("\"median_tpot_ms\": 17.6", "\"median_tpot_ms\": 0"));
+    const auto skipped = run({"calibrate", zero, "--hardware", "h100-sxm", "--model", "llama-3.1-8b"});
+    CHECK(skipped.exit_code == 0);
+    CHECK(skipped.err.find("its tpot_s is 0, which measures nothing") != std::string::npos);
+    CHECK(skipped.out.find("2 rows of vllm bench serve JSON (1 more skipped)") != std::string::npos);
+}
+
+TEST_CASE("calibrate leaves out rows that beat physics, and does not write a fit worse than its base") {
+    // 10^30 tokens/s is beyond any device: llama-3.1-8b in bf16 reads 16 GB a step, so an H100's
+    // 3.35 TB/s allows a few thousand tokens/s at batch 32.
+    std::string text = testing::read_file(testing::test_data("calibrate/vllm_serve.json"));
+    text.replace(text.find("\"output_throughput\": 1721.0"), 27, "\"output_throughput\": 1e30");
+    const auto beyond = run({"calibrate", write_temp("serve_beyond.json", text), "--hardware", "h100-sxm", "--model",
+                             "llama-3.1-8b"});
+    CHECK(beyond.exit_code == 0);
+    CHECK(beyond.err.find("beats the physical bound") != std::string::npos);
+    CHECK(beyond.out.find("2 rows of vllm bench serve JSON (1 more skipped)") != std::string::npos);
+
+    // Sixteen single-stream decode rows, sorted by output length: calibrate holds out every fourth
+    // (outputs 103, 107, 111, 115) and fits on the other twelve. The held-out rows state 150
+    // tokens/s, near what the llama.cpp preset predicts for an 8B q4_k_m model on an RTX 4090
+    // (158 measured above); the fitted rows state 50, so the fit slows the preset by about 3x and
+    // the held-out error grows from a few percent to about 200%.
+    std::string rows = "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
+    for (int i = 0; i < 16; ++i) {
+        rows += fmt::format("r{},rtx-4090,llama-3.1-8b,q4_k_m,fp16,llama.cpp,llama.cpp@2025-10,1,,{},,"
+                            "decode_tokens_per_s_per_stream,{},my bench,attention=fused,\n",
+                            i, 100 + i, i % 4 == 3 ? 150 : 50);
+    }
+    const std::string table = write_temp("worse_fit.csv", rows);
+    const std::string out = (std::filesystem::temp_directory_path() / "worse_fit.yaml").string();
+    std::filesystem::remove(out);
+    const auto worse = run({"calibrate", table, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--output", out});
+    CHECK(worse.exit_code == 6);
+    CHECK(worse.err.find("predicts the held-out rows worse than") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+    const auto forced =
+        run({"calibrate", table, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--output", out, "--force"});
+    CHECK(forced.exit_code == 0);
+    CHECK(std::filesystem::exists(out));
+    // --force acts only with --output.
+    CHECK(run({"calibrate", table, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--force"}).exit_code == 2);
+}

@@ -83,6 +83,12 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
     return path.string();
 }
 
+// The whole of a file, for tests that derive an input from a fixture.
+inline std::string read_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
 // The rows of validation/measurements.csv (one a line) that `keep` takes, under its header, written
 // to `name` in the temporary folder: a test that needs a few real rows runs `accuracy` on them
 // alone, not on the whole file.

@@ -15,8 +15,8 @@
 
 namespace decodesim::cli {
 
-inline constexpr long long kMaxBatch = 1'000'000'000LL;
-inline constexpr long long kMaxTokens = 1'000'000'000LL;
+inline constexpr long long kMaxBatch = core::kMaxBatch;
+inline constexpr long long kMaxTokens = core::kMaxTokens;
 inline constexpr int kMaxTensorParallel = 4096;
 inline constexpr int kMaxSpecLength = 64;
 // The highest board power a limit may name: above any single device we know (1.4 kW parts) by far.

@@ -120,6 +120,11 @@ bool parse_number(std::string_view text, double& value);
 // The largest whole number every caller can hold exactly (2^53: a double's integer range).
 inline constexpr std::int64_t kMaxExactWhole = std::int64_t{1} << 53;
 
+// The largest batch and token count any input may state, a flag or a table's cell alike: far beyond
+// any deployment, and small enough that their products stay exact in a double.
+inline constexpr std::int64_t kMaxBatch = 1'000'000'000;
+inline constexpr std::int64_t kMaxTokens = 1'000'000'000;
+
 // parse_whole_number: a whole number written in digits (no fraction, no exponent) of magnitude at
 // most kMaxExactWhole, so that no value is rounded or narrowed on its way in. Returns false otherwise.
 bool parse_whole_number(std::string_view text, std::int64_t& value);

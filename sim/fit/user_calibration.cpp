@@ -161,6 +161,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     calibration.held_out_fit = fitted.factors(calibration.family);
     calibration.held_out_request_path = fitted.request_path;
     calibration.base_within_two_percent = true;
+    std::vector<double> pooled_before, pooled_after;
     for (const std::string& label : profiles::metric_labels()) {
         std::vector<double> before, after;
         for (const CalibrationCase& c : evaluated) {
@@ -172,10 +173,15 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
             after.push_back(error(fitted));
         }
         if (before.empty()) continue;
+        pooled_before.insert(pooled_before.end(), before.begin(), before.end());
+        pooled_after.insert(pooled_after.end(), after.begin(), after.end());
         const MetricErrors errors{label, static_cast<int>(before.size()), core::median(before), core::median(after)};
         calibration.base_within_two_percent = calibration.base_within_two_percent && errors.before <= kCloseEnough;
         calibration.errors.push_back(errors);
     }
+
+    calibration.pooled_before = core::median(pooled_before);
+    calibration.pooled_after = core::median(pooled_after);
 
     // The preset written is fitted on every row.
     const FitResult on_all = fit_runtime(cases, base, {calibration.family}, nullptr);

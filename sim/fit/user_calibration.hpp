@@ -42,6 +42,13 @@ struct UserCalibration {
     // The preset to write: the base's factors, with the family's replaced by `factors`.
     std::array<engine::RuntimeFactors, core::kMemoryFamilies.size()> by_family{};
     bool base_within_two_percent = false;  // every metric's `before` at most 2%
+    // Every evaluated row's |error| pooled: the median under the base and under the fit. A fit that
+    // raises it is not written without being asked; one that leaves it unchanged is said to
+    // (docs/cli.md, "calibrate").
+    double pooled_before = 0.0;
+    double pooled_after = 0.0;
+    bool worse_than_base() const { return pooled_after > pooled_before; }
+    bool no_better_than_base() const { return !base_within_two_percent && pooled_after >= pooled_before; }
     // The serving costs, fitted on the closed-loop rows (arrivals=closed: `vllm bench serve
     // --max-concurrency`, SGLang bench_serving) by replaying them: the host time per sequence in a
     // pass from their TPOT and throughput (then `fitted` names sequence_overhead), the request path

@@ -265,16 +265,24 @@ void add_llama_bench_row(const Record& record, const std::string& path, const st
 // is simulated, so a count beyond the bound would ask for hours, or overflow. False: reported.
 bool within_replay_bounds(FieldReader& fields, const std::string& key, std::optional<double> count, long long most,
                           std::string_view what) {
-    if (!count || (*count >= 1.0 && *count <= static_cast<double>(most))) return true;
-    fields.error(key, fmt::format("'{}' {}: expected 1 to {} (each is replayed)", *count, what, most));
+    if (!count || (*count >= 1.0 && *count <= static_cast<double>(most) && *count == std::floor(*count))) return true;
+    fields.error(key, fmt::format("'{}' {}: expected a whole number from 1 to {} (each is replayed)", *count, what, most));
     return false;
 }
 
-// A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated.
+// A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated. A
+// figure of zero measures nothing (a TPOT of 0 is a run whose outputs were one token long): it is
+// left out and counted among the skipped, never dropped unsaid.
 void add_closed_loop_rows(const Measurement& base, const std::string& path, std::optional<double> throughput,
                           std::optional<double> tpot_s, std::optional<double> ttft_s, BenchmarkResults& results) {
     auto add = [&](Metric metric, std::optional<double> value) {
-        if (!value || *value <= 0.0) return;
+        if (!value) return;
+        if (*value <= 0.0) {
+            results.skipped.push_back(fmt::format("{}:{}: its {} is 0, which measures nothing (with one-token outputs "
+                                                  "there is no time per output token)",
+                                                  path, base.line, metric_info(metric).name));
+            return;
+        }
         Measurement row = base;
         row.metric = metric;
         row.value = *value;

@@ -16,6 +16,7 @@
 #include "core/registry.hpp"
 #include "core/suggest.hpp"
 #include "profiles/csv_record.hpp"
+#include "core/text_escape.hpp"
 #include "core/units.hpp"
 #include "profiles/input_file.hpp"
 
@@ -264,10 +265,27 @@ std::vector<Measurement> load_measurements(const std::string& path) {
             problems.push_back({{path, number, 7}, "runtime",
                                 fmt::format("'{}' is not a runtime id (letters, digits, '.', '-', '_' and '@')", row.runtime)});
         }
-        row.batch = number_field(7, false);
-        row.prompt = number_field(8, false);
-        row.output = number_field(9, false);
-        row.context = number_field(10, false);
+        // Counts are whole numbers in digits, from 1 to the bounds every flag has (core::kMaxBatch,
+        // kMaxTokens): a batch of 0 or 10^20 is a typo, never a condition to evaluate.
+        auto count_field = [&](std::size_t index, std::int64_t maximum) -> std::optional<double> {
+            if (fields[index].empty()) return std::nullopt;
+            std::int64_t value = 0;
+            if (!core::parse_whole_number(fields[index], value)) {
+                problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index],
+                                    fmt::format("'{}' is {}", core::printable(fields[index]), core::why_not_whole_number(fields[index]))});
+                return std::nullopt;
+            }
+            if (value < 1 || value > maximum) {
+                problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index],
+                                    fmt::format("{} is out of range 1 to {}", value, maximum)});
+                return std::nullopt;
+            }
+            return static_cast<double>(value);
+        };
+        row.batch = count_field(7, core::kMaxBatch);
+        row.prompt = count_field(8, core::kMaxTokens);
+        row.output = count_field(9, core::kMaxTokens);
+        row.context = count_field(10, core::kMaxTokens);
         if (const auto* metric = core::find_named(kMetrics, fields[11])) {
             row.metric = metric->metric;
         } else {

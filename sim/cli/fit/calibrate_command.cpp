@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "cli/flag_use.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "cli/runtime_option.hpp"
@@ -35,6 +36,7 @@ struct CalibrateOptions {
     std::optional<std::string> output;   // unset: the preset is printed
     std::optional<std::string> name;     // unset: HARDWARE-BASE-calibrated
     bool json = false;
+    bool force = false;  // write a preset that predicts the held-out rows no better than the base
 };
 
 std::string today_utc() {
@@ -76,6 +78,7 @@ std::shared_ptr<const engine::RuntimeProfile> base_runtime(const CalibrateOption
 }
 
 int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& catalog, Io io) {
+    refuse_flags_without_effect({{"--force", options.force, options.output.has_value(), "with --output (it writes the file)"}});
     if (options.weights) weight_format_named(*options.weights);  // a usage error before any file is read
     if (options.runtime) runtime_named(catalog, *options.runtime);
     profiles::BenchmarkResults results = profiles::load_benchmark_results(options.files, options.weights);
@@ -121,7 +124,20 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
         }
         try {
             const engine::DeploymentChoice choice = fit::stated_deployment(row, runtime);
-            cases.push_back({&row, &model, &hardware, engine::resolve_deployment(hardware, model, choice)});
+            engine::Deployment deployment = engine::resolve_deployment(hardware, model, choice);
+            // A figure beyond what the datasheet's peaks allow cannot be fitted (no efficiency
+            // exceeds 1): it names a wrong device, model, format or batch, and would pull every
+            // factor toward it. Named and left out, as accuracy names it.
+            const fit::AccuracyRow checked = fit::evaluate_measurement(row, model, hardware, deployment);
+            if (checked.beats_bound) {
+                warn(io, fmt::format("{}: the measured {} of {} beats the physical bound {} (datasheet peaks of {}, no "
+                                     "overheads); check the device, model, weights and batch; not used",
+                                     row.id, profiles::metric_label(row), core::format_significant(row.value),
+                                     core::format_significant(checked.bound), hardware.id));
+                ++skipped;
+                continue;
+            }
+            cases.push_back({&row, &model, &hardware, std::move(deployment)});
             // The fit reads no such row (profiles::unmodelled_conditions); say so, or a file of
             // them would seem to fit nothing for no reason.
             if (const auto conditions = profiles::unmodelled_conditions(row); !conditions.empty()) {
@@ -145,13 +161,25 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
     context.skipped_rows = skipped;
 
     const std::string preset = report::runtime_preset_yaml(calibration, context);
-    if (options.output) {
+    // A fit that predicts the rows it was checked on no better than the base is not written over a
+    // file unasked: a user who sets --runtime to it would get worse predictions.
+    const bool refused = calibration.worse_than_base() && options.output && !options.force;
+    if (calibration.no_better_than_base() || calibration.worse_than_base()) {
+        warn(io, fmt::format("the fitted preset predicts the {} rows {} than {} (median |error| {} against {}){}",
+                             calibration.in_sample ? "fitted" : "held-out",
+                             calibration.worse_than_base() ? "worse" : "no better", base.id,
+                             core::format_percent(calibration.pooled_after), core::format_percent(calibration.pooled_before),
+                             refused ? fmt::format("; {} not written (--force writes it)", *options.output) : ""));
+    }
+    if (options.output && !refused) {
         AtomicFile file(*options.output);
         file.stream() << preset;
         file.commit();
     }
     if (options.json) {
         io.out << report::calibrate_to_json(calibration, context, options.output.value_or(""));
+    } else if (refused) {
+        io.out << report::wrap_text(report::calibrate_to_text(calibration, context));
     } else if (options.output) {
         io.out << report::wrap_text(report::calibrate_to_text(calibration, context));
         io.out << fmt::format("\nwrote {} (fitted on all {} rows); use it with --runtime {}\n", *options.output,
@@ -161,6 +189,9 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
         std::istringstream summary(report::calibrate_to_text(calibration, context));
         for (std::string line; std::getline(summary, line);) io.out << (line.empty() ? "#" : "# " + line) << "\n";
         io.out << "# the preset below is fitted on all rows; save it with --output FILE\n" << preset;
+    }
+    if (refused) {
+        throw core::NothingComputed(fmt::format("{} was not written: the fit does not improve on {}", *options.output, base.id));
     }
     return 0;
 }
@@ -184,6 +215,8 @@ void add_calibrate_command(CLI::App& app, CommandRun& run) {
     command->add_option("--output", options->output, "Write the runtime profile here (default: print it)");
     command->add_option("--name", options->name, "The preset's name in reports (default: HARDWARE-RUNTIME-calibrated)");
     command->add_flag("--json", options->json, "Print the fit as JSON");
+    command->add_flag("--force", options->force,
+                      "Write --output even when the fit predicts the held-out rows no better than the base preset");
     run_when_parsed(command, run, options, &run_calibrate);
 }
 
