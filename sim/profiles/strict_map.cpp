@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/suggest.hpp"
+#include "profiles/long_lists.hpp"
 #include "core/text_escape.hpp"
 
 namespace decodesim::profiles {
@@ -23,7 +24,7 @@ YAML::Node parse_document(const std::string& text, const std::string& name) {
     std::string utf8 = text;
     require_utf8_text(utf8, name);
     try {
-        YAML::Node document = YAML::Load(utf8);
+        YAML::Node document = YAML::Load(elide_long_scalar_lists(utf8));
         if (!document || document.IsNull()) {
             throw core::InputError(core::Diagnostic{{name, 1, 1}, "", "the file is empty; expected a mapping of keys"});
         }

@@ -15,9 +15,9 @@ namespace decodesim::profiles {
 
 namespace {
 
-constexpr const char* kColumns[] = {"arrival_s", "prompt_tokens", "output_tokens", "prefix_id", "prefix_tokens"};
-constexpr std::size_t kRequiredColumns = 3;
-constexpr std::size_t kMaxProblems = 20;
+constexpr const char* kTraceColumns[] = {"arrival_s", "prompt_tokens", "output_tokens", "prefix_id", "prefix_tokens"};
+constexpr std::size_t kRequiredTraceColumns = 3;
+constexpr std::size_t kMaxTraceProblems = 20;
 constexpr std::int64_t kMaxTokens = 1'000'000'000;
 
 }  // namespace
@@ -30,7 +30,7 @@ std::vector<TraceRow> load_trace(const std::string& path) {
     std::string line;
     int number = 0;
     std::size_t columns = 0;
-    while (std::getline(stream, line) && problems.size() < kMaxProblems) {
+    while (std::getline(stream, line) && problems.size() < kMaxTraceProblems) {
         ++number;
         // The CSV grammar every table shares (quoted fields, a trailing carriage return).
         bool well_formed = true;
@@ -46,8 +46,8 @@ std::vector<TraceRow> load_trace(const std::string& path) {
         }
         if (number == 1) {
             columns = fields.size();
-            bool matches = columns >= kRequiredColumns && columns <= std::size(kColumns);
-            for (std::size_t i = 0; matches && i < columns; ++i) matches = fields[i] == kColumns[i];
+            bool matches = columns >= kRequiredTraceColumns && columns <= std::size(kTraceColumns);
+            for (std::size_t i = 0; matches && i < columns; ++i) matches = fields[i] == kTraceColumns[i];
             if (!matches) {
                 throw core::InputError(core::Diagnostic{
                     {path, 1, 1}, "", "expected the header arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]"});
@@ -62,7 +62,7 @@ std::vector<TraceRow> load_trace(const std::string& path) {
         // Token counts are whole numbers in digits (the grammar of every count decodesim reads: no
         // "1e3", no "100.0"); arrival times are any finite number of seconds.
         const auto refuse = [&](std::size_t index, const std::string& why) {
-            problems.push_back({{path, number, static_cast<int>(index) + 1}, kColumns[index], why});
+            problems.push_back({{path, number, static_cast<int>(index) + 1}, kTraceColumns[index], why});
         };
         const auto seconds = [&](std::size_t index) -> double {
             double value = 0.0;

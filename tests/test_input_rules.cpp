@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "cli_runner.hpp"
+#include "profiles/long_lists.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;
@@ -204,4 +205,38 @@ TEST_CASE("calibrate leaves out rows that beat physics, and does not write a fit
     CHECK(std::filesystem::exists(out));
     // --force acts only with --output.
     CHECK(run({"calibrate", table, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--force"}).exit_code == 2);
+}
+
+TEST_CASE("a list of more scalars than any reader needs is not parsed, and every other key keeps its line") {
+    // 65,537 numbers, one past the limit, over two lines: replaced, its line break kept.
+    std::string numbers = "[0";
+    for (int i = 1; i <= 65536; ++i) numbers += i == 30000 ? ",\n1" : ",1";
+    numbers += "]";
+    const std::string text = "{\"a\": " + numbers + ",\n\"b\": \"x],[,\"}";
+    const std::string elided = profiles::elide_long_scalar_lists(text);
+    CHECK(elided == "{\"a\": \"<a list of 65537 entries, not read>\"\n,\n\"b\": \"x],[,\"}");
+    // At the limit, or holding objects, a list is kept whole.
+    std::string at_limit = "[0";
+    for (int i = 1; i < 65536; ++i) at_limit += ",1";
+    at_limit += "]";
+    CHECK(profiles::elide_long_scalar_lists(at_limit) == at_limit);
+    std::string objects = "[{}";
+    for (int i = 1; i <= 65536; ++i) objects += ",{}";
+    objects += "]";
+    CHECK(profiles::elide_long_scalar_lists(objects) == objects);
+
+    // A config.json carrying a million-entry list it does not use predicts as the config without it.
+    const std::string config = testing::read_file(testing::test_data("hf_configs/llama-3.1-8b.json"));
+    std::string padded = config.substr(0, config.rfind('}'));
+    padded += ",\n\"unused_table\": [0";
+    for (int i = 1; i < 1'000'000; ++i) padded += ",0";
+    padded += "]\n}\n";
+    const auto plain = run({"predict", "--hardware", "h100-sxm", "--model", testing::test_data("hf_configs/llama-3.1-8b.json"), "--json"});
+    const auto big = run({"predict", "--hardware", "h100-sxm", "--model", write_temp("config_with_table.json", padded), "--json"});
+    REQUIRE(plain.exit_code == 0);
+    REQUIRE(big.exit_code == 0);
+    const auto figure = [](const std::string& json) {
+        return nlohmann::json::parse(json)["decode"]["tokens_per_s_per_stream"].get<double>();
+    };
+    CHECK(figure(big.out) == figure(plain.out));
 }
