@@ -126,7 +126,13 @@ std::vector<bool> held_out_rows(const std::vector<CalibrationCase>& cases) {
     return held_out;
 }
 
-UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base) {
+UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base,
+                                  const std::function<void(double share_done)>& progress) {
+    // The stages' shares of the time: two fits of about equal cost, each followed by its serving
+    // costs; the errors between them are a few predictions a row.
+    const auto done = [&](double share) {
+        if (progress) progress(share);
+    };
     if (cases.empty()) throw core::NothingComputed("no benchmark row could be evaluated, so nothing was fitted");
     UserCalibration calibration;
     calibration.family = cases.front().hardware->memory_family;
@@ -143,6 +149,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     calibration.fitting_rows = static_cast<int>(fitting.size());
     calibration.held_out_rows = calibration.in_sample ? 0 : static_cast<int>(evaluated.size());
     calibration.held_out_fit = fit(fitting, base, calibration.family, nullptr);
+    done(0.35);
     calibration.base_request_path = base.request_path;
     const auto closed_loop = [](const std::vector<CalibrationCase>& from) {
         std::vector<const CalibrationCase*> rows;
@@ -160,6 +167,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     fitted = fit_serving_costs(closed_loop(fitting), fitted, calibration.family, overhead_fitted, path_fitted);
     calibration.held_out_fit = fitted.factors(calibration.family);
     calibration.held_out_request_path = fitted.request_path;
+    done(0.45);
     calibration.base_within_two_percent = true;
     std::vector<double> pooled_before, pooled_after;
     for (const std::string& label : profiles::metric_labels()) {
@@ -183,8 +191,10 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     calibration.pooled_before = core::median(pooled_before);
     calibration.pooled_after = core::median(pooled_after);
 
+    done(0.5);
     // The preset written is fitted on every row.
     const FitResult on_all = fit_runtime(cases, base, {calibration.family}, nullptr);
+    done(0.9);
     calibration.fitted = on_all.fitted;
     calibration.factors = merged(base.factors(calibration.family), on_all, on_all.fitted);
     engine::RuntimeProfile preset = base;
@@ -202,6 +212,7 @@ UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, con
     calibration.prefill_rows = on_all.prefill_rows;
     calibration.by_family = base.by_family;
     calibration.by_family[static_cast<std::size_t>(calibration.family)] = calibration.factors;
+    done(1.0);
     return calibration;
 }
 

@@ -4,6 +4,7 @@
 // "calibrate"; docs/decisions.md, "Calibrating on your own machine").
 
 #include <array>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,8 @@ struct UserCalibration {
 // single-stream decode, prefill and TTFT, batched decode) keep the base's values. Closed-loop rows
 // then fit the serving costs (UserCalibration::closed_loop_rows), one row of a kind being enough:
 // each is a whole run. Throws core::NothingComputed when `cases` is empty.
-UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base);
+// `progress`, when set, is told the share of the work done after each stage (a progress bar).
+UserCalibration calibrate_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& base,
+                                  const std::function<void(double share_done)>& progress = {});
 
 }  // namespace decodesim::fit

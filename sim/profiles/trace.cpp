@@ -84,6 +84,12 @@ std::vector<TraceRow> load_trace(const std::string& path) {
             }
             return static_cast<long long>(value);
         };
+        if (rows.size() >= static_cast<std::size_t>(core::kMaxRequests)) {
+            throw core::InputError(core::Diagnostic{{path, number, 1}, "",
+                                                    fmt::format("the trace holds more than {} requests, the most one serving "
+                                                                "run simulates (each keeps a record until its percentiles are taken)",
+                                                                core::kMaxRequests)});
+        }
         TraceRow row;
         row.arrival_s = seconds(0);
         row.prompt_tokens = tokens(1, 1);

@@ -703,6 +703,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
             finish_transfer(transfer, now);
         } else if (arrival_first) {
             arrive(next++, now);
+            if (config_.progress && next % 4096 == 0) config_.progress(static_cast<double>(next) / requests_.size());
             if (next == requests_.size() && !counted_last_arrival) {
                 counted_last_arrival = true;
                 for (const Replica& replica : replicas_) {

@@ -7,6 +7,7 @@
 // verifies k draft tokens per decoding sequence in each pass and keeps a random accepted prefix
 // (docs/serving.md, "Speculative decoding").
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct ServeConfig {
     // Set: the requests' arrival times are ignored and set as the loop runs (ServeResult::requests
     // holds them); unset: an open loop, the requests arriving at their stated times.
     std::optional<ClosedLoop> closed_loop;
+    // Told the share of the requests that have arrived, every few thousand arrivals (a progress
+    // bar where a person waits); unset: not told.
+    std::function<void(double share_arrived)> progress;
 };
 
 // Latency targets for goodput; unset: not checked.

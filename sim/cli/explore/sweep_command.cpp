@@ -1,6 +1,5 @@
 // `decodesim sweep`: the cross product of lists and ranges, streamed as CSV or JSON lines.
 
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -11,6 +10,7 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "cli/runtime_option.hpp"
@@ -47,43 +47,6 @@ struct SweepOptions {
 };
 
 constexpr std::size_t kMaxValuesPerAxis = 10'000'000;
-
-// Draws "[=====>     ]  45%" on stderr, only once a sweep has run for a second.
-class ProgressBar {
-public:
-    ProgressBar(Io io, double total, bool enabled)
-        : io_(io), total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-
-    void advance(double done) {
-        if (!enabled_ || ++calls_ % 4096 != 0) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - start_ < std::chrono::seconds(1) || now - last_draw_ < std::chrono::milliseconds(200)) return;
-        last_draw_ = now;
-        drawn_ = true;
-        const double fraction = done / total_;
-        const int filled = static_cast<int>(fraction * 40.0);
-        const double elapsed = std::chrono::duration<double>(now - start_).count();
-        const double rate = done / elapsed;
-        const double left = rate > 0.0 ? (total_ - done) / rate : 0.0;
-        io_.err << fmt::format("\r[{}{}] {:3.0f}% {:.0f}/{:.0f} points, {:.3g} M points/s, {:.0f} s left ",
-                               std::string(filled, '='), std::string(40 - filled, ' '), fraction * 100.0, done, total_,
-                               rate / 1e6, left)
-                << std::flush;
-    }
-
-    void finish() {
-        if (drawn_) io_.err << fmt::format("\r[{}] 100% {:.0f}/{:.0f} points\n", std::string(40, '='), total_, total_);
-    }
-
-private:
-    Io io_;
-    double total_;
-    bool enabled_;
-    bool drawn_ = false;
-    std::uint64_t calls_ = 0;
-    std::chrono::steady_clock::time_point start_;
-    std::chrono::steady_clock::time_point last_draw_{};
-};
 
 int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io io) {
     explore::SweepGrid grid;
@@ -136,7 +99,7 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
     double written = 0.0;
     double not_fitting = 0.0;  // rows written with memory.fits false
     // Progress only where a person watches: never into a redirected log.
-    ProgressBar progress(io, points, !options.quiet && io.sweep_points == nullptr && ::isatty(STDERR_FILENO) == 1);
+    ProgressBar progress(io, points, "points", !options.quiet && io.sweep_points == nullptr && stderr_is_terminal(), 4096);
     {
         report::SweepWriter writer(destination,
                                    core::named_or_throw(report::kSweepFormatNames, options.format, "--format", "format").value);

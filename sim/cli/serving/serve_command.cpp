@@ -9,12 +9,14 @@
 
 #include "cli/command.hpp"
 #include "cli/flag_use.hpp"
+#include "cli/progress_bar.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "cli/serving/stream_options.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "core/text_escape.hpp"
 #include "profiles/trace.hpp"
 #include "report/serving/serve_output.hpp"
@@ -151,6 +153,10 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
 
     serving::ServeConfig config;
     config.replicas = options.replicas;
+    ProgressBar progress(io, static_cast<double>(requests.size()), "requests", stderr_is_terminal());
+    config.progress = [&progress, total = static_cast<double>(requests.size())](double share) {
+        progress.advance(share * total);
+    };
     config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
                                                point.model.max_position_embeddings);
     config.disaggregation = pools;
@@ -160,6 +166,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     const serving::ServiceTargets targets =
         serving::service_targets(scenario, options.ttft_slo, options.tpot_slo, options.e2e_slo);
     const serving::ServeResult result = serving::simulate_serving(evaluator, requests, config, targets);
+    progress.finish();
     // The analytic steady state at the same load per replica, for comparison.
     serving::LoadShape per_replica = load;
     per_replica.rate_per_s = load.rate_per_s / options.replicas;
@@ -247,8 +254,9 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--max-output", options->max_output,
                         "Cap every output at this many tokens, and report what the cap saves")
         ->check(CLI::Range(1LL, 1'000'000'000LL));
-    command->add_option("--requests", options->requests, "Requests to simulate (default 1000)")
-        ->check(CLI::Range(1LL, 100'000'000LL));
+    command->add_option("--requests", options->requests,
+                        "Requests to simulate (default 1000; at most 10 million: each keeps a record of about 200 bytes)")
+        ->check(CLI::Range(std::int64_t{1}, core::kMaxRequests));
     add_seed_option(*command, options->seed, "Random seed (the same seed gives the same run; default 1)");
     auto* trace = command->add_option("--trace", options->trace,
                                       "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
