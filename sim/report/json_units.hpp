@@ -2,6 +2,7 @@
 // Quantities in JSON: the SI value, under a key whose suffix names the unit (step_time_s,
 // weights_bytes). The only place a typed quantity becomes a bare JSON number.
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -34,6 +35,16 @@ inline void write_whole_numbers_as_integers(nlohmann::json& node) {
     } else if (node.is_structured()) {
         for (auto& child : node) write_whole_numbers_as_integers(child);
     }
+}
+
+// A number as json_text writes it, for writers that stream what a document would hold too much
+// of: a whole number within 2^53 as an integer, otherwise the shortest text that reads back to
+// the same double (as nlohmann's dump), and null where the value is not finite.
+inline std::string json_number_text(double value) {
+    if (!std::isfinite(value)) return "null";
+    constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+    if (std::trunc(value) == value && std::fabs(value) <= kExactLimit) return fmt::format("{}", static_cast<std::int64_t>(value));
+    return fmt::format("{}", value);
 }
 
 // The one way a JSON document becomes text: indented, whole numbers as integers, and with any

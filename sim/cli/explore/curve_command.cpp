@@ -43,7 +43,7 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     if (options.csv) {
         io.out << report::curve_to_csv(conditions, curve);
     } else if (options.json) {
-        io.out << report::json_text(report::curve_to_json(conditions, curve));
+        report::write_curve_json(io.out, conditions, curve);
     } else {
         io.out << report::wrap_text(report::curve_to_text(conditions, curve));
     }

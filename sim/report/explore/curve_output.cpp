@@ -71,26 +71,50 @@ std::string curve_to_csv(const Conditions& conditions, const explore::Curve& cur
     return csv;
 }
 
-nlohmann::json curve_to_json(const Conditions& conditions, const explore::Curve& curve) {
+void write_curve_json(std::ostream& out, const Conditions& conditions, const explore::Curve& curve) {
     nlohmann::json document = document_for(conditions);
     document["conditions"]["context_tokens"] = curve.context;
     document["knee_batch"] = curve.knee_batch ? nlohmann::json(*curve.knee_batch) : nlohmann::json(nullptr);
     document["max_batch"] = curve.max_batch;
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& point : curve.points) {
-        points.push_back({{"batch", point.batch},
-                          {"tokens_per_s_per_stream", point.tokens_per_s_per_stream},
-                          {"tokens_per_s_total", point.tokens_per_s_total},
-                          {"step_time_s", point.step_time},
-                          {"ttft_s", point.ttft},
-                          {"batch_prefill_s", point.batch_prefill},
-                          {"bound", engine::bound_name(point.bound)},
-                          {"fits", point.fits},
-                          {"time_to_last_token_s", point.time_to_last_token ? nlohmann::json(point.time_to_last_token->value)
-                                                                            : nlohmann::json(nullptr)}});
+    // A curve may hold a million points: they are streamed into the place the document keeps for
+    // them, in the layout json_text gives every document (keys sorted, two spaces a level), rather
+    // than built as a million JSON objects first.
+    constexpr std::string_view kPlaceholder = "\"@points@\"";
+    document["points"] = "@points@";
+    const std::string text = json_text(std::move(document));
+    const std::size_t at = text.find(kPlaceholder);
+    out << std::string_view(text).substr(0, at);
+    if (curve.points.empty()) {
+        out << "[]";
+    } else {
+        std::string buffer = "[\n";
+        for (const auto& point : curve.points) {
+            const auto number = [&](std::string_view key, double value, bool last = false) {
+                buffer += fmt::format("      \"{}\": {}{}\n", key, json_number_text(value), last ? "" : ",");
+            };
+            buffer += "    {\n";
+            number("batch", point.batch);
+            number("batch_prefill_s", point.batch_prefill.value);
+            buffer += fmt::format("      \"bound\": \"{}\",\n", engine::bound_name(point.bound));
+            buffer += fmt::format("      \"fits\": {},\n", point.fits ? "true" : "false");
+            number("step_time_s", point.step_time.value);
+            if (point.time_to_last_token) {
+                number("time_to_last_token_s", point.time_to_last_token->value);
+            } else {
+                buffer += "      \"time_to_last_token_s\": null,\n";
+            }
+            number("tokens_per_s_per_stream", point.tokens_per_s_per_stream);
+            number("tokens_per_s_total", point.tokens_per_s_total);
+            number("ttft_s", point.ttft.value, true);
+            buffer += &point == &curve.points.back() ? "    }\n  ]" : "    },\n";
+            if (buffer.size() > (1u << 20)) {
+                out << buffer;
+                buffer.clear();
+            }
+        }
+        out << buffer;
     }
-    document["points"] = std::move(points);
-    return document;
+    out << std::string_view(text).substr(at + kPlaceholder.size());
 }
 
 Chart curve_chart(const Conditions& conditions, const explore::Curve& curve,

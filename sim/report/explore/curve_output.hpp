@@ -2,6 +2,7 @@
 // The concurrency curve as a table, CSV, JSON and an SVG chart.
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,8 @@ namespace decodesim::report {
 // The table shows powers of two, the knee and the memory wall; CSV and JSON carry every point.
 std::string curve_to_text(const Conditions& conditions, const explore::Curve& curve);
 std::string curve_to_csv(const Conditions& conditions, const explore::Curve& curve);
-nlohmann::json curve_to_json(const Conditions& conditions, const explore::Curve& curve);
+// The curve as one JSON document (the layout of json_text), streamed to `out`.
+void write_curve_json(std::ostream& out, const Conditions& conditions, const explore::Curve& curve);
 // Total and per-stream tokens/s against the batch on log axes (batches in powers of two), with the
 // knee (explore::compute_bound_batch, as the table and `why` report it) and the memory wall where
 // the batches drawn reach them, the operating point at `marked_batch` (default: the curve's
