@@ -15,6 +15,7 @@
 #include "engine/model_shape.hpp"
 #include "profiles/checkpoint_folder.hpp"
 #include "profiles/gguf_header.hpp"
+#include "profiles/hf_config.hpp"
 #include "profiles/safetensors_header.hpp"
 #include "cli_runner.hpp"
 #include "test_support.hpp"
@@ -411,4 +412,63 @@ TEST_CASE("import: a folder of several unrelated .gguf files asks which one") {
         {"predict", "--hardware", "h100-sxm", "--model", (folder / "a-Q4_K_M.gguf").string(), "--json"});
     REQUIRE_MESSAGE(result.exit_code == 0, result.err);
     CHECK(nlohmann::json::parse(result.out)["conditions"]["weights"] == "q4_k_m");
+}
+
+TEST_CASE("import: config.json gives the shape even beside a GGUF of an architecture decodesim does not map") {
+    // The folder's documented precedence: config.json first, the checkpoint files only for what
+    // they store. A GGUF whose architecture has no mapping adds its bytes and format, nothing else.
+    const fs::path folder = scratch("config-beside-unmapped-gguf");
+    fs::copy_file(decodesim::testing::test_data("hf_configs/llama-3.1-8b.json"), folder / "config.json",
+                  fs::copy_options::overwrite_existing);
+    GgufWriter gguf = llama_8b_gguf();
+    gguf.kvs.clear();
+    gguf.kv_count = 0;
+    gguf.text("general.architecture", "some-new-arch");
+    gguf.u32("general.file_type", 15);
+    gguf.write(folder / "model.gguf");
+    const auto model = decodesim::testing::shipped_catalog().model(folder.string());
+    CHECK(model.num_hidden_layers == 32);  // config.json's
+    // The GGUF's two tensors: 4096 x 128256 in Q4_K and again in Q6_K.
+    CHECK(*model.checkpoint_parameters == doctest::Approx(2.0 * 4096 * 128256));
+}
+
+TEST_CASE("import: a config.json that is a link loop, a FIFO or a folder is named as such") {
+    const fs::path loop = scratch("config-loop");
+    fs::remove(loop / "config.json");
+    fs::create_symlink("config.json", loop / "config.json");
+    const auto looped = error_messages([&] { decodesim::testing::shipped_catalog().model(loop.string()); });
+    CHECK(looped == std::vector<std::string>{(loop / "config.json").string() +
+                                             ": error: a loop of symbolic links; it never reaches a file"});
+    const fs::path inner = scratch("config-folder");
+    fs::create_directories(inner / "config.json");
+    const auto folder = error_messages([&] { decodesim::testing::shipped_catalog().model(inner.string()); });
+    CHECK(folder == std::vector<std::string>{(inner / "config.json").string() + ": error: a folder; expected a regular file"});
+}
+
+TEST_CASE("import: a safetensors dtype the format does not define is refused") {
+    const fs::path folder = scratch("odd-dtype");
+    write_safetensors(folder / "model.safetensors", R"({"w": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 1]}})", 1);
+    const auto messages = error_messages([&] { profiles::read_safetensors_header((folder / "model.safetensors").string()); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("w: dtype 'Q4' is not one the safetensors format defines") != std::string::npos);
+}
+
+TEST_CASE("import: layer kinds a family's import does not model are refused, not read as full attention") {
+    // A plain qwen3 config whose layer_types mark 24 of 32 layers linear attention.
+    auto config = nlohmann::json::parse(decodesim::testing::read_file(decodesim::testing::test_data("hf_configs/llama-3.1-8b.json")));
+    config["model_type"] = "qwen3";
+    config["architectures"] = {"Qwen3ForCausalLM"};
+    config["head_dim"] = 128;
+    config["layer_types"] = nlohmann::json::array();
+    for (int i = 0; i < 32; ++i) config["layer_types"].push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
+    const fs::path path = scratch("qwen3-linear") / "config.json";
+    std::ofstream(path) << config.dump(1);
+    const auto messages = error_messages([&] { profiles::load_hf_config(path.string()); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("layer_types: 24 layers of kind 'linear_attention', which model_type 'qwen3' does not have here") !=
+          std::string::npos);
+    // All full attention is what the import reads: accepted.
+    for (auto& kind : config["layer_types"]) kind = "full_attention";
+    std::ofstream(path) << config.dump(1);
+    CHECK(profiles::load_hf_config(path.string()).num_hidden_layers == 32);
 }

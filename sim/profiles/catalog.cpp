@@ -79,7 +79,7 @@ std::string Catalog::model_path(const std::string& id_or_path) const {
     // A Hugging Face model folder: its config.json, or the folder itself when GGUF files alone describe it.
     if (is_model_folder(id_or_path)) {
         const fs::path config = fs::path(id_or_path) / "config.json";
-        return path_kind(config.string()) == PathKind::regular_file ? config.string() : id_or_path;
+        return path_kind(config.string()) != PathKind::missing ? config.string() : id_or_path;
     }
     return resolve(id_or_path, fs::path(root_) / "model_profiles", model_ids(), "model");
 }

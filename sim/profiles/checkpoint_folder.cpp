@@ -63,8 +63,11 @@ std::vector<std::string> gguf_checkpoint(const fs::path& folder) {
     return files;
 }
 
+// Beside a config.json, which gives the shape, a GGUF only says what it stores: its architecture
+// need not be one decodesim maps (docs/profiles.md, "Model folders": config.json first).
 void take_gguf_checkpoint(ModelProfile& model, const std::vector<GgufHeader>& shards) {
-    const ModelProfile from_files = model_from_gguf(shards);
+    ModelProfile from_files;
+    take_gguf_storage(from_files, shards);
     model.checkpoint_parameters = from_files.checkpoint_parameters;
     model.checkpoint_bytes = from_files.checkpoint_bytes;
     model.checkpoint_bits_per_weight = from_files.checkpoint_bits_per_weight;
@@ -124,10 +127,20 @@ FileHead read_file_head(const std::string& path, std::size_t max_bytes) {
     return head;
 }
 
+namespace {
+
+// Whether anything stands at the folder's config.json: a file, but also a link loop, a FIFO or a
+// folder, which read_input_file then names, rather than the folder seeming to hold no config.json.
+bool has_config_entry(const fs::path& folder) {
+    std::error_code error;
+    return fs::symlink_status(folder / "config.json", error).type() != fs::file_type::not_found && !error;
+}
+
+}  // namespace
+
 bool is_model_folder(const std::string& folder) {
     if (path_kind(folder) != PathKind::folder) return false;
-    return path_kind((fs::path(folder) / "config.json").string()) == PathKind::regular_file ||
-           !files_ending(folder, ".gguf").empty();
+    return has_config_entry(folder) || !files_ending(folder, ".gguf").empty();
 }
 
 ModelProfile load_model_folder(const std::string& folder_name) {
@@ -140,8 +153,8 @@ ModelProfile load_model_folder(const std::string& folder_name) {
         return shards;
     };
     ModelProfile model;
-    if (path_kind(config.string()) == PathKind::regular_file) {
-        model = load_hf_config(config.string());
+    if (has_config_entry(folder)) {
+        model = load_hf_config(config.string());  // read_input_file refuses a loop, a FIFO or a folder by name
         const bool has_safetensors = path_kind((folder / "model.safetensors.index.json").string()) == PathKind::regular_file ||
                                      !files_ending(folder, ".safetensors").empty();
         if (has_safetensors) {

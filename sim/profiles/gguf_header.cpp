@@ -477,6 +477,17 @@ GgufTotals gguf_totals(const std::vector<GgufHeader>& shards) {
     return totals;
 }
 
+void take_gguf_storage(ModelProfile& model, const std::vector<GgufHeader>& shards) {
+    const GgufTotals totals = gguf_totals(shards);
+    if (totals.weights <= 0) return;
+    model.checkpoint_parameters = totals.weights;
+    model.checkpoint_bytes = totals.bytes;
+    model.checkpoint_bits_per_weight = 8.0 * totals.bytes / totals.weights;
+    const auto [format, described] = gguf_format(shards.front(), totals, *model.checkpoint_bits_per_weight);
+    model.checkpoint_weights = format;
+    model.checkpoint_quantization = described;
+}
+
 ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
     const GgufHeader& header = shards.front();
     const std::string& path = header.path;
@@ -556,15 +567,7 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
         model.moe = routed;
     }
 
-    const GgufTotals totals = gguf_totals(shards);
-    if (totals.weights > 0) {
-        model.checkpoint_parameters = totals.weights;
-        model.checkpoint_bytes = totals.bytes;
-        model.checkpoint_bits_per_weight = 8.0 * totals.bytes / totals.weights;
-        const auto [format, described] = gguf_format(header, totals, *model.checkpoint_bits_per_weight);
-        model.checkpoint_weights = format;
-        model.checkpoint_quantization = described;
-    }
+    take_gguf_storage(model, shards);
 
     if (diagnostics.empty()) {
         check_model_consistency(

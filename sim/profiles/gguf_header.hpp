@@ -99,4 +99,9 @@ struct GgufTotals {
 };
 GgufTotals gguf_totals(const std::vector<GgufHeader>& shards);
 
+// What the files of one GGUF checkpoint store, whatever its architecture: the checkpoint_* fields
+// (weights, bytes, bits per weight, and the format its file type names). Sets nothing when the
+// files hold no tensors.
+void take_gguf_storage(ModelProfile& model, const std::vector<GgufHeader>& shards);
+
 }  // namespace decodesim::profiles

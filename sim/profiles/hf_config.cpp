@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <functional>
 
 #include "core/error.hpp"
@@ -511,6 +512,32 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
             chunked.pattern = period > 0 ? period : chunked.pattern;
         }
         if (chunked.chunk > 0) model.chunked_attention = chunked;
+    }
+
+    // layer_types names each layer's kind. A kind this import does not give the model (a
+    // linear-attention layer in a plain qwen3 config) would be priced as full attention: a shape
+    // silently wrong, so it is refused, whatever the family.
+    if (config.has("layer_types")) {
+        std::set<std::string> modelled{"full_attention"};
+        if (model.sliding_window) modelled.insert("sliding_attention");
+        if (model.recurrent && model.recurrent->kind == RecurrentKind::gated_delta_net) modelled.insert("linear_attention");
+        const YAML::Node layer_types = config.node()["layer_types"];
+        std::map<std::string, int> unmodelled;
+        if (layer_types.IsSequence()) {
+            for (const auto& entry : layer_types) {
+                const std::string kind = entry.IsScalar() ? core::printable(entry.Scalar()) : "a list or an object";
+                if (!modelled.contains(kind)) ++unmodelled[kind];
+            }
+        } else {
+            ++unmodelled[layer_types.IsScalar() ? core::printable(layer_types.Scalar()) : "a list or an object"];
+        }
+        if (!unmodelled.empty()) {
+            const auto& [kind, count] = *unmodelled.begin();
+            config.fail("layer_types", fmt::format("{} layer{} of kind '{}', which model_type '{}' does not have here; "
+                                                   "this import reads {} (a list, one kind a layer)",
+                                                   count, count == 1 ? "" : "s", kind, *model_type,
+                                                   fmt::join(modelled, ", ")));
+        }
     }
 
     if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {

@@ -1,6 +1,8 @@
 #include "profiles/safetensors_header.hpp"
 
 #include <fmt/format.h>
+
+#include <optional>
 #include <yaml-cpp/yaml.h>
 
 #include <cstring>
@@ -15,18 +17,23 @@
 namespace decodesim::profiles {
 namespace {
 
-// Bytes per element of each dtype the safetensors format defines (its Dtype enum). Dtypes
-// narrower than a byte (F4, F6_*) are absent: their size is taken from the data offsets alone.
-int dtype_bytes(std::string_view dtype) {
+// Bytes per element of each dtype the safetensors format defines (its Dtype enum); 0 for the ones
+// narrower than a byte (F4, F6_*), whose size is taken from the data offsets alone; nullopt for a
+// name the format does not define, which is refused (a misread header, not a format to guess).
+std::optional<int> dtype_bytes(std::string_view dtype) {
     if (dtype == "BOOL" || dtype == "U8" || dtype == "I8" || dtype == "F8_E4M3" || dtype == "F8_E5M2" ||
         dtype == "F8_E8M0") {
         return 1;
     }
     if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
     if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
-    if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
-    return 0;
+    if (dtype == "F64" || dtype == "I64" || dtype == "U64" || dtype == "C64") return 8;
+    if (dtype == "F4" || dtype == "F6_E2M3" || dtype == "F6_E3M2") return 0;
+    return std::nullopt;
 }
+
+constexpr std::string_view kDtypeNames =
+    "BOOL, F4, F6_E2M3, F6_E3M2, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, I16, U16, F16, BF16, I32, U32, F32, F64, C64, I64, U64";
 
 bool is_float(std::string_view dtype) { return dtype.starts_with("F") || dtype == "BF16"; }
 
@@ -112,9 +119,13 @@ SafetensorsSummary parse_safetensors_header(std::string_view head, std::uint64_t
                                            begin, end, data_size));
         }
         const double bytes = static_cast<double>(end - begin);
-        if (const int size = dtype_bytes(dtype); size > 0 && elements * size != bytes) {
+        const std::optional<int> size = dtype_bytes(dtype);
+        if (!size) {
+            core::refuse_file(path, name, fmt::format("dtype '{}' is not one the safetensors format defines ({})", dtype, kDtypeNames));
+        }
+        if (*size > 0 && elements * *size != bytes) {
             core::refuse_file(path, name, fmt::format("{} elements of {} take {} bytes, but data_offsets span {}", elements, dtype,
-                                           elements * size, bytes));
+                                           elements * *size, bytes));
         }
         summary.bytes_by_dtype[dtype] += bytes;
         summary.bytes += bytes;
