@@ -499,6 +499,11 @@ TEST_CASE("every text output fits in 100 columns: tables cut their widest column
          "200", "--requests", "300", "--seed", "1"},
         {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "500", "--per", "stream"},
         {"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "32", "--band"},
+        // Help, whose option descriptions CLI11 prints on one line (261 columns for serve's --runtime).
+        {"--help"},
+        {"serve", "--help"},
+        {"calibrate", "--help"},
+        {"plan", "--help"},
         // Every fifth row of validation/measurements.csv and every row with an id of 40 characters or
         // more (the widest cells), without the replayed serving runs (seconds each under the sanitizers).
         {"accuracy", decodesim::testing::measurement_subset("decodesim_width_rows.csv",

@@ -6,6 +6,7 @@
 
 
 #include "cli/command.hpp"
+#include "cli/help_format.hpp"
 #include "cli/usage_checks.hpp"
 #include "core/suggest.hpp"
 #include "core/error.hpp"
@@ -20,6 +21,7 @@ namespace decodesim::cli {
 
 int run_cli(const std::vector<std::string>& args, Io caller_io) {
     CLI::App app{"decodesim: roofline performance simulator for LLM inference", "decodesim"};
+    app.formatter(wrapping_help_formatter());  // before the commands: each takes its parent's
     bool verbose = false;
     app.add_flag("-v,--verbose", verbose, "Log the profiles loaded and the assumptions made, on stderr");
     // A logger of this run only (not registered globally), writing to the caller's error stream.
