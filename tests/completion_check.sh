@@ -56,7 +56,7 @@ BINARY=$binary bash -c '
     expect "" predict --batch ""
     expect "--profiles-dir" --profiles-d
     # Every subcommand the help lists is offered, and nothing else.
-    commands=$("$BINARY" --help | sed -n "/^Subcommands:/,\$p" | awk "NR > 1 && NF { print \$1 }" | sort | tr "\n" " " | sed "s/ $//")
+    commands=$("$BINARY" --help | sed -n "/^Subcommands:/,\$p" | awk "NR > 1 && /^  [^ ]/ { print \$1 }" | sort | tr "\n" " " | sed "s/ $//")
     expect "$commands" ""
     if [ "$failures" -gt 0 ]; then
         exit 1

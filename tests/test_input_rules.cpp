@@ -240,3 +240,31 @@ TEST_CASE("a list of more scalars than any reader needs is not parsed, and every
     };
     CHECK(figure(big.out) == figure(plain.out));
 }
+
+TEST_CASE("a device runs its own backends, and an Apple device gets a runtime that runs on it") {
+    // vLLM has no Metal backend: on Apple silicon the default is llama.cpp.
+    const auto apple = run({"predict", "--hardware", "apple-m1-max", "--model", "llama-3.1-8b", "--json"});
+    REQUIRE(apple.exit_code == 0);
+    const auto conditions = nlohmann::json::parse(apple.out)["conditions"];
+    CHECK(conditions["runtime"].get<std::string>().starts_with("llama.cpp@"));
+    CHECK(conditions["backend"] == "metal");
+    // Elsewhere the default stays vLLM.
+    const auto h100 = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--json"});
+    CHECK(nlohmann::json::parse(h100.out)["conditions"]["runtime"] == "vllm@0.8");
+    // CUDA kernels on an Apple GPU are no deployment; Vulkan runs on any GPU vendor's GPU.
+    const auto cuda = run({"predict", "--hardware", "apple-m1-max", "--model", "llama-3.1-8b", "--backend", "cuda"});
+    CHECK(cuda.exit_code == 1);
+    CHECK(cuda.err.find("cuda kernels do not run on apple-m1-max, a device of apple: it runs metal or vulkan") !=
+          std::string::npos);
+    const auto metal = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--backend", "metal"});
+    CHECK(metal.exit_code == 1);
+    CHECK(run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "llama.cpp", "--backend", "vulkan"})
+              .exit_code == 0);
+    // compare resolves each device's default: the Apple row runs llama.cpp, the H100 row vLLM.
+    const auto compared = run({"compare", "--hardware", "h100-sxm,apple-m1-max", "--model", "llama-3.1-8b", "--json"});
+    REQUIRE(compared.exit_code == 0);
+    for (const auto& row : nlohmann::json::parse(compared.out)["rows"]) {
+        const std::string runtime = row["conditions"]["runtime"];
+        CHECK(runtime.starts_with(row["hardware"] == "apple-m1-max" ? "llama.cpp@" : "vllm@"));
+    }
+}

@@ -202,7 +202,7 @@ TEST_CASE("a higher rate never needs fewer devices") {
     const auto model = catalog.model("llama-3.1-70b");
     const std::vector<profiles::HardwareProfile> candidates{catalog.hardware("h100-sxm"), catalog.hardware("mi300x")};
     serving::PlanSpace space;
-    space.runtime = testing::test_runtime("vllm");
+    space.runtime = [runtime = testing::test_runtime("vllm")](const profiles::HardwareProfile&) { return runtime; };
     space.weights = {core::find_named(core::weight_formats(), "bf16")};
     space.kv = {nullptr};
     space.pipeline_parallel = {1};  // tensor-parallel layouts alone: the property is the device count's

@@ -73,7 +73,7 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
     command.add_option("--weights", options.weights, help::kWeights);
     command.add_option("--kv", options.kv, help::kKv);
     command.add_option("--activation", options.activation, help::kActivation);
-    command.add_option("--runtime", options.runtime, help::kRuntime)->capture_default_str();
+    command.add_option("--runtime", options.runtime, help::kRuntime);
     command.add_option("--backend", options.backend, help::kBackend);
     command.add_option("--tp", options.tensor_parallel, help::kTensorParallel)
         ->capture_default_str()
@@ -159,12 +159,13 @@ engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double
     return choice;
 }
 
-engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options) {
+engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                           const profiles::HardwareProfile& hardware) {
     engine::DeploymentChoice choice;
     if (options.weights) choice.weights = &weight_format_named(*options.weights);
     if (options.kv) choice.kv = &kv_format_named(*options.kv);
     if (options.activation) choice.activation = activation_named(*options.activation);
-    choice.runtime = runtime_named(catalog, options.runtime);
+    choice.runtime = runtime_for(catalog, options.runtime, hardware);
     if (options.backend) choice.backend = core::named_or_throw(core::kBackends, *options.backend, "--backend", "backend").backend;
     choice.parallelism.tensor = options.tensor_parallel;
     choice.parallelism.pipeline = options.pipeline_parallel;
@@ -193,9 +194,11 @@ void warn_about_point(Io io, const engine::OperatingPoint& point) {
 
 engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
                                              const engine::Workload& workload, Io io) {
-    const engine::DeploymentChoice choice = deployment_choice(catalog, options);  // names first: cheap, and usage errors
+    if (options.runtime) runtime_named(catalog, *options.runtime);  // names first: cheap, and usage errors
+    const profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
+    const engine::DeploymentChoice choice = deployment_choice(catalog, options, hardware);
     engine::OperatingPoint point =
-        engine::resolve_operating_point(catalog.hardware(options.hardware), catalog.model(options.model), choice, workload,
+        engine::resolve_operating_point(hardware, catalog.model(options.model), choice, workload,
                                         options.draft && *options.draft != "mtp"
                                             ? std::optional<profiles::ModelProfile>(catalog.model(*options.draft))
                                             : std::nullopt);

@@ -31,7 +31,7 @@ struct DeploymentOptions {
     std::optional<std::string> weights;  // unset: bf16
     std::optional<std::string> kv;       // unset: the activation datatype
     std::optional<std::string> activation;  // unset: bf16, or fp16 where the device or format needs it
-    std::string runtime = "vllm";  // a runtime build (runtime_profiles/) or a profile file
+    std::optional<std::string> runtime;  // a runtime build (runtime_profiles/) or a profile file; unset: the device's default
     std::optional<std::string> backend;  // unset: the device's native backend
     int tensor_parallel = 1;
     int pipeline_parallel = 1;
@@ -85,7 +85,8 @@ inline constexpr const char* kBackend =
     "vendor's own; it sets the compute rate the runtime reaches, docs/model.md \"Backends\")";
 inline constexpr const char* kRuntime =
     "Software stack and build: vllm, vllm@0.6, sglang, llama.cpp, llama.cpp@2024-06, tensorrt-llm@0.17, mlx, ideal, ... "
-    "(decodesim profiles list runtimes), or a runtime profile path.yaml (docs/profiles.md)";
+    "(decodesim profiles list runtimes), or a runtime profile path.yaml (docs/profiles.md); default: vllm, or llama.cpp "
+    "on a Metal device (Apple)";
 inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
 inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split into contiguous blocks; docs/model.md)";
 inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";
@@ -113,7 +114,9 @@ const core::KvFormat& kv_format_named(const std::string& name);
 core::Datatype activation_named(const std::string& name);
 engine::ClockCondition clock_condition_named(const std::string& name);
 engine::ClockChoice clock_choice(const std::string& clocks, std::optional<double> power_limit_watts);
-engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options);
+// The shared flags as a choice on `hardware` (the runtime: --runtime's, else the device's default).
+engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                           const profiles::HardwareProfile& hardware);
 
 // The one resolver every command uses: loads the profiles and resolves the deployment and the
 // workload. Throws InputError for bad profiles or a deployment the device cannot run, UsageError

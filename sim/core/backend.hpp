@@ -45,4 +45,15 @@ inline constexpr std::array kVendors{
     VendorInfo{"intel", Backend::sycl},   VendorInfo{"google", Backend::other}, VendorInfo{"other", Backend::other},
 };
 
+// Whether kernels compiled for `backend` run on a device of `vendor` whose own interface is
+// `native`: its own, or Vulkan on a GPU vendor's GPU (llama.cpp's Vulkan backend runs on NVIDIA,
+// AMD, Intel and, through MoltenVK, Apple GPUs; not on an accelerator with a stack of its own, as
+// Gaudi); a vendor decodesim does not name ("other") may run any. CUDA on an Apple GPU or Metal on
+// an NVIDIA one is no deployment.
+constexpr bool runs_on(Backend backend, std::string_view vendor, Backend native) {
+    if (backend == native || vendor == "other") return true;
+    const bool gpu_vendor = vendor == "nvidia" || vendor == "amd" || vendor == "apple" || vendor == "intel";
+    return backend == Backend::vulkan && gpu_vendor && native != Backend::other;
+}
+
 }  // namespace decodesim::core

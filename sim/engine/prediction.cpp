@@ -40,6 +40,12 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
         refuse("tp", fmt::format("tp {} x dp-attention {} x pp {} = {} devices, beyond the {} a deployment may span", tp,
                                  parallel.attention_data, parallel.pipeline, devices, kMaxDevices));
     }
+    if (!core::runs_on(deployment.backend, hardware.vendor, hardware.native_backend)) {
+        const bool vulkan = core::runs_on(core::Backend::vulkan, hardware.vendor, hardware.native_backend);
+        refuse("backend", fmt::format("{} kernels do not run on {}, a device of {}: it runs {}{}",
+                                      core::backend_name(deployment.backend), hardware.id, hardware.vendor,
+                                      core::backend_name(hardware.native_backend), vulkan ? " or vulkan" : ""));
+    }
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads && model.mtp_layers == 0) {
         refuse("draft", fmt::format("{} has no multi-token-prediction layers to draft with (its profile's mtp_layers is 0; "
                                     "DeepSeek-V3 and R1, GLM-4.5 and Qwen3-Next ship one): name a draft model instead",

@@ -2,6 +2,10 @@
 // The runtime profile as the engine sees it: plain data read by profiles/runtime_loader.hpp from
 // runtime_profiles/*.yaml. The engine reads its fields and never a runtime's name.
 
+#include <functional>
+#include <memory>
+
+#include "profiles/hardware_profile.hpp"
 #include "profiles/runtime_profile.hpp"
 
 namespace decodesim::engine {
@@ -31,5 +35,9 @@ inline const RuntimeProfile& structural_runtime() {
     static const RuntimeProfile kStructural{};
     return kStructural;
 }
+
+// The runtime a device runs, for commands over several devices: one named for all, or each
+// device's default (cli::runtime_chooser).
+using RuntimeChooser = std::function<std::shared_ptr<const RuntimeProfile>(const profiles::HardwareProfile&)>;
 
 }  // namespace decodesim::engine

@@ -13,6 +13,7 @@ namespace {
 
 engine::DeploymentChoice choice_for(engine::DeploymentChoice choice, const Candidate& candidate) {
     if (candidate.devices) choice.parallelism.tensor = *candidate.devices;
+    if (candidate.runtime) choice.runtime = candidate.runtime;
     return choice;
 }
 

@@ -14,7 +14,7 @@ double SweepGrid::points_per_deployment() const {
 
 double SweepGrid::points(std::size_t hardware_count, std::size_t model_count) const {
     double count = points_per_deployment();
-    for (std::size_t size : {hardware_count, model_count, weights.size(), kv.size(), activations.size(), runtimes.size(),
+    for (std::size_t size : {hardware_count, model_count, weights.size(), kv.size(), activations.size(), runtimes_per_device(),
                              tensor_parallel.size(), clocks.size()}) {
         count *= static_cast<double>(size);
     }
@@ -82,8 +82,8 @@ void run_sweep(const SweepGrid& grid, const std::function<void(const SweepPoint&
             for (const core::WeightFormat* weights : grid.weights) {
                 for (const core::KvFormat* kv : grid.kv) {
                     for (const auto& activation : grid.activations) {
-                        for (std::size_t r = 0; r < grid.runtimes.size(); ++r) {
-                            const auto& runtime = grid.runtimes[r];
+                        for (std::size_t r = 0; r < grid.runtimes_per_device(); ++r) {
+                            const auto runtime = grid.runtimes.empty() ? grid.default_runtime(hardware) : grid.runtimes[r];
                             for (long long tp : grid.tensor_parallel) {
                               for (const engine::ClockChoice& clocks : grid.clocks) {
                                 // Deployment-level work happens once here; the inner loops are arithmetic.

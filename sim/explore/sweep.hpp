@@ -17,7 +17,9 @@ struct SweepGrid {
     std::vector<const core::WeightFormat*> weights;
     std::vector<const core::KvFormat*> kv;   // nullptr: the activation type
     std::vector<std::optional<core::Datatype>> activations{std::nullopt};  // unset: the resolver's default
-    std::vector<std::shared_ptr<const engine::RuntimeProfile>> runtimes;  // at least one
+    // The runtimes swept on every device; empty: each device's own default (default_runtime).
+    std::vector<std::shared_ptr<const engine::RuntimeProfile>> runtimes;
+    engine::RuntimeChooser default_runtime;  // required when `runtimes` is empty
     std::vector<long long> tensor_parallel;
     std::vector<engine::ClockChoice> clocks{engine::ClockChoice{}};
     std::vector<long long> batch;
@@ -29,6 +31,8 @@ struct SweepGrid {
     // Operating points per deployment (batch x context, or batch x prompt x output), as a double so
     // that absurd grids are counted, not overflowed.
     double points_per_deployment() const;
+    // Runtimes swept per device: those listed, else one (the device's default).
+    std::size_t runtimes_per_device() const { return runtimes.empty() ? 1 : runtimes.size(); }
     // Every operating point of the grid with `hardware` devices and `models` models (given apart,
     // so that a sweep is counted, and refused, before its profiles are loaded).
     double points(std::size_t hardware, std::size_t models) const;

@@ -280,7 +280,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     // Closed loops are planned colocated (docs/serving.md).
     const bool colocated = space.disaggregation != PlanDisaggregation::only;
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
-    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *space.runtime, hardware, model.max_position_embeddings);
+    const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
+    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
     std::optional<PlanOption> best;
     // Why it cannot serve: a deployment that ran but missed is more telling than one that
     // could not be built (a tp the device has no link for), so the first of those wins.
@@ -288,7 +289,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     for (const core::WeightFormat* weights : space.weights) {
         for (const core::KvFormat* kv : space.kv) {
             for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
-                engine::DeploymentChoice choice{weights, kv, std::nullopt, space.runtime, std::nullopt, parallelism,
+                engine::DeploymentChoice choice{weights, kv, std::nullopt, runtime, std::nullopt, parallelism,
                                                 space.clocks, false, {}, std::nullopt, space.in_process};
                 const int tp = parallelism.devices();  // devices per instance, for counts
                 const std::string spread =

@@ -45,7 +45,7 @@ struct PlanSpace {
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
     std::vector<int> tensor_parallel{1, 2, 4, 8};
     std::vector<int> pipeline_parallel{1, 2};  // stages; MoE models also try experts spread over the tp devices
-    std::shared_ptr<const engine::RuntimeProfile> runtime;  // required
+    engine::RuntimeChooser runtime;  // required: the runtime each candidate device runs
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device

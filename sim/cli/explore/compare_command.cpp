@@ -65,8 +65,9 @@ std::map<std::string, double> parse_prices(const std::string& text) {
 }
 
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
-    // The same resolver as every command: the choice from the shared flags, each device resolved with it.
-    const engine::DeploymentChoice choice = deployment_choice(catalog, options.point.deployment);
+    // The same resolver as every command: the choice from the shared flags, each device resolved
+    // with it and its runtime (--runtime's, or each device's default).
+    const engine::RuntimeChooser runtime_of = runtime_chooser(catalog, options.point.deployment.runtime);
     const auto prices = parse_prices(options.prices);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
@@ -74,7 +75,8 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     std::vector<explore::Candidate> candidates;
     for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
         const auto [id, devices] = split_devices(item);
-        explore::Candidate candidate{catalog.hardware(id), devices, {}};
+        explore::Candidate candidate{catalog.hardware(id), devices, {}, nullptr};
+        candidate.runtime = runtime_of(candidate.hardware);
         if (const auto price = prices.find(candidate.hardware.id); price != prices.end()) {
             candidate.price_per_hour = price->second;
         }
@@ -89,6 +91,8 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     compare_options.workload = workload;
     compare_options.target_tokens_per_s_per_stream = options.target_tokens_per_s;
     const auto order = core::named_or_throw(explore::kCompareOrderNames, options.by, "--by", "order").value;
+    if (candidates.empty()) throw core::UsageError("--hardware: no device named");
+    const engine::DeploymentChoice choice = deployment_choice(catalog, options.point.deployment, candidates.front().hardware);
     const auto rows = explore::compare(model, choice, candidates, compare_options, order);
     if (order == explore::CompareOrder::cost) {
         for (const auto& row : rows) {

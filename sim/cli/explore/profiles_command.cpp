@@ -33,7 +33,7 @@ struct ProfilesOptions {
 
 void show_hardware(const profiles::Catalog& catalog, const profiles::HardwareProfile& hardware, const std::string& path,
                    Io io) {
-    const auto runtime = catalog.runtime(kDefaultRuntime);
+    const auto runtime = catalog.runtime(default_runtime_name(hardware));
     io.out << report::wrap_text(report::hardware_to_text(hardware, explore::summarize_hardware(hardware, *runtime), path));
 }
 
@@ -66,11 +66,10 @@ int run_profiles_list(const ProfilesOptions& options, const profiles::Catalog& c
         return 0;
     }
     if (options.list_kind == "hardware") {
-        const auto runtime = catalog.runtime(kDefaultRuntime);
         std::vector<report::HardwareEntry> entries;
         for (const auto& id : catalog.hardware_ids()) {
             auto hardware = catalog.hardware(id);
-            const auto summary = explore::summarize_hardware(hardware, *runtime);
+            const auto summary = explore::summarize_hardware(hardware, *catalog.runtime(default_runtime_name(hardware)));
             entries.push_back({std::move(hardware), summary});
         }
         io.out << report::wrap_text(report::hardware_list_to_text(entries));

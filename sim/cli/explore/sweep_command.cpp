@@ -31,7 +31,7 @@ struct SweepOptions {
     std::string weights = "bf16";
     std::string kv;          // empty: the activation datatype
     std::string activation;  // empty: the resolver's default
-    std::string runtime = kDefaultRuntime;
+    std::optional<std::string> runtime;  // unset: each device's default
     std::string tensor_parallel = "1";
     std::string clocks = "sustained";
     std::optional<double> power_limit_watts;
@@ -75,9 +75,12 @@ int run_sweep(const SweepOptions& options, const profiles::Catalog& catalog, Io 
         }
     }
     grid.runtimes.clear();
-    for (const auto& name : core::parse_name_list(options.runtime, "--runtime")) {
-        grid.runtimes.push_back(runtime_named(catalog, name));
+    if (options.runtime) {
+        for (const auto& name : core::parse_name_list(*options.runtime, "--runtime")) {
+            grid.runtimes.push_back(runtime_named(catalog, name));
+        }
     }
+    grid.default_runtime = runtime_chooser(catalog, std::nullopt);
     grid.clocks.clear();
     for (const auto& name : core::parse_name_list(options.clocks, "--clocks")) {
         grid.clocks.push_back(clock_choice(name, options.power_limit_watts));
@@ -154,7 +157,7 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
     command->add_option("--weights", options->weights, help::kWeights + lists)->capture_default_str();
     command->add_option("--kv", options->kv, help::kKv + lists);
     command->add_option("--activation", options->activation, help::kActivation + lists);
-    command->add_option("--runtime", options->runtime, help::kRuntime + lists)->capture_default_str();
+    command->add_option("--runtime", options->runtime, help::kRuntime + lists);
     command->add_option("--tp", options->tensor_parallel, help::kTensorParallel + ranges)->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks + lists)->capture_default_str();
     command->add_option("--power-limit", options->power_limit_watts, help::kPowerLimit)

@@ -33,7 +33,8 @@ struct VersusOptions {
 };
 
 int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, Io io) {
-    const engine::DeploymentChoice base = deployment_choice(catalog, options.deployment);
+    const profiles::HardwareProfile hardware = catalog.hardware(options.deployment.hardware);
+    const engine::DeploymentChoice base = deployment_choice(catalog, options.deployment, hardware);
     explore::LadderConditions mine;
     mine.weights = base.weights;
     mine.batch = static_cast<double>(options.batch);
@@ -45,7 +46,6 @@ int run_versus(const VersusOptions& options, const profiles::Catalog& catalog, I
     vendor.context = static_cast<double>(options.vendor_context);
     vendor.clocks = clock_choice(options.vendor_clocks, std::nullopt);
 
-    const profiles::HardwareProfile hardware = catalog.hardware(options.deployment.hardware);
     const profiles::ModelProfile model = catalog.model(options.deployment.model);
     for (const auto& warning : engine::model_warnings(model)) warn(io, warning);
     warn_beyond_context(io, model, std::max(mine.context, vendor.context));

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "cli/command.hpp"
@@ -30,7 +31,7 @@ struct PlanOptions {
     std::string hardware;  // empty: every shipped device
     std::string formats = "bf16";
     std::string kv;
-    std::string runtime = kDefaultRuntime;
+    std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
     std::string tensor_parallel = "1,2,4,8";
     std::string pipeline_parallel = "1,2";
@@ -98,7 +99,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.pipeline_parallel.push_back(static_cast<int>(pp));
     }
-    space.runtime = runtime_named(catalog, options.runtime);
+    space.runtime = runtime_chooser(catalog, options.runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.in_process = options.in_process;
     space.scheduler = options.scheduler.resolved();
@@ -145,7 +146,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
     conditions.default_ttft = default_ttft;
-    conditions.runtime = space.runtime->id;
+    // One runtime's id, or each device's default where the candidates differ in it.
+    std::set<std::string> runtimes;
+    for (const auto& candidate : candidates) runtimes.insert(space.runtime(candidate)->id);
+    conditions.runtime = runtimes.size() == 1 ? *runtimes.begin()
+                                              : fmt::format("{} ({} on Metal devices)", catalog.runtime(kDefaultRuntime)->id,
+                                                            catalog.runtime(kDefaultMetalRuntime)->id);
     conditions.in_process = space.in_process;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;
@@ -187,7 +193,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--hardware", options->hardware, "Candidate hardware ids, comma-separated (default: every shipped device)");
     command->add_option("--formats", options->formats, "Weight formats to consider, comma-separated")->capture_default_str();
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
-    command->add_option("--runtime", options->runtime, help::kRuntime)->capture_default_str();
+    command->add_option("--runtime", options->runtime, help::kRuntime);
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
     command->add_option("--pp", options->pipeline_parallel,
                         "Pipeline stage counts to consider (MoE models also try --ep equal to each tp)")
