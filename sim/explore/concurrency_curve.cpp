@@ -20,11 +20,16 @@ Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Worklo
     curve.knee_batch = compute_bound_batch(evaluator, curve.context);
     curve.requested_batch = base.batch;
 
-    const long long last = options.last_batch > 0 ? options.last_batch : std::max(1LL, curve.max_batch);
+    // A memory wall beyond the point limit (a small model at a short context on a large device)
+    // caps the curve there, and says so: every batch to the wall would be millions of rows.
+    long long last = options.last_batch > 0 ? options.last_batch : std::max(1LL, curve.max_batch);
     if (last > options.point_limit) {
-        throw core::UsageError(fmt::format("the curve would have {} points (up to batch {}); the limit is {}: pass "
-                                           "--max-batch to cap it",
-                                           last, last, options.point_limit));
+        if (options.last_batch > 0) {
+            throw core::UsageError(fmt::format("the curve would have {} points (up to batch {}); the limit is {}",
+                                               last, last, options.point_limit));
+        }
+        last = options.point_limit;
+        curve.capped_at = last;
     }
     curve.points.reserve(static_cast<std::size_t>(last));
     for (long long batch = 1; batch <= last; ++batch) {

@@ -27,14 +27,16 @@ struct Curve {
     long long max_batch = 0;              // the memory wall
     double context = 0.0;                 // decode context the knee was computed at
     double requested_batch = 1.0;         // the workload's batch: the operating point asked about
+    // Set: the memory wall lies beyond CurveOptions::point_limit and the curve stops here.
+    std::optional<long long> capped_at;
 };
 
 struct CurveOptions {
     long long last_batch = 0;             // 0: the memory wall (at least 1)
-    long long point_limit = 1'000'000;    // refuse more points than this
+    long long point_limit = 1'000'000;    // a longer curve to the wall is capped here; a longer last_batch refused
 };
 
-// Throws core::UsageError when the curve would exceed the point limit.
+// Throws core::UsageError when last_batch exceeds the point limit.
 Curve concurrency_curve(const engine::Evaluator& evaluator, const engine::Workload& base, const CurveOptions& options);
 
 // The low and high ends of the plausible efficiency (engine::efficiency_band around the runtime's

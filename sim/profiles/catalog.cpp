@@ -28,8 +28,11 @@ namespace {
 std::vector<std::string> ids_in(const fs::path& folder) {
     std::vector<std::string> ids;
     std::error_code error;
+    // Only files are profiles: a folder named "x.yaml" is no id (it would be suggested as itself).
     for (const auto& entry : fs::directory_iterator(folder, error)) {
-        if (entry.path().extension() == ".yaml") ids.push_back(entry.path().stem().string());
+        if (entry.path().extension() == ".yaml" && path_kind(entry.path().string()) == PathKind::regular_file) {
+            ids.push_back(entry.path().stem().string());
+        }
     }
     std::sort(ids.begin(), ids.end());
     return ids;
@@ -53,7 +56,10 @@ std::string resolve(const std::string& id_or_path, const fs::path& folder, const
         return id_or_path;  // read_input_file names whatever else is wrong with it
     }
     const fs::path candidate = folder / (id_or_path + ".yaml");
-    if (path_kind(candidate.string()) == PathKind::regular_file) return candidate.string();
+    // Anything else standing at the id's file (a folder, a link loop, a FIFO) is named by the
+    // reader, rather than reported as an unknown id.
+    std::error_code error;
+    if (fs::symlink_status(candidate, error).type() != fs::file_type::not_found && !error) return candidate.string();
     if (ids.empty()) {
         throw core::InputError(core::unlocated(
             "", fmt::format("unknown {} '{}': the folder {} holds no profiles (is --profiles-dir right?)", what,

@@ -28,6 +28,7 @@ public:
         total_ += weight;
         sum_ += value * weight;
         max_ = std::max(max_, value);
+        min_ = total_ == weight ? value : std::min(min_, value);
         bins_[bin_of(value)] += weight;
     }
     Percentiles summary() const {
@@ -51,18 +52,23 @@ private:
         const auto bin = static_cast<std::size_t>(std::log(value / kLowest) / std::log(kGrowth)) + 1;
         return std::min(bin, kBins - 1);
     }
+    // A bin's middle, held within the values seen: a percentile never exceeds the maximum (nor
+    // falls below the minimum) because a bin is wider than the values in it.
     double quantile(double fraction) const {
         const double target = fraction * total_;
         double seen = 0.0;
         for (std::size_t bin = 0; bin < kBins; ++bin) {
             seen += bins_[bin];
-            if (seen >= target) return bin == 0 ? kLowest : kLowest * std::pow(kGrowth, static_cast<double>(bin) - 0.5);
+            if (seen >= target) {
+                const double middle = bin == 0 ? kLowest : kLowest * std::pow(kGrowth, static_cast<double>(bin) - 0.5);
+                return std::clamp(middle, min_, max_);
+            }
         }
         return max_;
     }
 
     std::vector<double> bins_ = std::vector<double>(kBins, 0.0);
-    double total_ = 0.0, sum_ = 0.0, max_ = 0.0;
+    double total_ = 0.0, sum_ = 0.0, max_ = 0.0, min_ = 0.0;
 };
 
 struct Sequence {

@@ -30,6 +30,10 @@ int run_curve(const CurveOptions& options, const profiles::Catalog& catalog, Io 
     explore::CurveOptions curve_options;
     curve_options.last_batch = options.max_batch;
     const explore::Curve curve = explore::concurrency_curve(evaluator, point.workload, curve_options);
+    if (curve.capped_at) {
+        warn(io, fmt::format("the memory wall is at batch {}; the curve stops at batch {} (--max-batch sets the last batch)",
+                             curve.max_batch, *curve.capped_at));
+    }
     // The resolver has named the cause (the weights, or one stream's KV cache); this says what it means here.
     if (curve.max_batch == 0) warn(io, "not one stream fits in memory: every point of the curve is marked as not fitting");
     const report::Conditions conditions = point_conditions(point, options.point.workload);
