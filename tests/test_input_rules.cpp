@@ -287,3 +287,31 @@ TEST_CASE("inter-token percentiles never exceed the largest gap") {
         }
     }
 }
+
+TEST_CASE("a workload that does not fit is said first, and check-claim names what would make it fit") {
+    // Llama-3.1-70B in bf16 is 70.6e9 x 2 = 141.1 GB of weights: more than an RTX 4090's 24 GB, and
+    // than one H100's 80 GB; on H100s it fits at tensor parallelism 2 (70.6 GB each) or in fp8 on one.
+    const auto predict = run({"predict", "--hardware", "rtx-4090", "--model", "llama-3.1-70b"});
+    REQUIRE(predict.exit_code == 0);
+    const auto table = predict.out.find("tokens/s per stream");
+    const auto warning = predict.out.find("DOES NOT FIT: the weights alone");
+    REQUIRE(warning != std::string::npos);
+    CHECK(warning < table);
+    CHECK(predict.out.find("if it fit") != std::string::npos);
+
+    const auto within = run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--tokens-per-s", "5",
+                             "--per", "stream", "--json"});
+    REQUIRE(within.exit_code == 5);  // check-claim exits 5 for needs-conditions (docs/cli.md)
+    const auto check = nlohmann::json::parse(within.out);
+    // Within physics (about 24 tokens/s at batch 1), but not on one device as stated.
+    CHECK(check["verdict"] == "needs-conditions");
+    CHECK(check["fits"] == false);
+    CHECK(check["devices_to_fit"] == 2);
+    CHECK(check["weights_to_fit"] == "fp8");
+    // A claim that names its precision is not offered a narrower one.
+    const auto stated = run({"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "bf16",
+                             "--tokens-per-s", "5", "--per", "stream", "--json"});
+    const auto stated_check = nlohmann::json::parse(stated.out);
+    CHECK(stated_check["devices_to_fit"] == 2);
+    CHECK(stated_check["weights_to_fit"].is_null());
+}

@@ -24,6 +24,11 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     std::optional<std::string> best;
     std::size_t best_distance = allowed + 1;
     for (const auto& candidate : candidates) {
+        // The distance is at least the difference in length: a candidate that cannot beat the best
+        // is not measured (a 10 MB id against 100 short ones would take seconds).
+        const std::size_t longer = std::max(word.size(), candidate.size());
+        const std::size_t shorter = std::min(word.size(), candidate.size());
+        if (longer - shorter >= best_distance) continue;
         const std::size_t distance = edit_distance(word, candidate);
         if (distance < best_distance) {
             best_distance = distance;

@@ -115,6 +115,59 @@ engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core
     return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
 
+// What makes `batch` streams of the claim's workload fit when they do not on the point's own
+// deployment: the fewest devices (tensor parallelism, powers of two) with the same format, and the
+// widest narrower format on the stated devices (only where the claim named no precision).
+struct MemoryFix {
+    std::optional<int> devices;
+    const core::WeightFormat* weights = nullptr;
+};
+
+bool fits_with(const engine::OperatingPoint& point, const core::WeightFormat* weights, int tensor_parallel,
+               const engine::Workload& workload) {
+    const engine::Deployment& deployment = point.deployment;
+    engine::Parallelism parallelism = deployment.parallelism;
+    parallelism.tensor = tensor_parallel;
+    const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime, deployment.backend,
+                                          parallelism, deployment.clocks.choice, deployment.kv_offload, {},
+                                          deployment.attention};
+    try {
+        const engine::Evaluator evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
+        return evaluator.predict(workload, engine::Detail::figures).memory.fits;
+    } catch (const core::InputError&) {
+        return false;  // a degree the model's heads or the device's links do not allow
+    }
+}
+
+MemoryFix memory_fix(const engine::OperatingPoint& point, const Claim& claim, const engine::Workload& workload) {
+    MemoryFix fix;
+    const engine::Deployment& deployment = point.deployment;
+    for (int tp = deployment.parallelism.tensor * 2; tp <= kMaxClaimDevices; tp *= 2) {
+        if (fits_with(point, deployment.weights, tp, workload)) {
+            fix.devices = tp;
+            break;
+        }
+    }
+    for (const char* name : kPrecisionLadder) {
+        if (claim.weights_stated) break;
+        const core::WeightFormat* format = core::find_named(core::weight_formats(), name);
+        if (format->bits_per_weight >= deployment.weights->bits_per_weight) continue;
+        if (fits_with(point, format, deployment.parallelism.tensor, workload)) {
+            fix.weights = format;
+            break;
+        }
+    }
+    return fix;
+}
+
+// "tensor parallelism 2 (2 devices) or fp8 weights", or "" when neither helps.
+std::string describe_fix(const MemoryFix& fix) {
+    std::vector<std::string> ways;
+    if (fix.devices) ways.push_back(fmt::format("tensor parallelism {} ({} devices)", *fix.devices, *fix.devices));
+    if (fix.weights) ways.push_back(fmt::format("{} weights", fix.weights->name));
+    return fmt::format("{}", fmt::join(ways, " or "));
+}
+
 }  // namespace
 
 const char* claim_kind(const Claim& claim) {
@@ -158,6 +211,20 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
                                           kDefaultContext));
     }
 
+    // Memory first: a figure for a workload that does not fit is no figure of this deployment.
+    check.fits = stated.memory.fits;
+    if (!check.fits) {
+        const MemoryFix fix = memory_fix(point, claim, workload_of(claim, check.batch, std::nullopt));
+        check.devices_to_fit = fix.devices;
+        if (fix.weights) check.weights_to_fit = std::string(fix.weights->name);
+        const std::string ways = describe_fix(fix);
+        check.notes.push_back(fmt::format("memory: the workload as stated does not fit ({}); {}",
+                                          engine::memory_problem(stated.memory, check.batch).value_or("see the warning"),
+                                          ways.empty() ? fmt::format("nothing up to {} devices or a narrower format makes it fit",
+                                                                     kMaxClaimDevices)
+                                                       : "it fits with " + ways));
+    }
+
     if (claim.tokens_per_s <= check.bound_tokens_per_s) {
         check.verdict = claim.tokens_per_s < kConservativeFraction * check.predicted_tokens_per_s ? Verdict::conservative
                                                                                                  : Verdict::plausible;
@@ -182,6 +249,11 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
                 100.0 * check.implied_bandwidth_utilization,
                 100.0 * achievable));
         }
+        // Within physics only on a deployment that holds it: more devices or a narrower format
+        // are conditions the claim did not state, and with neither it cannot run at all.
+        if (!check.fits) {
+            check.verdict = check.devices_to_fit || check.weights_to_fit ? Verdict::needs_conditions : Verdict::impossible;
+        }
         return check;
     }
 
@@ -195,10 +267,20 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
         check.speculation_length = alone.speculative->length;
         check.acceptance_needed = alone.speculative->acceptance;
     }
+    // A batch that does not fit explains the claim only on a deployment that holds it.
+    bool batch_explains = alone.min_batch.has_value();
     if (alone.min_batch) {
-        check.notes.push_back(fmt::format("batching: needs at least {} concurrent streams{}", *alone.min_batch,
-                                          alone.min_batch_fits.value_or(false) ? ", which fit in memory"
-                                                                               : ", which do NOT fit in memory"));
+        std::string where = ", which fit in memory";
+        if (!alone.min_batch_fits.value_or(false)) {
+            const MemoryFix fix = memory_fix(point, claim, workload_of(claim, static_cast<double>(*alone.min_batch), std::nullopt));
+            const std::string ways = describe_fix(fix);
+            batch_explains = !ways.empty();
+            where = ways.empty() ? fmt::format(", which do not fit in memory even on {} devices", kMaxClaimDevices)
+                                 : ", which do not fit in memory as stated; they fit with " + ways;
+            if (!check.devices_to_fit) check.devices_to_fit = fix.devices;
+            if (!check.weights_to_fit && fix.weights) check.weights_to_fit = std::string(fix.weights->name);
+        }
+        check.notes.push_back(fmt::format("batching: needs at least {} concurrent streams{}", *alone.min_batch, where));
     }
     if (alone.max_context) {
         check.notes.push_back(fmt::format("short {}: possible only up to {:.0f} tokens", claim.prefill ? "prompt" : "context",
@@ -224,7 +306,8 @@ ClaimCheck check_claim(const engine::OperatingPoint& point, const Claim& claim) 
             "explain it if each is accepted at least {:.0f}% of the time (published: up to 90%)",
             alone.speculative->length, alone.speculative->acceptance * 100.0));
     }
-    bool explained = alone.any() || check.precision_needed.has_value();
+    bool explained = batch_explains || alone.max_context.has_value() || alone.speculative.has_value() ||
+                     check.precision_needed.has_value();
     // None alone: a narrower format together with a workload condition, the widest format first.
     for (std::size_t i = 0; !explained && i < narrower.size(); ++i) {
         const engine::Evaluator with_format = evaluator_with(point, narrower[i], deployment.clocks.choice);

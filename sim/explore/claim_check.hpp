@@ -60,8 +60,18 @@ struct ClaimCheck {
     // peak clocks).
     double predicted_at_peak_tokens_per_s = 0.0;
     bool needs_peak_clocks = false;
+    // Memory: whether the evaluated workload fits on the stated deployment, and what would make a
+    // workload that does not fit (the stated one, or the batch a total claim needs) fit: the
+    // fewest devices (tensor parallelism, same format) and, where the claim named no precision,
+    // the widest narrower weight format on the stated devices.
+    bool fits = true;
+    std::optional<int> devices_to_fit;
+    std::optional<std::string> weights_to_fit;
     std::vector<std::string> notes;         // plain-language conditions and assumptions
 };
+
+// The most devices the memory condition proposes (tensor parallelism 2, 4, ... up to this).
+inline constexpr int kMaxClaimDevices = 64;
 
 // The highest per-token acceptance rate published for a drafter: DeepSeek-V3's multi-token
 // prediction accepts its second token 85% to 90% of the time (arXiv 2412.19437, section 5.4.3). A

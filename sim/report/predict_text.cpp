@@ -57,7 +57,14 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                                               : std::string{})
                             : std::string{});
 
-    TextTable speed({"", "predicted", "roofline bound"});
+    // A point that does not fit leads with that, above the figures, which then describe a device
+    // with enough memory: a headline tokens/s would read as what this one does.
+    const bool fits = prediction.memory.fits;
+    if (!fits) {
+        text += fmt::format("DOES NOT FIT: {}.\n\n",
+                            engine::memory_problem(prediction.memory, prediction.batch).value_or("the workload exceeds memory"));
+    }
+    TextTable speed({"", fits ? "predicted" : "if it fit", "roofline bound"});
     speed.add_row({"tokens/s per stream", rate(decode.tokens_per_s_per_stream), rate(decode.roofline_tokens_per_s_per_stream)});
     speed.add_row({"tokens/s total", rate(decode.tokens_per_s_total), rate(decode.roofline_tokens_per_s_total)});
     speed.add_row({"decode step", core::format(decode.step_time), core::format(decode.roofline_step_time)});

@@ -134,8 +134,10 @@
     showMessages("warnings", predict.err);
     const prediction = JSON.parse(predict.out);
     const decode = prediction.decode;
-    showFigure("tokens-per-s-per-stream", decode.tokens_per_s_per_stream, formatRate(decode.tokens_per_s_per_stream));
-    showFigure("tokens-per-s-total", decode.tokens_per_s_total, formatRate(decode.tokens_per_s_total));
+    // A point that does not fit leads with that: its rates are what a device with the memory would do.
+    const rate = (value) => (prediction.memory.fits ? formatRate(value) : `does not fit (${formatRate(value)} if it did)`);
+    showFigure("tokens-per-s-per-stream", decode.tokens_per_s_per_stream, rate(decode.tokens_per_s_per_stream));
+    showFigure("tokens-per-s-total", decode.tokens_per_s_total, rate(decode.tokens_per_s_total));
     showFigure("bound", decode.bound, `${decode.bound}-bound`);
     showFigure("ttft", prediction.ttft_s, formatSeconds(prediction.ttft_s));
     showMemory(prediction.memory);

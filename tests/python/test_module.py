@@ -60,6 +60,18 @@ class Errors(unittest.TestCase):
         self.assertIn("did you mean '--hardware'", str(raised.exception))
         self.assertEqual(raised.exception.exit_code, 2)
 
+    def test_help_is_refused_with_where_help_is(self):
+        # --help prints text, not the JSON these functions parse.
+        with self.assertRaises(decodesim.UsageError) as raised:
+            decodesim.predict("h100-sxm", "llama-3.1-8b", help=True)
+        self.assertIn("help(decodesim)", str(raised.exception))
+
+    def test_a_huge_id_is_refused_as_unknown(self):
+        # No suggestion is measured against ids 10 million characters away.
+        with self.assertRaises(decodesim.InputError) as raised:
+            decodesim.predict("x" * 10_000_000, "llama-3.1-8b")
+        self.assertIn("unknown hardware", str(raised.exception))
+
     def test_unknown_hardware_is_input_error_with_the_cli_message(self):
         with self.assertRaises(decodesim.InputError) as raised:
             decodesim.predict(hardware="h100-sxn", model="llama-3.1-8b")

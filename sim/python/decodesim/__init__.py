@@ -59,6 +59,10 @@ def _flags(options):
     """Keyword arguments to flags: None and False are left out, True is a bare flag."""
     args = []
     for key, value in options.items():
+        if key in ("help", "version"):
+            # Their output is text, not the JSON these functions return.
+            raise UsageError(f"{key} is not an option of the Python functions: use help(decodesim) or "
+                             f"decodesim.run('COMMAND', '--{key}')", 2)
         if value is None or value is False:
             continue
         flag = "--" + key.replace("_", "-")

@@ -13,6 +13,12 @@ std::string claim_to_text(const Conditions& conditions, const explore::Claim& cl
     text += fmt::format("Verdict: {}.\n", explore::verdict_name(check.verdict));
     switch (check.verdict) {
         case explore::Verdict::impossible:
+            if (!check.fits && check.speedup_needed <= 1.0) {
+                text += fmt::format("Within the physical bound of {:.4g} tokens/s {}, but the workload fits on no deployment "
+                                    "of this device up to {} devices, in this format or a narrower one.\n",
+                                    check.bound_tokens_per_s, explore::claim_kind(claim), explore::kMaxClaimDevices);
+                break;
+            }
             text += fmt::format(
                 "Physics allows at most {:.4g} tokens/s {} under these conditions; the claim is {:.1f}x that, and no "
                 "usual hidden condition (batching, a shorter context, lower precision, speculative decoding), alone or "
@@ -20,6 +26,12 @@ std::string claim_to_text(const Conditions& conditions, const explore::Claim& cl
                 check.bound_tokens_per_s, explore::claim_kind(claim), check.speedup_needed);
             break;
         case explore::Verdict::needs_conditions:
+            if (check.speedup_needed <= 1.0) {
+                text += fmt::format("Within the physical bound of {:.4g} tokens/s {}, but only on a deployment that holds "
+                                    "the workload, which the stated one does not:\n",
+                                    check.bound_tokens_per_s, explore::claim_kind(claim));
+                break;
+            }
             text += fmt::format(
                 "Under the stated conditions physics allows at most {:.4g} tokens/s {} ({:.1f}x short). It becomes "
                 "possible with:\n",
@@ -70,6 +82,9 @@ nlohmann::json claim_to_json(const Conditions& conditions, const explore::Claim&
         document["min_batch_fits"] = check.min_batch_fits.value_or(false);
     }
     if (check.max_context) document["max_context_tokens"] = *check.max_context;
+    document["fits"] = check.fits;
+    document["devices_to_fit"] = check.devices_to_fit ? nlohmann::json(*check.devices_to_fit) : nlohmann::json(nullptr);
+    document["weights_to_fit"] = check.weights_to_fit ? nlohmann::json(*check.weights_to_fit) : nlohmann::json(nullptr);
     if (check.precision_needed) document["precision_needed"] = *check.precision_needed;
     document["speculative_decoding_could_explain"] = check.speculative_decoding_could_explain;
     if (check.acceptance_needed) {

@@ -283,6 +283,21 @@ std::string serve_chart(const ServeConditions& c, const serving::ServeResult& r)
         }
     }
     latency.series = {ttft, tpot};
+    // Each target the run was held to, as a dashed line across the arrivals in its metric's colour.
+    if (!ttft.x.empty()) {
+        const double first = ttft.x.front();
+        const double last = std::max(ttft.x.back(), first + 1e-9);
+        const auto target_line = [&](const char* label, const std::optional<double>& target, const char* color) {
+            if (!target) return;
+            Series line = line_series(fmt::format("{} target ({})", label, core::format(core::Seconds(*target))), {first, last},
+                                      {*target, *target}, color);
+            line.dashed = true;
+            latency.series.push_back(std::move(line));
+        };
+        target_line("TTFT", c.targets.ttft_s, "#1f77b4");
+        target_line("TPOT", c.targets.tpot_s, "#ff7f0e");
+        target_line("end-to-end", c.targets.e2e_s, "#7f7f7f");
+    }
     Chart state;
     state.title = "Server state over time (all replicas)";
     state.x = {"time (s)", false, std::nullopt, std::nullopt};
