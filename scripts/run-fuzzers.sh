@@ -31,4 +31,6 @@ run fuzz_ranges tests/fuzz/seeds/ranges
 run fuzz_command_line tests/fuzz/seeds/command_line
 run fuzz_checkpoint_headers tests/fuzz/seeds/checkpoints
 run fuzz_user_files tests/fuzz/seeds/user_files
+run fuzz_traces tests/fuzz/seeds/traces
+run fuzz_benchmark_results tests/fuzz/seeds/benchmark_results
 echo "fuzz: all targets ran clean"
