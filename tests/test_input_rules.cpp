@@ -150,8 +150,27 @@ TEST_CASE("a measurements table's counts are whole numbers within the flags' bou
     CHECK(run({"accuracy", with_batch("rows_batch_one.csv", "1")}).exit_code == 0);
 }
 
-TEST_CASE("a serving benchmark's clients are whole, and a zero figure is counted as skipped") {
+namespace {
+
+// The calibrate fixture cut to 32 requests (one per client, at its lengths of 1024 and 256), so that
+// its replays stay cheap under the sanitizers.
+std::string short_serve_run() {
     std::string text = testing::read_file(testing::test_data("calibrate/vllm_serve.json"));
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"\"completed\": 640", "\"completed\": 32"},
+             {"\"total_input_tokens\": 655360", "\"total_input_tokens\": 32768"},
+             {"\"total_output_tokens\": 163840", "\"total_output_tokens\": 8192"}}) {
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("a serving benchmark's clients are whole, and a zero figure is counted as skipped") {
+    std::string text = short_serve_run();
     const auto replaced = [&](const std::string& from, const std::string& to) {
         std::string copy = text;
         const auto at = copy.find(from);
@@ -173,7 +192,7 @@ TEST_CASE("a serving benchmark's clients are whole, and a zero figure is counted
 TEST_CASE("calibrate leaves out rows that beat physics, and does not write a fit worse than its base") {
     // 10^30 tokens/s is beyond any device: llama-3.1-8b in bf16 reads 16 GB a step, so an H100's
     // 3.35 TB/s allows a few thousand tokens/s at batch 32.
-    std::string text = testing::read_file(testing::test_data("calibrate/vllm_serve.json"));
+    std::string text = short_serve_run();
     text.replace(text.find("\"output_throughput\": 1721.0"), 27, "\"output_throughput\": 1e30");
     const auto beyond = run({"calibrate", write_temp("serve_beyond.json", text), "--hardware", "h100-sxm", "--model",
                              "llama-3.1-8b"});
@@ -181,13 +200,13 @@ TEST_CASE("calibrate leaves out rows that beat physics, and does not write a fit
     CHECK(beyond.err.find("beats the physical bound") != std::string::npos);
     CHECK(beyond.out.find("2 rows of vllm bench serve JSON (1 more skipped)") != std::string::npos);
 
-    // Sixteen single-stream decode rows, sorted by output length: calibrate holds out every fourth
-    // (outputs 103, 107, 111, 115) and fits on the other twelve. The held-out rows state 150
+    // Fourteen single-stream decode rows, sorted by output length: calibrate holds out every fourth
+    // (outputs 103, 107, 111) and fits on the other eleven (a kind is fitted from 10 rows). The held-out rows state 150
     // tokens/s, near what the llama.cpp preset predicts for an 8B q4_k_m model on an RTX 4090
     // (158 measured above); the fitted rows state 50, so the fit slows the preset by about 3x and
     // the held-out error grows from a few percent to about 200%.
     std::string rows = "id,hardware,model,weights,kv,engine,runtime,batch,prompt,output,context,metric,value,source,conditions,notes\n";
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < 14; ++i) {
         rows += fmt::format("r{},rtx-4090,llama-3.1-8b,q4_k_m,fp16,llama.cpp,llama.cpp@2025-10,1,,{},,"
                             "decode_tokens_per_s_per_stream,{},my bench,attention=fused,\n",
                             i, 100 + i, i % 4 == 3 ? 150 : 50);
@@ -263,7 +282,8 @@ TEST_CASE("a device runs its own backends, and an Apple device gets a runtime th
     // compare resolves each device's default: the Apple row runs llama.cpp, the H100 row vLLM.
     const auto compared = run({"compare", "--hardware", "h100-sxm,apple-m1-max", "--model", "llama-3.1-8b", "--json"});
     REQUIRE(compared.exit_code == 0);
-    for (const auto& row : nlohmann::json::parse(compared.out)["rows"]) {
+    const auto document = nlohmann::json::parse(compared.out);  // held: the loop reads rows inside it
+    for (const auto& row : document["rows"]) {
         const std::string runtime = row["conditions"]["runtime"];
         CHECK(runtime.starts_with(row["hardware"] == "apple-m1-max" ? "llama.cpp@" : "vllm@"));
     }
@@ -274,9 +294,9 @@ TEST_CASE("inter-token percentiles never exceed the largest gap") {
     // stream every gap of a request is the same step time, so the percentiles and the maximum are
     // all but equal and the binning shows: the percentiles are held to the gaps seen.
     for (const char* model : {"llama-3.1-8b", "qwen3-8b", "llama-3.2-1b", "mistral-7b"}) {
-        for (const char* output : {"2", "17", "300"}) {
+        for (const char* output : {"17", "300"}) {
             const auto result = run({"serve", "--hardware", "h100-sxm", "--model", model, "--concurrency", "1", "--requests",
-                                     "4", "--prompt", "64", "--output", output, "--json"});
+                                     "2", "--prompt", "64", "--output", output, "--json"});
             REQUIRE(result.exit_code == 0);
             const auto itl = nlohmann::json::parse(result.out)["itl_s"];
             CAPTURE(model);
