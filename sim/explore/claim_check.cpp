@@ -105,12 +105,16 @@ Found search_workload(const engine::Evaluator& evaluator, const Claim& claim, do
     return found;
 }
 
+// The point's deployment with another weight format and clocks, and (set) another tensor-parallel
+// degree.
 engine::Evaluator evaluator_with(const engine::OperatingPoint& point, const core::WeightFormat* weights,
-                                 engine::ClockChoice clocks) {
+                                 engine::ClockChoice clocks, std::optional<int> tensor_parallel = std::nullopt) {
     const engine::Deployment& deployment = point.deployment;
+    engine::Parallelism parallelism = deployment.parallelism;
+    if (tensor_parallel) parallelism.tensor = *tensor_parallel;
     // Resolved afresh: a narrower format may change the activation datatype (GGUF runs in fp16).
     const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime, deployment.backend,
-                                          deployment.parallelism, clocks, deployment.kv_offload, {},
+                                          parallelism, clocks, deployment.kv_offload, {},
                                           deployment.attention};
     return engine::Evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
 }
@@ -125,15 +129,10 @@ struct MemoryFix {
 
 bool fits_with(const engine::OperatingPoint& point, const core::WeightFormat* weights, int tensor_parallel,
                const engine::Workload& workload) {
-    const engine::Deployment& deployment = point.deployment;
-    engine::Parallelism parallelism = deployment.parallelism;
-    parallelism.tensor = tensor_parallel;
-    const engine::DeploymentChoice choice{weights, deployment.kv, std::nullopt, deployment.runtime, deployment.backend,
-                                          parallelism, deployment.clocks.choice, deployment.kv_offload, {},
-                                          deployment.attention};
     try {
-        const engine::Evaluator evaluator(point.model, point.hardware, engine::resolve_deployment(point.hardware, point.model, choice));
-        return evaluator.predict(workload, engine::Detail::figures).memory.fits;
+        return evaluator_with(point, weights, point.deployment.clocks.choice, tensor_parallel)
+            .predict(workload, engine::Detail::figures)
+            .memory.fits;
     } catch (const core::InputError&) {
         return false;  // a degree the model's heads or the device's links do not allow
     }

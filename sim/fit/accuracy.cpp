@@ -210,10 +210,18 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
     if (!row.skipped.empty()) return row;
 
     const engine::Evaluator predicted(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend));
-    const engine::Evaluator ideal(model, hardware, deployment, engine::ideal_efficiency());
     row.predicted = figure_of(m, predicted);
-    row.bound = figure_of(m, ideal);
     row.error = row.predicted / m.value - 1.0;
+    const PhysicalBound bound = physical_bound(m, model, hardware, deployment);
+    row.bound = bound.figure;
+    row.beats_bound = bound.beaten;
+    return row;
+}
+
+PhysicalBound physical_bound(const profiles::Measurement& m, const profiles::ModelProfile& model,
+                             const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
+    PhysicalBound bound;
+    bound.figure = figure_of(m, engine::Evaluator(model, hardware, deployment, engine::ideal_efficiency()));
     // A replayed serving run is one draw of random arrivals, as the measured run was another: N
     // Poisson arrivals fix the offered load only to within 1/sqrt(N) of the window, so a row
     // beats the ideal replay only by more than three of those.
@@ -222,9 +230,9 @@ AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles:
     // return the clients' responses sooner and together, so their next prompts queue behind each
     // other more, not less. No closed-loop TTFT is said to beat it.
     const bool bounded = !(m.closed_loop && m.metric == profiles::Metric::ttft_s);
-    row.beats_bound = bounded && (profiles::metric_info(m.metric).lower_is_better ? m.value < row.bound * (1.0 - slack)
-                                                                                  : m.value > row.bound * (1.0 + slack));
-    return row;
+    bound.beaten = bounded && (profiles::metric_info(m.metric).lower_is_better ? m.value < bound.figure * (1.0 - slack)
+                                                                               : m.value > bound.figure * (1.0 + slack));
+    return bound;
 }
 
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,

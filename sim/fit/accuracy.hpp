@@ -50,6 +50,15 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& measurem
 
 // Predicts one row for a model on a device under a deployment (tensor parallelism = the row's
 // device count), with the efficiency of `preset` (by default the deployment's runtime).
+// The figure the row's metric reaches at the datasheet's peaks with no overheads, and whether the
+// measurement beats it (beyond the replay's sampling slack; a closed loop's TTFT never does).
+struct PhysicalBound {
+    double figure = 0.0;
+    bool beaten = false;
+};
+PhysicalBound physical_bound(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
+                             const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
+
 AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                                  const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
 AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,

@@ -115,7 +115,7 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
         if (row.engine.empty()) row.engine = base.name;
     }
 
-    // Reading the rows is a tenth of the work (three predictions each); the fit the rest.
+    // Reading the rows is a tenth of the work (a bound each); the fit the rest.
     ProgressBar progress(io, 1.0, "", stderr_is_terminal());
     std::vector<fit::CalibrationCase> cases;
     double read = 0.0;
@@ -133,12 +133,12 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
             // A figure beyond what the datasheet's peaks allow cannot be fitted (no efficiency
             // exceeds 1): it names a wrong device, model, format or batch, and would pull every
             // factor toward it. Named and left out, as accuracy names it.
-            const fit::AccuracyRow checked = fit::evaluate_measurement(row, model, hardware, deployment);
-            if (checked.beats_bound) {
+            const fit::PhysicalBound checked = fit::physical_bound(row, model, hardware, deployment);
+            if (checked.beaten) {
                 warn(io, fmt::format("{}: the measured {} of {} beats the physical bound {} (datasheet peaks of {}, no "
                                      "overheads); check the device, model, weights and batch; not used",
                                      row.id, profiles::metric_label(row), core::format_significant(row.value),
-                                     core::format_significant(checked.bound), hardware.id));
+                                     core::format_significant(checked.figure), hardware.id));
                 ++skipped;
                 continue;
             }
