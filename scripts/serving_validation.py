@@ -27,8 +27,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   --concurrency C --requests N --seed 1 --json`, C clients each sending its next request when its
   last one finished; N is the row's stated request count (requests=N in the notes), else
   max(1000, 10 C). TTFT is the client's (the runtime profile's request path included).
-* Rows without a stated prompt length (MLPerf llama2-70b: the OpenOrca subset's mean input length
-  is not stated in the cited sources) use ASSUMED_PROMPT_TOKENS and are flagged "assumed prompt".
+* A row without a stated prompt length would use ASSUMED_PROMPT_TOKENS and be flagged "assumed
+  prompt" (none is left: the MLPerf llama2-70b rows state the OpenOrca subset's mean, 222 tokens).
 * KV-cache format: "kv=FORMAT" in the notes, else decodesim's default.
 * Engine -> --runtime: vllm -> vllm; sglang -> sglang; tensorrt-llm -> tensorrt-llm; llama.cpp -> llama.cpp
   (each the current build's profile).
@@ -37,7 +37,10 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   "client=in_process" (--in-process: MLPerf's LoadGen calls the engine in its own process, so no
   request path); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
-  columns keep the means). A row whose notes state "speculative=..." is not predicted: the acceptance rate its
+  columns keep the means); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
+  the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
+  "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
+  A row whose notes state "speculative=..." is not predicted: the acceptance rate its
   run reached is not a condition the row states.
 * Closed-loop runs (the issue target): the rows of one run (same source, device, model, format,
   engine, tp, concurrency and lengths) give one TTFT error and one TPOT error, the mean row's where
@@ -71,9 +74,16 @@ def run_json(cmd):
     return json.loads(p.stdout)
 
 
+def runtime_of(row):
+    """The build the row ran: "runtime=ID" in the notes (e.g. MLPerf's TensorRT-LLM engines, the 0.x
+    build), else the engine's current build."""
+    m = re.search(r"\bruntime=([A-Za-z0-9_.@-]+)", row["notes"])
+    return m.group(1) if m else RUNTIME.get(row["engine"], row["engine"])
+
+
 def common_flags(row, prompt):
     f = ["--hardware", row["hardware"], "--model", row["model"], "--weights", row["weights"],
-         "--runtime", RUNTIME.get(row["engine"], row["engine"]),
+         "--runtime", runtime_of(row),
          "--tp", str(tensor_degree(row)), "--prompt", length_of(row, "prompt", prompt),
          "--output", length_of(row, "output", row["output_tokens"])]
     kv = kv_of(row)
@@ -113,6 +123,10 @@ def condition_flags(row):
             f += ["--ep", m.group(1)]
     if re.search(r"\bclient=in_process\b", row["notes"]):
         f.append("--in-process")
+    for key in ("max-seqs", "max-batched-tokens"):
+        m = re.search(r"\b" + key + r"=([0-9]+)", row["notes"])
+        if m:
+            f += ["--" + key, m.group(1)]
     return f
 
 
@@ -161,7 +175,7 @@ def predict_max_rate(binary, row, prompt):
     tps = str(int(row["tp"]))  # the row's deployment shape, as for its serve rows
     ttft, tpot = slo_of(row)
     cmd = [binary, "plan", "--hardware", row["hardware"], "--model", row["model"], "--formats", row["weights"],
-           "--runtime", RUNTIME.get(row["engine"], row["engine"]), "--tp", tps, "--rate", "1",
+           "--runtime", runtime_of(row), "--tp", tps, "--rate", "1",
            "--prompt", str(prompt), "--output", row["output_tokens"],
            "--ttft-p99", str(ttft), "--tpot-p99", str(tpot), "--json"] + condition_flags(row)
     kv = kv_of(row)

@@ -22,6 +22,7 @@ struct Efficiency {
     double attention_bandwidth = 1.0;         // KV-cache reads and writes
     double attention_compute = 1.0;           // attention's arithmetic over the cache (the backend's attention kernels)
     double tile_setup_rows = 0.0;             // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
+    core::Seconds eager_op_time;              // host time per op of a pass run without a graph (EagerPasses)
     // The fit group these figures come from (RuntimeProfile::fit_group); empty: the datasheet's.
     std::string fit_group;
     // The spread of that group's held-out errors on this device's memory family (efficiency_band).

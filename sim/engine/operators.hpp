@@ -141,6 +141,9 @@ struct OperatorCost {
 // Costs of one forward pass, one entry per row of kOperators.
 struct StepCosts {
     std::array<OperatorCost, kOperatorCount> operators;
+    // Ops the host dispatches one by one in this pass: 0 when it replays a captured graph
+    // (CostModel::eager_prefill_ops). The pass lasts at least their dispatch.
+    double eager_ops = 0.0;
 
     OperatorCost& operator[](OperatorKind kind) { return operators[index_of(kind)]; }
     const OperatorCost& operator[](OperatorKind kind) const { return operators[index_of(kind)]; }

@@ -93,6 +93,7 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     rates.kernel_overhead = efficiency.kernel_overhead;
     rates.sequence_overhead = efficiency.sequence_overhead;
     rates.tile_setup_rows = efficiency.tile_setup_rows;
+    rates.eager_op_time = efficiency.eager_op_time;
     rates.parallelism = parallelism;
 
     for (std::size_t i = 0; i < kOperatorCount; ++i) {
@@ -112,6 +113,13 @@ DeviceRates device_rates(const profiles::HardwareProfile& hardware, Datatype mat
     return rates;
 }
 
+void StepTotals::hold_for_dispatch(const StepCosts& costs, const DeviceRates& rates) {
+    const core::Seconds dispatch = rates.eager_op_time * costs.eager_ops;
+    if (dispatch.value <= time.value) return;
+    overhead += dispatch - time;
+    time = dispatch;
+}
+
 void StepTotals::settle_bound() {
     const std::array<std::pair<core::Seconds, Bound>, 4> shares{{{memory_bound, Bound::memory},
                                                                  {compute_bound, Bound::compute},
@@ -128,6 +136,7 @@ StepTime time_step(const StepCosts& costs, const DeviceRates& rates) {
         step.operators[i] = time_operator(i, costs.operators[i], rates);
         step.totals.add(step.operators[i]);
     }
+    step.totals.hold_for_dispatch(costs, rates);
     step.totals.settle_bound();
     return step;
 }
@@ -135,6 +144,7 @@ StepTime time_step(const StepCosts& costs, const DeviceRates& rates) {
 StepTotals step_totals(const StepCosts& costs, const DeviceRates& rates) {
     StepTotals totals;
     for (std::size_t i = 0; i < kOperatorCount; ++i) totals.add(time_operator(i, costs.operators[i], rates));
+    totals.hold_for_dispatch(costs, rates);
     totals.settle_bound();
     return totals;
 }
@@ -145,6 +155,8 @@ PairedTotals step_totals(const StepCosts& costs, const DeviceRates& first, const
         totals.first.add(time_operator(i, costs.operators[i], first));
         totals.second.add(time_operator(i, costs.operators[i], second));
     }
+    totals.first.hold_for_dispatch(costs, first);
+    totals.second.hold_for_dispatch(costs, second);
     totals.first.settle_bound();
     totals.second.settle_bound();
     return totals;

@@ -37,6 +37,7 @@ struct DeviceRates {
     core::Seconds kernel_overhead;
     core::Seconds sequence_overhead;  // host time per sequence in the step (RuntimeFactors)
     double tile_setup_rows = 0.0;     // a weight tile's staging, in rows of multiply-adds (RuntimeFactors)
+    core::Seconds eager_op_time;      // the host's time per op of an eager pass (StepCosts::eager_ops)
     // A 16-bit GEMM on dequantized copies (OperatorCost::on_16bit_copy): the activation datatype's
     // matrix peak at the runtime's compute efficiency, no quantized-kernel factor, reading the
     // copy at the device's achievable bandwidth.
@@ -156,6 +157,9 @@ struct StepTotals {
     Bound bound = Bound::memory;  // the largest of the four
 
     void add(const OperatorTime& time);
+    // A pass dispatched op by op lasts at least its dispatch: the host's time beyond the device's
+    // is fixed overhead (EagerPasses).
+    void hold_for_dispatch(const StepCosts& costs, const DeviceRates& rates);
     void settle_bound();
 };
 

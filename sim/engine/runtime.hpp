@@ -19,6 +19,7 @@ using profiles::pass_kind_name;
 using profiles::ResidualBand;
 using profiles::ShippedBand;
 using profiles::BlockFormatMatmul;
+using profiles::EagerPasses;
 using profiles::KernelGraph;
 using profiles::KvCacheSizing;
 using profiles::RuntimeFactors;

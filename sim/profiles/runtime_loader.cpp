@@ -33,7 +33,7 @@ constexpr double kMaxTileRows = 4096.0;
 const std::vector<std::string> kRootKeys{"name",   "version", "current",     "base",         "description",
                                          "source", "measured", "measurements", "ideal",        "kernel_graph",
                                          "attention", "matmul", "kv_cache",     "scheduler",    "cuda_graphs",
-                                         "request_path", "factors"};
+                                         "eager_passes", "request_path", "factors"};
 
 // A quantity that may be zero ("0 us", "0 GiB"), which parse_quantity refuses for the dimensions of
 // a device but a runtime may well have; its unit is checked on one of it.
@@ -243,6 +243,35 @@ void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {
     section.reject_unknown_keys({"source", "batch_sizes"});
 }
 
+// The passes a runtime dispatches op by op: which, each op's host time (up to a millisecond) and
+// the ops a block dispatches (EagerPasses).
+void read_eager_passes(StrictMap& section, EagerPasses& eager) {
+    require_source(section);
+    if (auto passes = section.string("passes", Presence::required)) {
+        if (*passes == "prefill") {
+            eager.prefill = true;
+        } else if (*passes == "none") {
+            eager.prefill = false;
+        } else {
+            section.error("passes", fmt::format("unknown '{}'; expected prefill or none", *passes));
+        }
+    }
+    if (auto value = zero_or_quantity(section, "op_time", core::Dimension::time, 1e-3, "expected a time from 0 us to 1000 us")) {
+        eager.op_time = core::Seconds(*value);
+    } else if (!section.has("op_time")) {
+        section.error("op_time", "missing required key; expected a time such as '10 us'");
+    }
+    const auto count = [&](const char* key, double& into) {
+        if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
+    };
+    count("attention_block", eager.attention_block);
+    count("latent_attention_block", eager.latent_attention_block);
+    count("dense_mlp_block", eager.dense_mlp_block);
+    count("moe_mlp_block", eager.moe_mlp_block);
+    section.reject_unknown_keys({"source", "passes", "op_time", "attention_block", "latent_attention_block",
+                                 "dense_mlp_block", "moe_mlp_block"});
+}
+
 void read_factors(StrictMap& section, RuntimeProfile& profile) {
     // The command that fits them: a reader of the file knows how to reproduce them.
     section.string("fitted_by", Presence::required);
@@ -389,6 +418,10 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     if (auto section = root.map("kv_cache", section_presence)) read_kv_cache(*section, profile.kv_sizing);
     if (auto section = root.map("scheduler", section_presence)) read_scheduler(*section, profile.scheduler);
     if (auto section = root.map("cuda_graphs", Presence::optional)) read_cuda_graphs(*section, profile.cuda_graph_batch_sizes);
+    if (auto section = root.map("eager_passes", Presence::optional)) {
+        profile.eager = EagerPasses{};  // replaces the base's whole
+        read_eager_passes(*section, profile.eager);
+    }
     if (auto section = root.map("request_path", Presence::optional)) {
         profile.request_path = RequestPath{};  // replaces the base's whole
         read_request_path(*section, profile.request_path);

@@ -87,6 +87,21 @@ struct KernelGraph {
     double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
 };
 
+// The passes a runtime runs without a captured graph, op by op from the host, and what each op
+// costs the host to dispatch (docs/model.md, "Eager passes"). Such a pass lasts at least as long
+// as its dispatch: the GPU cannot run ahead of the host that issues its kernels, so at a short
+// prompt through many layers the host, not the device, sets the pass. SGLang and TensorRT-LLM's
+// PyTorch backend replay CUDA graphs for decode batches and run prompt (extend, context) passes
+// eagerly. Ops per block are counted from the runtime's source, never fitted.
+struct EagerPasses {
+    bool prefill = false;              // passes that carry prompt tokens run eagerly
+    core::Seconds op_time{0.0};        // host time to dispatch one op
+    double attention_block = 0.0;      // ops of a grouped-query attention block (norm through output and residual)
+    double latent_attention_block = 0.0;  // ops of a multi-head latent attention (MLA) block
+    double dense_mlp_block = 0.0;      // ops of a dense MLP block
+    double moe_mlp_block = 0.0;        // ops of a routed MoE block, its shared experts included
+};
+
 // How a runtime multiplies a block format's weights (q4_0, q4_k_m, ...) on one backend
 // (docs/model.md, "Dequantized block matmuls").
 struct BlockFormatMatmul {
@@ -191,6 +206,7 @@ struct RuntimeProfile {
     std::array<RuntimeFactors, core::kMemoryFamilies.size()> by_family{};  // indexed by core::MemoryFamily
     KvCacheSizing kv_sizing{};
     KernelGraph graph{};
+    EagerPasses eager{};  // none unless the profile states them
     AttentionKernels attention = AttentionKernels::fused;  // the default of its attention (flash attention on or off)
     // Query rows one load of a key/value head serves in its prompt kernels, per core::Backend
     // (engine/attention_tile.hpp); 0: the keys and values are read once per layer.

@@ -1,0 +1,121 @@
+// Eager passes (profiles::EagerPasses, docs/model.md "Eager passes"): a runtime that runs its
+// prompt passes op by op from the host, with no captured graph, cannot finish such a pass before
+// the host has dispatched its last op. Checked against the dispatch time counted by hand from a
+// profile's per-block ops, against the same deployment without eager passes where the device is
+// the slower side, and against the loader's rules.
+
+#include <doctest/doctest.h>
+
+#include "engine/cost_model.hpp"
+#include "engine/prediction.hpp"
+#include "test_support.hpp"
+
+using namespace decodesim;
+
+namespace {
+
+// A build of vLLM's kernels whose prompt passes run eagerly: 10 us an op; a grouped-query
+// attention block dispatches 30 ops, an MLA block 50, a dense MLP 10 and a routed MoE block 40.
+std::string eager_profile(const std::string& eager_lines) {
+    return testing::write_temp("eager-passes.yaml",
+                               "name: eager-test\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\n"
+                               "measured: false\nmeasurements: \"t\"\neager_passes:\n  source: \"t\"\n" +
+                                   eager_lines);
+}
+
+const std::string kEagerLines =
+    "  passes: prefill\n  op_time: 10 us\n  attention_block: 30\n  latent_attention_block: 50\n"
+    "  dense_mlp_block: 10\n  moe_mlp_block: 40\n";
+
+}  // namespace
+
+TEST_CASE("an eager prompt pass lasts at least its dispatch, and decode steps replay their graphs") {
+    const auto eager = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, eager_profile(kEagerLines));
+    const auto graphed = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "vllm@0.8");
+    const auto with_eager = eager.realistic();
+    const auto without = graphed.realistic();
+    // Llama-3.1-8B: 32 layers, each a grouped-query attention block and a dense MLP:
+    // 32 x (30 + 10) = 1,280 ops x 10 us = 12.8 ms of dispatch.
+    CHECK(with_eager.cost_model().eager_prefill_ops == doctest::Approx(1280.0));
+    // A one-token prompt: the device needs one read of the 16 GB of weights (about 6 ms on an
+    // H100), less than the dispatch; the pass takes the dispatch, and the host bounds it.
+    REQUIRE(without.prefill(1.0, 1.0).time.value < 0.0128);
+    const auto short_prompt = with_eager.prefill(1.0, 1.0);
+    CHECK(short_prompt.time.value == doctest::Approx(0.0128).epsilon(1e-9));
+    CHECK(short_prompt.bound == engine::Bound::overhead);
+    // An 8,192-token prompt: 2 x 8e9 x 8,192 = 131 TFLOP, over 100 ms on the device, which
+    // hides the dispatch: the same time as without eager passes.
+    REQUIRE(without.prefill(1.0, 8192.0).time.value > 0.0128);
+    CHECK(with_eager.prefill(1.0, 8192.0).time.value == doctest::Approx(without.prefill(1.0, 8192.0).time.value));
+    // Decode steps replay captured graphs: no dispatch floor, whatever the batch.
+    for (const double batch : {1.0, 8.0, 256.0}) {
+        CHECK(with_eager.decode_step_time(batch, 1024.0).value == doctest::Approx(without.decode_step_time(batch, 1024.0).value));
+    }
+    // The roofline takes no dispatch: it is the device alone.
+    CHECK(eager.ideal().prefill(1.0, 1.0).time.value == doctest::Approx(graphed.ideal().prefill(1.0, 1.0).time.value));
+}
+
+TEST_CASE("an MLA model's prompt pass dispatches its latent-attention and MoE blocks") {
+    // DeepSeek-V3: 61 layers of multi-head latent attention, the first 3 with a dense MLP and the
+    // other 58 with routed experts: 61 x 50 + 3 x 10 + 58 x 40 = 5,400 ops x 10 us = 54 ms. On
+    // eight H200s a one-token pass reads about 37 B active parameters, 4.6 GB a device, under
+    // 2 ms: the dispatch sets it.
+    const auto eager = testing::setup("h200-sxm", "deepseek-v3", "fp8", "", 8, eager_profile(kEagerLines));
+    const auto evaluator = eager.realistic();
+    CHECK(evaluator.cost_model().eager_prefill_ops == doctest::Approx(5400.0));
+    CHECK(evaluator.prefill(1.0, 1.0).time.value == doctest::Approx(0.054).epsilon(1e-9));
+    // A serving pass mixing decodes with a prompt chunk is a prompt pass: it is held as long.
+    const engine::CostModel& cost = evaluator.cost_model();
+    engine::StepShape mixed = engine::prefill_shape(cost, 1.0, 0.0, 4.0);
+    const engine::StepShape decodes = engine::decode_shape(cost, 16.0, 1024.0);
+    mixed.tokens += decodes.tokens;
+    mixed.logits += decodes.logits;
+    mixed.sequences += decodes.sequences;
+    mixed.decode_attended += decodes.decode_attended;
+    CHECK(evaluator.step_time(mixed).value >= 0.054 * (1.0 - 1e-9));
+    CHECK(evaluator.step_time(decodes).value < 0.054);
+}
+
+TEST_CASE("passes: none leaves every pass to the device, and a profile's eager section replaces its base's") {
+    const auto none = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1,
+                                     eager_profile("  passes: none\n  op_time: 10 us\n  attention_block: 30\n"
+                                                   "  latent_attention_block: 50\n  dense_mlp_block: 10\n  moe_mlp_block: 40\n"));
+    const auto graphed = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "vllm@0.8");
+    CHECK(none.realistic().cost_model().eager_prefill_ops == 0.0);
+    CHECK(none.realistic().prefill(1.0, 1.0).time.value == doctest::Approx(graphed.realistic().prefill(1.0, 1.0).time.value));
+}
+
+TEST_CASE("a runtime's eager passes are read strictly: each bad value names the file, line and key") {
+    const profiles::Catalog catalog = testing::shipped_catalog();
+    const auto messages = [&](const std::string& lines) {
+        return testing::error_messages([&] { catalog.runtime(eager_profile(lines)); });
+    };
+    const auto unknown = messages("  passes: sometimes\n  op_time: 10 us\n  attention_block: 30\n  latent_attention_block: 50\n"
+                                  "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
+    REQUIRE(unknown.size() == 1);
+    CHECK(unknown[0].find("eager-passes.yaml:9:") != std::string::npos);
+    CHECK(unknown[0].find("passes") != std::string::npos);
+    CHECK(unknown[0].find("prefill or none") != std::string::npos);
+
+    const auto unitless = messages("  passes: prefill\n  op_time: 10\n  attention_block: 30\n  latent_attention_block: 50\n"
+                                   "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
+    REQUIRE(unitless.size() == 1);
+    CHECK(unitless[0].find(":10:") != std::string::npos);
+    CHECK(unitless[0].find("op_time") != std::string::npos);
+
+    const auto negative = messages("  passes: prefill\n  op_time: 10 us\n  attention_block: -3\n  latent_attention_block: 50\n"
+                                   "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
+    REQUIRE(negative.size() == 1);
+    CHECK(negative[0].find(":11:") != std::string::npos);
+    CHECK(negative[0].find("attention_block") != std::string::npos);
+
+    const auto missing = messages("  passes: prefill\n  op_time: 10 us\n  attention_block: 30\n  dense_mlp_block: 10\n"
+                                  "  moe_mlp_block: 40\n");
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].find("latent_attention_block") != std::string::npos);
+
+    const auto too_slow = messages("  passes: prefill\n  op_time: 2 ms\n  attention_block: 30\n  latent_attention_block: 50\n"
+                                   "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
+    REQUIRE(too_slow.size() == 1);
+    CHECK(too_slow[0].find("op_time") != std::string::npos);
+}
