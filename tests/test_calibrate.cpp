@@ -297,13 +297,13 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     CHECK(json["in_sample"] == false);
     // The data are the model's own under the true factors, so the fit finds them to within a grid step.
     const auto& fitted = json["factors"];
-    CHECK(fitted["kernel_overhead_s"].get<double>() == doctest::Approx(7e-6).epsilon(1e-6 / 7e-6));
-    CHECK(fitted["quantized_weight_bandwidth"].get<double>() == doctest::Approx(0.80).epsilon(0.02 / 0.80));
-    CHECK(fitted["attention_bandwidth"].get<double>() == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(fitted["kernel_overhead_s"].get<double>() == doctest::Approx(7e-6).epsilon(1e-6 / 7e-6).scale(0.0));
+    CHECK(fitted["quantized_weight_bandwidth"].get<double>() == doctest::Approx(0.80).epsilon(0.02 / 0.80).scale(0.0));
+    CHECK(fitted["attention_bandwidth"].get<double>() == doctest::Approx(1.0).epsilon(0.05).scale(0.0));
     // Prefill: the quantized matmuls see compute x quantized compute, the attention matmuls
     // compute alone, so the pair is determined; grid steps 0.05 and 0.05.
-    CHECK(fitted["compute"].get<double>() == doctest::Approx(0.55).epsilon(0.05 / 0.55));
-    CHECK(fitted["quantized_compute"].get<double>() == doctest::Approx(0.70).epsilon(0.05 / 0.70));
+    CHECK(fitted["compute"].get<double>() == doctest::Approx(0.55).epsilon(0.05 / 0.55).scale(0.0));
+    CHECK(fitted["quantized_compute"].get<double>() == doctest::Approx(0.70).epsilon(0.05 / 0.70).scale(0.0));
     // Never fitted (fit_runtime does not search it): llama.cpp's 0.
     CHECK(fitted["sequence_overhead_s"].get<double>() == 0.0);
     for (const auto& errors : json["errors"]) {
@@ -321,7 +321,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     for (const auto& field : profiles::kRuntimeFactorFields) {
         INFO(field.key);
         const double written = fitted[std::string(field.key) + (field.unit == core::FactorUnit::duration ? "_s" : "")].get<double>();
-        CHECK(field.get(gddr(*loaded)) == doctest::Approx(written).epsilon(1e-4));
+        CHECK(std::fabs(field.get(gddr(*loaded)) - written) <= 1e-4 * std::fabs(written));
     }
     // Families it does not state keep the base's factors.
     const auto base_hbm = testing::test_runtime("llama.cpp")->factors(core::MemoryFamily::hbm);
@@ -336,7 +336,7 @@ TEST_CASE("calibrate recovers known factors from a synthetic llama-bench run and
     const double truth_rate = engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, truth, deployment.backend))
                                   .predict(engine::Workload::step(1, 1024))
                                   .decode.tokens_per_s_per_stream;
-    CHECK(prediction["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(truth_rate).epsilon(0.01));
+    CHECK(prediction["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(truth_rate).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("a bad runtime preset file is one error naming the file, line and key, and exits 1") {
@@ -521,9 +521,11 @@ TEST_CASE("calibrate recovers a serving stack's per-sequence cost and request pa
     CHECK(json["closed_loop_rows"] == 18);
     CHECK(json["held_out_rows"] == 4);
     CHECK(json["request_path_fitted"] == true);
-    CHECK(json["factors"]["sequence_overhead_s"].get<double>() == doctest::Approx(60e-6).epsilon(1e-6 / 60e-6));
+    // Absolute tolerances: doctest's Approx adds a scale of 1 to its epsilon, so a relative
+    // epsilon on a time in seconds would pass anything under about its own size.
+    CHECK(std::fabs(json["factors"]["sequence_overhead_s"].get<double>() - 60e-6) <= 1e-6);
     const double path = json["request_path"]["before_scheduler_s"].get<double>() + json["request_path"]["after_step_s"].get<double>();
-    CHECK(path == doctest::Approx(0.024).epsilon(0.002 / 0.024));
+    CHECK(std::fabs(path - 0.024) <= 0.002);
     for (const auto& errors : json["errors"]) {
         INFO(errors["metric"]);
         CHECK(errors["median_abs_error_after"].get<double>() < 0.01);

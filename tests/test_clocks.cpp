@@ -37,12 +37,12 @@ TEST_CASE("the power law: cube root down to 75% of the default power, linear bel
     using decodesim::engine::clock_share_at_power;
     CHECK(clock_share_at_power(1.0) == doctest::Approx(1.0));
     // 0.857^(1/3) = 0.9499 (by hand: 0.95^3 = 0.857)
-    CHECK(clock_share_at_power(600.0 / 700.0) == doctest::Approx(0.9499).epsilon(1e-3));
+    CHECK(clock_share_at_power(600.0 / 700.0) == doctest::Approx(0.9499).epsilon(1e-3).scale(0.0));
     // At the knee both pieces agree: 0.75^(1/3) = 0.90856
-    CHECK(clock_share_at_power(0.75) == doctest::Approx(0.90856).epsilon(1e-4));
-    CHECK(clock_share_at_power(0.7499999) == doctest::Approx(0.90856).epsilon(1e-4));
+    CHECK(clock_share_at_power(0.75) == doctest::Approx(0.90856).epsilon(1e-4).scale(0.0));
+    CHECK(clock_share_at_power(0.7499999) == doctest::Approx(0.90856).epsilon(1e-4).scale(0.0));
     // Below: proportional to power, 0.90856 x 0.5 / 0.75 = 0.60571
-    CHECK(clock_share_at_power(0.5) == doctest::Approx(0.60571).epsilon(1e-4));
+    CHECK(clock_share_at_power(0.5) == doctest::Approx(0.60571).epsilon(1e-4).scale(0.0));
 }
 
 TEST_CASE("sustained clocks lengthen MI300X prefill and leave the roofline bound alone") {
@@ -71,7 +71,7 @@ TEST_CASE("sustained clocks lengthen MI300X prefill and leave the roofline bound
     // Batch-1 decode streams weights: the memory clock does not move, and neither does decode much
     // (its few compute-bound pieces aside): within 1%.
     CHECK(sustained["decode"]["tokens_per_s_per_stream"].get<double>() ==
-          doctest::Approx(peak["decode"]["tokens_per_s_per_stream"].get<double>()).epsilon(0.01));
+          doctest::Approx(peak["decode"]["tokens_per_s_per_stream"].get<double>()).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("a power limit scales the sustained clock by the power law, within the profile's range") {
@@ -83,7 +83,7 @@ TEST_CASE("a power limit scales the sustained clock by the power law, within the
           doctest::Approx(sustained_share * std::cbrt(600.0 / 700.0)));
     const json at_350 = predict_json({"--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--power-limit", "350"});
     // 350 / 700 = 0.5, below the 0.75 knee: 0.86066 x 0.90856 x 0.5 / 0.75 = 0.52131
-    CHECK(at_350["conditions"]["compute_clock_share"].get<double>() == doctest::Approx(0.52131).epsilon(1e-4));
+    CHECK(at_350["conditions"]["compute_clock_share"].get<double>() == doctest::Approx(0.52131).epsilon(1e-4).scale(0.0));
 
     const auto below = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--power-limit", "100"});
     CHECK(below.exit_code != 0);
@@ -251,7 +251,7 @@ TEST_CASE("why says what peak clocks would change") {
     const double ttft = why["what_if"]["peak_clocks_ttft"].get<double>();
     CHECK(ttft >= 1207.0 / 2100.0 - 1e-9);
     CHECK(ttft < 0.7);
-    CHECK(why["what_if"]["peak_clocks"].get<double>() == doctest::Approx(1.0).epsilon(0.02));
+    CHECK(why["what_if"]["peak_clocks"].get<double>() == doctest::Approx(1.0).epsilon(0.02).scale(0.0));
     // A device predicted at its peak share (only a base clock in its profile): no change.
     const json l4 = json::parse(run({"why", "--hardware", "l4", "--model", "llama-3.1-8b", "--json"}).out);
     CHECK(l4["what_if"]["peak_clocks"].get<double>() == 1.0);

@@ -141,6 +141,35 @@ TEST_CASE("every file a comment cites in sim/ and tests/ exists") {
     CHECK(citations > 20);
 }
 
+TEST_CASE("a relative tolerance is relative: every Approx with an epsilon of 1e-4 or more sets its scale") {
+    // doctest's Approx passes |a - b| < epsilon x (scale + max(|a|, |b|)) with a scale of 1 by
+    // default: on a time of milliseconds an epsilon of 0.01 is then 10 ms, a check no prediction
+    // could fail. Every such Approx states .scale(0.0) (relative) or its own scale.
+    const std::regex epsilon(R"(\.epsilon\(([^()]*(\([^()]*\))?[^()]*)\))");
+    int checked = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(DECODESIM_ROOT) / "tests")) {
+        if (entry.path().extension() != ".cpp") continue;
+        std::ifstream file(entry.path());
+        std::string line;
+        int number = 0;
+        while (std::getline(file, line)) {
+            ++number;
+            for (std::sregex_iterator it(line.begin(), line.end(), epsilon), end; it != end; ++it) {
+                const std::string argument = (*it)[1].str();
+                char* parsed_end = nullptr;
+                const double value = std::strtod(argument.c_str(), &parsed_end);
+                const bool literal = parsed_end != argument.c_str() && *parsed_end == '\0';
+                if (literal && value < 1e-4) continue;
+                ++checked;
+                CAPTURE(entry.path().filename().string());
+                CAPTURE(number);
+                CHECK(line.compare(static_cast<std::size_t>(it->position() + it->length()), 7, ".scale(") == 0);
+            }
+        }
+    }
+    CHECK(checked > 50);
+}
+
 TEST_CASE("test names carry no semicolon, which would split them in CTest and run nothing") {
     int names = 0;
     for (const auto& entry : fs::directory_iterator(fs::path(DECODESIM_ROOT) / "tests")) {

@@ -29,7 +29,7 @@ namespace {
 
 // doctest::Approx's default scale of 1 adds an absolute tolerance of about 1.2e-5, which would
 // let any two times of a few microseconds compare equal: times are compared relatively only.
-doctest::Approx near(double value, double epsilon = 1e-9) { return doctest::Approx(value).scale(0.0).epsilon(epsilon); }
+doctest::Approx near(double value, double epsilon = 1e-9) { return doctest::Approx(value).scale(0.0).epsilon(epsilon).scale(0.0); }
 
 engine::LinkLevel link(double bytes_per_s, double latency_s) {
     return {core::Bandwidth(bytes_per_s), core::Seconds(latency_s)};
@@ -487,7 +487,7 @@ TEST_CASE("speculative decoding: Llama-3.1-70B drafted by Llama-3.2-1B on h100-s
     // E / (1 + 4 x 2.4716 / 141.107) = 2.7731 / 1.07006 = 2.5915; KV and activations shave a
     // little (within 5%), and it can never exceed E.
     const double hand = expected / (1.0 + 4.0 * draft_bytes / target_bytes);
-    CHECK(hand == doctest::Approx(2.5915).epsilon(1e-4));
+    CHECK(hand == doctest::Approx(2.5915).epsilon(1e-4).scale(0.0));
     const double roofline_speedup =
         result.roofline_tokens_per_s_per_stream * outcome.roofline_target_step;
     CHECK(roofline_speedup >= hand * 0.95);

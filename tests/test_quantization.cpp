@@ -42,7 +42,7 @@ TEST_CASE("GGUF mixtures reproduce llama.cpp's measured bits per weight for Llam
         deployment.kv = core::find_named(core::kv_formats(), "fp16");
         const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
         // Norms are fp32 in a GGUF file and 16-bit here: a difference below 0.001 bpw.
-        CHECK(bytes * 8.0 / parameters == doctest::Approx(row.measured_bpw).epsilon(0.002));
+        CHECK(bytes * 8.0 / parameters == doctest::Approx(row.measured_bpw).epsilon(0.002).scale(0.0));
     }
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("mxfp4 applies to the experts only, as GPT-OSS ships") {
     const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
     // Experts: 24 layers x 32 experts x 3 x 2880 x 2880 = 19.11e9 params at 4.25 bits = 10.15 GB;
     // the remaining 1.80e9 params (attention, router, embeddings) at 2 bytes = 3.61 GB.
-    CHECK(bytes == doctest::Approx(10.15e9 + 3.61e9).epsilon(0.01));
+    CHECK(bytes == doctest::Approx(10.15e9 + 3.61e9).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("mxfp4_moe prices the GGUF file type tensor by tensor: experts MXFP4, the rest Q8_0") {
@@ -88,10 +88,10 @@ TEST_CASE("mxfp4_moe prices the GGUF file type tensor by tensor: experts MXFP4, 
     const double gib = 1024.0 * 1024.0 * 1024.0;
     // 20b: experts 24 x 32 x 3 x 2880 x 2880 = 19.11e9 at 4.25 bits = 10.15e9 B; the other
     // 20.91e9 - 19.11e9 = 1.80e9 parameters at 8.5 bits = 1.91e9 B; 12.06e9 B = 11.23 GiB.
-    CHECK(bytes_of("gpt-oss-20b") / gib == doctest::Approx(11.27).epsilon(0.01));
+    CHECK(bytes_of("gpt-oss-20b") / gib == doctest::Approx(11.27).epsilon(0.01).scale(0.0));
     // 120b: experts 36 x 128 x 3 x 2880 x 2880 = 114.65e9 at 4.25 bits = 60.90e9 B; the other
     // 116.83e9 - 114.65e9 = 2.18e9 at 8.5 bits = 2.32e9 B; 63.22e9 B = 58.88 GiB.
-    CHECK(bytes_of("gpt-oss-120b") / gib == doctest::Approx(59.02).epsilon(0.01));
+    CHECK(bytes_of("gpt-oss-120b") / gib == doctest::Approx(59.02).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("MLC LLM's q4f16_1 quantizes every matrix, the embedding and lm_head too, at 4.5 bits") {
@@ -107,7 +107,7 @@ TEST_CASE("MLC LLM's q4f16_1 quantizes every matrix, the embedding and lm_head t
     deployment.weights = core::find_named(core::weight_formats(), "q4f16_1");
     deployment.kv = core::find_named(core::kv_formats(), "fp16");
     const double bytes = engine::build_cost_model(model, deployment).weight_bytes().value;
-    CHECK(bytes == doctest::Approx(3790209024.0).epsilon(2e-4));
+    CHECK(bytes == doctest::Approx(3790209024.0).epsilon(2e-4).scale(0.0));
     // Against int4 (AWQ group 128, 16-bit embedding and lm_head), the two 16-bit tables alone are
     // 262,144,000 x (2 - 0.5625) B = 376.8 MB more.
     deployment.weights = core::find_named(core::weight_formats(), "int4");

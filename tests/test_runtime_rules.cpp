@@ -103,12 +103,12 @@ TEST_CASE("TensorRT-LLM sizes its KV cache from the memory its weights leave fre
     // TensorRT-LLM: (85.90e9 - 2.08 GiB (2.233e9) - 72.66e9) x 0.9 = 9.905e9 B: 236.
     const auto vllm = predict_json("vllm");
     const auto trt = predict_json("tensorrt-llm");
-    CHECK(vllm["memory"]["weights_bytes"].get<double>() == doctest::Approx(72.65e9).epsilon(0.002));
+    CHECK(vllm["memory"]["weights_bytes"].get<double>() == doctest::Approx(72.65e9).epsilon(0.002).scale(0.0));
     CHECK(vllm["memory"]["max_batch"].get<long long>() == 110);
     CHECK(trt["memory"]["max_batch"].get<long long>() == 236);
     // usable = weights + 0.9 x (pool - weights): 72.66e9 + 9.905e9 = 82.57e9 B.
-    CHECK(trt["memory"]["usable_bytes"].get<double>() == doctest::Approx(82.57e9).epsilon(0.001));
-    CHECK(vllm["memory"]["usable_bytes"].get<double>() == doctest::Approx(0.9 * 85.899e9).epsilon(0.001));
+    CHECK(trt["memory"]["usable_bytes"].get<double>() == doctest::Approx(82.57e9).epsilon(0.001).scale(0.0));
+    CHECK(vllm["memory"]["usable_bytes"].get<double>() == doctest::Approx(0.9 * 85.899e9).epsilon(0.001).scale(0.0));
 }
 
 TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds") {
@@ -126,7 +126,7 @@ TEST_CASE("an offline TensorRT-LLM run is predicted at the batch its cache holds
         if (row["id"] != "trt017-l31-70b-tp1-h100-128-128") continue;
         found = true;
         CHECK(row["measured"].get<double>() == 3378.03);
-        CHECK(row["predicted"].get<double>() == doctest::Approx(3378.03).epsilon(0.15));
+        CHECK(row["predicted"].get<double>() == doctest::Approx(3378.03).epsilon(0.15).scale(0.0));
     }
     CHECK(found);
 }
@@ -256,7 +256,7 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     REQUIRE(one.exit_code == 0);
     const double own_prefill = nlohmann::json::parse(one.out)["ttft_s"].get<double>();
     CHECK(predicted.at("staggered") == doctest::Approx(own_prefill).epsilon(1e-9));
-    CHECK(predicted.at("together") == doctest::Approx(8.0 * own_prefill).epsilon(0.01));
+    CHECK(predicted.at("together") == doctest::Approx(8.0 * own_prefill).epsilon(0.01).scale(0.0));
     CHECK(predicted.at("together") < 8.0 * own_prefill);
 
     const std::string bad = testing::write_temp("decodesim_arrivals_bad.csv",
@@ -484,7 +484,7 @@ TEST_CASE("a multi-die package pays the cross-die cost on every kernel, and only
     const auto one = decode_of(one_die);
     const double one_step = one["step_time_s"].get<double>();
     const double kernels = one["time_fraction"]["overhead"].get<double>() * one_step / 2e-6;
-    CHECK(kernels == doctest::Approx(579.0).epsilon(0.001));
+    CHECK(kernels == doctest::Approx(579.0).epsilon(0.001).scale(0.0));
     CHECK(two["step_time_s"].get<double>() - one_step == doctest::Approx(579.0 * 4e-6).epsilon(1e-6));
 
     // A one-die device is untouched: the cross-die cost multiplies dies - 1 = 0.
@@ -584,7 +584,7 @@ TEST_CASE("the fit reads a weight tile's staging off the MoE prompts, and shares
     auto fit = fit::fit_runtime(cases, preset, {core::MemoryFamily::unified});
     CHECK(fit.tile_setup_measured);
     CHECK(searched(fit, "tile_setup_rows"));
-    CHECK(fit.factors.tile_setup_rows == doctest::Approx(40.0).epsilon(4.0 / 40.0));
+    CHECK(fit.factors.tile_setup_rows == doctest::Approx(40.0).epsilon(4.0 / 40.0).scale(0.0));
 
     // A group of the runtime with no MoE prompts (the discrete GPUs here) takes the measured value.
     fit::FitResult discrete;

@@ -36,11 +36,11 @@ TEST_CASE("bandwidth-bound point: 2x bandwidth helps, 2x FLOPS does nothing") {
     // (134.2 MB) at the same rate = 0.049 ms: 5.513 ms; the fixed overhead 1.813 ms does not scale.
     // 2x bandwidth: (5.513 + 1.813) / (2.756 + 1.813) = 1.603. Memory is 5.513 / 7.326 = 75% of the step.
     const double memory = (kStreamedWeights + 1024 * kKvPerToken / kAttentionBandwidth) / (3.35e12 * 0.82);
-    CHECK(explanation.what_if.bandwidth_x2 == doctest::Approx((memory + kOverhead) / (memory / 2 + kOverhead)).epsilon(0.005));
-    CHECK(explanation.what_if.flops_x2 == doctest::Approx(1.0).epsilon(1e-3));
+    CHECK(explanation.what_if.bandwidth_x2 == doctest::Approx((memory + kOverhead) / (memory / 2 + kOverhead)).epsilon(0.005).scale(0.0));
+    CHECK(explanation.what_if.flops_x2 == doctest::Approx(1.0).epsilon(1e-3).scale(0.0));
     CHECK(explanation.what_if.capacity_x2 == 1.0);      // batch 1 fits: capacity does not count
     CHECK(explanation.what_if.interconnect_x2 == 1.0);  // no tensor parallelism
-    CHECK(explanation.prediction.decode.memory_fraction == doctest::Approx(0.753).epsilon(0.01));
+    CHECK(explanation.prediction.decode.memory_fraction == doctest::Approx(0.753).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
@@ -55,7 +55,7 @@ TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
     // The knee at 128 tokens: intensity B x 2 x 7.5e9 / (15.0e9 + B x 16.8 MB) reaches 989.4/3.35 = 295
     // FLOP/byte near B = 530.
     REQUIRE(explanation.compute_bound_batch.has_value());
-    CHECK(*explanation.compute_bound_batch == doctest::Approx(530).epsilon(0.02));
+    CHECK(*explanation.compute_bound_batch == doctest::Approx(530).epsilon(0.02).scale(0.0));
 }
 
 TEST_CASE("capacity counts only when memory caps the batch") {
@@ -74,7 +74,7 @@ TEST_CASE("capacity counts only when memory caps the batch") {
     const double sequence = 8192 * kKvPerToken, bandwidth = 3.35e12 * 0.82;
     const double today = 57 / ((kStreamedWeights + 57 * sequence / kAttentionBandwidth) / bandwidth + kOverhead);
     const double doubled = 129 / ((kStreamedWeights + 129 * sequence / kAttentionBandwidth) / bandwidth + kOverhead);
-    CHECK(explanation.what_if.capacity_x2 == doctest::Approx(doubled / today).epsilon(0.01));
+    CHECK(explanation.what_if.capacity_x2 == doctest::Approx(doubled / today).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("the curve: total rises and per-stream falls with concurrency, up to the memory wall") {
@@ -106,7 +106,7 @@ TEST_CASE("500 tokens/s per stream for Llama-3.1-70B bf16 on one H100 is impossi
     const auto check = explore::check_claim(s.point(), claim);
     // Bound: 3.35e12 B/s over the streamed weights, 2 x (70.55e9 - 128256 x 8192) = 139.0 GB: 24.1 tokens/s.
     const double streamed = 2.0 * (70553706496.0 - 128256.0 * 8192.0);
-    CHECK(check.bound_tokens_per_s == doctest::Approx(3.35e12 / (streamed + 1024 * 327680.0)).epsilon(0.01));
+    CHECK(check.bound_tokens_per_s == doctest::Approx(3.35e12 / (streamed + 1024 * 327680.0)).epsilon(0.01).scale(0.0));
     CHECK(check.verdict == explore::Verdict::impossible);
     CHECK_FALSE(check.speculative_decoding_could_explain);  // 500 / 24 = 21x, far past EAGLE-2's 4.26x
 }

@@ -67,20 +67,20 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     // passes (renewal theory), +0.6% on 144 passes. 3% covers both.
     const auto s = speculating(4, 0.7);
     const double e = expected_tokens(4, 0.7);
-    CHECK(e == doctest::Approx(2.7731).epsilon(1e-4));
+    CHECK(e == doctest::Approx(2.7731).epsilon(1e-4).scale(0.0));
     const auto prediction = s->evaluator.predict(engine::Workload::request(1.0, 1000.0, 400.0));
     REQUIRE(prediction.speculative.has_value());
     const engine::SpeculativeResult& pass = *prediction.speculative;
     CHECK(pass.step_time.value == doctest::Approx(pass.draft_time.value + pass.verify_time.value));
-    CHECK(pass.verify_time.value == doctest::Approx(7.334e-3).epsilon(5e-3));
-    CHECK(pass.draft_time.value == doctest::Approx(7.324e-3).epsilon(2e-3));
+    CHECK(pass.verify_time.value == doctest::Approx(7.334e-3).epsilon(5e-3).scale(0.0));
+    CHECK(pass.draft_time.value == doctest::Approx(7.324e-3).epsilon(2e-3).scale(0.0));
     const double tpot = pass.step_time.value / e;
-    CHECK(tpot == doctest::Approx(5.286e-3).epsilon(5e-3));
+    CHECK(tpot == doctest::Approx(5.286e-3).epsilon(5e-3).scale(0.0));
 
     const auto result = serving::simulate_serving(s->evaluator, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     REQUIRE(result.speculation.has_value());
     CHECK(result.mean_running_batch < 0.01);
-    CHECK(result.tpot_s.mean == doctest::Approx(tpot).epsilon(0.03));
+    CHECK(result.tpot_s.mean == doctest::Approx(tpot).epsilon(0.03).scale(0.0));
     // TTFT is the prefill alone: speculation starts with the first decode pass.
     CHECK(result.ttft_s.p50 == doctest::Approx(prediction.ttft.value).epsilon(1e-9));
     // Against plain decoding on the same devices: fewer passes, each dearer.
@@ -88,12 +88,12 @@ TEST_CASE("speculation at a trickle: a lone request's TPOT is (draft + verify) /
     const auto plain = plain_setup.realistic();
     const auto without = serving::simulate_serving(plain, fixed_stream(0.001, 1000, 400, 200, 3), {}, {});
     CHECK(result.tpot_s.mean < without.tpot_s.mean);
-    CHECK(result.tpot_s.mean * pass.speedup == doctest::Approx(without.tpot_s.mean).epsilon(0.03));
+    CHECK(result.tpot_s.mean * pass.speedup == doctest::Approx(without.tpot_s.mean).epsilon(0.03).scale(0.0));
 
     // The analytic steady state at the same trickle: TPOT = step / E, the same figure.
     const serving::SteadyState state = serving::steady_state(s->evaluator, {0.001, 1000.0, 400.0, 1.0}, {});
     REQUIRE(state.stable);
-    CHECK(state.tpot_s.mean == doctest::Approx(tpot).epsilon(0.01));
+    CHECK(state.tpot_s.mean == doctest::Approx(tpot).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("acceptance 0: one token per verification, each pass costing the draft and the verification") {
@@ -151,7 +151,7 @@ TEST_CASE("over a long run the tokens per verification average to E, and a seed 
     REQUIRE(result.speculation.has_value());
     CHECK(result.mean_running_batch > 2.0);
     CHECK(result.speculation->verifications > 150000);
-    CHECK(result.speculation->mean_tokens_per_verification == doctest::Approx(e).epsilon(0.03));
+    CHECK(result.speculation->mean_tokens_per_verification == doctest::Approx(e).epsilon(0.03).scale(0.0));
     CHECK(result.speculation->mean_tokens_per_verification < e);
     // The same seed, the same run; another seed, other draws.
     const auto again = serving::simulate_serving(s->evaluator, requests, config, {});
@@ -189,7 +189,7 @@ TEST_CASE("serve --draft reports the speculation, and refuses a draft of another
     CHECK(speculation.at("draft") == "llama-3.2-1b");
     CHECK(speculation.at("length") == 4);
     CHECK(speculation.at("acceptance") == 0.7);
-    CHECK(speculation.at("expected_tokens_per_verification").get<double>() == doctest::Approx(2.7731).epsilon(1e-4));
+    CHECK(speculation.at("expected_tokens_per_verification").get<double>() == doctest::Approx(2.7731).epsilon(1e-4).scale(0.0));
     CHECK(speculation.at("mean_tokens_per_verification").get<double>() > 1.0);
     CHECK(speculation.at("verifications").get<long long>() > 0);
 

@@ -43,7 +43,7 @@ TEST_CASE("Little's law holds on the simulation's own output") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto result = serving::simulate_serving(s.realistic(), fixed_stream(15.0, 1000, 200, 4000), {}, {});
     const double in_system = result.mean_running_batch + result.mean_waiting;
-    CHECK(in_system == doctest::Approx(result.requests_per_s * result.e2e_s.mean).epsilon(0.01));
+    CHECK(in_system == doctest::Approx(result.requests_per_s * result.e2e_s.mean).epsilon(0.01).scale(0.0));
 }
 
 TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts") {
@@ -60,7 +60,7 @@ TEST_CASE("one sequence at a time with Poisson arrivals waits as M/D/1 predicts"
     config.limits.max_sequences = 1;
     const auto result = serving::simulate_serving(evaluator, fixed_stream(rho / service, 500, 100, 20000, 7), config, {});
     const double wait = result.ttft_s.mean - alone.ttft.value;
-    CHECK(wait == doctest::Approx(rho * service / (2.0 * (1.0 - rho))).epsilon(0.05));
+    CHECK(wait == doctest::Approx(rho * service / (2.0 * (1.0 - rho))).epsilon(0.05).scale(0.0));
 }
 
 TEST_CASE("arrivals above capacity saturate the server, and below it they do not") {
@@ -72,7 +72,7 @@ TEST_CASE("arrivals above capacity saturate the server, and below it they do not
     const auto over = serving::simulate_serving(evaluator, fixed_stream(1.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK(over.saturated);
     // A saturated server completes requests at its capacity: the steady state's saturation rate.
-    CHECK(over.requests_per_s == doctest::Approx(capacity).epsilon(0.1));
+    CHECK(over.requests_per_s == doctest::Approx(capacity).epsilon(0.1).scale(0.0));
     const auto under = serving::simulate_serving(evaluator, fixed_stream(0.5 * capacity, 1000, 200, 3000), {}, {});
     CHECK_FALSE(under.saturated);
 }
@@ -150,9 +150,9 @@ TEST_CASE("the analytic steady state agrees with the simulation where its assump
         const auto analytic = serving::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, {});
         const auto simulated = serving::simulate_serving(evaluator, fixed_stream(rate, 1000, 200, 6000, 11), {}, {});
         REQUIRE(analytic.stable);
-        CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08));
-        CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08));
-        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.35));
+        CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08).scale(0.0));
+        CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08).scale(0.0));
+        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.35).scale(0.0));
     }
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("serve and plan JSON carry the keys users script against") {
         CHECK(s[key]["p99"].get<double>() >= s[key]["p50"].get<double>());
     }
     CHECK(s["throughput"]["output_tokens_per_s"].get<double>() > 0.0);
-    CHECK(s["throughput"]["requests_per_s"].get<double>() == doctest::Approx(5.0).epsilon(0.1));
+    CHECK(s["throughput"]["requests_per_s"].get<double>() == doctest::Approx(5.0).epsilon(0.1).scale(0.0));
     CHECK(s["saturated"] == false);
     CHECK(s["mean_running_batch"].get<double>() > 1.0);
     CHECK(s["peak_kv_fraction"].get<double>() > 0.0);
@@ -286,7 +286,7 @@ TEST_CASE("a closed loop keeps at most its clients' requests in the server and o
         CHECK(inside <= 16);
     }
     const double law = 16.0 / (result.e2e_s.mean + 0.5);
-    CHECK(result.requests_per_s == doctest::Approx(law).epsilon(0.05));
+    CHECK(result.requests_per_s == doctest::Approx(law).epsilon(0.05).scale(0.0));
     CHECK_FALSE(result.saturated);
 }
 

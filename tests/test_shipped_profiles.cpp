@@ -36,7 +36,7 @@ TEST_CASE("every shipped model profile loads and its stated parameter count matc
         const auto model = catalog.model(id);
         CHECK_FALSE(model.source.empty());
         REQUIRE(model.parameters.has_value());
-        CHECK(engine::count_parameters(model).total == doctest::Approx(*model.parameters).epsilon(0.02));
+        CHECK(engine::count_parameters(model).total == doctest::Approx(*model.parameters).epsilon(0.02).scale(0.0));
         CHECK(engine::model_warnings(model).empty());
     }
 }
@@ -45,16 +45,16 @@ TEST_CASE("published totals and active counts of MoE models") {
     const auto catalog = testing::shipped_catalog();
     // DeepSeek-V3 report: 671B total, 37B activated per token.
     const auto deepseek = engine::count_parameters(catalog.model("deepseek-v3"));
-    CHECK(deepseek.total == doctest::Approx(671e9).epsilon(0.005));
-    CHECK(deepseek.active == doctest::Approx(37e9).epsilon(0.03));
+    CHECK(deepseek.total == doctest::Approx(671e9).epsilon(0.005).scale(0.0));
+    CHECK(deepseek.active == doctest::Approx(37e9).epsilon(0.03).scale(0.0));
     // Mixtral-8x7B: 46.7B total, 12.9B active (Mistral AI announcement).
     const auto mixtral = engine::count_parameters(catalog.model("mixtral-8x7b"));
-    CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005));
-    CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.01));
+    CHECK(mixtral.total == doctest::Approx(46.7e9).epsilon(0.005).scale(0.0));
+    CHECK(mixtral.active == doctest::Approx(12.9e9).epsilon(0.01).scale(0.0));
     // Qwen3-30B-A3B: 30.5B total, 3.3B active (model card).
     const auto qwen = engine::count_parameters(catalog.model("qwen3-30b-a3b"));
-    CHECK(qwen.total == doctest::Approx(30.5e9).epsilon(0.005));
-    CHECK(qwen.active == doctest::Approx(3.3e9).epsilon(0.03));
+    CHECK(qwen.total == doctest::Approx(30.5e9).epsilon(0.005).scale(0.0));
+    CHECK(qwen.active == doctest::Approx(3.3e9).epsilon(0.03).scale(0.0));
 }
 
 TEST_CASE("config.json imports match the hand-written profiles") {
@@ -121,7 +121,7 @@ TEST_CASE("a binned Apple part keeps its full part's memory and clock, and loses
         const int full_cores = std::stoi(full->name.substr(chip.size() + 1, full_at - chip.size() - 1));
         CHECK(cores < full_cores);
         CHECK(part.listed_peak(core::Datatype::fp32).value ==
-              doctest::Approx(full->listed_peak(core::Datatype::fp32).value * cores / full_cores).epsilon(0.002));
+              doctest::Approx(full->listed_peak(core::Datatype::fp32).value * cores / full_cores).epsilon(0.002).scale(0.0));
         CHECK(part.memory_bandwidth.value <= full->memory_bandwidth.value);
         CHECK(part.dies == full->dies);
         // A clock block where the full part has one (the M1 Ultra's profile carries none).
