@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
 #include "engine/cost_model.hpp"
 #include "engine/prediction.hpp"
 #include "test_support.hpp"
@@ -118,4 +122,21 @@ TEST_CASE("a runtime's eager passes are read strictly: each bad value names the 
                                    "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
     REQUIRE(too_slow.size() == 1);
     CHECK(too_slow[0].find("op_time") != std::string::npos);
+}
+
+TEST_CASE("serve states a runtime's eager prompt passes among its conditions") {
+    // sglang's profile: 45 us an op (82.6 ms over a 61-layer DeepSeek-V3 extend of about 30
+    // launches a layer, sglang PR #12160); vLLM V1 compiles its prompt passes: none.
+    const auto sglang = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "sglang",
+                                      "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4", "--json"});
+    REQUIRE(sglang.exit_code == 0);
+    const auto with = nlohmann::json::parse(sglang.out);
+    CHECK(std::fabs(with["conditions"]["eager_prompt_passes"]["op_time_s"].get<double>() - 45e-6) <= 1e-12);
+    const auto vllm = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm",
+                                    "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4", "--json"});
+    REQUIRE(vllm.exit_code == 0);
+    CHECK_FALSE(nlohmann::json::parse(vllm.out)["conditions"].contains("eager_prompt_passes"));
+    const auto text = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "sglang",
+                                    "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4"});
+    CHECK(text.out.find("prompt passes eager") != std::string::npos);
 }

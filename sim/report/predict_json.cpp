@@ -35,6 +35,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     const engine::RuntimeProfile& runtime = deployment.runtime_profile();
     conditions.runtime_measured = runtime.measured || runtime.ideal;
     conditions.runtime_source = runtime.source;
+    if (runtime.eager.prefill && !runtime.ideal) conditions.eager_op_time_s = runtime.eager.op_time.value;
     conditions.speculation = deployment.speculation;
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
     return conditions;
@@ -87,6 +88,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         block["shared_prefix_tokens"] = workload.shared_prefix;
     }
     if (conditions.in_process) block["client"] = "in_process";  // serve --in-process: no request path
+    if (conditions.eager_op_time_s > 0.0) block["eager_prompt_passes"] = {{"op_time_s", conditions.eager_op_time_s}};
     if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
     if (conditions.speculation.enabled()) {
         block["speculation"] = {{"draft", conditions.draft},

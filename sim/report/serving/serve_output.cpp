@@ -30,8 +30,12 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                           plural(r.disaggregation->pools.prefill_instances, "prefill instance"),
                           plural(r.disaggregation->pools.decode_instances, "decode instance"), each)
             : fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s", each);
-    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}{}, clocks {}\n",
-                        p.weights, p.kv, p.activation, p.runtime, p.in_process ? " (client in process)" : "", p.clocks);
+    text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}{}{}, clocks {}\n",
+                        p.weights, p.kv, p.activation, p.runtime, p.in_process ? " (client in process)" : "",
+                        p.eager_op_time_s > 0.0
+                            ? fmt::format(" (prompt passes eager, {} an op)", core::format_seconds(p.eager_op_time_s))
+                            : "",
+                        p.clocks);
     text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}\n", c.requests,
                         c.arrivals, c.prompt, c.output, c.seed);
     text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}{}\n\n",
