@@ -5,9 +5,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "profiles/measurements.hpp"
 #include "fit/accuracy_run.hpp"
@@ -33,7 +35,15 @@ std::map<std::string, double> golden_predictions() {
 
 TEST_CASE("every row's prediction is the golden file's: the shipped profiles and fit, pinned") {
     const auto catalog = testing::shipped_catalog();
-    const auto measurements = profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
+    auto measurements = profiles::load_measurements(std::string(DECODESIM_ROOT) + "/validation/measurements.csv");
+    // Under the sanitizers every third row: the figures are pinned by the release build's run of
+    // every row; this one walks the same paths for memory errors in a third of the time.
+    const std::size_t stride = testing::kSanitized ? 3 : 1;
+    if (stride > 1) {
+        std::vector<profiles::Measurement> every_third;
+        for (std::size_t i = 0; i < measurements.size(); i += stride) every_third.push_back(measurements[i]);
+        measurements = std::move(every_third);
+    }
     const fit::ProfileLookup lookup{[&](const std::string& id) { return catalog.hardware(id); },
                                           [&](const std::string& id) { return catalog.model(id); },
                                           [&](const std::string& id) { return catalog.runtime(id); }};
@@ -50,7 +60,11 @@ TEST_CASE("every row's prediction is the golden file's: the shipped profiles and
         ++compared;
         if (row.measurement->runtime.starts_with("llama.cpp@")) ++llama_cpp_builds;
     }
-    CHECK(compared == static_cast<int>(golden.size()));
+    // Every golden row among those evaluated was compared (all of them in the release build).
+    const auto in_golden = std::count_if(measurements.begin(), measurements.end(),
+                                         [&](const profiles::Measurement& m) { return golden.contains(m.id); });
+    CHECK(compared == static_cast<int>(in_golden));
+    if (stride == 1) CHECK(compared == static_cast<int>(golden.size()));
     // The three llama.cpp builds are all exercised: 628 rows when the file was written.
-    CHECK(llama_cpp_builds >= 600);
+    CHECK(llama_cpp_builds * static_cast<int>(stride) >= 600);
 }
