@@ -42,6 +42,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
   A row whose notes state "speculative=..." is not predicted: the acceptance rate its
   run reached is not a condition the row states.
+* Sustained rates (the issue target for MLPerf-style limits): the max_rate_per_s_at_slo rows' median
+  |error| per runtime build, their signed range and how many are within 15%.
 * Closed-loop runs (the issue target): the rows of one run (same source, device, model, format,
   engine, tp, concurrency and lengths) give one TTFT error and one TPOT error, the mean row's where
   the run has one, else the median's; the summary gives the median |error| of each and the share of
@@ -251,6 +253,25 @@ def closed_loop_summary(results):
         print(f"{name:<24} {len(group):>5} {tpot:>11.1f}% {ttft:>11.1f}% {within:>8} ({100.0 * within / len(group):.0f}%)")
 
 
+def sustained_rate_summary(results):
+    """The issue's MLPerf target: the sustained rate under the latency limits within 15%, per runtime
+    (the build each row ran, runtime_of)."""
+    groups = {}
+    for r, _, _, err, _ in results:
+        if r["metric"] == "max_rate_per_s_at_slo":
+            groups.setdefault(runtime_of(r), []).append(err)
+    if not groups:
+        return
+    print()
+    print("sustained rate under the latency limits (max_rate_per_s_at_slo), per runtime build:")
+    print(f"{'runtime':<24} {'systems':>7} {'median |error|':>15} {'signed range':>20} {'within 15%':>11}")
+    for name, errors in sorted(groups.items()):
+        median = statistics.median(abs(e) for e in errors)
+        within = sum(1 for e in errors if abs(e) <= 15.0)
+        span = f"{min(errors):+.1f}% to {max(errors):+.1f}%"
+        print(f"{name:<24} {len(errors):>7} {median:>14.1f}% {span:>20} {within:>11}")
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -326,6 +347,7 @@ def main():
     for s in sorted(by_source):
         print(f"{s:<24} {len(by_source[s]):>5} {statistics.median(by_source[s]):>14.1f}%")
     closed_loop_summary(results)
+    sustained_rate_summary(results)
     print()
     print("worst 10 rows by |error|:")
     for r, meas, pred, err, _ in sorted(results, key=lambda x: -abs(x[3]))[:10]:
