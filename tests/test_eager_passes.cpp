@@ -127,16 +127,17 @@ TEST_CASE("a runtime's eager passes are read strictly: each bad value names the 
 TEST_CASE("serve states a runtime's eager prompt passes among its conditions") {
     // sglang's profile: 45 us an op (82.6 ms over a 61-layer DeepSeek-V3 extend of about 30
     // launches a layer, sglang PR #12160); vLLM V1 compiles its prompt passes: none.
-    const auto sglang = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "sglang",
-                                      "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4", "--json"});
-    REQUIRE(sglang.exit_code == 0);
-    const auto with = nlohmann::json::parse(sglang.out);
+    const auto serve = [](const std::string& runtime, bool json) {
+        std::vector<std::string> args{"serve",    "--hardware", "h100-sxm", "--model",         "llama-3.1-8b",
+                                      "--runtime", runtime,     "--prompt", "128",             "--output",
+                                      "16",        "--concurrency", "2",    "--requests",      "4"};
+        if (json) args.emplace_back("--json");
+        const auto result = testing::run(args);
+        REQUIRE(result.exit_code == 0);
+        return result.out;
+    };
+    const auto with = nlohmann::json::parse(serve("sglang", true));
     CHECK(std::fabs(with["conditions"]["eager_prompt_passes"]["op_time_s"].get<double>() - 45e-6) <= 1e-12);
-    const auto vllm = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm",
-                                    "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4", "--json"});
-    REQUIRE(vllm.exit_code == 0);
-    CHECK_FALSE(nlohmann::json::parse(vllm.out)["conditions"].contains("eager_prompt_passes"));
-    const auto text = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "sglang",
-                                    "--prompt", "128", "--output", "16", "--concurrency", "2", "--requests", "4"});
-    CHECK(text.out.find("prompt passes eager") != std::string::npos);
+    CHECK_FALSE(nlohmann::json::parse(serve("vllm", true))["conditions"].contains("eager_prompt_passes"));
+    CHECK(serve("sglang", false).find("prompt passes eager") != std::string::npos);
 }

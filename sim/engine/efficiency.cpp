@@ -57,7 +57,7 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
     efficiency.attention_bandwidth = factors.attention_bandwidth;
     efficiency.attention_compute = factors.attention_on(backend);
     efficiency.tile_setup_rows = factors.tile_setup_rows;
-    efficiency.eager_op_time = preset.eager.prefill ? preset.eager.op_time : core::Seconds(0.0);
+    efficiency.eager_op_time = preset.eager.op_time;  // its ops are counted only where passes run eagerly
     return efficiency;
 }
 

@@ -85,14 +85,26 @@ std::vector<std::string> backend_names() {
     return names;
 }
 
+// The launches or ops a layer's block takes (a kernel graph's, an eager pass's): 0 to kMaxKernelsPerBlock.
+void read_block_count(StrictMap& section, const char* key, double& into) {
+    if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
+}
+
+// A required time from 0 to `maximum` seconds; `range` and `example` word its errors.
+void read_required_time(StrictMap& section, const char* key, double maximum, const std::string& range,
+                        const char* example, core::Seconds& into) {
+    if (auto value = zero_or_quantity(section, key, core::Dimension::time, maximum, range)) {
+        into = core::Seconds(*value);
+    } else if (!section.has(key)) {
+        section.error(key, fmt::format("missing required key; expected a time such as '{}'", example));
+    }
+}
+
 void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
     require_source(section);
-    const auto count = [&](const char* key, double& into) {
-        if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
-    };
-    count("attention_block", graph.attention_block);
-    count("dense_mlp_block", graph.dense_mlp_block);
-    count("moe_mlp_block", graph.moe_mlp_block);
+    read_block_count(section, "attention_block", graph.attention_block);
+    read_block_count(section, "dense_mlp_block", graph.dense_mlp_block);
+    read_block_count(section, "moe_mlp_block", graph.moe_mlp_block);
     section.reject_unknown_keys({"source", "attention_block", "dense_mlp_block", "moe_mlp_block"});
 }
 
@@ -221,12 +233,8 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
 void read_request_path(StrictMap& section, RequestPath& path) {
     require_source(section);
     auto time = [&](const char* key, double maximum, core::Seconds& into) {
-        if (auto value = zero_or_quantity(section, key, core::Dimension::time, maximum,
-                                          fmt::format("expected a time from 0 ms to {:g} ms", maximum * 1e3))) {
-            into = core::Seconds(*value);
-        } else if (!section.has(key)) {
-            section.error(key, "missing required key; expected a time such as '5 ms'");
-        }
+        read_required_time(section, key, maximum, fmt::format("expected a time from 0 ms to {:g} ms", maximum * 1e3), "5 ms",
+                           into);
     };
     time("before_scheduler", 1.0, path.before_scheduler);
     time("per_prompt_token", 1e-3, path.per_prompt_token);
@@ -256,18 +264,11 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
             section.error("passes", fmt::format("unknown '{}'; expected prefill or none", *passes));
         }
     }
-    if (auto value = zero_or_quantity(section, "op_time", core::Dimension::time, 1e-3, "expected a time from 0 us to 1000 us")) {
-        eager.op_time = core::Seconds(*value);
-    } else if (!section.has("op_time")) {
-        section.error("op_time", "missing required key; expected a time such as '10 us'");
-    }
-    const auto count = [&](const char* key, double& into) {
-        if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
-    };
-    count("attention_block", eager.attention_block);
-    count("latent_attention_block", eager.latent_attention_block);
-    count("dense_mlp_block", eager.dense_mlp_block);
-    count("moe_mlp_block", eager.moe_mlp_block);
+    read_required_time(section, "op_time", 1e-3, "expected a time from 0 us to 1000 us", "10 us", eager.op_time);
+    read_block_count(section, "attention_block", eager.attention_block);
+    read_block_count(section, "latent_attention_block", eager.latent_attention_block);
+    read_block_count(section, "dense_mlp_block", eager.dense_mlp_block);
+    read_block_count(section, "moe_mlp_block", eager.moe_mlp_block);
     section.reject_unknown_keys({"source", "passes", "op_time", "attention_block", "latent_attention_block",
                                  "dense_mlp_block", "moe_mlp_block"});
 }
