@@ -102,6 +102,8 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
     ResolvedProfiles<std::shared_ptr<const engine::RuntimeProfile>> runtime_profiles(lookup.runtime);
     AccuracyResult result;
     std::vector<CalibrationCase> cases;
+    // The held-out fits share most grid points on most rows, and every pass shares the rows' bounds.
+    PredictionCache cache;
     for (const auto& m : measurements) {
         AccuracyRow skipped;
         skipped.measurement = &m;
@@ -121,8 +123,9 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
         try {
             const engine::DeploymentChoice choice = stated_deployment(m, *runtime);
             const engine::Deployment deployment = engine::resolve_deployment(*hardware, *model, choice);
-            result.rows.push_back(evaluate_measurement(m, *model, *hardware, deployment));
-            cases.push_back({&m, model, hardware, deployment});
+            const CalibrationCase evaluated{&m, model, hardware, deployment};
+            result.rows.push_back(cache.evaluate(evaluated, deployment.runtime_profile()));
+            cases.push_back(evaluated);
         } catch (const std::exception& error) {
             skipped.skipped = error.what();
             result.rows.push_back(skipped);
@@ -138,7 +141,6 @@ AccuracyResult evaluate_accuracy(const std::vector<profiles::Measurement>& measu
     }
     if (settings.held_out) {
         HeldOutFigures figures;
-        PredictionCache cache;  // the three share most grid points on most rows
         figures.by_source = leave_one_group_out(
             cases, "source", [](const CalibrationCase& c) { return source_key(c.measurement->source); }, &cache);
         figures.by_family = leave_one_group_out(

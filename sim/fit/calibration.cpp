@@ -73,22 +73,40 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
     return predicted;
 }
 
+AccuracyRow PredictionCache::evaluate(const CalibrationCase& c, const engine::RuntimeProfile& preset) {
+    const profiles::Measurement& m = *c.measurement;
+    AccuracyRow row;
+    row.measurement = &m;
+    row.split = split_of(m.hardware);
+    row.skipped = unsupported_reason(m);
+    if (!row.skipped.empty()) return row;
+    row.predicted = predict(c, preset);
+    row.error = row.predicted / m.value - 1.0;
+    auto bound = bounds_.find(&m);
+    if (bound == bounds_.end()) bound = bounds_.emplace(&m, physical_bound(m, *c.model, *c.hardware, c.deployment)).first;
+    row.bound = bound->second.figure;
+    row.beats_bound = bound->second.beaten;
+    return row;
+}
+
+bool read_by_fits(const profiles::Measurement& m) {
+    // A run under a condition the engine does not model is not the kernels' rate: a
+    // speculative run's is theirs times the accepted tokens per step (the DeepSeek MTP rows
+    // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split or an eager launch waits
+    // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, up to 7x below
+    // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
+    // kernels with what they are not.
+    // A replayed row (a request rate, a closed loop) is a whole serving run, queueing included:
+    // it checks the serving model, and a simulation per grid point would make every fit minutes long.
+    return unsupported_reason(m).empty() && profiles::unmodelled_conditions(m).empty() && !m.replayed();
+}
+
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& preset,
                       const std::vector<core::MemoryFamily>& families, PredictionCache* cache, FitKinds kinds) {
     std::vector<const CalibrationCase*> decode, prefill;
     for (const auto& c : cases) {
         if (std::find(families.begin(), families.end(), c.hardware->memory_family) == families.end()) continue;
-        if (!unsupported_reason(*c.measurement).empty()) continue;
-        // A run under a condition the engine does not model is not the kernels' rate: a
-        // speculative run's is theirs times the accepted tokens per step (the DeepSeek MTP rows
-        // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split or an eager launch waits
-        // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, up to 7x below
-        // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
-        // kernels with what they are not.
-        if (!profiles::unmodelled_conditions(*c.measurement).empty()) continue;
-        // A replayed row (a request rate, a closed loop) is a whole serving run, queueing included: it checks the serving
-        // model, and a simulation per grid point would make every fit minutes long.
-        if (c.measurement->replayed()) continue;
+        if (!read_by_fits(*c.measurement)) continue;
         if (is_prefill(*c.measurement) && !kinds.prefill) continue;
         (is_prefill(*c.measurement) ? prefill : decode).push_back(&c);
     }
@@ -329,14 +347,16 @@ std::vector<CalibrationCase> cases_in(const std::vector<CalibrationCase>& cases,
 
 // Each case in `indices` predicted under the presets fitted as `fits`, into `errors.rows`.
 void predict_cases(const std::vector<CalibrationCase>& cases, const std::vector<std::size_t>& indices,
-                   const std::vector<FitResult>& fits, HeldOutErrors& errors) {
-    std::map<std::string, engine::RuntimeProfile> presets;  // by fit group: its members share their factors
+                   const std::vector<FitResult>& fits, HeldOutErrors& errors, PredictionCache& cache) {
+    // By runtime profile: the members of a fit group share its factors, but each keeps its own
+    // request path, kernel graph and scheduler.
+    std::map<const engine::RuntimeProfile*, engine::RuntimeProfile> presets;
     for (const std::size_t i : indices) {
         const CalibrationCase& c = cases[i];
         const engine::RuntimeProfile& runtime = c.deployment.runtime_profile();
-        auto preset = presets.find(runtime.fit_group);
-        if (preset == presets.end()) preset = presets.emplace(runtime.fit_group, fitted_preset(runtime, fits)).first;
-        errors.rows[i] = evaluate_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset->second);
+        auto preset = presets.find(&runtime);
+        if (preset == presets.end()) preset = presets.emplace(&runtime, fitted_preset(runtime, fits)).first;
+        errors.rows[i] = cache.evaluate(c, preset->second);
     }
 }
 
@@ -472,14 +492,16 @@ HeldOutErrors leave_one_group_out(const std::vector<CalibrationCase>& cases, con
         std::vector<FitResult> fits;
         for (std::size_t g = 0; g < groups.size(); ++g) {
             const bool touched = std::any_of(held_out.begin(), held_out.end(),
-                                             [&](std::size_t i) { return in_fit_group(cases[i], groups[g]); });
+                                             [&](std::size_t i) {
+                                                 return in_fit_group(cases[i], groups[g]) && read_by_fits(*cases[i].measurement);
+                                             });
             auto fit = touched ? fit_group(cases_in(cases, groups[g], [&](std::size_t i) { return !out.contains(i); }),
                                            groups[g], cache)
                                : on_all[g];
             if (fit) fits.push_back(std::move(*fit));
         }
         share_backend_kernels(fits);
-        predict_cases(cases, held_out, fits, errors);
+        predict_cases(cases, held_out, fits, errors, *cache);
     }
     summarize_by_metric(errors);
     return errors;
@@ -493,7 +515,9 @@ HeldOutErrors in_sample(const std::vector<CalibrationCase>& cases, PredictionCac
     errors.group_of_row.assign(cases.size(), "");
     std::vector<std::size_t> every(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) every[i] = i;
-    predict_cases(cases, every, fit_presets(cases, cache), errors);
+    PredictionCache own_cache;
+    if (!cache) cache = &own_cache;
+    predict_cases(cases, every, fit_presets(cases, cache), errors, *cache);
     summarize_by_metric(errors);
     // Nothing was held out: no group counts, no per-group summaries.
     for (auto& metric : errors.by_metric) metric.groups = 0;

@@ -59,11 +59,20 @@ struct FitResult {
 class PredictionCache {
 public:
     double predict(const CalibrationCase& c, const engine::RuntimeProfile& preset);
+    // What evaluate_measurement gives for the case under `preset`, from the cached prediction and
+    // the row's physical bound, which no preset changes and is computed once a row (a replayed row's
+    // bound is a whole serving simulation).
+    AccuracyRow evaluate(const CalibrationCase& c, const engine::RuntimeProfile& preset);
 
 private:
     using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double, double>;
     std::map<Key, double> predictions_;
+    std::map<const profiles::Measurement*, PhysicalBound> bounds_;
 };
+
+// Whether a fit can read the row at all (supported, under conditions the engine models, not a
+// whole serving run): rows it cannot read leave every fit unchanged when held out.
+bool read_by_fits(const profiles::Measurement& measurement);
 
 // Which kinds of rows a fit reads (the others keep the measured defaults).
 struct FitKinds {
