@@ -33,7 +33,17 @@ void finish_request_figures(SteadyState& state, const LoadShape& load, const eng
 
 constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
 constexpr double kZ90 = 1.282;
+// The fixed-point searches: at most this many evaluations of the pass, settled within this
+// share of it, and no pass longer than this (seconds).
 constexpr int kIterations = 200;
+constexpr double kSettled = 1e-9;
+constexpr double kLongestPass = 1e6;
+// A steady state holds only where the pass time's feedback on itself (d pass / d pass through the
+// batch and the prompts it gathers) is below this: at a gain g a fluctuation in the pass comes back
+// amplified 1 / (1 - g) times, tenfold at 0.9, and at 1 the fixed point is a tangency past which
+// the queue grows without end. The figure is where the plain iteration this search replaced (200
+// steps, settled to 1e-9) stopped settling, which the plans and their serve checks were built on.
+constexpr double kMostLoopGain = 0.9;
 
 struct Model {
     const engine::Evaluator& evaluator;
@@ -153,8 +163,11 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
         table.probability.push_back(probability);
         table.covered += probability;
     }
+    // A pass holds at most `most_chunks` chunks: the passes past that take the full pass's time.
     for (std::size_t k = 0; k <= table.probability.size(); ++k) {
-        table.time.push_back(model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
+        table.time.push_back(static_cast<double>(k) <= most_chunks
+                                 ? model.step(batch, static_cast<double>(k) * table.chunk_share)
+                                 : table.time.back());
     }
     return table;
 }
@@ -211,32 +224,28 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
 
 // The fixed point of Little's law: batch = rate x (output - 1) / E x pass, prompts per pass = rate x
 // pass, pass = the mean of the pass mixture. Fills `state`; false when it diverges or leaves the
-// replica's limits.
+// replica's limits. The mean pass rises with the pass time (a longer pass gathers more sequences
+// and prompts), so iterating it from a lone sequence's pass climbs to the fixed point; the search
+// finds that point without the iteration's creep near saturation (core::increasing_fixed_point).
 bool solve(const Model& model, double rate, SteadyState& state) {
     const double decode_passes = model.decode_passes();
-    double step = model.step(1.0, 0.0);
-    double batch = 0.0, prompts = 0.0;
-    bool settled = false;
-    for (int i = 0; i < kIterations && !settled; ++i) {
-        batch = rate * decode_passes * step;
-        prompts = rate * step;
-        if (batch > model.max_batch) return false;
-        // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average,
-        // the prompt tokens that arrived meanwhile.
-        if (batch * model.positions() + prompts * model.load.prompt_tokens >
-            static_cast<double>(model.limits.max_batched_tokens)) {
-            return false;
-        }
-        const double next = pass_mixture(model, std::max(batch, 1e-9), prompts).mean;
-        if (!std::isfinite(next) || next > 1e6) return false;
-        settled = std::fabs(next - step) <= 1e-9 * step;
-        step = next;
-    }
-    // Near saturation the iteration creeps instead of settling: no steady state.
-    if (!settled) return false;
-    state.batch = batch;
-    state.prompts_per_step = prompts;
-    state.step_s = step;
+    auto mean_pass = [&](double step) {
+        const double g = pass_mixture(model, std::max(rate * decode_passes * step, 1e-9), rate * step).mean;
+        return g;
+    };
+    // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
+    // prompt tokens that arrived meanwhile; the batch stays within the replica's.
+    auto within_limits = [&](double step) {
+        const double batch = rate * decode_passes * step, prompts = rate * step;
+        return batch <= model.max_batch && batch * model.positions() + prompts * model.load.prompt_tokens <=
+                                               static_cast<double>(model.limits.max_batched_tokens);
+    };
+    const std::optional<core::FixedPoint> found =
+        core::increasing_fixed_point(model.step(1.0, 0.0), mean_pass, within_limits, kSettled, kIterations, kLongestPass);
+    if (!found || found->slope > kMostLoopGain) return false;
+    state.batch = rate * decode_passes * found->x;
+    state.prompts_per_step = rate * found->x;
+    state.step_s = found->x;
     return true;
 }
 
@@ -259,7 +268,10 @@ void find_saturation(const Model& model, SteadyState& state) {
     Model uncapped = model;
     uncapped.max_batch = std::numeric_limits<double>::infinity();
     uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
-    if (saturation_rate(uncapped) > 1.02 * state.saturation_rate_per_s) {
+    // Stability is monotone in the rate: the uncapped saturation lies above 1.02 x the capped
+    // one exactly when the uncapped replica still has a steady state there.
+    SteadyState lifted;
+    if (solve(uncapped, 1.02 * state.saturation_rate_per_s, lifted)) {
         state.binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
         return;
     }
@@ -360,41 +372,37 @@ double prefill_alone(const Model& model) {
 // diverges or leaves the instance's limits.
 bool solve_decode(const Model& model, double rate, double& batch, double& step) {
     const double decode_passes = model.decode_passes();
-    step = model.step(1.0, 0.0);
-    batch = 0.0;
-    for (int i = 0; i < kIterations; ++i) {
-        batch = rate * decode_passes * step;
-        if (batch > model.max_batch || batch * model.positions() > static_cast<double>(model.limits.max_batched_tokens)) {
-            return false;
-        }
-        const double next = model.step(std::max(batch, 1e-9), 0.0);
-        if (!std::isfinite(next) || next > 1e6) return false;
-        const bool settled = std::fabs(next - step) <= 1e-9 * step;
-        step = next;
-        if (settled) return true;
-    }
-    return false;
+    auto pass = [&](double s) { return model.step(std::max(rate * decode_passes * s, 1e-9), 0.0); };
+    auto within_limits = [&](double s) {
+        const double b = rate * decode_passes * s;
+        return b <= model.max_batch && b * model.positions() <= static_cast<double>(model.limits.max_batched_tokens);
+    };
+    const std::optional<core::FixedPoint> found =
+        core::increasing_fixed_point(model.step(1.0, 0.0), pass, within_limits, kSettled, kIterations, kLongestPass);
+    if (!found || found->slope > kMostLoopGain) return false;
+    step = found->x;
+    batch = rate * decode_passes * step;
+    return true;
 }
 
 // The largest rate a decode instance sustains (bisection, as saturation_rate), and what binds there.
 double decode_saturation(const Model& model, const char*& binding) {
-    auto largest = [](const Model& m) {
-        double batch = 0.0, step = 0.0, low = 0.0, high = 1.0;
-        while (solve_decode(m, high, batch, step) && high < 1e9) {
-            low = high;
-            high *= 2.0;
-        }
-        return core::bisect(low, high, [&](double rate) { return solve_decode(m, rate, batch, step); }, 60, 1e-6).low;
-    };
-    const double rate = largest(model);
+    double batch = 0.0, step = 0.0, low = 0.0, high = 1.0;
+    while (solve_decode(model, high, batch, step) && high < 1e9) {
+        low = high;
+        high *= 2.0;
+    }
+    const double rate =
+        core::bisect(low, high, [&](double r) { return solve_decode(model, r, batch, step); }, 60, 1e-6).low;
     Model uncapped = model;
     uncapped.max_batch = std::numeric_limits<double>::infinity();
     uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
-    if (largest(uncapped) > 1.02 * rate) {
+    // As find_saturation: one solve at 1.02 x the capped rate tells whether lifting the caps helps.
+    double lifted_batch = 0.0, lifted_step = 0.0;
+    if (solve_decode(uncapped, 1.02 * rate, lifted_batch, lifted_step)) {
         binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
         return rate;
     }
-    double batch = 0.0, step = 0.0;
     solve_decode(model, rate, batch, step);
     binding = model.decode_binding(batch);
     return rate;
