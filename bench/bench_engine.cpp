@@ -12,6 +12,8 @@
 #include "engine/prediction.hpp"
 #include "profiles/catalog.hpp"
 #include "report/explore/sweep_writer.hpp"
+#include "cli/runtime_option.hpp"
+#include "serving/plan.hpp"
 #include "serving/simulation.hpp"
 #include "explore/sweep.hpp"
 
@@ -170,6 +172,35 @@ void serve_requests(benchmark::State& state) {
     state.counters["requests_per_s"] = benchmark::Counter(simulated, benchmark::Counter::kIsRate);
 }
 
+// "What should we buy?" over every shipped device: the plan docs/serving.md times from the
+// command line (Llama-3.1-8B, 20 requests/s of 1000 in and 200 out, TTFT p99 1 s and TPOT p99
+// 50 ms; bf16, tp 1-8, one or two stages, disaggregated pools considered, the best three verified
+// by 2,000 simulated requests), built as plan_command builds it. The budget is 5 s on one core.
+void plan_every_device(benchmark::State& state) {
+    const profiles::Catalog catalog(DECODESIM_ROOT);
+    const profiles::ModelProfile model = catalog.model("llama-3.1-8b");
+    std::vector<profiles::HardwareProfile> candidates;
+    for (const auto& id : catalog.hardware_ids()) candidates.push_back(catalog.hardware(id));
+    serving::PlanWorkload workload;
+    workload.rate_per_s = 20.0;
+    workload.prompt_tokens = 1000.0;
+    workload.output_tokens = 200.0;
+    serving::ServiceTargets targets;
+    targets.ttft_s = 1.0;
+    targets.tpot_s = 0.05;
+    serving::PlanSpace space;
+    space.weights = {core::find_named(core::weight_formats(), "bf16")};
+    space.kv = {nullptr};
+    space.runtime = cli::runtime_chooser(catalog, std::nullopt);
+    space.verify = serving::VerifySettings{};
+    for (auto _ : state) {
+        const serving::Plan plan = serving::plan_deployments(model, candidates, workload, targets, space,
+                                                             serving::PlanOrder::cost);
+        benchmark::DoNotOptimize(plan.options.size());
+    }
+    state.counters["devices"] = static_cast<double>(candidates.size());
+}
+
 }  // namespace
 
 BENCHMARK(minimal_formula);
@@ -188,5 +219,6 @@ BENCHMARK_CAPTURE(sweep_million, evaluate_only, false)->Unit(benchmark::kMillise
 BENCHMARK_CAPTURE(sweep_million, evaluate_and_write_csv, true)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(serve_requests)->Unit(benchmark::kMillisecond);
+BENCHMARK(plan_every_device)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 BENCHMARK_MAIN();
