@@ -331,6 +331,33 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     CHECK_FALSE(served["saturated"].get<bool>());
 }
 
+TEST_CASE("plan = serve for every option a plan ranks, not only its best") {
+    // Five devices for Llama-3.1-8B chat at 10 requests/s. Each row the plan prints says that
+    // deployment meets the targets at that load; serve given the row's deployment, replicas,
+    // request count and seed must agree, row by row.
+    const int requests = testing::kSanitized ? 200 : 500;
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm,mi300x,l40s,rtx-4090,a100-sxm-80gb",
+                                    "--rate", "10", "--scenario", "chat", "--disaggregation", "off", "--verify-requests",
+                                    std::to_string(requests), "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto options = nlohmann::json::parse(plan.out)["options"];
+    REQUIRE(options.size() >= 3);
+    for (const auto& option : options) {
+        CAPTURE(option["hardware"].get<std::string>());
+        REQUIRE(option["verified_by_serve"].is_object());
+        const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", option["hardware"].get<std::string>(),
+                                         "--rate", "10", "--scenario", "chat", "--weights", option["weights"].get<std::string>(),
+                                         "--tp", std::to_string(option["tp"].get<int>()), "--pp",
+                                         std::to_string(option["pp"].get<int>()), "--replicas",
+                                         std::to_string(option["replicas"].get<int>()), "--requests",
+                                         std::to_string(requests), "--seed", "1", "--json"});
+        REQUIRE(serve.exit_code == 0);
+        const auto served = nlohmann::json::parse(serve.out);
+        CHECK(served["goodput"]["fraction"].get<double>() >= 0.99);
+        CHECK(served["goodput"]["fraction"].get<double>() == option["verified_by_serve"]["share_on_target"].get<double>());
+    }
+}
+
 TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, and says so") {
     // 200 users at 32k-token prompts with only a per-stream speed target: the cheapest layout by
     // the steady state alone is one replica with users waiting hours for a first token. With the

@@ -397,7 +397,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
 
 // plan = serve: the best options, simulated request by request at the planned load, take the
 // replicas the simulation needs; one that no count within reach serves on target is dropped with
-// its reason. Re-ranked after each, until the first kVerifiedOptions are verified.
+// its reason. Re-ranked after each, until every option left is verified: no row of a plan says a
+// deployment meets the targets that serve has not seen meet them.
 void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
                  const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space, PlanOrder order) {
     VerifyLoad load;
@@ -415,10 +416,9 @@ void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vec
     constexpr std::size_t kLayoutsTried = 4;
     std::map<std::string, std::vector<engine::Deployment>> refused;
     while (true) {
-        const std::size_t checked = std::min(kVerifiedOptions, plan.options.size());
-        const auto next = std::find_if(plan.options.begin(), plan.options.begin() + static_cast<std::ptrdiff_t>(checked),
+        const auto next = std::find_if(plan.options.begin(), plan.options.end(),
                                        [](const PlanOption& o) { return !o.verification; });
-        if (next == plan.options.begin() + static_cast<std::ptrdiff_t>(checked)) return;
+        if (next == plan.options.end()) return;
         PlanOption& option = *next;
         const auto hardware = std::find_if(candidates.begin(), candidates.end(),
                                            [&](const profiles::HardwareProfile& h) { return h.id == option.hardware; });

@@ -65,10 +65,6 @@ inline constexpr double kDefaultTtftLimitS = 60.0;
 // target is given.
 ServiceTargets bounded_targets(const ServiceTargets& targets);
 
-// How many of the best options the request-level simulation checks: enough that the winner and its
-// runners-up are verified after any re-ranking the simulation causes.
-inline constexpr std::size_t kVerifiedOptions = 3;
-
 enum class PlanOrder { cost, devices, power };
 inline constexpr std::array<core::NamedValue<PlanOrder>, 3> kPlanOrderNames{
     {{PlanOrder::cost, "cost"}, {PlanOrder::devices, "devices"}, {PlanOrder::power, "power"}}};

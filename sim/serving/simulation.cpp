@@ -113,6 +113,7 @@ struct Replica {
     double used_bytes = 0.0;
     double busy_until = -1.0;  // < 0: idle
     double running_time = 0.0;  // integral of running sequences over time
+    double accounted_s = 0.0;   // running_time (and the run's waiting time) integrated up to here
     double peak_bytes = 0.0;
     double busy_time = 0.0;     // time spent in passes
     // Sequences whose KV cache this replica holds outside `running`: a prefill instance's prompts
@@ -198,7 +199,11 @@ private:
     // A request has left (finished or refused): in a closed loop its client sends again after thinking.
     void client_done(double now);
     SpeculationStats speculation_stats() const;
-    void account_time(double now);
+    // Integrates the replica's running and waiting sequences up to `now`: called before anything
+    // changes them, so each replica is brought up to date only when it changes, not at every event.
+    void account(Replica& replica, double now);
+    // The busy replica whose pass ends first (the lowest index among equal ends), or null.
+    Replica* soonest_replica();
     std::size_t least_loaded(std::size_t first, std::size_t last) const;
     void hand_off(Replica& replica, Sequence sequence, double now);
     void start_transfer(Replica& replica, Sequence sequence, double now);
@@ -221,8 +226,11 @@ private:
     std::size_t sample_stride_ = 1, steps_since_sample_ = 0;
     LogHistogram gaps_;
     double capacity_bytes_ = 0.0;
-    double last_accounted_s_ = 0.0;
     double waiting_time_ = 0.0;
+    // Pass ends as (time, replica index), smallest first; an entry whose replica has since become
+    // idle or started another pass is dropped when it surfaces.
+    std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+        pass_ends_;
     long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0;
     // Disaggregated runs: prefill instances come first in replicas_, then the decode instances.
     KvLink link_;
@@ -276,6 +284,7 @@ void Simulation::hand_off(Replica& replica, Sequence sequence, double now) {
     incoming.remote = true;
     incoming.handed_off_s = now;
     records_[sequence.request].decode_replica = static_cast<int>(decode - prefill_count_);
+    account(replicas_[decode], now);
     replicas_[decode].waiting.push_back(incoming);
     if (!replicas_[decode].busy()) start_step(replicas_[decode], now);
 }
@@ -300,6 +309,7 @@ void Simulation::release_source(std::size_t request, double now) {
     const auto it = handed_off_.find(request);
     if (it == handed_off_.end()) return;
     Replica& source = replicas_[it->second.first];
+    account(source, now);
     release(source, it->second.second);
     --source.parked;
     handed_off_.erase(it);
@@ -310,6 +320,7 @@ void Simulation::release_source(std::size_t request, double now) {
 // and the sequence decodes from the next pass on.
 void Simulation::finish_transfer(const Transfer& transfer, double now) {
     Replica& replica = replicas_[transfer.decode];
+    account(replica, now);
     --replica.parked;
     Sequence sequence = transfer.sequence;
     sequence.remote = false;
@@ -418,11 +429,13 @@ void Simulation::arrive(std::size_t index, double now) {
     sequence.request = index;
     sequence.target = requests_[index].prompt_tokens;
     records_[index].replica = static_cast<int>(chosen);
+    account(replicas_[chosen], now);
     replicas_[chosen].waiting.push_back(sequence);
     if (!replicas_[chosen].busy()) start_step(replicas_[chosen], now);
 }
 
 void Simulation::start_step(Replica& replica, double now) {
+    account(replica, now);
     const SchedulerLimits& limits = config_.limits;
     // A runtime that runs prefill in passes of its own (SGLang) takes one whenever a prompt is being
     // prefilled or a waiting request may join, and a decode pass otherwise; when no prompt could be
@@ -588,11 +601,13 @@ void Simulation::start_step(Replica& replica, double now) {
         draft_time_ += drafting;
     }
     replica.busy_until = now + pass;
+    pass_ends_.push({replica.busy_until, static_cast<std::size_t>(&replica - replicas_.data())});
     replica.busy_time += pass;
     ++steps_;
 }
 
 void Simulation::finish_step(Replica& replica, double now) {
+    account(replica, now);
     for (const Work& work : replica.step) {
         Sequence& sequence = replica.running[work.sequence];
         RequestRecord& record = records_[sequence.request];
@@ -654,14 +669,22 @@ void Simulation::finish_step(Replica& replica, double now) {
     replica.busy_until = -1.0;
 }
 
-void Simulation::account_time(double now) {
-    const double elapsed = now - last_accounted_s_;
+void Simulation::account(Replica& replica, double now) {
+    const double elapsed = now - replica.accounted_s;
     if (elapsed <= 0.0) return;
-    for (Replica& replica : replicas_) {
-        replica.running_time += elapsed * static_cast<double>(replica.running.size());
-        waiting_time_ += elapsed * static_cast<double>(replica.waiting.size());
+    replica.running_time += elapsed * static_cast<double>(replica.running.size());
+    waiting_time_ += elapsed * static_cast<double>(replica.waiting.size());
+    replica.accounted_s = now;
+}
+
+Replica* Simulation::soonest_replica() {
+    while (!pass_ends_.empty()) {
+        const auto [end, index] = pass_ends_.top();
+        Replica& replica = replicas_[index];
+        if (replica.busy() && replica.busy_until == end) return &replica;
+        pass_ends_.pop();
     }
-    last_accounted_s_ = now;
+    return nullptr;
 }
 
 void Simulation::sample(double now) {
@@ -690,10 +713,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     double now = 0.0;
     bool counted_last_arrival = false;
     while (true) {
-        Replica* soonest = nullptr;
-        for (Replica& replica : replicas_) {
-            if (replica.busy() && (soonest == nullptr || replica.busy_until < soonest->busy_until)) soonest = &replica;
-        }
+        Replica* soonest = soonest_replica();
         const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
         const double transfer_end =
             transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
@@ -702,7 +722,6 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
         if (!arrival_first && !transfer_first && soonest == nullptr) break;
         now = arrival_first ? arrival : transfer_first ? transfer_end : step_end;
-        account_time(now);
         if (transfer_first) {
             const Transfer transfer = transfers_.top();
             transfers_.pop();
@@ -722,6 +741,8 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
             sample(now);
         }
     }
+
+    for (Replica& replica : replicas_) account(replica, now);
 
     // A request still unfinished when no event is left could not be scheduled (a recomputed
     // prompt longer than a pass without chunked prefill): counted as rejected, never as served.

@@ -68,8 +68,8 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     if (!plan.options.empty() && plan.options.front().verification) {
         const serving::PlanVerification& v = *plan.options.front().verification;
         text += fmt::format("serve on target: the share of {} requests (seed {}) within the targets when the request-level "
-                            "simulation runs the option at the planned load; '-': not simulated (the first {} are)\n",
-                            v.requests, v.seed, serving::kVerifiedOptions);
+                            "simulation runs each option at its planned load\n",
+                            v.requests, v.seed);
     }
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
