@@ -358,6 +358,36 @@ TEST_CASE("plan = serve for every option a plan ranks, not only its best") {
     }
 }
 
+TEST_CASE("plan takes --price in place of a profile's price, and the ranking and costs follow it") {
+    // H200 at 1 USD a device-hour instead of its profile's 6.35: one H200 serves Llama-3.1-8B at
+    // 20 requests/s of 1000 in and 200 out (as one H100 does at 2.49), so it ranks first, at
+    // 1 x 1 = 1 USD/hour and 1 / (20 x 200 x 3600) x 1e6 = 0.06944 USD per million output tokens.
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "20", "--prompt", "1000", "--output", "200",
+                                    "--ttft-p99", "1", "--tpot-p99", "0.05", "--hardware", "h100-sxm,h200-sxm", "--price",
+                                    "h200-sxm=1", "--verify-requests", "200", "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto document = nlohmann::json::parse(plan.out);
+    const auto best = document["options"][0];
+    CHECK(best["hardware"].get<std::string>() == "h200-sxm");
+    REQUIRE(best["devices"].get<int>() == 1);
+    CHECK(std::fabs(best["cost_per_hour"].get<double>() - 1.0) < 1e-12);
+    CHECK(std::fabs(best["cost_per_million_output_tokens"].get<double>() - 1e6 / (20.0 * 200.0 * 3600.0)) < 1e-9);
+    CHECK(document["conditions"]["given_prices_usd_per_device_hour"]["h200-sxm"].get<double>() == 1.0);
+    // A price for a device the plan does not consider, a malformed one, and serve's without the
+    // output cap it would price are refused by name.
+    const auto stray = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm", "--price",
+                                     "h200-sxm=3", "--verify-requests", "0"});
+    CHECK(stray.exit_code == 2);
+    CHECK(stray.err.find("'h200-sxm' is not among the --hardware ids") != std::string::npos);
+    const auto malformed = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm",
+                                         "--price", "h100-sxm=abc", "--verify-requests", "0"});
+    CHECK(malformed.exit_code == 2);
+    CHECK(malformed.err.find("ID=USD_PER_HOUR") != std::string::npos);
+    const auto unused = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--price", "h100-sxm=2"});
+    CHECK(unused.exit_code == 2);
+    CHECK(unused.err.find("--max-output") != std::string::npos);
+}
+
 TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, and says so") {
     // 200 users at 32k-token prompts with only a per-stream speed target: the cheapest layout by
     // the steady state alone is one replica with users waiting hours for a first token. With the

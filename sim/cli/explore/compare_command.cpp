@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/price_option.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
@@ -46,24 +47,6 @@ std::pair<std::string, std::optional<int>> split_devices(const std::string& item
     return {item.substr(0, colon), static_cast<int>(devices)};
 }
 
-std::map<std::string, double> parse_prices(const std::string& text) {
-    std::map<std::string, double> prices;
-    if (text.empty()) return prices;
-    for (const auto& item : core::parse_name_list(text, "--price")) {
-        const auto equals = item.find('=');
-        double price = 0.0;
-        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price)) {
-            throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
-        }
-        if (price < profiles::kMinPricePerHour || price > profiles::kMaxPricePerHour) {  // the range of price_per_hour in profiles
-            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside [{:g}, {:g}]", price, item,
-                                               profiles::kMinPricePerHour, profiles::kMaxPricePerHour));
-        }
-        prices[item.substr(0, equals)] = price;
-    }
-    return prices;
-}
-
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
     // The same resolver as every command: the choice from the shared flags, each device resolved
     // with it and its runtime (--runtime's, or each device's default).
@@ -72,20 +55,19 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
     warn_beyond_context(io, model, workload.max_context());
-    std::vector<explore::Candidate> candidates;
+    std::vector<profiles::HardwareProfile> devices;
+    std::vector<std::optional<int>> device_counts;
     for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
-        const auto [id, devices] = split_devices(item);
-        explore::Candidate candidate{catalog.hardware(id), devices, {}, nullptr};
-        candidate.runtime = runtime_of(candidate.hardware);
-        if (const auto price = prices.find(candidate.hardware.id); price != prices.end()) {
-            candidate.price_per_hour = price->second;
-        }
-        candidates.push_back(std::move(candidate));
+        const auto [id, count] = split_devices(item);
+        devices.push_back(catalog.hardware(id));
+        device_counts.push_back(count);
     }
-    for (const auto& [id, price] : prices) {
-        bool used = false;
-        for (const auto& candidate : candidates) used = used || candidate.hardware.id == id;
-        if (!used) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
+    apply_prices(prices, devices);
+    std::vector<explore::Candidate> candidates;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        explore::Candidate candidate{devices[i], device_counts[i], {}, nullptr};
+        candidate.runtime = runtime_of(candidate.hardware);
+        candidates.push_back(std::move(candidate));
     }
     explore::CompareOptions compare_options;
     compare_options.workload = workload;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/price_option.hpp"
 #include "cli/flag_use.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
@@ -30,6 +31,7 @@ struct PlanOptions {
     std::string model;
     std::string hardware;  // empty: every shipped device
     std::string formats = "bf16";
+    std::string prices;  // --price: "id=usd,..."
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
@@ -128,6 +130,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                 "(is --profiles-dir right?)", catalog.root()));
     }
     for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
+    const std::map<std::string, double> prices = parse_prices(options.prices);
+    apply_prices(prices, candidates);
     const serving::Plan plan = serving::plan_deployments(model, candidates, workload, targets, space, order);
     std::optional<serving::PlanOption> best_uncapped;
     if (options.max_output) {
@@ -162,6 +166,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     conditions.order = options.by;
     conditions.disaggregation = options.disaggregation;
+    conditions.given_prices = prices;
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
                                        : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
@@ -192,6 +197,8 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--model", options->model, help::kModel)->required();
     command->add_option("--hardware", options->hardware, "Candidate hardware ids, comma-separated (default: every shipped device)");
     command->add_option("--formats", options->formats, "Weight formats to consider, comma-separated")->capture_default_str();
+    command->add_option("--price", options->prices,
+                        "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (in place of the profiles' prices)");
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime);
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/price_option.hpp"
 #include "cli/flag_use.hpp"
 #include "cli/progress_bar.hpp"
 #include "report/text_wrap.hpp"
@@ -31,6 +32,7 @@ namespace {
 
 struct ServeOptions {
     DeploymentOptions deployment;
+    std::string prices;  // --price: "id=usd"
     int replicas = 1;
     std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
     double rate = 1.0;
@@ -70,6 +72,8 @@ void refuse_serve_flags_without_effect(const ServeOptions& options, const worklo
         {"--prompt", options.prompt.has_value(), !replay, kGenerated},
         {"--output", options.output.has_value(), !replay, kGenerated},
         {"--requests", options.requests.has_value(), !replay, "on a generated stream; a trace's requests are its rows"},
+        {"--price", !options.prices.empty(), options.max_output.has_value(),
+         "with --max-output (serve prices only what the cap saves)"},
         {"--arrivals", options.arrivals.has_value(), !replay, kGenerated},
         {"--burstiness", options.burstiness.has_value(), !replay && gamma,
          "with gamma arrivals (--arrivals gamma, or a scenario whose arrivals are gamma) on a generated stream"},
@@ -187,6 +191,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);
     conditions.point.scenario = scenario;
     if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
+    std::vector<profiles::HardwareProfile> priced{point.hardware};  // --price in place of the profile's
+    apply_prices(parse_prices(options.prices), priced);
     if (stream.uncapped_load) {
         serving::LoadShape capped_per_replica = per_replica;
         serving::LoadShape uncapped_per_replica = *stream.uncapped_load;
@@ -194,7 +200,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         conditions.output_cap = serving::output_cap_effect(evaluator, capped_per_replica, uncapped_per_replica,
                                                              static_cast<double>(*options.max_output), config.limits,
                                                              point.deployment.parallelism.tensor,
-                                                             point.hardware.price_per_hour);
+                                                             priced.front().price_per_hour);
     }
     conditions.replicas = pools ? pools->instances() : options.replicas;
     conditions.disaggregation = pools_analytic;
@@ -251,6 +257,8 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--prompt", options->prompt,
                         "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD (default 1000)");
     command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
+    command->add_option("--price", options->prices,
+                        "USD per device-hour, e.g. h100-sxm=2.49 (in place of the profile's; prices --max-output's saving)");
     command->add_option("--max-output", options->max_output,
                         "Cap every output at this many tokens, and report what the cap saves")
         ->check(CLI::Range(1LL, 1'000'000'000LL));

@@ -2,6 +2,7 @@
 #include "report/serving/scheduler_json.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/units.hpp"
 #include "report/predict_json.hpp"
@@ -47,9 +48,16 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
     }
     if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
-    text += fmt::format("  targets   {}; runtime {}{}; clocks {}; ranked by {}; disaggregation {}\n\n",
+    text += fmt::format("  targets   {}; runtime {}{}; clocks {}; ranked by {}; disaggregation {}\n",
                         targets.empty() ? "none" : targets, c.runtime, c.in_process ? " (client in process)" : "",
                         c.clocks, c.order, c.disaggregation);
+    if (!c.given_prices.empty()) {
+        std::vector<std::string> given;
+        for (const auto& [id, price] : c.given_prices) given.push_back(fmt::format("{} {:g}", id, price));
+        text += fmt::format("  prices    USD per device-hour from --price, in place of the profiles': {}\n",
+                            fmt::join(given, ", "));
+    }
+    text += "\n";
     TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
                      "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99", "serve on target"});
     for (const auto& option : plan.options) {
@@ -139,6 +147,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                                  {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order},
                                  {"disaggregation", c.disaggregation}};
     if (c.in_process) conditions["client"] = "in_process";  // --in-process: no request path
+    if (!c.given_prices.empty()) conditions["given_prices_usd_per_device_hour"] = c.given_prices;
     if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
     if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
     if (c.max_output_tokens) {

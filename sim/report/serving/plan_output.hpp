@@ -29,6 +29,7 @@ struct PlanConditions {
     std::optional<double> max_output_tokens;
     double uncapped_output_tokens = 0.0;
     std::optional<serving::PlanOption> best_uncapped;
+    std::map<std::string, double> given_prices;  // --price: USD per device-hour in place of the profiles'
 };
 
 std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);

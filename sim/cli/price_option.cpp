@@ -1,0 +1,41 @@
+#include "cli/price_option.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/value_range.hpp"
+
+namespace decodesim::cli {
+
+std::map<std::string, double> parse_prices(const std::string& text) {
+    std::map<std::string, double> prices;
+    if (text.empty()) return prices;
+    for (const auto& item : core::parse_name_list(text, "--price")) {
+        const auto equals = item.find('=');
+        double price = 0.0;
+        if (equals == std::string::npos || !core::parse_number(item.substr(equals + 1), price)) {
+            throw core::UsageError(fmt::format("--price: '{}' should be ID=USD_PER_HOUR, e.g. h100-sxm=2.49", item));
+        }
+        if (price < profiles::kMinPricePerHour || price > profiles::kMaxPricePerHour) {  // the range of price_per_hour in profiles
+            throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside [{:g}, {:g}]", price, item,
+                                               profiles::kMinPricePerHour, profiles::kMaxPricePerHour));
+        }
+        prices[item.substr(0, equals)] = price;
+    }
+    return prices;
+}
+
+void apply_prices(const std::map<std::string, double>& prices, std::vector<profiles::HardwareProfile>& devices) {
+    for (const auto& [id, price] : prices) {
+        bool named = false;
+        for (profiles::HardwareProfile& device : devices) {
+            if (device.id != id) continue;
+            device.price_per_hour = price;
+            named = true;
+        }
+        if (!named) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
+    }
+}
+
+}  // namespace decodesim::cli
