@@ -24,11 +24,17 @@ std::string device_range(const serving::PlanOption& option) {
                        high > 0 ? std::to_string(high) : "none");
 }
 
-// "4 x 3" (devices per instance x replicas), or "4 x (1P+2D)" for disaggregated pools.
-std::string instances(const serving::PlanOption& option) {
-    const int tp = option.deployment.parallelism.devices();
-    if (!option.disaggregated) return fmt::format("{} x {}", tp, option.replicas);
-    return fmt::format("{} x ({}P+{}D)", tp, option.disaggregated->pools.prefill_instances,
+// How one instance is spread and how many there are: "tp4 pp2 x 7" (tensor parallel 4, two
+// pipeline stages, seven replicas), "tp8 ep8 x 1", "tp1 x 3", or "tp4 x (1P+2D)" for disaggregated
+// prefill and decode pools.
+std::string layout(const serving::PlanOption& option) {
+    const engine::Parallelism& p = option.deployment.parallelism;
+    std::string spread = fmt::format("tp{}", p.tensor);
+    if (p.attention_data > 1) spread += fmt::format(" dp{}", p.attention_data);
+    if (p.expert > 1) spread += fmt::format(" ep{}", p.expert);
+    if (p.pipeline > 1) spread += fmt::format(" pp{}", p.pipeline);
+    if (!option.disaggregated) return fmt::format("{} x {}", spread, option.replicas);
+    return fmt::format("{} x ({}P+{}D)", spread, option.disaggregated->pools.prefill_instances,
                        option.disaggregated->pools.decode_instances);
 }
 
@@ -58,12 +64,12 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                             fmt::join(given, ", "));
     }
     text += "\n";
-    TextTable table({"hardware", "devices (band)", "devices x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
+    TextTable table({"hardware", "devices (band)", "layout x replicas", "weights/kv", "$/hour", "$/M out", "J/out token",
                      "binding", "max rate", "TTFT p99", "TPOT p99", "last token p99", "serve on target"});
     for (const auto& option : plan.options) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
-                       instances(option),
+                       layout(option),
                        fmt::format("{}/{}", d.weights->name, d.kv->name), figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
@@ -128,10 +134,12 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         }
         text += "\n";
     }
-    text += "(devices: at the nominal efficiency, in brackets across its measured band; max rate: the rate the devices "
-            "sustain within the targets; latency at the requested rate from the steady-state model; last token: TTFT "
-            "plus the mean output's decode steps, the tails added; devices x (xP+yD): x prefill and y decode instances, "
-            "disaggregated)\n";
+    text += "(devices: at the nominal efficiency, in brackets at the fast and slow ends of the efficiency band measured "
+            "for the device's class and runtime (docs/model.md, \"Uncertainty band\"); 'none': at the slow end no replica "
+            "count meets the targets ('?': at the fast end); layout: tp tensor-parallel, ep expert-parallel, pp pipeline stages, dp attention "
+            "data-parallel, per instance, x replicas, or x (xP+yD): x prefill and y decode instances, disaggregated; max "
+            "rate: the rate the devices sustain within the targets; latency at the requested rate from the steady-state "
+            "model; last token: TTFT plus the mean output's decode steps, the tails added)\n";
     if (!plan.rejected.empty()) {
         text += "\ncannot serve it:\n";
         for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
