@@ -464,6 +464,11 @@ void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vec
             option.per_replica = steady_state(evaluator, load_of(workload, option.rate_per_s / option.replicas), option.limits);
         }
         option.verification = verification;
+        if (space.progress) {
+            const auto verified = static_cast<std::size_t>(std::count_if(
+                plan.options.begin(), plan.options.end(), [](const PlanOption& o) { return o.verification.has_value(); }));
+            space.progress(PlanStage::verify, verified, plan.options.size());
+        }
         std::stable_sort(plan.options.begin(), plan.options.end(),
                          [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
     }
@@ -489,6 +494,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
         } else {
             plan.rejected.push_back({hardware.id, reason});
         }
+        if (space.progress) space.progress(PlanStage::search, plan.options.size() + plan.rejected.size(), candidates.size());
     }
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     std::stable_sort(plan.options.begin(), plan.options.end(),

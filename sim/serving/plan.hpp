@@ -5,6 +5,7 @@
 // planned load and has the last word (plan_verification.hpp).
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,10 @@ enum class PlanDisaggregation {
 inline constexpr std::array<core::NamedValue<PlanDisaggregation>, 3> kPlanDisaggregationNames{
     {{PlanDisaggregation::automatic, "auto"}, {PlanDisaggregation::off, "off"}, {PlanDisaggregation::only, "only"}}};
 
+// The two stages of a plan, for progress reports: every device's layouts searched with the steady
+// state, then the ranked options run request by request.
+enum class PlanStage { search, verify };
+
 struct PlanSpace {
     std::vector<const core::WeightFormat*> weights;  // formats to consider
     std::vector<const core::KvFormat*> kv;           // nullptr: the activation datatype
@@ -53,6 +58,9 @@ struct PlanSpace {
     // Set: the best options are simulated request by request at the planned load (plan = serve);
     // unset: the analytic steady state alone decides.
     std::optional<VerifySettings> verify;
+    // Called as the work advances, for a person waiting at a terminal: `done` of `total` devices
+    // searched, then options verified. Unset: nothing is reported.
+    std::function<void(PlanStage stage, std::size_t done, std::size_t total)> progress;
 };
 
 // A plan bounds the time to first token even when no target does: a queue that grows without end

@@ -10,6 +10,7 @@
 
 #include "cli/command.hpp"
 #include "cli/price_option.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/flag_use.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
@@ -132,7 +133,25 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
     const std::map<std::string, double> prices = parse_prices(options.prices);
     apply_prices(prices, candidates);
+    // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
+    std::optional<ProgressBar> search_bar, verify_bar;
+    space.progress = [&](serving::PlanStage stage, std::size_t done, std::size_t total) {
+        std::optional<ProgressBar>& bar = stage == serving::PlanStage::search ? search_bar : verify_bar;
+        if (stage == serving::PlanStage::verify && search_bar) {
+            search_bar->finish();
+            search_bar.reset();
+        }
+        if (!bar) {
+            bar.emplace(io, static_cast<double>(total),
+                        stage == serving::PlanStage::search ? "devices searched" : "options verified",
+                        stderr_is_terminal());
+        }
+        bar->advance(static_cast<double>(done));
+    };
     const serving::Plan plan = serving::plan_deployments(model, candidates, workload, targets, space, order);
+    if (search_bar) search_bar->finish();
+    if (verify_bar) verify_bar->finish();
+    space.progress = nullptr;
     std::optional<serving::PlanOption> best_uncapped;
     if (options.max_output) {
         serving::PlanWorkload uncapped = workload;
