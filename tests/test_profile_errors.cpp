@@ -39,6 +39,13 @@ TEST_CASE("a misspelt key is unknown, with a suggestion, and the real key is mis
                                    p + ":6:3: error: memory.bandwith: unknown key; did you mean 'bandwidth'?"});
 }
 
+TEST_CASE("a segment other than the four plan knows is refused by name") {
+    CHECK(hardware_errors("unknown_segment.yaml") ==
+          std::vector<std::string>{path("unknown_segment.yaml") +
+                                   ":5:10: error: segment: unknown segment 'server'; expected one of datacenter "
+                                   "workstation consumer edge"});
+}
+
 TEST_CASE("units: missing, unknown, negative, zero, not a number") {
     CHECK(hardware_errors("missing_unit.yaml") ==
           std::vector<std::string>{path("missing_unit.yaml") + ":5:13: error: memory.capacity: '80' has no unit; "

@@ -3,6 +3,9 @@
 // state against the simulation; plan's monotonicity and its JSON contract.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <filesystem>
 
 #include <cmath>
 
@@ -386,6 +389,45 @@ TEST_CASE("plan takes --price in place of a profile's price, and the ranking and
     const auto unused = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--price", "h100-sxm=2"});
     CHECK(unused.exit_code == 2);
     CHECK(unused.err.find("--max-output") != std::string::npos);
+}
+
+TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {
+    // The default candidates: the shipped profiles that state `segment: datacenter`, counted here
+    // from the files themselves.
+    std::size_t shipped = 0, datacenter = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(DECODESIM_ROOT) + "/hardware_profiles")) {
+        if (entry.path().extension() != ".yaml") continue;
+        ++shipped;
+        std::ifstream file(entry.path());
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (text.find("\nsegment: datacenter\n") != std::string::npos) ++datacenter;
+    }
+    REQUIRE(datacenter > 0);
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--verify-requests", "0", "--json"});
+    REQUIRE(plan.exit_code == 0);
+    const auto document = nlohmann::json::parse(plan.out);
+    CHECK(document["conditions"]["candidates"].get<std::string>() ==
+          fmt::format("{} of the {} shipped devices, segments datacenter", datacenter, shipped));
+    REQUIRE_FALSE(document["options"].empty());
+    for (const auto& option : document["options"]) CHECK(option["segment"].get<std::string>() == "datacenter");
+    // Named with --hardware, a GeForce board is planned, and the text says what it lacks.
+    const auto named = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "rtx-4090,h100-sxm",
+                                     "--verify-requests", "0"});
+    REQUIRE(named.exit_code == 0);
+    CHECK(named.out.find("consumer boards (rtx-4090): most lack ECC memory") != std::string::npos);
+    // --segments picks the segments without --hardware, and is refused beside it.
+    const auto consumer = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "consumer",
+                                        "--verify-requests", "0", "--json"});
+    REQUIRE(consumer.exit_code == 0);
+    for (const auto& option : nlohmann::json::parse(consumer.out)["options"]) {
+        CHECK(option["segment"].get<std::string>() == "consumer");
+    }
+    const auto both = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "all", "--hardware",
+                                    "h100-sxm"});
+    CHECK(both.exit_code == 2);
+    const auto unknown = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "server"});
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.find("unknown segment 'server'") != std::string::npos);
 }
 
 TEST_CASE("a plan without a TTFT or end-to-end target still bounds the queue, and says so") {

@@ -24,6 +24,8 @@ TEST_CASE("every shipped hardware profile loads and lists a 16-bit or fp32 rate"
         const auto hardware = catalog.hardware(id);
         CHECK_FALSE(hardware.source.empty());
         CHECK(engine::effective_peak(hardware, core::Datatype::bf16).value > 0.0);
+        // Every shipped device says where it is bought and run: plan's default candidates depend on it.
+        CHECK(hardware.segment != profiles::DeviceSegment::unstated);
     }
 }
 

@@ -164,6 +164,15 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
         })) {
         root.error("architecture", "expected lower-case letters, digits, '-' and '.' (hopper, rdna, m3, tpu-v5)");
     }
+    if (auto segment = root.string("segment", Presence::optional)) {
+        const auto* row = core::find_named(kDeviceSegmentNames, *segment);
+        if (row == nullptr || row->value == DeviceSegment::unstated) {
+            root.error("segment", fmt::format("unknown segment '{}'; expected one of datacenter workstation consumer edge",
+                                              *segment));
+        } else {
+            profile.segment = row->value;
+        }
+    }
     if (auto backend = root.string("backend", Presence::optional)) {
         if (const auto chosen = core::backend_of(*backend)) {
             profile.native_backend = *chosen;
@@ -276,7 +285,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     }
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
-    root.reject_unknown_keys({"name", "vendor", "architecture", "backend", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
+    root.reject_unknown_keys({"name", "vendor", "architecture", "segment", "backend", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
                               "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;

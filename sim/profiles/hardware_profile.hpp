@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/datatype.hpp"
+#include "core/enum_names.hpp"
 #include "core/backend.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
@@ -89,6 +90,18 @@ inline constexpr std::int64_t kMaxComputeUnits = 4096;
 // The lowest: a tenth of a cent an hour; below it a price is a typo (1e-300 gave USD 2e-302 per million tokens).
 inline constexpr double kMinPricePerHour = 0.001;
 
+// Where a device is bought and run, which decides whether `plan` considers it by default
+// (docs/decisions.md, "Which devices plan considers"): datacenter parts sold in servers or rented
+// by clouds; workstation boards and desktops; consumer graphics cards, laptops and mini PCs;
+// edge modules. `unstated` (a user's profile without the key) is considered like a datacenter part.
+enum class DeviceSegment { datacenter, workstation, consumer, edge, unstated };
+inline constexpr std::array<core::NamedValue<DeviceSegment>, 5> kDeviceSegmentNames{
+    {{DeviceSegment::datacenter, "datacenter"},
+     {DeviceSegment::workstation, "workstation"},
+     {DeviceSegment::consumer, "consumer"},
+     {DeviceSegment::edge, "edge"},
+     {DeviceSegment::unstated, "unstated"}}};
+
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
 
@@ -102,6 +115,7 @@ struct HardwareProfile {
     // The chip generation ("hopper", "rdna", "m3", "tpu-v5"): with the vendor, the hardware family
     // that `accuracy --held-out` leaves out at once (family()).
     std::string architecture;
+    DeviceSegment segment = DeviceSegment::unstated;  // `segment:`
     core::Backend native_backend = core::Backend::other;  // `backend:`, else the vendor's (core::kVendors)
     core::Bytes memory_capacity;
     core::Bandwidth memory_bandwidth;

@@ -159,6 +159,7 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
                                 const SchedulerLimits& limits, const DisaggregatedState& state, const PlanWorkload& workload) {
     PlanOption option;
     option.hardware = hardware.id;
+    option.segment = hardware.segment;
     option.deployment = deployment;
     option.limits = limits;
     option.replicas = state.pools.instances();
@@ -348,6 +349,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 }
                 PlanOption option;
                 option.hardware = hardware.id;
+                option.segment = hardware.segment;
                 option.deployment = deployment;
                 option.limits = limits;
                 option.replicas = *replicas;

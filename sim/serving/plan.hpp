@@ -88,6 +88,7 @@ struct DisaggregatedPlan {
 
 struct PlanOption {
     std::string hardware;
+    profiles::DeviceSegment segment = profiles::DeviceSegment::unstated;  // the device's, for its caveats
     engine::Deployment deployment;
     SchedulerLimits limits;                            // each replica's scheduler: the runtime's on this device, or the flags'
     int replicas = 0;                                  // colocated replicas, or all instances of both pools

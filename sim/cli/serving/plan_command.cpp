@@ -28,9 +28,34 @@ namespace decodesim::cli {
 
 namespace {
 
+// The segments plan considers without --hardware: datacenter parts (and user profiles that state
+// none), which can be bought or rented as servers.
+constexpr const char* kDefaultSegments = "datacenter";
+
+// "datacenter,workstation" or "all" as segments; a user's profile without one (`unstated`) goes with
+// the datacenter parts.
+std::set<profiles::DeviceSegment> plan_segments(const std::string& text) {
+    std::set<profiles::DeviceSegment> segments;
+    if (text == "all") {
+        for (const auto& row : profiles::kDeviceSegmentNames) segments.insert(row.value);
+        return segments;
+    }
+    for (const auto& name : core::parse_name_list(text, "--segments")) {
+        const auto* row = core::find_named(profiles::kDeviceSegmentNames, name);
+        if (row == nullptr || row->value == profiles::DeviceSegment::unstated) {
+            throw core::UsageError(fmt::format(
+                "--segments: unknown segment '{}'; expected all or a list of datacenter workstation consumer edge", name));
+        }
+        segments.insert(row->value);
+    }
+    if (segments.contains(profiles::DeviceSegment::datacenter)) segments.insert(profiles::DeviceSegment::unstated);
+    return segments;
+}
+
 struct PlanOptions {
     std::string model;
     std::string hardware;  // empty: every shipped device
+    std::string segments = kDefaultSegments;  // without --hardware: the device segments to consider
     std::string formats = "bf16";
     std::string prices;  // --price: "id=usd,..."
     std::string kv;
@@ -62,6 +87,8 @@ struct PlanOptions {
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
     refuse_flags_without_effect({
+        {"--segments", options.segments != kDefaultSegments, options.hardware.empty(),
+         "without --hardware (every device --hardware names is considered)"},
         {"--think-time", options.think_time.has_value(), options.users.has_value(),
          "with --users (a closed loop); --rate's arrivals do not wait on responses"},
         {"--seed", options.seed.has_value(), options.verify_requests > 0,
@@ -130,7 +157,17 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         throw core::NothingComputed(fmt::format("no candidate devices: the folder {}/hardware_profiles holds no profiles "
                                                 "(is --profiles-dir right?)", catalog.root()));
     }
-    for (const auto& id : ids) candidates.push_back(catalog.hardware(id));
+    // Devices named with --hardware are all considered; otherwise the segments asked for
+    // (datacenter parts by default: docs/decisions.md, "Which devices plan considers").
+    const std::set<profiles::DeviceSegment> segments = plan_segments(options.segments);
+    for (const auto& id : ids) {
+        profiles::HardwareProfile hardware = catalog.hardware(id);
+        if (options.hardware.empty() && !segments.contains(hardware.segment)) continue;
+        candidates.push_back(std::move(hardware));
+    }
+    if (candidates.empty()) {
+        throw core::NothingComputed(fmt::format("no shipped device is in the segments '{}'", options.segments));
+    }
     const std::map<std::string, double> prices = parse_prices(options.prices);
     apply_prices(prices, candidates);
     // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
@@ -186,6 +223,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.order = options.by;
     conditions.disaggregation = options.disaggregation;
     conditions.given_prices = prices;
+    if (options.hardware.empty()) {
+        conditions.candidates = fmt::format("{} of the {} shipped devices, segments {}", candidates.size(), ids.size(),
+                                            options.segments);
+    }
     conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
                                        : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
@@ -216,6 +257,10 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--model", options->model, help::kModel)->required();
     command->add_option("--hardware", options->hardware, "Candidate hardware ids, comma-separated (default: every shipped device)");
     command->add_option("--formats", options->formats, "Weight formats to consider, comma-separated")->capture_default_str();
+    command->add_option("--segments", options->segments,
+                        "Without --hardware, the device segments to consider: datacenter, workstation, consumer, edge "
+                        "(comma-separated) or all")
+        ->capture_default_str();
     command->add_option("--price", options->prices,
                         "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (in place of the profiles' prices)");
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
+#include <vector>
+
 #include "core/units.hpp"
 #include "report/predict_json.hpp"
 #include "report/text_table.hpp"
@@ -38,6 +41,33 @@ std::string layout(const serving::PlanOption& option) {
                        option.disaggregated->pools.decode_instances);
 }
 
+// What a buyer should know about the rows that are not datacenter parts, one line a segment.
+std::string segment_caveats(const serving::Plan& plan) {
+    using profiles::DeviceSegment;
+    struct Caveat {
+        DeviceSegment segment;
+        const char* label;
+        const char* text;
+    };
+    const std::array<Caveat, 3> caveats{{
+        {DeviceSegment::consumer, "consumer boards",
+         "most lack ECC memory; NVIDIA's GeForce driver licence excludes datacenter deployment; a host holds few of "
+         "them"},
+        {DeviceSegment::workstation, "workstation parts",
+         "sold for desks, not as rack servers by most clouds; the boards a host holds and their cooling vary by model"},
+        {DeviceSegment::edge, "edge modules", "one module a host, no scale-up link"},
+    }};
+    std::string text;
+    for (const Caveat& caveat : caveats) {
+        std::vector<std::string> ids;
+        for (const auto& option : plan.options) {
+            if (option.segment == caveat.segment) ids.push_back(option.hardware);
+        }
+        if (!ids.empty()) text += fmt::format("{} ({}): {}\n", caveat.label, fmt::join(ids, ", "), caveat.text);
+    }
+    return text;
+}
+
 }  // namespace
 
 std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
@@ -57,6 +87,10 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     text += fmt::format("  targets   {}; runtime {}{}; clocks {}; ranked by {}; disaggregation {}\n",
                         targets.empty() ? "none" : targets, c.runtime, c.in_process ? " (client in process)" : "",
                         c.clocks, c.order, c.disaggregation);
+    if (!c.candidates.empty()) {
+        text += fmt::format("  devices   {} (--segments all adds workstation, consumer and edge boards; --hardware "
+                            "names any)\n", c.candidates);
+    }
     if (!c.given_prices.empty()) {
         std::vector<std::string> given;
         for (const auto& [id, price] : c.given_prices) given.push_back(fmt::format("{} {:g}", id, price));
@@ -85,6 +119,7 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                             "simulation runs each option at its planned load\n",
                             v.requests, v.seed);
     }
+    text += segment_caveats(plan);
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
         text += fmt::format("\nbest: {} x {} ({} {}{}, {} each, {} weights){}\n", best.devices, best.hardware,
@@ -156,6 +191,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                                  {"disaggregation", c.disaggregation}};
     if (c.in_process) conditions["client"] = "in_process";  // --in-process: no request path
     if (!c.given_prices.empty()) conditions["given_prices_usd_per_device_hour"] = c.given_prices;
+    if (!c.candidates.empty()) conditions["candidates"] = c.candidates;
     if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);
     if (c.targets.e2e_s) conditions["e2e_p99_s"] = *c.targets.e2e_s;
     if (c.max_output_tokens) {
@@ -177,6 +213,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
         const auto& option = plan.options[i];
         const auto& d = option.deployment;
         options.push_back({{"hardware", option.hardware},
+                           {"segment", core::name_of(profiles::kDeviceSegmentNames, option.segment)},
                            {"devices", option.devices},
                            {"devices_band", {{"low", option.devices_low}, {"high", option.devices_high}}},
                            {"tp", d.parallelism.tensor},

@@ -30,6 +30,7 @@ struct PlanConditions {
     double uncapped_output_tokens = 0.0;
     std::optional<serving::PlanOption> best_uncapped;
     std::map<std::string, double> given_prices;  // --price: USD per device-hour in place of the profiles'
+    std::string candidates;  // without --hardware: which devices were considered ("34 of the 89 shipped ...")
 };
 
 std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);
