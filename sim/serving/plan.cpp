@@ -397,11 +397,11 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     return best;
 }
 
-// plan = serve: the best options, simulated request by request at the planned load, take the
+// plan = serve: every option, simulated request by request at its planned load, takes the
 // replicas the simulation needs; one that no count within reach serves on target is dropped with
 // its reason. Re-ranked after each, until every option left is verified: no row of a plan says a
 // deployment meets the targets that serve has not seen meet them.
-void verify_best(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
+void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::vector<profiles::HardwareProfile>& candidates,
                  const PlanWorkload& workload, const ServiceTargets& targets, const PlanSpace& space, PlanOrder order) {
     VerifyLoad load;
     if (workload.lengths) {
@@ -501,7 +501,7 @@ Plan plan_deployments(const profiles::ModelProfile& model, const std::vector<pro
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     std::stable_sort(plan.options.begin(), plan.options.end(),
                      [&](const PlanOption& a, const PlanOption& b) { return key(a) < key(b); });
-    if (space.verify) verify_best(plan, model, candidates, workload, targets, space, order);
+    if (space.verify) verify_options(plan, model, candidates, workload, targets, space, order);
     return plan;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // "What should we buy?": for each candidate device, the cheapest deployment (formats, tensor
 // parallelism, replicas) that serves a workload within its latency targets. The analytic steady
-// state (steady_state.hpp) searches; the request-level simulation verifies the best options at the
+// state (steady_state.hpp) searches; the request-level simulation verifies every option at its
 // planned load and has the last word (plan_verification.hpp).
 
 #include <array>
@@ -55,7 +55,7 @@ struct PlanSpace {
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
-    // Set: the best options are simulated request by request at the planned load (plan = serve);
+    // Set: every option is simulated request by request at its planned load (plan = serve);
     // unset: the analytic steady state alone decides.
     std::optional<VerifySettings> verify;
     // Called as the work advances, for a person waiting at a terminal: `done` of `total` devices

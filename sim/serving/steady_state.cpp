@@ -230,8 +230,7 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
 bool solve(const Model& model, double rate, SteadyState& state) {
     const double decode_passes = model.decode_passes();
     auto mean_pass = [&](double step) {
-        const double g = pass_mixture(model, std::max(rate * decode_passes * step, 1e-9), rate * step).mean;
-        return g;
+        return pass_mixture(model, std::max(rate * decode_passes * step, 1e-9), rate * step).mean;
     };
     // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
     // prompt tokens that arrived meanwhile; the batch stays within the replica's.
@@ -268,8 +267,10 @@ void find_saturation(const Model& model, SteadyState& state) {
     Model uncapped = model;
     uncapped.max_batch = std::numeric_limits<double>::infinity();
     uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
-    // Stability is monotone in the rate: the uncapped saturation lies above 1.02 x the capped
-    // one exactly when the uncapped replica still has a steady state there.
+    // The caps bind when the replica without them still holds a steady state 2% above the capped
+    // saturation. One solve there, not a second saturation search: without the caps, far past
+    // the tangency, a fixed point of 20 s passes over 100,000 sequences exists again, which is
+    // not what a larger memory would give (docs/decisions.md).
     SteadyState lifted;
     if (solve(uncapped, 1.02 * state.saturation_rate_per_s, lifted)) {
         state.binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";

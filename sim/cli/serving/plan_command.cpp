@@ -303,7 +303,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str()
         ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
     command->add_option("--verify-requests", options->verify_requests,
-                        "Requests the request-level simulation runs to verify the best options at the planned load "
+                        "Requests the request-level simulation runs to verify every option at its planned load "
                         "(plan = serve); 0 leaves the answer to the steady state alone")
         ->capture_default_str()
         ->check(CLI::Range(0LL, 1'000'000LL));
