@@ -170,6 +170,28 @@ TEST_CASE("a relative tolerance is relative: every Approx with an epsilon of 1e-
     CHECK(checked > 50);
 }
 
+TEST_CASE("no range-for walks into a JSON document parsed in its own header, which is freed before the loop") {
+    // `for (x : json::parse(text)["key"])` binds the loop to a member of a temporary document that
+    // dies before the first iteration (C++20 keeps only the outermost temporary alive): the
+    // sanitized build caught two such loops in tests. Parse into a variable first.
+    const std::regex loop(R"(for\s*\([^:;]*:\s*nlohmann::json::parse\()");
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(DECODESIM_ROOT) / "tests")) {
+        if (entry.path().extension() != ".cpp") continue;
+        ++files;
+        std::ifstream file(entry.path());
+        std::string line;
+        int number = 0;
+        while (std::getline(file, line)) {
+            ++number;
+            CAPTURE(entry.path().filename().string());
+            CAPTURE(number);
+            CHECK_FALSE(std::regex_search(line, loop));
+        }
+    }
+    CHECK(files > 20);
+}
+
 TEST_CASE("test names carry no semicolon, which would split them in CTest and run nothing") {
     int names = 0;
     for (const auto& entry : fs::directory_iterator(fs::path(DECODESIM_ROOT) / "tests")) {

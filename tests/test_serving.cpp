@@ -419,9 +419,8 @@ TEST_CASE("plan considers datacenter parts unless asked for more, and names the 
     const auto consumer = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "consumer",
                                         "--verify-requests", "0", "--json"});
     REQUIRE(consumer.exit_code == 0);
-    for (const auto& option : nlohmann::json::parse(consumer.out)["options"]) {
-        CHECK(option["segment"].get<std::string>() == "consumer");
-    }
+    const auto consumer_plan = nlohmann::json::parse(consumer.out);  // kept alive through the loop
+    for (const auto& option : consumer_plan["options"]) CHECK(option["segment"].get<std::string>() == "consumer");
     const auto both = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "all", "--hardware",
                                     "h100-sxm"});
     CHECK(both.exit_code == 2);
