@@ -392,7 +392,8 @@ TEST_CASE("plan takes --price in place of a profile's price, and the ranking and
 }
 
 TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {
-    // The default candidates: the shipped profiles that state `segment: datacenter`, counted here
+    // One layout a device (tp 1, no stages, colocated) keeps the search short: the test is about
+    // which devices are searched. The default candidates: the shipped profiles that state `segment: datacenter`, counted here
     // from the files themselves.
     std::size_t shipped = 0, datacenter = 0;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(DECODESIM_ROOT) + "/hardware_profiles")) {
@@ -403,7 +404,8 @@ TEST_CASE("plan considers datacenter parts unless asked for more, and names the 
         if (text.find("\nsegment: datacenter\n") != std::string::npos) ++datacenter;
     }
     REQUIRE(datacenter > 0);
-    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--verify-requests", "0", "--json"});
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--verify-requests", "0", "--tp", "1",
+                                    "--pp", "1", "--disaggregation", "off", "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto document = nlohmann::json::parse(plan.out);
     CHECK(document["conditions"]["candidates"].get<std::string>() ==
@@ -412,12 +414,12 @@ TEST_CASE("plan considers datacenter parts unless asked for more, and names the 
     for (const auto& option : document["options"]) CHECK(option["segment"].get<std::string>() == "datacenter");
     // Named with --hardware, a GeForce board is planned, and the text says what it lacks.
     const auto named = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "rtx-4090,h100-sxm",
-                                     "--verify-requests", "0"});
+                                     "--verify-requests", "0", "--tp", "1", "--pp", "1", "--disaggregation", "off"});
     REQUIRE(named.exit_code == 0);
     CHECK(named.out.find("consumer boards (rtx-4090): most lack ECC memory") != std::string::npos);
     // --segments picks the segments without --hardware, and is refused beside it.
     const auto consumer = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--segments", "consumer",
-                                        "--verify-requests", "0", "--json"});
+                                        "--verify-requests", "0", "--tp", "1", "--pp", "1", "--disaggregation", "off", "--json"});
     REQUIRE(consumer.exit_code == 0);
     const auto consumer_plan = nlohmann::json::parse(consumer.out);  // kept alive through the loop
     for (const auto& option : consumer_plan["options"]) CHECK(option["segment"].get<std::string>() == "consumer");
