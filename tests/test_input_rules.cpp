@@ -212,7 +212,7 @@ TEST_CASE("calibrate leaves out rows that beat physics, and does not write a fit
                             i, 100 + i, i % 4 == 3 ? 150 : 50);
     }
     const std::string table = write_temp("worse_fit.csv", rows);
-    const std::string out = (std::filesystem::temp_directory_path() / "worse_fit.yaml").string();
+    const std::string out = (testing::scratch_folder() / "worse_fit.yaml").string();
     std::filesystem::remove(out);
     const auto worse = run({"calibrate", table, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--output", out});
     CHECK(worse.exit_code == 6);

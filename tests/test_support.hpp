@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <doctest/doctest.h>
 
 #include "core/registry.hpp"
@@ -76,9 +78,21 @@ inline std::vector<workload::Request> fixed_stream(double rate, long long prompt
     return workload::generate_requests(spec);
 }
 
-// Writes `text` to `name` in the system's temporary folder and returns the path.
+// This test process's own folder under the system's temporary folder. CTest runs the test cases
+// as processes side by side; two that wrote the same file name to one shared folder raced (one
+// case read the other's invalid profile).
+inline std::filesystem::path scratch_folder() {
+    static const std::filesystem::path folder = [] {
+        const auto path = std::filesystem::temp_directory_path() / ("decodesim-tests-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(path);
+        return path;
+    }();
+    return folder;
+}
+
+// Writes `text` to `name` in this process's scratch folder and returns the path.
 inline std::string write_temp(const std::string& name, const std::string& text) {
-    const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+    const std::filesystem::path path = scratch_folder() / name;
     std::ofstream(path) << text;
     return path.string();
 }
