@@ -162,8 +162,9 @@ TEST_CASE("check-claim exit codes and JSON") {
 TEST_CASE("compare ranks devices and prices tokens") {
     const auto catalog = testing::shipped_catalog();
     const auto model = catalog.model("llama-3.1-8b");
-    std::vector<explore::Candidate> candidates{{catalog.hardware("rtx-4090"), 1, {}},
-                                                 {catalog.hardware("h100-sxm"), 1, 2.0}};
+    auto priced_h100 = catalog.hardware("h100-sxm");
+    priced_h100.price_per_hour = 2.0;  // as --price h100-sxm=2.0 sets it
+    std::vector<explore::Candidate> candidates{{catalog.hardware("rtx-4090"), 1, nullptr}, {priced_h100, 1, nullptr}};
     explore::CompareOptions options;
     options.workload = engine::Workload::step(1, 2048);
     engine::DeploymentChoice vllm;

@@ -54,7 +54,7 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const engine:
     if (candidate.hardware.power && row.tokens_per_s_total > 0.0) {
         row.tokens_per_joule = row.tokens_per_s_total / (candidate.hardware.power->value * row.devices);
     }
-    const auto price = candidate.price_per_hour ? candidate.price_per_hour : candidate.hardware.price_per_hour;
+    const auto& price = candidate.hardware.price_per_hour;  // --price has set it where given (cli/price_option)
     if (price && row.tokens_per_s_total > 0.0) {
         row.usd_per_million_tokens = *price * row.devices / (row.tokens_per_s_total * 3600.0) * 1e6;
     }

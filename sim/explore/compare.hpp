@@ -14,7 +14,6 @@ namespace decodesim::explore {
 struct Candidate {
     profiles::HardwareProfile hardware;
     std::optional<int> devices;             // tensor-parallel degree; unset: the choice's
-    std::optional<double> price_per_hour;   // per device; overrides the profile's
     std::shared_ptr<const engine::RuntimeProfile> runtime;  // set: overrides the choice's (the device's default)
 };
 

@@ -195,29 +195,6 @@ std::string unsupported_reason(const profiles::Measurement& m) {
     return {};
 }
 
-AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
-                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
-    return evaluate_measurement(m, model, hardware, deployment, deployment.runtime_profile());
-}
-
-AccuracyRow evaluate_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
-                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                 const engine::RuntimeProfile& preset) {
-    AccuracyRow row;
-    row.measurement = &m;
-    row.split = split_of(m.hardware);
-    row.skipped = unsupported_reason(m);
-    if (!row.skipped.empty()) return row;
-
-    const engine::Evaluator predicted(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend));
-    row.predicted = figure_of(m, predicted);
-    row.error = row.predicted / m.value - 1.0;
-    const PhysicalBound bound = physical_bound(m, model, hardware, deployment);
-    row.bound = bound.figure;
-    row.beats_bound = bound.beaten;
-    return row;
-}
-
 PhysicalBound physical_bound(const profiles::Measurement& m, const profiles::ModelProfile& model,
                              const profiles::HardwareProfile& hardware, const engine::Deployment& deployment) {
     PhysicalBound bound;

@@ -59,12 +59,6 @@ struct PhysicalBound {
 PhysicalBound physical_bound(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                              const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
 
-AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
-                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment);
-AccuracyRow evaluate_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
-                                 const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                 const engine::RuntimeProfile& preset);
-
 // The predicted figure alone, in the row's metric, without the roofline bound: the fast path for
 // fits that predict every row many times. The row must be supported (unsupported_reason empty).
 double predict_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,

@@ -59,9 +59,9 @@ struct FitResult {
 class PredictionCache {
 public:
     double predict(const CalibrationCase& c, const engine::RuntimeProfile& preset);
-    // What evaluate_measurement gives for the case under `preset`, from the cached prediction and
-    // the row's physical bound, which no preset changes and is computed once a row (a replayed row's
-    // bound is a whole serving simulation).
+    // The case's accuracy row under `preset`: its cached prediction, its error, and its physical
+    // bound, which no preset changes and is computed once a row (a replayed row's bound is a whole
+    // serving simulation). The one place a row is evaluated.
     AccuracyRow evaluate(const CalibrationCase& c, const engine::RuntimeProfile& preset);
 
 private:

@@ -165,12 +165,10 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
         root.error("architecture", "expected lower-case letters, digits, '-' and '.' (hopper, rdna, m3, tpu-v5)");
     }
     if (auto segment = root.string("segment", Presence::optional)) {
-        const auto* row = core::find_named(kDeviceSegmentNames, *segment);
-        if (row == nullptr || row->value == DeviceSegment::unstated) {
-            root.error("segment", fmt::format("unknown segment '{}'; expected one of datacenter workstation consumer edge",
-                                              *segment));
+        if (const auto stated = stated_segment(*segment)) {
+            profile.segment = *stated;
         } else {
-            profile.segment = row->value;
+            root.error("segment", fmt::format("unknown segment '{}'; expected one of {}", *segment, kStatedSegments));
         }
     }
     if (auto backend = root.string("backend", Presence::optional)) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/datatype.hpp"
@@ -101,6 +102,15 @@ inline constexpr std::array<core::NamedValue<DeviceSegment>, 5> kDeviceSegmentNa
      {DeviceSegment::consumer, "consumer"},
      {DeviceSegment::edge, "edge"},
      {DeviceSegment::unstated, "unstated"}}};
+// The segments a profile or `plan --segments` may name: every one but `unstated`, which is what a
+// profile without the key gets.
+inline constexpr std::string_view kStatedSegments = "datacenter workstation consumer edge";
+constexpr std::optional<DeviceSegment> stated_segment(std::string_view name) {
+    for (const auto& row : kDeviceSegmentNames) {
+        if (row.name == name && row.value != DeviceSegment::unstated) return row.value;
+    }
+    return std::nullopt;
+}
 
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"

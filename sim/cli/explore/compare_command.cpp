@@ -65,7 +65,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     apply_prices(prices, devices);
     std::vector<explore::Candidate> candidates;
     for (std::size_t i = 0; i < devices.size(); ++i) {
-        explore::Candidate candidate{devices[i], device_counts[i], {}, nullptr};
+        explore::Candidate candidate{devices[i], device_counts[i], nullptr};
         candidate.runtime = runtime_of(candidate.hardware);
         candidates.push_back(std::move(candidate));
     }

@@ -41,12 +41,12 @@ std::set<profiles::DeviceSegment> plan_segments(const std::string& text) {
         return segments;
     }
     for (const auto& name : core::parse_name_list(text, "--segments")) {
-        const auto* row = core::find_named(profiles::kDeviceSegmentNames, name);
-        if (row == nullptr || row->value == profiles::DeviceSegment::unstated) {
-            throw core::UsageError(fmt::format(
-                "--segments: unknown segment '{}'; expected all or a list of datacenter workstation consumer edge", name));
+        const auto stated = profiles::stated_segment(name);
+        if (!stated) {
+            throw core::UsageError(fmt::format("--segments: unknown segment '{}'; expected all or a list of {}", name,
+                                               profiles::kStatedSegments));
         }
-        segments.insert(row->value);
+        segments.insert(*stated);
     }
     if (segments.contains(profiles::DeviceSegment::datacenter)) segments.insert(profiles::DeviceSegment::unstated);
     return segments;
