@@ -9,12 +9,14 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "engine/model_shape.hpp"
 #include "profiles/checkpoint_folder.hpp"
 #include "profiles/gguf_header.hpp"
+#include "profiles/hf_cache.hpp"
 #include "profiles/hf_config.hpp"
 #include "profiles/safetensors_header.hpp"
 #include "cli_runner.hpp"
@@ -471,4 +473,85 @@ TEST_CASE("import: layer kinds a family's import does not model are refused, not
     for (auto& kind : config["layer_types"]) kind = "full_attention";
     std::ofstream(path) << config.dump(1);
     CHECK(profiles::load_hf_config(path.string()).num_hidden_layers == 32);
+}
+
+namespace {
+
+// A hub cache as huggingface_hub lays it out: refs/main names the snapshot, whose config.json is a
+// link into blobs/.
+fs::path fake_hub_cache(const std::string& name, const std::string& repo_folder, const std::string& hash) {
+    const fs::path cache = scratch(name);
+    const fs::path repo = cache / repo_folder;
+    fs::create_directories(repo / "refs");
+    fs::create_directories(repo / "blobs");
+    fs::create_directories(repo / "snapshots" / hash);
+    std::ofstream(repo / "refs" / "main") << hash << "\n";
+    fs::copy_file(decodesim::testing::test_data("hf_configs/llama-3.1-8b.json"), repo / "blobs" / "0f1e2d");
+    fs::create_symlink("../../blobs/0f1e2d", repo / "snapshots" / hash / "config.json");
+    return cache;
+}
+
+}  // namespace
+
+TEST_CASE("import: the Hugging Face cache folder follows huggingface_hub's precedence") {
+    using profiles::hf_hub_cache_folder;
+    CHECK(hf_hub_cache_folder("/c", "/h", "/x", "/home/u") == "/c");
+    CHECK(hf_hub_cache_folder(nullptr, "/h", "/x", "/home/u") == "/h/hub");
+    CHECK(hf_hub_cache_folder("", "/h", "/x", "/home/u") == "/h/hub");  // set but empty counts as unset
+    CHECK(hf_hub_cache_folder(nullptr, nullptr, "/x", "/home/u") == "/x/huggingface/hub");
+    CHECK(hf_hub_cache_folder(nullptr, nullptr, nullptr, "/home/u") == "/home/u/.cache/huggingface/hub");
+    CHECK(hf_hub_cache_folder(nullptr, nullptr, nullptr, nullptr).empty());
+
+    CHECK(profiles::is_hf_repo_id("Qwen/Qwen3-32B"));
+    CHECK(profiles::is_hf_repo_id("meta-llama/Llama-3.1-8B-Instruct"));
+    CHECK(profiles::is_hf_repo_id("unsloth/DeepSeek-R1_0528.v2"));
+    CHECK_FALSE(profiles::is_hf_repo_id("qwen3-32b"));             // a shipped id
+    CHECK_FALSE(profiles::is_hf_repo_id("models/llama.yaml"));     // a profile path
+    CHECK_FALSE(profiles::is_hf_repo_id("a/b/config.json"));
+    CHECK_FALSE(profiles::is_hf_repo_id("/abs/path"));
+    CHECK_FALSE(profiles::is_hf_repo_id("./Qwen"));
+    CHECK_FALSE(profiles::is_hf_repo_id("Qwen/"));
+    CHECK(profiles::hf_cache_repo_folder("/c", "Qwen/Qwen3-32B") == "/c/models--Qwen--Qwen3-32B");
+}
+
+TEST_CASE("import: --model ORG/NAME resolves through a Hugging Face cache built by the test") {
+    const fs::path cache = fake_hub_cache("hub-one", "models--acme--Tiny-Llama-8B", "4f2a9c0d");
+    const profiles::Catalog catalog(DECODESIM_ROOT, cache.string());
+    const auto model = catalog.model("acme/Tiny-Llama-8B");
+    // The snapshot's config.json is the Llama-3.1-8B config: 32 layers, hidden 4096.
+    CHECK(model.id == "Tiny-Llama-8B");  // the repository names it, not the snapshot hash
+    CHECK(model.num_hidden_layers == 32);
+    CHECK(model.hidden_size == 4096);
+
+    // On the command line, through HF_HUB_CACHE (restored after).
+    const char* before = std::getenv("HF_HUB_CACHE");
+    const std::string saved = before ? before : "";
+    ::setenv("HF_HUB_CACHE", cache.string().c_str(), 1);
+    const auto run = decodesim::testing::run({"predict", "--hardware", "h100-sxm", "--model", "acme/Tiny-Llama-8B",
+                                              "--prompt", "100", "--output", "10", "--json"});
+    const auto missing = decodesim::testing::run({"predict", "--hardware", "h100-sxm", "--model", "Qwen/Qwen3-8B"});
+    if (before) ::setenv("HF_HUB_CACHE", saved.c_str(), 1); else ::unsetenv("HF_HUB_CACHE");
+    CHECK_MESSAGE(run.exit_code == 0, run.err);
+    CHECK(run.out.find("Tiny-Llama-8B") != std::string::npos);
+    // Not cached: the error says where it looked and offers the shipped profile of that name.
+    CHECK(missing.exit_code != 0);
+    CHECK(missing.err.find((cache / "models--Qwen--Qwen3-8B").string()) != std::string::npos);
+    CHECK(missing.err.find("--model qwen3-8b") != std::string::npos);
+}
+
+TEST_CASE("import: a hub cache with several snapshots and no refs/main is refused, not guessed") {
+    const fs::path cache = fake_hub_cache("hub-two", "models--acme--Tiny", "aaaa1111");
+    const fs::path repo = cache / "models--acme--Tiny";
+    fs::create_directories(repo / "snapshots" / "bbbb2222");
+    fs::remove(repo / "refs" / "main");
+    const profiles::Catalog catalog(DECODESIM_ROOT, cache.string());
+    const auto messages = error_messages([&] { catalog.model("acme/Tiny"); });
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0].find("2 snapshots (aaaa1111, bbbb2222)") != std::string::npos);
+
+    // refs/main naming a snapshot that is not there (an interrupted download) is named as such.
+    std::ofstream(repo / "refs" / "main") << "cccc3333";
+    const auto dangling = error_messages([&] { catalog.model("acme/Tiny"); });
+    REQUIRE(dangling.size() == 1);
+    CHECK(dangling[0].find("names snapshot cccc3333") != std::string::npos);
 }

@@ -73,7 +73,7 @@ void add_point_options(CLI::App& command, PointOptions& options);
 // Help texts, shared with the list-valued flags of `sweep`.
 namespace help {
 inline constexpr const char* kHardware = "Hardware id or path to a profile YAML";
-inline constexpr const char* kModel = "Model id, profile YAML, or Hugging Face config.json";
+inline constexpr const char* kModel = "Model id, profile YAML, config.json, .gguf file, model folder, or Hugging Face repo id (ORG/NAME, read from the local hub cache)";
 inline constexpr const char* kWeights = "Weight format (default bf16; docs/quantization.md)";
 inline constexpr const char* kInProcess =
     "The clients run in the engine's own process (MLPerf LoadGen, trtllm-bench, vLLM's offline LLM): no API server, so "

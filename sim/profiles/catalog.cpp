@@ -72,7 +72,31 @@ std::string resolve(const std::string& id_or_path, const fs::path& folder, const
 
 }  // namespace
 
-Catalog::Catalog(std::string root) : root_(std::move(root)) { require_folder(root_, "the profiles folder"); }
+Catalog::Catalog(std::string root, std::string hf_hub_cache)
+    : root_(std::move(root)), hf_hub_cache_(std::move(hf_hub_cache)) {
+    require_folder(root_, "the profiles folder");
+}
+
+std::optional<std::string> Catalog::hf_cache_snapshot(const std::string& id_or_path) const {
+    if (!is_hf_repo_id(id_or_path) || path_kind(id_or_path) != PathKind::missing) return std::nullopt;
+    if (auto snapshot = find_hf_snapshot(hf_hub_cache_, id_or_path)) return snapshot;
+    // A shipped profile of the same name is offered, not taken: the cached config may be a fine-tune.
+    std::string name = id_or_path.substr(id_or_path.find('/') + 1);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::vector<std::string> ids = model_ids();
+    const std::string shipped = std::find(ids.begin(), ids.end(), name) != ids.end()
+                                    ? fmt::format("; the shipped profile '{}' may be the one meant: --model {}", name, name)
+                                    : "";
+    const std::string where = hf_hub_cache_.empty()
+                                  ? std::string("there is no Hugging Face cache to look in (HF_HUB_CACHE, HF_HOME, "
+                                                "XDG_CACHE_HOME and HOME are all unset)")
+                                  : fmt::format("not in the Hugging Face cache either (looked for {}/snapshots; set "
+                                                "HF_HUB_CACHE or HF_HOME for another cache, or fetch its config with: "
+                                                "huggingface-cli download {} config.json)",
+                                                hf_cache_repo_folder(hf_hub_cache_, id_or_path), id_or_path);
+    throw core::InputError(core::unlocated(
+        "", fmt::format("unknown model '{}': no such file or folder, and {}{}", id_or_path, where, shipped)));
+}
 
 std::vector<std::string> Catalog::hardware_ids() const { return ids_in(fs::path(root_) / "hardware_profiles"); }
 std::vector<std::string> Catalog::model_ids() const { return ids_in(fs::path(root_) / "model_profiles"); }
@@ -82,6 +106,7 @@ std::string Catalog::hardware_path(const std::string& id_or_path) const {
 }
 
 std::string Catalog::model_path(const std::string& id_or_path) const {
+    if (const auto snapshot = hf_cache_snapshot(id_or_path)) return model_path(*snapshot);
     // A Hugging Face model folder: its config.json, or the folder itself when GGUF files alone describe it.
     if (is_model_folder(id_or_path)) {
         const fs::path config = fs::path(id_or_path) / "config.json";
@@ -95,6 +120,12 @@ HardwareProfile Catalog::hardware(const std::string& id_or_path) const {
 }
 
 ModelProfile Catalog::model(const std::string& id_or_path) const {
+    if (const auto snapshot = hf_cache_snapshot(id_or_path)) {
+        // A snapshot folder is named by its commit hash: the repository names the model.
+        ModelProfile model = this->model(*snapshot);
+        model.id = id_from_path(id_or_path.substr(id_or_path.find('/') + 1) + ".json");
+        return model;
+    }
     // A folder is read whole: config.json for the shape, the checkpoint files for what they store.
     if (is_model_folder(id_or_path)) return load_model_folder(id_or_path);
     const std::string path = model_path(id_or_path);

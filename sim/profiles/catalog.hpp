@@ -2,10 +2,12 @@
 // Resolves what a user passes to --hardware / --model (an id or a path) to a loaded profile.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "profiles/hardware_profile.hpp"
+#include "profiles/hf_cache.hpp"
 #include "profiles/model_profile.hpp"
 #include "profiles/runtime_profile.hpp"
 
@@ -15,15 +17,17 @@ struct RuntimeProfileHead;  // profiles/runtime_loader.hpp
 
 class Catalog {
 public:
-    // `root` holds hardware_profiles/ and model_profiles/.
-    explicit Catalog(std::string root);
+    // `root` holds hardware_profiles/ and model_profiles/; `hf_hub_cache` is the Hugging Face hub
+    // cache that --model ORG/NAME is looked up in (profiles/hf_cache.hpp; empty: none).
+    explicit Catalog(std::string root, std::string hf_hub_cache = default_hf_hub_cache());
 
     std::vector<std::string> hardware_ids() const;
     std::vector<std::string> model_ids() const;
 
     // An id ("h100-sxm") or a path to a .yaml file. Unknown ids get "did you mean".
     HardwareProfile hardware(const std::string& id_or_path) const;
-    // An id, a path to a .yaml profile, or a path to a Hugging Face config.json.
+    // An id, a path to a .yaml profile, a config.json, a .gguf file or a model folder, or a Hugging
+    // Face repository id (ORG/NAME) that is no path here, found in the hub cache.
     ModelProfile model(const std::string& id_or_path) const;
 
     // Runtime builds (runtime_profiles/): their ids (name@version, or name), sorted.
@@ -46,7 +50,12 @@ private:
     // its chain would otherwise read every file's head again. Copies of a catalog share them.
     const std::vector<RuntimeProfileHead>& runtime_heads() const;
 
+    // The cache snapshot folder of a repository id that is no path here; nullopt for anything else.
+    // Throws, saying where it looked, when the id is in no cache.
+    std::optional<std::string> hf_cache_snapshot(const std::string& id_or_path) const;
+
     std::string root_;
+    std::string hf_hub_cache_;
     mutable std::shared_ptr<const std::vector<RuntimeProfileHead>> runtime_heads_;
 };
 
