@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "core/quantization.hpp"
+#include "core/registry.hpp"
 #include "profiles/hf_config.hpp"
 #include "cli_runner.hpp"
 #include "test_support.hpp"
@@ -29,7 +31,8 @@ std::string format_of(const std::string& quantization) {
 }  // namespace
 
 TEST_CASE("quantization_config methods map to the nearest weight format") {
-    CHECK(format_of(R"({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})") == "fp8");
+    CHECK(format_of(R"({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})") == "fp8_block");
+    CHECK(format_of(R"({"quant_method": "fp8", "activation_scheme": "static"})") == "fp8");  // per-tensor scales
     CHECK(format_of(R"({"quant_method": "awq", "bits": 4, "group_size": 128})") == "int4");
     CHECK(format_of(R"({"quant_method": "gptq", "bits": 8})") == "int8");
     CHECK(format_of(R"({"quant_method": "bitsandbytes", "load_in_4bit": true})") == "int4");
@@ -37,6 +40,9 @@ TEST_CASE("quantization_config methods map to the nearest weight format") {
     CHECK(format_of(R"({"quant_method": "modelopt", "quant_algo": "NVFP4"})") == "nvfp4");
     CHECK(format_of(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
                         "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}}}})") == "fp8");
+    CHECK(format_of(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+                        "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float",
+                                                                   "strategy": "block"}}}})") == "fp8_block");
     CHECK(format_of(R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
                         "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}}})") == "int4");
     CHECK(format_of(R"({"quant_method": "hqq", "nbits": 4})") == "(none)");
@@ -47,7 +53,7 @@ TEST_CASE("a config.json with an FP8 quantization_config is predicted at FP8 wei
     const auto result = run({"predict", "--hardware", "h200-sxm", "--model", config, "--tp", "8", "--json"});
     REQUIRE_MESSAGE(result.exit_code == 0, result.err);
     const auto point = nlohmann::json::parse(result.out);
-    CHECK(point["conditions"]["weights"] == "fp8");
+    CHECK(point["conditions"]["weights"] == "fp8_block");  // its weight_block_size [128, 128]
     // --weights still wins.
     const auto bf16 = run({"predict", "--hardware", "h200-sxm", "--model", config, "--tp", "8", "--weights", "bf16", "--json"});
     CHECK(nlohmann::json::parse(bf16.out)["conditions"]["weights"] == "bf16");
@@ -96,5 +102,20 @@ TEST_CASE("versus takes the checkpoint's format when neither side names one") {
     const auto result = run({"versus", "--hardware", "h200-sxm", "--model", config, "--tp", "8", "--json"});
     REQUIRE_MESSAGE(result.exit_code == 0, result.err);
     const auto ladder = nlohmann::json::parse(result.out);
-    for (const auto& step : ladder["steps"]) CHECK(step["conditions"]["weights"] == "fp8");
+    for (const auto& step : ladder["steps"]) CHECK(step["conditions"]["weights"] == "fp8_block");
+}
+
+TEST_CASE("DeepSeek-style FP8 block scales add one fp32 per 128 x 128 weights") {
+    // 8 bits a weight and 32 bits a block of 16,384: 8 + 32/16384 = 8.001953125 bits.
+    const auto* block = decodesim::core::find_named(decodesim::core::weight_formats(), "fp8_block");
+    REQUIRE(block != nullptr);
+    CHECK(block->bits_per_weight == doctest::Approx(8.001953125).epsilon(1e-12));
+    // On Llama-3.1-8B the linear layers (6.98 B weights: 8.03 B less the 2 x 525.3 M of embedding
+    // and lm_head) gain 6.98e9 x 32/16384 / 8 = 1.70 MB over per-tensor fp8.
+    const auto fp8 = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights", "fp8", "--json"});
+    const auto blocked = run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights", "fp8_block", "--json"});
+    REQUIRE_MESSAGE(blocked.exit_code == 0, blocked.err);
+    const double gained = nlohmann::json::parse(blocked.out)["memory"]["weights_bytes"].get<double>() -
+                          nlohmann::json::parse(fp8.out)["memory"]["weights_bytes"].get<double>();
+    CHECK(gained == doctest::Approx(6.98e9 * 32.0 / 16384.0 / 8.0).epsilon(0.01).scale(0.0));
 }

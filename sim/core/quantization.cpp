@@ -64,6 +64,10 @@ const std::vector<WeightFormat>& weight_formats() {
         {"fp32", "float32, every tensor", 32.0, FormatCoverage::everything, Datatype::fp32},
         {"fp8", "FP8 E4M3 W8A8, per-tensor scales; embedding and lm_head bf16", 8.0,
          FormatCoverage::linear_layers, Datatype::fp8},
+        // DeepSeek-V3's checkpoints (config.json weight_block_size [128, 128]): one fp32 scale per
+        // 128 x 128 block of weights, 32 bits over 16,384 weights.
+        {"fp8_block", "FP8 E4M3 W8A8, one fp32 scale per 128x128 block (DeepSeek-style); embedding and lm_head bf16",
+         8.0 + 32.0 / (128 * 128), FormatCoverage::linear_layers, Datatype::fp8},
         {"int8", "INT8 weight-only, per-channel fp16 scales; dequantized to bf16", 8.0,
          FormatCoverage::linear_layers, std::nullopt, true},
         {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,

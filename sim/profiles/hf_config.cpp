@@ -215,6 +215,10 @@ std::string scalar_of(const YAML::Node& node, const char* key) {
     return node[key] && node[key].IsScalar() ? node[key].Scalar() : std::string();
 }
 
+std::string scalar_of_index(const YAML::Node& node, std::size_t index) {
+    return node[index] && node[index].IsScalar() ? node[index].Scalar() : std::string("?");
+}
+
 // The weight format a quantization_config describes (transformers' quantizers: fp8, compressed-
 // tensors, AWQ, GPTQ, bitsandbytes, MXFP4, ModelOpt), and a short description of what it said.
 // Formats map to decodesim's nearest (docs/quantization.md): 4-bit integer schemes to int4
@@ -223,7 +227,16 @@ std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::
     std::string method = scalar_of(config, "quant_method");
     for (auto& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string bits = scalar_of(config, "bits");
-    if (method == "fp8" || method == "fbgemm_fp8") return {format_named("fp8"), method};
+    if (method == "fp8" || method == "fbgemm_fp8") {
+        // DeepSeek-style block scales (weight_block_size [128, 128]) cost 32 bits a block; other
+        // block shapes map to the nearest format, the 128 x 128 one, and say so.
+        const YAML::Node block = config["weight_block_size"];
+        if (block && block.IsSequence() && block.size() == 2) {
+            const std::string shape = fmt::format("{}x{}", scalar_of_index(block, 0), scalar_of_index(block, 1));
+            return {format_named("fp8_block"), fmt::format("{} with {} block scales", method, shape)};
+        }
+        return {format_named("fp8"), method};
+    }
     if (method == "mxfp4") return {format_named("mxfp4"), method};
     if (method == "awq" || method == "gptq") {
         if (bits == "4" || bits.empty()) return {format_named("int4"), method + " 4-bit"};
@@ -252,7 +265,12 @@ std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::
                     if (!weights || !weights.IsMap()) continue;
                     const std::string group_bits = scalar_of(weights, "num_bits");
                     const std::string type = scalar_of(weights, "type");
-                    if (group_bits == "8" && type == "float") return {format_named("fp8"), "compressed-tensors fp8"};
+                    if (group_bits == "8" && type == "float") {
+                        if (scalar_of(weights, "strategy") == "block") {
+                            return {format_named("fp8_block"), "compressed-tensors fp8 with block scales"};
+                        }
+                        return {format_named("fp8"), "compressed-tensors fp8"};
+                    }
                     if (group_bits == "8" && type == "int") return {format_named("int8"), "compressed-tensors int8"};
                     if (group_bits == "4" && type == "int") return {format_named("int4"), "compressed-tensors int4"};
                     return {nullptr, fmt::format("compressed-tensors {}-bit {}", group_bits, type)};
