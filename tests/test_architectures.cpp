@@ -42,7 +42,7 @@ struct Published {
 
 // Totals within 2%, the threshold at which model_warnings() flags a profile. What the count leaves
 // out, per model: MTP modules (GLM-4.5, MiniMax-M2, DeepSeek-V3.2's HF "685B"), attention biases
-// and q/k norms (GLM-4.5, MiniMax-M2), Qwen3-Next's attention output gate (~0.1B), Llama 4's vision
+// and q/k norms (GLM-4.5, MiniMax-M2), Llama 4's vision
 // encoder (the published 109B of Scout includes it; the text decoder is ~107.8B).
 // Active figures are published rounded ("A3B", "17B", "10B") and vendors differ on whether the
 // embedding table counts, so they get wider bounds, stated per row: the count includes the input
@@ -63,6 +63,30 @@ TEST_CASE("each new profile's shape counts to its published parameters") {
         // MiniMax-M2: 11.0B counted vs "10B": the embedding and LM head are 1.2B; 12% covers it.
         {"minimax-m2", 230.0e9, 10.0e9, 0.02, 0.12},
         {"jamba-1.5-mini", 52.0e9, 12.0e9, 0.02, 0.03},      // model card: 12B active / 52B total
+        // Day one (issue 39). Qwen3.5 cards count the vision-language checkpoint (vision encoder
+        // about 0.46B) and round; the counts here are the language model's with its output gate.
+        // 397B-A17B: an independent enumeration of the checkpoint's text weights gives
+        // 396,346,350,336 (docs/adding-a-profile.md); 17.35B active counted vs "A17B".
+        {"qwen3.5-397b-a17b", 397.0e9, 17.0e9, 0.02, 0.03},
+        {"qwen3.5-122b-a10b", 122.0e9, 10.0e9, 0.02, 0.03},   // 9.77B counted vs "A10B"
+        // 35B-A3B: 3.46B counted vs "A3B": the embedding and LM head are 2 x 248,320 x 2,048 = 1.02B.
+        {"qwen3.5-35b-a3b", 35.0e9, 3.0e9, 0.02, 0.16},
+        {"qwen3.5-27b", 27.0e9, 0.0, 0.02, 0.0},
+        {"qwen3.5-9b", 9.0e9, 0.0, 0.02, 0.0},
+        {"qwen3-4b", 4.0e9, 0.0, 0.02, 0.0},                  // model card: 4.0B (3.6B non-embedding)
+        {"qwen3-0.6b", 0.6e9, 0.0, 0.02, 0.0},                // model card: 0.6B (0.44B non-embedding)
+        // GLM-5: 41.8B counted vs 40B: the 0.95B input embedding (154,880 x 6,144) and the
+        // indexer are in the count; 5% covers it.
+        {"glm-5", 744.0e9, 40.0e9, 0.02, 0.05},
+        {"kimi-k2.5", 1.04e12, 32.6e9, 0.02, 0.02},           // Kimi-K2's shape, continually pre-trained: 1.04T / 32.6B
+        {"minimax-m2.5", 230.0e9, 10.0e9, 0.02, 0.12},        // as MiniMax-M2: 11.0B counted vs "10B"
+        // Vision-language models: the language model's share, the published checkpoint count less
+        // the vision encoder counted by hand from vision_config (Qwen2.5-VL-7B: 8,292,166,656 -
+        // 676,550,144 = 7.616B). Mistral-Small-3.2 and Devstral: "24B" cards, 23.57B by hand.
+        {"qwen2.5-vl-7b", 7.616e9, 0.0, 0.02, 0.0},
+        {"qwen2.5-vl-72b", 72.7e9, 0.0, 0.02, 0.0},
+        {"mistral-small-3.2-24b", 24.0e9, 0.0, 0.02, 0.0},
+        {"devstral-small", 24.0e9, 0.0, 0.02, 0.0},
     };
     for (const auto& row : published) {
         CAPTURE(row.id);
@@ -221,4 +245,35 @@ TEST_CASE("config.json imports of the new families count like their profiles") {
     CHECK(engine::count_parameters(llama).total ==
           doctest::Approx(engine::count_parameters(catalog.model("llama-4-maverick")).total));
     CHECK(engine::chunked_layer_count(llama) == 36);
+}
+
+// Day-one models' cache bytes per token at bf16, by hand (issue 39):
+//   GQA layer: 2 (K, V) x KV heads x head_dim x 2 B.
+//   Qwen3.5: full attention every 4th layer, the rest Gated DeltaNet (no per-token cache):
+//     397B-A17B 2 x 2 x 256 x 2 B = 2,048 B x 15 = 30,720;  122B-A10B 2,048 x 12 = 24,576;
+//     35B-A3B 2,048 x 10 = 20,480;  27B 2 x 4 x 256 x 2 = 4,096 x 16 = 65,536;  9B 4,096 x 8 = 32,768.
+//   Qwen3-4B 2 x 8 x 128 x 2 = 4,096 x 36 = 147,456;  Qwen3-0.6B 4,096 x 28 = 114,688.
+//   MiniMax-M2.5 4,096 x 62 = 253,952;  Qwen2.5-VL-7B 2 x 4 x 128 x 2 = 2,048 x 28 = 57,344;
+//   Qwen2.5-VL-72B 4,096 x 80 = 327,680;  Mistral-Small-3.2 and Devstral 4,096 x 40 = 163,840.
+//   MLA: (kv_lora_rank 512 + rope 64) x 2 B = 1,152 B a layer: Kimi-K2.5 x 61 = 70,272.
+//   GLM-5: MLA 1,152 x 78 = 89,856 plus the DSA indexer's fp8 keys with one fp32 scale per 128,
+//     (128 + 4) x 78 = 10,296: 100,152.
+TEST_CASE("day-one models: cache bytes per token derived by hand") {
+    const auto catalog = testing::shipped_catalog();
+    const std::vector<std::pair<const char*, double>> expected = {
+        {"qwen3.5-397b-a17b", 30720.0}, {"qwen3.5-122b-a10b", 24576.0}, {"qwen3.5-35b-a3b", 20480.0},
+        {"qwen3.5-27b", 65536.0},       {"qwen3.5-9b", 32768.0},        {"qwen3-4b", 147456.0},
+        {"qwen3-0.6b", 114688.0},       {"minimax-m2.5", 253952.0},     {"qwen2.5-vl-7b", 57344.0},
+        {"qwen2.5-vl-72b", 327680.0},   {"mistral-small-3.2-24b", 163840.0}, {"devstral-small", 163840.0},
+        {"kimi-k2.5", 70272.0},         {"glm-5", 100152.0},
+    };
+    for (const auto& [id, bytes] : expected) {
+        CAPTURE(id);
+        CHECK(bf16_cost(catalog.model(id)).kv_bytes_per_token().value == doctest::Approx(bytes));
+    }
+    // Qwen3.5-397B-A17B's 45 Gated DeltaNet layers each keep, per sequence,
+    //   64 value heads x 128 x 128 x 4 B (fp32) = 4,194,304 B of state and
+    //   (2 x 16 x 128 + 64 x 128) channels x (4 - 1) taps x 2 B = 73,728 B of conv window:
+    // 45 x 4,268,032 = 192,061,440 B.
+    CHECK(bf16_cost(catalog.model("qwen3.5-397b-a17b")).recurrent_state_bytes.value == doctest::Approx(192061440.0));
 }

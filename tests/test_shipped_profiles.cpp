@@ -131,8 +131,8 @@ TEST_CASE("a binned Apple part keeps its full part's memory and clock, and loses
         if (part.clocks) CHECK(part.clocks->peak.value == full->clocks->peak.value);
     }
     // M1 (7), M1 Pro (14), M1 Max (24), M1 Ultra (48), M2 (8), M2 Pro (16), M2 Max (30), M2 Ultra
-    // (60), M3 Pro (14), M3 Max (30), M3 Ultra (60), M4 Pro (16), M4 Max (32).
-    CHECK(binned == 13);
+    // (60), M3 Pro (14), M3 Max (30), M3 Ultra (60), M4 Pro (16), M4 Max (32), M5 Pro (16), M5 Max (32).
+    CHECK(binned == 15);
     // By hand: M1 Pro 14-core, 5.2 x 14/16 = 4.55 TFLOPS over Apple's one 200 GB/s.
     const auto m1_pro_14 = catalog.hardware("apple-m1-pro-14c");
     CHECK(m1_pro_14.listed_peak(core::Datatype::fp16).value == doctest::Approx(4.55e12));

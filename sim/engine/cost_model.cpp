@@ -216,11 +216,13 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                 cost.qkv.activation_width += cost.indexer_width / tp + model.sparse_attention->index_n_heads;
             }
         } else {
-            add_matrix(cost.qkv, hidden * heads * head_dim, bits(TensorRole::attn_q));
+            // An output gate doubles the query projection's outputs (profiles/model_profile.hpp).
+            const double query_outputs = (model.attn_output_gate ? 2.0 : 1.0) * heads * head_dim;
+            add_matrix(cost.qkv, hidden * query_outputs, bits(TensorRole::attn_q));
             add_matrix(cost.qkv, hidden * kv_heads * head_dim, bits(TensorRole::attn_k));
             add_matrix(cost.qkv, hidden * kv_heads * head_dim, bits(TensorRole::attn_v));
             add_matrix(cost.output, heads * head_dim * hidden, bits(TensorRole::attn_output));
-            cost.qkv.activation_width += hidden + heads * head_dim + 2.0 * kv_heads * head_dim;
+            cost.qkv.activation_width += hidden + query_outputs + 2.0 * kv_heads * head_dim;
             cost.output.activation_width += heads * head_dim + hidden;
         }
         cost.qkv.layers += kProjectionKernels;

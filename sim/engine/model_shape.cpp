@@ -129,7 +129,8 @@ double attention_parameters(const ModelProfile& model) {
         return query + key_value + output;
     }
     const double head_dim = static_cast<double>(model.head_dim);
-    return hidden * heads * head_dim + 2.0 * hidden * model.num_key_value_heads * head_dim + heads * head_dim * hidden;
+    const double query_outputs = (model.attn_output_gate ? 2.0 : 1.0) * heads * head_dim;  // the gate's half
+    return hidden * query_outputs + 2.0 * hidden * model.num_key_value_heads * head_dim + heads * head_dim * hidden;
 }
 
 double mlp_parameters(const ModelProfile& model, double intermediate_size) {

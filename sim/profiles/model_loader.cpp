@@ -109,6 +109,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     model.tie_word_embeddings = root.boolean("tie_word_embeddings", required).value_or(false);
     model.max_position_embeddings = root.positive_integer("max_position_embeddings", optional, model_size_limit("max_position_embeddings"));
     model.mtp_layers = static_cast<int>(root.non_negative_integer("mtp_layers", optional, model_size_limit("mtp_layers")).value_or(0));
+    model.attn_output_gate = root.boolean("attn_output_gate", optional).value_or(false);
 
     if (root.has("sliding_window") || root.has("sliding_window_pattern")) {
         SlidingWindow window;
@@ -207,7 +208,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                               "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
                               "linear_conv_kernel_dim", "mamba_d_state", "mamba_d_conv", "mamba_expand",
                               "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
-                              "attention_chunk_size", "chunked_attention_pattern", "mtp_layers"});
+                              "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

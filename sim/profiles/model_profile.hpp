@@ -98,6 +98,9 @@ struct ModelProfile {
     // num_nextn_predict_layers, Qwen3-Next's mtp_num_hidden_layers): what `--draft mtp` drafts
     // with. 0: the model has none, and `--draft mtp` is refused.
     int mtp_layers = 0;
+    // A sigmoid gate on the attention output, computed by the query projection (Qwen3-Next and
+    // Qwen3.5, config.json attn_output_gate): q_proj is twice as wide, heads x head_dim x 2 outputs.
+    bool attn_output_gate = false;
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;
