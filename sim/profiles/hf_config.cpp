@@ -468,6 +468,9 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     }
 
     if (family == Family::qwen3_next) {
+        // Its full-attention layers gate their output through a q_proj twice as wide
+        // (Qwen3NextAttention; vLLM reads attn_output_gate, default true).
+        model.attn_output_gate = config.boolean("attn_output_gate").value_or(true);
         RecurrentLayers recurrent;
         recurrent.kind = RecurrentKind::gated_delta_net;
         if (config.has("layer_types")) {
