@@ -555,3 +555,57 @@ TEST_CASE("import: a hub cache with several snapshots and no refs/main is refuse
     REQUIRE(dangling.size() == 1);
     CHECK(dangling[0].find("names snapshot cccc3333") != std::string::npos);
 }
+
+// A per-tensor mix (as unsloth's dynamic quants are) whose file type says IQ2_XXS: run in its own
+// format, the weights are priced tensor by tensor as the file stores them, not by IQ2_XXS's rules.
+// Shape: 2 layers, hidden 256, 4 heads x 64, 2 KV heads, FFN 512, vocabulary 1024. By hand:
+//   attn_q, attn_output 256 x 256 = 65,536 weights in Q8_0 (34 B / 32): 69,632 B each;
+//   attn_k, attn_v 256 x 128 = 32,768 in Q8_0: 34,816 B each; attention 208,896 B a layer.
+//   ffn_gate, ffn_up 256 x 512 = 131,072 in IQ4_XS (136 B / 256): 69,632 B each, 139,264 a layer.
+//   ffn_down 131,072: layer 0 Q6_K (210 B / 256) 107,520 B, layer 1 IQ2_XXS (66 B / 256) 33,792 B.
+//   norms F16: 2 x 256 x 2 B = 1,024 B a layer, and 512 B for the output norm.
+//   token_embd 256 x 1024 in Q4_K (144 B / 256) 147,456 B; output in Q6_K 215,040 B.
+// Layer 0: 456,704 B; layer 1: 382,976 B; total 456,704 + 382,976 + 147,456 + 215,040 + 512 = 1,202,688 B.
+TEST_CASE("import: a GGUF of mixed tensor types is priced tensor by tensor as stored") {
+    constexpr std::uint32_t kQ8_0 = 8, kIQ4_XS = 23, kIQ2_XXS = 16;
+    GgufWriter gguf;
+    gguf.text("general.architecture", "llama");
+    gguf.u32("general.file_type", 19);  // LLAMA_FTYPE_MOSTLY_IQ2_XXS
+    gguf.u32("llama.block_count", 2);
+    gguf.u32("llama.context_length", 4096);
+    gguf.u32("llama.embedding_length", 256);
+    gguf.u32("llama.feed_forward_length", 512);
+    gguf.u32("llama.attention.head_count", 4);
+    gguf.u32("llama.attention.head_count_kv", 2);
+    gguf.tokens(1024);
+    gguf.tensor("token_embd.weight", {256, 1024}, kQ4_K, 147456);
+    gguf.tensor("output.weight", {256, 1024}, kQ6_K, 215040);
+    gguf.tensor("output_norm.weight", {256}, kF16, 512);
+    for (int layer = 0; layer < 2; ++layer) {
+        const std::string blk = fmt::format("blk.{}.", layer);
+        gguf.tensor(blk + "attn_q.weight", {256, 256}, kQ8_0, 69632);
+        gguf.tensor(blk + "attn_k.weight", {256, 128}, kQ8_0, 34816);
+        gguf.tensor(blk + "attn_v.weight", {256, 128}, kQ8_0, 34816);
+        gguf.tensor(blk + "attn_output.weight", {256, 256}, kQ8_0, 69632);
+        gguf.tensor(blk + "ffn_gate.weight", {256, 512}, kIQ4_XS, 69632);
+        gguf.tensor(blk + "ffn_up.weight", {256, 512}, kIQ4_XS, 69632);
+        gguf.tensor(blk + "ffn_down.weight", {512, 256}, layer == 0 ? kQ6_K : kIQ2_XXS, layer == 0 ? 107520 : 33792);
+        gguf.tensor(blk + "attn_norm.weight", {256}, kF16, 512);
+        gguf.tensor(blk + "ffn_norm.weight", {256}, kF16, 512);
+    }
+    const fs::path folder = scratch("mixed-gguf");
+    gguf.write(folder / "tiny-ud-iq2_xxs.gguf");
+    const std::string path = (folder / "tiny-ud-iq2_xxs.gguf").string();
+    const auto stored = decodesim::testing::run({"predict", "--hardware", "h100-sxm", "--model", path, "--json"});
+    REQUIRE_MESSAGE(stored.exit_code == 0, stored.err);
+    const auto point = nlohmann::json::parse(stored.out);
+    CHECK(point["conditions"]["weights"] == "iq2_xxs");
+    CHECK(point["memory"]["weights_bytes"].get<double>() == 1202688.0);
+    CHECK(stored.err.find("the checkpoint's files hold") == std::string::npos);  // nothing to reconcile
+    // Another format asked for is priced by its rules: every matrix in Q8_0 but the output (Q8_0
+    // keeps it Q8_0): (2 x (65,536 x 2 + 32,768 x 2 + 131,072 x 3) + 2 x 262,144) = 1,703,936
+    // weights x 34 / 32 = 1,810,432 B, + 2,560 B of norms = 1,812,992 B.
+    const auto q8 = decodesim::testing::run({"predict", "--hardware", "h100-sxm", "--model", path, "--weights", "q8_0", "--json"});
+    REQUIRE_MESSAGE(q8.exit_code == 0, q8.err);
+    CHECK(nlohmann::json::parse(q8.out)["memory"]["weights_bytes"].get<double>() == 1812992.0);
+}

@@ -46,6 +46,79 @@ TEST_CASE("GGUF mixtures reproduce llama.cpp's measured bits per weight for Llam
     }
 }
 
+// Published GGUF files against the weight bytes their file type's rules give (issue 39). Sizes are
+// the Hugging Face API's, exact, at pinned revisions (bartowski/Meta-Llama-3.1-8B-Instruct-GGUF
+// @bf5b95e9, bartowski/Mistral-7B-Instruct-v0.3-GGUF @61fd4167; as listed by the generated model
+// catalog of aflin/rampart-langtools, rampart-models.js). A file also holds its header and
+// tokenizer (about 7.8 MB for Llama-3.1's 128k vocabulary, 0.8 MB for Mistral's), which the
+// weight bytes do not count, and its norms in fp32; so the weights come out slightly below the file.
+// The mistral-7b profile is v0.1 (vocabulary 32,000; v0.3 has 32,768: 6.3 M fewer embedding and
+// output weights, about 0.1% of an IQ1_S file).
+TEST_CASE("GGUF i-quant and K-quant files: the rules give the published file sizes") {
+    const auto catalog = testing::shipped_catalog();
+    struct File {
+        const char* model;
+        const char* format;
+        double bytes;
+    };
+    const File files[] = {
+        {"llama-3.1-8b", "iq2_m", 2948285856.0},   {"llama-3.1-8b", "iq3_xs", 3518752160.0},
+        {"llama-3.1-8b", "iq3_m", 3784828320.0},   {"llama-3.1-8b", "iq4_xs", 4447667616.0},
+        {"llama-3.1-8b", "iq4_nl", 4677993888.0},  {"llama-3.1-8b", "q3_k_s", 3664504224.0},
+        {"llama-3.1-8b", "q3_k_m", 4018922912.0},  {"llama-3.1-8b", "q3_k_l", 4321961376.0},
+        {"llama-3.1-8b", "q4_k_s", 4692673952.0},  {"llama-3.1-8b", "q5_k_s", 5599298976.0},
+        {"mistral-7b", "iq1_s", 1615319264.0},     {"mistral-7b", "iq1_m", 1757663456.0},
+        {"mistral-7b", "iq2_xxs", 1994903776.0},   {"mistral-7b", "iq2_xs", 2201473248.0},
+        {"mistral-7b", "iq2_s", 2314457312.0},     {"mistral-7b", "iq3_xxs", 2830880992.0},
+        {"mistral-7b", "iq3_s", 3186348256.0},
+    };
+    for (const File& file : files) {
+        CAPTURE(file.model);
+        CAPTURE(file.format);
+        engine::Deployment deployment;
+        deployment.weights = core::find_named(core::weight_formats(), file.format);
+        REQUIRE(deployment.weights != nullptr);
+        deployment.kv = core::find_named(core::kv_formats(), "fp16");
+        const double bytes = engine::build_cost_model(catalog.model(file.model), deployment).weight_bytes().value;
+        CHECK(bytes <= file.bytes);
+        CHECK(bytes == doctest::Approx(file.bytes).epsilon(0.005).scale(0.0));
+    }
+}
+
+// The rules themselves, by hand from llama-quant.cpp (docs/quantization.md):
+TEST_CASE("GGUF rules: the 70B attn_v raise, the IQ branch and the 8-expert overrides") {
+    const auto bits = [](const char* format, core::TensorRole role, core::LayerContext context) {
+        return core::tensor_bits(*core::find_named(core::weight_formats(), format), role, context);
+    };
+    using core::TensorRole;
+    // Q4_K_M attn_v at layer 11 of 80 (not use_more_bits: 11 >= 80/8 and (11 - 10) % 3 = 1) is
+    // Q4_K, raised to Q5_K (176 B / 256 = 5.5 bits) on an 80-layer grouped-query model; 4.5 on 32 layers.
+    CHECK(bits("q4_k_m", TensorRole::attn_v, {11, 80, 8, 0, false}) == 5.5);
+    CHECK(bits("q4_k_m", TensorRole::attn_v, {11, 32, 4, 0, false}) == 4.5);
+    // Q4_0 is not Q4_K: no raise (18 B / 32 = 4.5 bits).
+    CHECK(bits("q4_0", TensorRole::attn_v, {11, 80, 8, 0, false}) == 4.5);
+    // IQ2_XXS: attn_v Q4_K with 4+ query heads per KV head, else Q2_K (84 B / 256 = 2.625); the
+    // first eighth of ffn_down Q2_K; the output matrix Q5_K; the rest IQ2_XXS (66 B / 256).
+    CHECK(bits("iq2_xxs", TensorRole::attn_v, {5, 32, 4, 0, false}) == 4.5);
+    CHECK(bits("iq2_xxs", TensorRole::attn_v, {5, 32, 1, 0, false}) == 2.625);
+    CHECK(bits("iq2_xxs", TensorRole::mlp_down, {3, 32, 4, 0, false}) == 2.625);
+    CHECK(bits("iq2_xxs", TensorRole::mlp_down, {4, 32, 4, 0, false}) == 2.0625);
+    CHECK(bits("iq2_xxs", TensorRole::lm_head, {31, 32, 4, 0, false}) == 5.5);
+    CHECK(bits("iq2_xxs", TensorRole::mlp_gate_up, {4, 32, 4, 0, false}) == 2.0625);
+    // IQ1_S attn_output IQ2_XXS; with 8 experts Q5_K.
+    CHECK(bits("iq1_s", TensorRole::attn_output, {4, 32, 4, 0, false}) == 2.0625);
+    CHECK(bits("iq1_s", TensorRole::attn_output, {4, 32, 4, 8, false}) == 5.5);
+    // IQ3_XS: attn_q/attn_k IQ3_XXS (98 B / 256 = 3.0625), ffn_gate/up IQ3_XXS in the middle
+    // layers only, IQ3_S (110 B / 256 = 3.4375) at the ends.
+    CHECK(bits("iq3_xs", TensorRole::attn_q, {0, 32, 4, 0, false}) == 3.0625);
+    CHECK(bits("iq3_xs", TensorRole::mlp_gate_up, {3, 32, 4, 0, false}) == 3.4375);
+    CHECK(bits("iq3_xs", TensorRole::mlp_gate_up, {4, 32, 4, 0, false}) == 3.0625);
+    CHECK(bits("iq3_xs", TensorRole::mlp_gate_up, {28, 32, 4, 0, false}) == 3.4375);
+    // 8 experts (Mixtral): attn_v and attn_k Q8_0 (34 B / 32 = 8.5) in the K- and IQ3/IQ4 files.
+    CHECK(bits("q3_k_m", TensorRole::attn_v, {5, 32, 4, 8, false}) == 8.5);
+    CHECK(bits("iq4_xs", TensorRole::attn_k, {5, 32, 4, 8, false}) == 8.5);
+}
+
 TEST_CASE("fp8 and int4 keep the embedding and lm_head in 16-bit") {
     // Llama-3.1-8B: 2 x 525,336,576 embedding/lm_head params at 2 bytes, the other
     // 6,979,588,096 (layers + final norm; norms stay 16-bit too) at 1 byte for fp8.

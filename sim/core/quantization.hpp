@@ -59,6 +59,24 @@ const std::vector<KvFormat>& kv_formats();
 
 // Look a format up by name with core/registry.hpp (find_named, named_or_throw).
 
+// Bits per weight of each tensor role as a checkpoint stores them, read from its tensor list
+// (a GGUF file's types, tensor by tensor): what a mixed file such as unsloth's dynamic quants
+// holds, whatever its file type says. A role a layer does not list is unknown (0), and the
+// format's rules answer for it.
+struct StoredTensorBits {
+    static constexpr int kRoles = 9;  // TensorRole's count
+    struct Layer {
+        double bits[kRoles] = {};          // weight-averaged over the role's tensors (attn_q_a and attn_q_b)
+        double routed_bits[kRoles] = {};   // the routed experts' 3-D tensors (ffn_*_exps)
+    };
+    std::vector<Layer> layers;
+    double embedding = 0;
+    double lm_head = 0;
+
+    // 0 when the checkpoint does not list the role at that layer.
+    double bits(TensorRole role, int layer, bool routed) const;
+};
+
 // The shape facts that llama.cpp's mixture rules look at.
 struct LayerContext {
     int layer = 0;                    // 0-based layer index
@@ -66,9 +84,13 @@ struct LayerContext {
     int gqa_ratio = 1;                // attention heads per KV head
     int num_experts = 0;              // routed experts per layer (0 for dense models)
     bool routed_expert = false;       // the tensor is a routed expert's (a 3-D expert tensor in GGUF)
+    // The checkpoint's own tensor types, when the deployment runs the checkpoint as stored; they
+    // take precedence over the format's rules for every role they list.
+    const StoredTensorBits* stored = nullptr;
 };
 
-// Bits per weight of one tensor role at one layer, for a format. 16 for tensors the format
+// Bits per weight of one tensor role at one layer, for a format: the stored checkpoint's where the
+// context carries one that lists the role, else the format's rules. 16 for tensors the format
 // leaves in activation precision.
 double tensor_bits(const WeightFormat& format, TensorRole role, const LayerContext& context);
 

@@ -156,10 +156,13 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     const RecurrentMixer mixer = recurrent_mixer(model);
 
     const double norm_bits = 16.0;
+    // A checkpoint run in its own format is priced tensor by tensor as its files store it.
+    const core::StoredTensorBits* stored =
+        model.stored_tensor_bits && deployment.weights == model.checkpoint_weights ? model.stored_tensor_bits.get() : nullptr;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
         const core::LayerContext context{layer, model.num_hidden_layers,
                                          model.num_attention_heads / std::max(1, model.num_key_value_heads), experts,
-                                         false};
+                                         false, stored};
         core::LayerContext expert_context = context;
         expert_context.routed_expert = true;
         auto bits = [&](TensorRole role) { return core::tensor_bits(format, role, context); };
@@ -263,7 +266,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
 
     // Vocabulary-parallel embedding and lm_head. A tied model's single matrix is quantized like an
     // output matrix (llama.cpp treats token_embd as the output when there is no separate one).
-    const core::LayerContext last{model.num_hidden_layers - 1, model.num_hidden_layers, 1, experts, false};
+    const core::LayerContext last{model.num_hidden_layers - 1, model.num_hidden_layers, 1, experts, false, stored};
     const double vocabulary = static_cast<double>(model.vocab_size) / tp;
     const double lm_head_bits = core::tensor_bits(format, TensorRole::lm_head, last);
     const double embedding_bits =

@@ -67,6 +67,7 @@ std::vector<std::string> gguf_checkpoint(const fs::path& folder) {
 // need not be one decodesim maps (docs/profiles.md, "Model folders": config.json first).
 void take_gguf_checkpoint(ModelProfile& model, const std::vector<GgufHeader>& shards) {
     ModelProfile from_files;
+    from_files.num_hidden_layers = model.num_hidden_layers;  // the layers whose tensors are read
     take_gguf_storage(from_files, shards);
     model.checkpoint_parameters = from_files.checkpoint_parameters;
     model.checkpoint_bytes = from_files.checkpoint_bytes;
@@ -75,6 +76,7 @@ void take_gguf_checkpoint(ModelProfile& model, const std::vector<GgufHeader>& sh
     if (model.checkpoint_weights == nullptr && model.checkpoint_quantization.empty()) {
         model.checkpoint_weights = from_files.checkpoint_weights;
         model.checkpoint_quantization = from_files.checkpoint_quantization;
+        model.stored_tensor_bits = from_files.stored_tensor_bits;
     }
 }
 

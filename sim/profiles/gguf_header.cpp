@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <memory>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -49,14 +52,14 @@ struct FileTypeRow {
     std::string_view format;
 };
 constexpr FileTypeRow kFileTypes[] = {
-    {0, "F32", "fp32"},        {1, "F16", "fp16"},       {2, "Q4_0", "q4_0"},      {3, "Q4_1", ""},
-    {7, "Q8_0", "q8_0"},       {8, "Q5_0", ""},          {9, "Q5_1", ""},          {10, "Q2_K", "q2_k"},
-    {11, "Q3_K_S", ""},        {12, "Q3_K_M", ""},       {13, "Q3_K_L", ""},       {14, "Q4_K_S", ""},
-    {15, "Q4_K_M", "q4_k_m"},  {16, "Q5_K_S", ""},       {17, "Q5_K_M", "q5_k_m"}, {18, "Q6_K", "q6_k"},
-    {19, "IQ2_XXS", ""},       {20, "IQ2_XS", ""},       {21, "Q2_K_S", ""},       {22, "IQ3_XS", ""},
-    {23, "IQ3_XXS", ""},       {24, "IQ1_S", ""},        {25, "IQ4_NL", ""},       {26, "IQ3_S", ""},
-    {27, "IQ3_M", ""},         {28, "IQ2_S", ""},        {29, "IQ2_M", ""},        {30, "IQ4_XS", ""},
-    {31, "IQ1_M", ""},         {32, "BF16", "bf16"},     {36, "TQ1_0", ""},        {37, "TQ2_0", ""},
+    {0, "F32", "fp32"},          {1, "F16", "fp16"},          {2, "Q4_0", "q4_0"},         {3, "Q4_1", ""},
+    {7, "Q8_0", "q8_0"},         {8, "Q5_0", ""},             {9, "Q5_1", ""},             {10, "Q2_K", "q2_k"},
+    {11, "Q3_K_S", "q3_k_s"},    {12, "Q3_K_M", "q3_k_m"},    {13, "Q3_K_L", "q3_k_l"},    {14, "Q4_K_S", "q4_k_s"},
+    {15, "Q4_K_M", "q4_k_m"},    {16, "Q5_K_S", "q5_k_s"},    {17, "Q5_K_M", "q5_k_m"},    {18, "Q6_K", "q6_k"},
+    {19, "IQ2_XXS", "iq2_xxs"},  {20, "IQ2_XS", "iq2_xs"},    {21, "Q2_K_S", ""},          {22, "IQ3_XS", "iq3_xs"},
+    {23, "IQ3_XXS", "iq3_xxs"},  {24, "IQ1_S", "iq1_s"},      {25, "IQ4_NL", "iq4_nl"},    {26, "IQ3_S", "iq3_s"},
+    {27, "IQ3_M", "iq3_m"},      {28, "IQ2_S", "iq2_s"},      {29, "IQ2_M", "iq2_m"},      {30, "IQ4_XS", "iq4_xs"},
+    {31, "IQ1_M", "iq1_m"},      {32, "BF16", "bf16"},        {36, "TQ1_0", ""},           {37, "TQ2_0", ""},
     {38, "MXFP4_MOE", "mxfp4_moe"},
 };
 
@@ -70,8 +73,18 @@ std::string_view format_of_tensor_type(std::string_view type) {
     if (type == "Q5_K") return "q5_k_m";
     if (type == "Q4_K") return "q4_k_m";
     if (type == "Q4_0") return "q4_0";
+    if (type == "Q3_K") return "q3_k_s";
     if (type == "Q2_K") return "q2_k";
     if (type == "MXFP4") return "mxfp4";
+    if (type == "IQ4_XS") return "iq4_xs";
+    if (type == "IQ4_NL") return "iq4_nl";
+    if (type == "IQ3_S") return "iq3_s";
+    if (type == "IQ3_XXS") return "iq3_xxs";
+    if (type == "IQ2_S") return "iq2_m";     // IQ2_M files hold IQ2_S; IQ2_S files hold IQ2_XS
+    if (type == "IQ2_XS") return "iq2_xs";
+    if (type == "IQ2_XXS") return "iq2_xxs";
+    if (type == "IQ1_M") return "iq1_m";
+    if (type == "IQ1_S") return "iq1_s";
     return "";
 }
 
@@ -477,6 +490,86 @@ GgufTotals gguf_totals(const std::vector<GgufHeader>& shards) {
     return totals;
 }
 
+namespace {
+
+// The roles a llama.cpp tensor name stands for (src/llama-arch.cpp's LLM_TENSOR_* names), and
+// whether it is a routed expert's 3-D tensor. A fused QKV tensor stands for all three; the MLA
+// tensors map as the cost model prices MLA (q: attn_q_a and attn_q_b; k: the kv down-projection
+// attn_kv_a_mqa; v: the kv up-projection attn_kv_b, or its split attn_k_b and attn_v_b). Names
+// the cost model does not price (norms, routers, convolutions) stand for none.
+struct TensorRoles {
+    std::vector<core::TensorRole> roles;
+    bool routed = false;
+};
+
+TensorRoles roles_of(std::string_view name) {
+    using core::TensorRole;
+    const bool routed = name.ends_with("_exps");
+    if (name == "attn_q" || name == "attn_q_a" || name == "attn_q_b") return {{TensorRole::attn_q}};
+    if (name == "attn_k" || name == "attn_kv_a_mqa") return {{TensorRole::attn_k}};
+    if (name == "attn_v" || name == "attn_kv_b" || name == "attn_k_b" || name == "attn_v_b") return {{TensorRole::attn_v}};
+    if (name == "attn_qkv") return {{TensorRole::attn_q, TensorRole::attn_k, TensorRole::attn_v}};
+    if (name == "attn_output") return {{TensorRole::attn_output}};
+    for (std::string_view stem : {"ffn_gate", "ffn_up", "ffn_gate_up"}) {
+        if (name == stem || name == std::string(stem) + "_exps" || name == std::string(stem) + "_shexp") {
+            return {{TensorRole::mlp_gate_up}, routed};
+        }
+    }
+    if (name == "ffn_down" || name == "ffn_down_exps" || name == "ffn_down_shexp") return {{TensorRole::mlp_down}, routed};
+    return {};
+}
+
+// The file's tensor types by layer and role, weighted by each tensor's weights.
+std::shared_ptr<const core::StoredTensorBits> stored_tensor_bits(const std::vector<GgufHeader>& shards, int num_layers) {
+    if (num_layers <= 0) return nullptr;
+    constexpr int kRoles = core::StoredTensorBits::kRoles;
+    struct Sum {
+        double bytes = 0, weights = 0;
+        double bits() const { return weights > 0 ? 8.0 * bytes / weights : 0.0; }
+    };
+    std::vector<std::array<Sum, 2 * kRoles>> layers(static_cast<std::size_t>(num_layers));
+    Sum embedding, lm_head;
+    for (const auto& shard : shards) {
+        for (const auto& tensor : shard.tensors) {
+            const std::string_view name = tensor.name;
+            const auto add = [&](Sum& sum) {
+                sum.bytes += static_cast<double>(tensor.bytes);
+                sum.weights += static_cast<double>(tensor.elements);
+            };
+            if (name == "token_embd.weight") add(embedding);
+            if (name == "output.weight") add(lm_head);
+            if (!name.starts_with("blk.") || !name.ends_with(".weight")) continue;
+            const std::size_t dot = name.find('.', 4);
+            if (dot == std::string_view::npos) continue;
+            int layer = -1;
+            const auto digits = name.substr(4, dot - 4);
+            if (std::from_chars(digits.data(), digits.data() + digits.size(), layer).ec != std::errc{} || layer < 0 ||
+                layer >= num_layers) {
+                continue;  // NextN/MTP blocks past the stack are not priced
+            }
+            const TensorRoles found = roles_of(name.substr(dot + 1, name.size() - dot - 1 - std::string_view(".weight").size()));
+            for (const core::TensorRole role : found.roles) {
+                add(layers[static_cast<std::size_t>(layer)][static_cast<std::size_t>(role) + (found.routed ? kRoles : 0)]);
+            }
+        }
+    }
+    auto table = std::make_shared<core::StoredTensorBits>();
+    table->embedding = embedding.bits();
+    // A tied model's one matrix is its output matrix as well (llama.cpp writes no output.weight).
+    table->lm_head = lm_head.weights > 0 ? lm_head.bits() : embedding.bits();
+    for (const auto& sums : layers) {
+        core::StoredTensorBits::Layer layer;
+        for (int role = 0; role < kRoles; ++role) {
+            layer.bits[role] = sums[static_cast<std::size_t>(role)].bits();
+            layer.routed_bits[role] = sums[static_cast<std::size_t>(role + kRoles)].bits();
+        }
+        table->layers.push_back(layer);
+    }
+    return table;
+}
+
+}  // namespace
+
 void take_gguf_storage(ModelProfile& model, const std::vector<GgufHeader>& shards) {
     const GgufTotals totals = gguf_totals(shards);
     if (totals.weights <= 0) return;
@@ -486,6 +579,7 @@ void take_gguf_storage(ModelProfile& model, const std::vector<GgufHeader>& shard
     const auto [format, described] = gguf_format(shards.front(), totals, *model.checkpoint_bits_per_weight);
     model.checkpoint_weights = format;
     model.checkpoint_quantization = described;
+    model.stored_tensor_bits = stored_tensor_bits(shards, model.num_hidden_layers);
 }
 
 ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {

@@ -3,6 +3,7 @@
 // (YAML profiles) or hf_config (config.json files).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -122,6 +123,11 @@ struct ModelProfile {
     std::optional<double> checkpoint_parameters;
     std::optional<double> checkpoint_bytes;
     std::optional<double> checkpoint_bits_per_weight;
+    // A GGUF file's tensor types by layer and role: a deployment that runs the checkpoint's own
+    // format prices its weights tensor by tensor as stored (engine/cost_model.cpp), which is what a
+    // per-tensor mix (unsloth's dynamic quants, a --tensor-type override) needs. Shared, not
+    // copied, with the profile.
+    std::shared_ptr<const core::StoredTensorBits> stored_tensor_bits;
 };
 
 }  // namespace decodesim::profiles
