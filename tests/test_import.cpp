@@ -609,3 +609,106 @@ TEST_CASE("import: a GGUF of mixed tensor types is priced tensor by tensor as st
     REQUIRE_MESSAGE(q8.exit_code == 0, q8.err);
     CHECK(nlohmann::json::parse(q8.out)["memory"]["weights_bytes"].get<double>() == 1812992.0);
 }
+
+namespace {
+
+// The GGUF header llama.cpp's converter writes for a model (conversion/*.py: <arch>.block_count
+// from num_hidden_layers, embedding_length from hidden_size, and so on), with the token list's
+// length as the vocabulary and an output.weight when the model does not tie it.
+struct ArchFile {
+    std::string arch;
+    std::vector<std::pair<std::string, std::uint32_t>> keys;  // without the "<arch>." prefix
+    std::uint64_t vocabulary;
+    std::uint64_t hidden;
+    bool tied;
+};
+
+profiles::ModelProfile read_arch_file(const ArchFile& file) {
+    GgufWriter gguf;
+    gguf.text("general.architecture", file.arch);
+    for (const auto& [key, value] : file.keys) gguf.u32(file.arch + "." + key, static_cast<std::uint32_t>(value));
+    gguf.tokens(file.vocabulary);
+    gguf.tensor("token_embd.weight", {file.hidden, file.vocabulary}, kQ6_K, file.hidden * file.vocabulary / 256 * 210);
+    if (!file.tied) gguf.tensor("output.weight", {file.hidden, file.vocabulary}, kQ6_K, file.hidden * file.vocabulary / 256 * 210);
+    return profiles::model_from_gguf({profiles::parse_gguf_header(gguf.header(), gguf.file_size(), file.arch + ".gguf")});
+}
+
+}  // namespace
+
+// Each architecture's keys, as its config.json gives them (the shipped profiles' sources), read
+// back into the same shape: the same parameter count and cache bytes as the shipped profile.
+TEST_CASE("import: gemma2, gemma3, phi3, mistral3, deepseek2 and glm4moe GGUF headers map to their models") {
+    const auto catalog = decodesim::testing::shipped_catalog();
+    struct Case {
+        const char* profile;
+        ArchFile file;
+    };
+    const std::vector<Case> cases = {
+        // gemma-2-9b: 42 layers, hidden 3584, FFN 14336, 16 heads, 8 KV heads, head_dim 256,
+        // window 4096 (every second layer global: llama.cpp's fixed pattern), tied.
+        {"gemma-2-9b", {"gemma2", {{"block_count", 42}, {"context_length", 8192}, {"embedding_length", 3584},
+                                   {"feed_forward_length", 14336}, {"attention.head_count", 16},
+                                   {"attention.head_count_kv", 8}, {"attention.key_length", 256},
+                                   {"attention.sliding_window", 4096}}, 256000, 3584, true}},
+        // gemma-3-27b: 62 layers, hidden 5376, FFN 21504, 32 heads, 16 KV, head_dim 128, window 1024
+        // (every sixth layer global), tied; the file's vocabulary is the config's 262,208.
+        {"gemma-3-27b", {"gemma3", {{"block_count", 62}, {"context_length", 131072}, {"embedding_length", 5376},
+                                    {"feed_forward_length", 21504}, {"attention.head_count", 32},
+                                    {"attention.head_count_kv", 16}, {"attention.key_length", 128},
+                                    {"attention.sliding_window", 1024}}, 262208, 5376, true}},
+        // phi-4: 40 layers, hidden 5120, FFN 17920, 40 heads, 10 KV (head_dim 5120 / 40 = 128), untied.
+        {"phi-4", {"phi3", {{"block_count", 40}, {"context_length", 16384}, {"embedding_length", 5120},
+                            {"feed_forward_length", 17920}, {"attention.head_count", 40},
+                            {"attention.head_count_kv", 10}, {"attention.sliding_window", 0}}, 100352, 5120, false}},
+        // Mistral Small 3.2: 40 layers, hidden 5120, FFN 32768, 32 heads, 8 KV, head_dim 128.
+        {"mistral-small-3.2-24b", {"mistral3", {{"block_count", 40}, {"context_length", 131072},
+                                                {"embedding_length", 5120}, {"feed_forward_length", 32768},
+                                                {"attention.head_count", 32}, {"attention.head_count_kv", 8},
+                                                {"attention.key_length", 128}}, 131072, 5120, false}},
+        // DeepSeek-V3 as the split-MLA converter writes it: head_count_kv 1, key_length 576
+        // (512 + 64) and key_length_mla 192 (128 + 64), value_length_mla 128; 256 experts of 2048,
+        // 8 per token, 1 shared, 3 dense leading layers of 18432.
+        {"deepseek-v3", {"deepseek2", {{"block_count", 61}, {"context_length", 163840}, {"embedding_length", 7168},
+                                       {"feed_forward_length", 18432}, {"attention.head_count", 128},
+                                       {"attention.head_count_kv", 1}, {"attention.key_length", 576},
+                                       {"attention.value_length", 512}, {"attention.key_length_mla", 192},
+                                       {"attention.value_length_mla", 128}, {"attention.q_lora_rank", 1536},
+                                       {"attention.kv_lora_rank", 512}, {"rope.dimension_count", 64},
+                                       {"expert_count", 256}, {"expert_used_count", 8},
+                                       {"expert_feed_forward_length", 2048}, {"expert_shared_count", 1},
+                                       {"leading_dense_block_count", 3}}, 129280, 7168, false}},
+        // GLM-4.5: block_count 93 = 92 layers + 1 NextN block; 160 experts of 1536, 8 per token, 1
+        // shared, 3 dense leading layers of 12288; 96 heads, 8 KV, head_dim 128.
+        {"glm-4.5", {"glm4moe", {{"block_count", 93}, {"context_length", 131072}, {"embedding_length", 5120},
+                                 {"feed_forward_length", 12288}, {"attention.head_count", 96},
+                                 {"attention.head_count_kv", 8}, {"attention.key_length", 128},
+                                 {"expert_count", 160}, {"expert_used_count", 8}, {"expert_feed_forward_length", 1536},
+                                 {"expert_shared_count", 1}, {"leading_dense_block_count", 3},
+                                 {"nextn_predict_layers", 1}}, 151552, 5120, false}},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.profile);
+        const auto imported = read_arch_file(c.file);
+        const auto shipped = catalog.model(c.profile);
+        CHECK(imported.num_hidden_layers == shipped.num_hidden_layers);
+        CHECK(imported.hidden_act == shipped.hidden_act);
+        CHECK(imported.tie_word_embeddings == shipped.tie_word_embeddings);
+        // llama.cpp's deepseek2 converter drops the MTP layer (skip_mtp); GLM keeps its NextN block.
+        CHECK(imported.mtp_layers == (c.file.arch == "deepseek2" ? 0 : shipped.mtp_layers));
+        CHECK(decodesim::engine::count_parameters(imported).total ==
+              doctest::Approx(decodesim::engine::count_parameters(shipped).total).epsilon(1e-12));
+        CHECK(decodesim::engine::count_parameters(imported).active ==
+              doctest::Approx(decodesim::engine::count_parameters(shipped).active).epsilon(1e-12));
+        REQUIRE(imported.sliding_window.has_value() == shipped.sliding_window.has_value());
+        if (shipped.sliding_window) {
+            CHECK(imported.sliding_window->window == shipped.sliding_window->window);
+            CHECK(imported.sliding_window->pattern == shipped.sliding_window->pattern);
+        }
+        REQUIRE(imported.mla.has_value() == shipped.mla.has_value());
+        if (shipped.mla) {
+            CHECK(imported.mla->kv_lora_rank == 512);
+            CHECK(imported.mla->qk_nope_head_dim == 128);  // 192 - 64
+            CHECK(imported.mla->v_head_dim == 128);
+        }
+    }
+}

@@ -277,16 +277,24 @@ std::pair<const core::WeightFormat*, std::string> gguf_format(const GgufHeader& 
     return {nearest, fmt::format("{}, nearest decodesim format {}", described, nearest ? nearest->name : "none")};
 }
 
-enum class GgufFamily { llama, qwen2, qwen3, qwen2moe, qwen3moe };
+enum class GgufFamily { llama, qwen2, qwen3, qwen2moe, qwen3moe, gemma, gemma2, gemma3, phi3, deepseek2, glm4moe };
 struct GgufArchitecture {
     const char* name;
     GgufFamily family;
 };
-// llama.cpp's architecture names (src/llama-arch.cpp); Mistral and Mixtral files say "llama".
+// llama.cpp's architecture names (src/llama-arch.cpp). Mistral, Mixtral and the 2025 conversions
+// of Mistral Small 3.x say "llama"; later Mistral Small conversions say "mistral3", with llama's
+// keys and tensors (conversion/mistral3.py).
 constexpr GgufArchitecture kArchitectures[] = {
-    {"llama", GgufFamily::llama},       {"qwen2", GgufFamily::qwen2},       {"qwen3", GgufFamily::qwen3},
-    {"qwen2moe", GgufFamily::qwen2moe}, {"qwen3moe", GgufFamily::qwen3moe},
+    {"llama", GgufFamily::llama},         {"mistral3", GgufFamily::llama},    {"qwen2", GgufFamily::qwen2},
+    {"qwen3", GgufFamily::qwen3},         {"qwen2moe", GgufFamily::qwen2moe}, {"qwen3moe", GgufFamily::qwen3moe},
+    {"gemma", GgufFamily::gemma},         {"gemma2", GgufFamily::gemma2},     {"gemma3", GgufFamily::gemma3},
+    {"phi3", GgufFamily::phi3},           {"deepseek2", GgufFamily::deepseek2}, {"glm4moe", GgufFamily::glm4moe},
 };
+
+bool is_gemma(GgufFamily family) {
+    return family == GgufFamily::gemma || family == GgufFamily::gemma2 || family == GgufFamily::gemma3;
+}
 
 // Reads the <arch>.* integers of the shape, each within profiles/model_limits.hpp's range under
 // the config.json key it stands for.
@@ -610,8 +618,22 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
         model.name = model.id;
     }
     model.source = path;
-    model.hidden_act = "silu";  // every architecture above uses SwiGLU
+    // Gemma's MLP is GeGLU (gelu_pytorch_tanh); every other architecture above uses SwiGLU.
+    model.hidden_act = is_gemma(entry->family) ? "gelu_pytorch_tanh" : "silu";
     model.num_hidden_layers = static_cast<int>(shape.integer("block_count", "num_hidden_layers", true).value_or(0));
+    if (entry->family == GgufFamily::glm4moe) {
+        // GLM's block_count includes its multi-token-prediction (NextN) blocks, which the forward
+        // pass skips (conversion/glm.py; GLM-4.5: 92 + 1 = 93).
+        const auto nextn = shape.integer("nextn_predict_layers", "num_nextn_predict_layers", false, 0).value_or(0);
+        if (nextn >= model.num_hidden_layers) {
+            shape.fail(entry->name + std::string(".nextn_predict_layers"),
+                       fmt::format("{} NextN layers of a {}-block file leave no transformer layer", nextn,
+                                   model.num_hidden_layers));
+        } else {
+            model.num_hidden_layers -= static_cast<int>(nextn);
+            model.mtp_layers = static_cast<int>(nextn);
+        }
+    }
     model.hidden_size = shape.integer("embedding_length", "hidden_size", true).value_or(0);
     model.num_attention_heads = static_cast<int>(shape.integer("attention.head_count", "num_attention_heads", true).value_or(0));
     model.num_key_value_heads = static_cast<int>(
@@ -634,8 +656,42 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
     // llama.cpp writes output.weight only when the output matrix is not the embedding's.
     model.tie_word_embeddings = find_tensor(shards, "output.weight") == nullptr;
 
+    // Gemma 2 and 3 store the window but not which layers slide: llama.cpp fixes every second
+    // (Gemma 2) and every sixth (Gemma 3) layer as global (set_swa_pattern 2 and 6), as their
+    // configs do. A Gemma 3 file without a window has none. Phi-3's window is not applied by
+    // llama.cpp ("Phi SWA is currently disabled"), so a phi3 file runs full attention.
+    if (entry->family == GgufFamily::gemma2 || entry->family == GgufFamily::gemma3) {
+        const auto window = shape.integer("attention.sliding_window", "sliding_window", entry->family == GgufFamily::gemma2, 0);
+        if (window.value_or(0) > 0) model.sliding_window = SlidingWindow{*window, entry->family == GgufFamily::gemma2 ? 2 : 6};
+    }
+
+    // DeepSeek's multi-head latent attention (conversion/deepseek.py): the latent and rope widths,
+    // and the per-head key and value widths, which files written since llama.cpp split MLA's
+    // kv_b (2025) state as key_length_mla/value_length_mla (their key_length is then the latent's).
+    if (entry->family == GgufFamily::deepseek2) {
+        LatentAttention mla;
+        mla.kv_lora_rank = shape.integer("attention.kv_lora_rank", "kv_lora_rank", true).value_or(0);
+        mla.q_lora_rank = shape.integer("attention.q_lora_rank", "q_lora_rank", false, 0).value_or(0);
+        mla.qk_rope_head_dim = shape.integer("rope.dimension_count", "qk_rope_head_dim", true).value_or(0);
+        const bool split = header.find(arch + ".attention.key_length_mla") != nullptr;
+        const auto qk_head = shape.integer(split ? "attention.key_length_mla" : "attention.key_length", "head_dim", true);
+        const auto value = shape.integer(split ? "attention.value_length_mla" : "attention.value_length", "v_head_dim", true);
+        if (qk_head && *qk_head <= mla.qk_rope_head_dim) {
+            shape.fail(arch + (split ? ".attention.key_length_mla" : ".attention.key_length"),
+                       fmt::format("a key width of {} leaves nothing beside the {} rope dimensions", *qk_head,
+                                   mla.qk_rope_head_dim));
+        }
+        mla.qk_nope_head_dim = qk_head.value_or(0) - mla.qk_rope_head_dim;
+        mla.v_head_dim = value.value_or(0);
+        model.head_dim = qk_head.value_or(0);
+        model.num_key_value_heads = model.num_attention_heads;  // the file says 1: MLA run as MQA
+        model.mla = mla;
+    }
+
     const auto experts = shape.integer("expert_count", "num_experts", false, 0);
-    const bool moe = entry->family == GgufFamily::qwen2moe || entry->family == GgufFamily::qwen3moe || experts.value_or(0) > 0;
+    const bool moe = entry->family == GgufFamily::qwen2moe || entry->family == GgufFamily::qwen3moe ||
+                     entry->family == GgufFamily::deepseek2 || entry->family == GgufFamily::glm4moe ||
+                     experts.value_or(0) > 0;
     if (!moe) {
         model.intermediate_size = shape.integer("feed_forward_length", "intermediate_size", true).value_or(0);
     } else {
@@ -655,6 +711,18 @@ ModelProfile model_from_gguf(const std::vector<GgufHeader>& shards) {
             }
             if (entry->family == GgufFamily::qwen2moe) {
                 model.intermediate_size = shape.integer("feed_forward_length", "intermediate_size", false).value_or(0);
+            }
+            // DeepSeek and GLM: n shared experts of the expert width (llama.cpp fuses them into one
+            // *_shexp FFN of that width times n), and dense leading layers of feed_forward_length.
+            if (entry->family == GgufFamily::deepseek2 || entry->family == GgufFamily::glm4moe) {
+                routed.n_shared_experts = static_cast<int>(
+                    shape.integer("expert_shared_count", "n_shared_experts", false, 0).value_or(0));
+                routed.shared_expert_intermediate_size = routed.moe_intermediate_size;
+                routed.first_k_dense_replace = static_cast<int>(
+                    shape.integer("leading_dense_block_count", "first_k_dense_replace", false, 0).value_or(0));
+                if (routed.first_k_dense_replace > 0) {
+                    model.intermediate_size = shape.integer("feed_forward_length", "intermediate_size", true).value_or(0);
+                }
             }
         }
         if (routed.shared_expert_intermediate_size == 0) routed.shared_expert_intermediate_size = routed.moe_intermediate_size;
