@@ -277,3 +277,54 @@ TEST_CASE("day-one models: cache bytes per token derived by hand") {
     // 45 x 4,268,032 = 192,061,440 B.
     CHECK(bf16_cost(catalog.model("qwen3.5-397b-a17b")).recurrent_state_bytes.value == doctest::Approx(192061440.0));
 }
+
+// Day-one config.json layouts (issue 39), each as its Hugging Face config nests it, keyed as the
+// shipped profile's source states: Qwen3.5 MoE and dense in text_config (qwen3_5_moe, qwen3_5),
+// GLM-5's glm_moe_dsa with DeepSeek's MLA and indexer keys, Kimi-K2.5's wrapper around a
+// deepseek_v3 text_config, Mistral Small 3.2's mistral3 wrapper around a mistral text_config, and
+// Qwen2.5-VL's qwen2_5_vl with its language model at the top level beside vision_config.
+TEST_CASE("config.json imports of the day-one models count like their profiles") {
+    const auto catalog = testing::shipped_catalog();
+    const auto same_count = [&](const std::string& config, const char* profile) {
+        CAPTURE(profile);
+        const auto imported = profiles::parse_hf_config(config, "config.json");
+        const auto shipped = catalog.model(profile);
+        CHECK(engine::count_parameters(imported).total ==
+              doctest::Approx(engine::count_parameters(shipped).total).epsilon(1e-12));
+        CHECK(engine::count_parameters(imported).active ==
+              doctest::Approx(engine::count_parameters(shipped).active).epsilon(1e-12));
+        CHECK(bf16_cost(imported).kv_bytes_per_token().value == bf16_cost(shipped).kv_bytes_per_token().value);
+    };
+    same_count(R"({"model_type": "qwen3_5_moe", "vision_config": {"depth": 27}, "text_config": {
+        "model_type": "qwen3_5_moe_text", "num_hidden_layers": 60, "hidden_size": 4096, "num_attention_heads": 32,
+        "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 248320, "num_experts": 512,
+        "num_experts_per_tok": 10, "moe_intermediate_size": 1024, "shared_expert_intermediate_size": 1024,
+        "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 64,
+        "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+        "mtp_num_hidden_layers": 1, "tie_word_embeddings": false}})", "qwen3.5-397b-a17b");
+    same_count(R"({"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text", "num_hidden_layers": 64,
+        "hidden_size": 5120, "intermediate_size": 17408, "num_attention_heads": 24, "num_key_value_heads": 4,
+        "head_dim": 256, "vocab_size": 248320, "full_attention_interval": 4, "linear_num_key_heads": 16,
+        "linear_num_value_heads": 48, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4, "mtp_num_hidden_layers": 1, "tie_word_embeddings": false}})", "qwen3.5-27b");
+    same_count(R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 78, "hidden_size": 6144,
+        "intermediate_size": 12288, "num_attention_heads": 64, "num_key_value_heads": 64, "head_dim": 64,
+        "vocab_size": 154880, "n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+        "n_shared_experts": 1, "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 2048,
+        "qk_rope_head_dim": 64, "qk_nope_head_dim": 192, "v_head_dim": 256, "index_topk": 2048,
+        "index_n_heads": 32, "index_head_dim": 128, "num_nextn_predict_layers": 1,
+        "tie_word_embeddings": false})", "glm-5");
+    same_count(R"({"model_type": "kimi_k25", "vision_config": {}, "text_config": {"model_type": "deepseek_v3",
+        "num_hidden_layers": 61, "hidden_size": 7168, "intermediate_size": 18432, "num_attention_heads": 64,
+        "num_key_value_heads": 64, "vocab_size": 163840, "n_routed_experts": 384, "num_experts_per_tok": 8,
+        "moe_intermediate_size": 2048, "n_shared_experts": 1, "first_k_dense_replace": 1, "kv_lora_rank": 512,
+        "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+        "tie_word_embeddings": false}})", "kimi-k2.5");
+    same_count(R"({"model_type": "mistral3", "vision_config": {}, "text_config": {"model_type": "mistral",
+        "num_hidden_layers": 40, "hidden_size": 5120, "intermediate_size": 32768, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 131072}})", "mistral-small-3.2-24b");
+    same_count(R"({"model_type": "qwen2_5_vl", "vision_config": {"depth": 32}, "num_hidden_layers": 28,
+        "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "vocab_size": 152064, "tie_word_embeddings": false, "use_sliding_window": false,
+        "sliding_window": 32768})", "qwen2.5-vl-7b");
+}

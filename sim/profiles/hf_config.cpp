@@ -105,7 +105,7 @@ private:
 
 enum class Family {
     llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3, deepseek, gpt_oss,
-    qwen3_next, jamba, llama4, glm4_moe, minimax_m2
+    qwen3_next, qwen3_5, jamba, llama4, glm4_moe, minimax_m2
 };
 
 struct FamilyEntry {
@@ -122,7 +122,15 @@ constexpr FamilyEntry kFamilies[] = {
     {"deepseek_v32", Family::deepseek}, {"kimi_k2", Family::deepseek},     {"qwen3_next", Family::qwen3_next},
     {"jamba", Family::jamba},          {"llama4", Family::llama4},         {"llama4_text", Family::llama4},
     {"glm4_moe", Family::glm4_moe},    {"minimax_m2", Family::minimax_m2},
+    // Qwen3.5: Qwen3-Next's gated-attention and Gated DeltaNet hybrid, MoE and dense (the language
+    // model in text_config). GLM-5 (GlmMoeDsa): DeepSeek's MLA and sparse attention with DeepSeek's keys.
+    {"qwen3_5_moe", Family::qwen3_next}, {"qwen3_5_moe_text", Family::qwen3_next},
+    {"qwen3_5", Family::qwen3_5},        {"qwen3_5_text", Family::qwen3_5},
+    {"glm_moe_dsa", Family::deepseek},   {"qwen2_5_vl", Family::qwen2},      {"qwen2_5_vl_text", Family::qwen2},
 };
+
+// Qwen3-Next and Qwen3.5: every full_attention_interval-th layer gated attention, the rest Gated DeltaNet.
+bool is_gated_delta_hybrid(Family family) { return family == Family::qwen3_next || family == Family::qwen3_5; }
 
 // Turns a per-layer list of layer types into (period, offset) such that layer i is of type
 // `attention` iff i % period == offset (Qwen3-Next "full_attention" among "linear_attention").
@@ -299,9 +307,18 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     ConfigReader top(document, path, diagnostics);
     const auto model_type = top.text("model_type", true);
     if (!model_type) throw core::InputError(std::move(diagnostics));
-    const FamilyEntry* family_entry = nullptr;
-    for (const auto& entry : kFamilies) {
-        if (*model_type == entry.model_type) family_entry = &entry;
+    const auto family_of = [](const std::string& type) -> const FamilyEntry* {
+        for (const auto& entry : kFamilies) {
+            if (type == entry.model_type) return &entry;
+        }
+        return nullptr;
+    };
+    const FamilyEntry* family_entry = family_of(*model_type);
+    // A vision-language wrapper (Mistral3ForConditionalGeneration, KimiK25ForConditionalGeneration)
+    // keeps its language model, of a type decodesim reads, in text_config: that type decides.
+    if (family_entry == nullptr && document["text_config"] && document["text_config"].IsMap() &&
+        document["text_config"]["model_type"] && document["text_config"]["model_type"].IsScalar()) {
+        family_entry = family_of(document["text_config"]["model_type"].Scalar());
     }
     if (family_entry == nullptr) {
         top.fail("model_type", fmt::format("unsupported model_type '{}'{}; supported: {}", *model_type,
@@ -362,7 +379,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     const bool window_declared = config.has("sliding_window");
     const bool window_disabled = config.boolean("use_sliding_window").value_or(true) == false;
     if (window_declared && !window_disabled && family != Family::qwen2 && family != Family::qwen3 &&
-        family != Family::qwen3_moe && family != Family::qwen2_moe && family != Family::qwen3_next &&
+        family != Family::qwen3_moe && family != Family::qwen2_moe && !is_gated_delta_hybrid(family) &&
         family != Family::jamba) {
         SlidingWindow window;
         window.window = config.integer("sliding_window", true).value_or(0);
@@ -467,7 +484,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
         model.sparse_attention = dsa;
     }
 
-    if (family == Family::qwen3_next) {
+    if (is_gated_delta_hybrid(family)) {
         // Its full-attention layers gate their output through a q_proj twice as wide
         // (Qwen3NextAttention; vLLM reads attn_output_gate, default true).
         model.attn_output_gate = config.boolean("attn_output_gate").value_or(true);
