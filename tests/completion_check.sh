@@ -46,7 +46,7 @@ BINARY=$binary bash -c '
     expect "h100-pcie h100-sxm" predict --model llama-3.1-8b --hardware h100
     expect "h100-sxm,mi300x h100-sxm,mi325x h100-sxm,mi350x h100-sxm,mi355x" compare --hardware h100-sxm,mi3
     expect "llama-3.1-8b" predict --hardware h100-sxm --model llama-3.1-8
-    expect "q4_k_m" predict --weights q4_k
+    expect "q4_k_m q4_k_s" predict --weights q4_k
     expect "cost" compare --by co
     expect "stream" check-claim --per str
     expect "list show validate" profiles ""

@@ -279,7 +279,7 @@ TEST_CASE("import: hostile or truncated GGUF headers are refused with what is wr
     CHECK(error_messages([&] {
               profiles::model_from_gguf({profiles::parse_gguf_header(gpt2.header(), gpt2.file_size(), "gpt2.gguf")});
           }) == Lines{"gpt2.gguf: error: general.architecture: architecture 'gpt2' is not one decodesim maps; supported: "
-                      "llama qwen2 qwen3 qwen2moe qwen3moe (or use the model's config.json)"});
+                      "llama mistral3 qwen2 qwen3 qwen2moe qwen3moe gemma gemma2 gemma3 phi3 deepseek2 glm4moe (or use the model's config.json)"});
     // A shape key out of the model limits, as a YAML profile would refuse it.
     GgufWriter wide = llama_8b_gguf();
     wide.u32("llama.attention.key_length", 0);
