@@ -87,6 +87,11 @@ TEST_CASE("each new profile's shape counts to its published parameters") {
         {"qwen2.5-vl-72b", 72.7e9, 0.0, 0.02, 0.0},
         {"mistral-small-3.2-24b", 24.0e9, 0.0, 0.02, 0.0},
         {"devstral-small", 24.0e9, 0.0, 0.02, 0.0},
+        // Nemotron-3 Nano: the report's 31.6B total and 3.6B active with the embedding (3.2B
+        // without); Super: 120.67B without the MTP block (safetensors header counts) and "12B" active
+        // (12.77B counted, the embedding and LM head 1.07B included).
+        {"nemotron-3-nano-30b-a3b", 31.6e9, 3.6e9, 0.02, 0.02},
+        {"nemotron-3-super-120b-a12b", 120.67e9, 12.0e9, 0.02, 0.07},
     };
     for (const auto& row : published) {
         CAPTURE(row.id);
@@ -327,4 +332,100 @@ TEST_CASE("config.json imports of the day-one models count like their profiles")
         "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28, "num_key_value_heads": 4,
         "vocab_size": 152064, "tie_word_embeddings": false, "use_sliding_window": false,
         "sliding_window": 32768})", "qwen2.5-vl-7b");
+}
+
+// Nemotron-3 (Nemotron-H): every layer one block. Nano's 52 are 23 Mamba-2, 23 MoE and 6 attention
+// blocks; Super's 88 are 40, 40 and 8. By hand at bf16 KV, tensor parallelism 1:
+//   KV per token: 2 x 2 KV heads x 128 x 2 B = 1,024 B per attention block: Nano 6 x 1,024 = 6,144,
+//   Super 8 x 1,024 = 8,192.
+//   Mamba-2 state per sequence and layer: heads x head_dim x d_state in fp32 and the conv window
+//   over x, B and C, (heads x head_dim + 2 x groups x d_state) x (4 - 1) taps, at 2 B:
+//   Nano 64 x 64 x 128 x 4 = 2,097,152 + (4,096 + 2,048) x 3 x 2 = 36,864: x 23 = 49,082,368 B;
+//   Super 128 x 64 x 128 x 4 = 4,194,304 + (8,192 + 2,048) x 3 x 2 = 61,440: x 40 = 170,229,760 B.
+//   Parameters of one Nano Mamba-2 block (HF NemotronHMamba2Mixer): in_proj 2,688 x (2 x 4,096 +
+//   2 x 8 x 128 + 64) = 27,697,152; conv 6,144 x 4 + 6,144 bias = 30,720; dt_bias, A_log, D 3 x 64;
+//   gated norm 4,096; out_proj 4,096 x 2,688 = 11,010,048; block norm 2,688: 38,744,896.
+TEST_CASE("Nemotron-3: single-block layers, Mamba-2 state and LatentMoE, by hand") {
+    const auto catalog = testing::shipped_catalog();
+    const auto nano = bf16_cost(catalog.model("nemotron-3-nano-30b-a3b"));
+    CHECK(nano.kv_bytes_per_token().value == doctest::Approx(6144.0));
+    CHECK(nano.recurrent_state_bytes.value == doctest::Approx(49082368.0));
+    CHECK(nano.recurrent_layers == 23);
+    CHECK(nano.moe_layers == 23);
+    CHECK(nano.full_attention_layers == 6);
+    CHECK(nano.dense_layers == 0);
+    CHECK(nano.mixer_layers == 29);
+    CHECK(nano.norm_count == 53.0);  // one a block and the final one
+    const auto nano_model = catalog.model("nemotron-3-nano-30b-a3b");
+    CHECK(engine::recurrent_parameters(nano_model) + 2688.0 == doctest::Approx(38744896.0));
+    const auto super = bf16_cost(catalog.model("nemotron-3-super-120b-a12b"));
+    CHECK(super.kv_bytes_per_token().value == doctest::Approx(8192.0));
+    CHECK(super.recurrent_state_bytes.value == doctest::Approx(170229760.0));
+    // One Super MoE block, by hand: 512 experts x 2 x 1,024 (latent) x 2,688 = 2,818,572,288; the
+    // shared expert 2 x 4,096 x 5,376 = 44,040,192; the latent projections 2 x 4,096 x 1,024 =
+    // 8,388,608; the router 512 x 4,096 = 2,097,152; the norm 4,096: 2,873,102,336.
+    const auto super_model = catalog.model("nemotron-3-super-120b-a12b");
+    CHECK(512.0 * engine::expert_parameters(super_model) + 44040192.0 + 8388608.0 + 2097152.0 + 4096.0 ==
+          doctest::Approx(2873102336.0));
+    CHECK(engine::expert_width(super_model) == 1024.0);
+}
+
+TEST_CASE("a layer pattern is checked: its length, its characters and the blocks it needs") {
+    const std::string base = R"(name: x
+source: test
+num_hidden_layers: 3
+hidden_size: 256
+hidden_act: relu2
+gated_mlp: false
+num_attention_heads: 4
+num_key_value_heads: 2
+head_dim: 64
+vocab_size: 1000
+tie_word_embeddings: false
+intermediate_size: 512
+)";
+    const auto messages = [&](const std::string& extra) {
+        return testing::error_messages([&] { profiles::parse_model_profile(base + extra, "m.yaml"); });
+    };
+    CHECK(messages("layer_pattern: \"*-*-\"\n").at(0).find("4 blocks for 3 layers") != std::string::npos);
+    CHECK(messages("layer_pattern: \"*x-\"\n").at(0).find("'x' at layer 1 is no block") != std::string::npos);
+    CHECK(messages("layer_pattern: \"M*-\"\n").at(0).find("'M' layers need a recurrent mixer") != std::string::npos);
+    CHECK(messages("layer_pattern: \"*E-\"\n").at(0).find("'E' layers need experts") != std::string::npos);
+    CHECK(messages("layer_pattern: \"---\"\n").at(0).find("no mixer layer") != std::string::npos);
+    CHECK(messages("layer_pattern: \"M*-\"\nmamba2_num_heads: 4\nmamba2_head_dim: 64\nmamba2_n_groups: 1\n"
+                   "mamba_d_state: 16\nmamba_d_conv: 4\nmamba_expand: 2\n")
+              .at(0)
+              .find("mamba_expand: a Mamba-1 key") != std::string::npos);
+    // A valid one: attention, MLP, attention; two norms fewer than three mixer-plus-MLP layers.
+    const auto model = profiles::parse_model_profile(base + "layer_pattern: \"*-*\"\n", "m.yaml");
+    CHECK(bf16_cost(model).mixer_layers == 2);
+    CHECK(bf16_cost(model).dense_layers == 1);
+}
+
+TEST_CASE("config.json imports of Nemotron-H count like the Nemotron-3 profiles") {
+    const auto catalog = testing::shipped_catalog();
+    const std::string nano = R"({"model_type": "nemotron_h", "num_hidden_layers": 52, "hidden_size": 2688,
+        "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+        "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 131072,
+        "mamba_num_heads": 64, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "expand": 2, "n_routed_experts": 128, "num_experts_per_tok": 6, "moe_intermediate_size": 1856,
+        "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 3712, "moe_latent_size": null,
+        "mlp_hidden_act": "relu2", "tie_word_embeddings": false, "num_nextn_predict_layers": 0})";
+    const std::string super = R"({"model_type": "nemotron_h", "num_hidden_layers": 88, "hidden_size": 4096,
+        "hybrid_override_pattern": "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME",
+        "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 131072,
+        "mamba_num_heads": 128, "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4,
+        "n_routed_experts": 512, "num_experts_per_tok": 22, "moe_intermediate_size": 2688, "n_shared_experts": 1,
+        "moe_shared_expert_intermediate_size": 5376, "moe_latent_size": 1024, "mlp_hidden_act": "relu2",
+        "tie_word_embeddings": false, "num_nextn_predict_layers": 1})";
+    for (const auto& [config, id] : {std::pair{nano, "nemotron-3-nano-30b-a3b"}, std::pair{super, "nemotron-3-super-120b-a12b"}}) {
+        CAPTURE(id);
+        const auto imported = profiles::parse_hf_config(config, "config.json");
+        const auto shipped = catalog.model(id);
+        CHECK(engine::count_parameters(imported).total == doctest::Approx(engine::count_parameters(shipped).total).epsilon(1e-12));
+        CHECK(engine::count_parameters(imported).active == doctest::Approx(engine::count_parameters(shipped).active).epsilon(1e-12));
+        CHECK(bf16_cost(imported).recurrent_state_bytes.value == bf16_cost(shipped).recurrent_state_bytes.value);
+        CHECK(bf16_cost(imported).kv_bytes_per_token().value == bf16_cost(shipped).kv_bytes_per_token().value);
+        CHECK(imported.mtp_layers == shipped.mtp_layers);
+    }
 }

@@ -167,8 +167,16 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         expert_context.routed_expert = true;
         auto bits = [&](TensorRole role) { return core::tensor_bits(format, role, context); };
 
+        // A single-block layer (Nemotron-H's layer_pattern) is a mixer or an MLP, with one norm.
+        const bool mixes = has_mixer(model, layer);
+        const bool feeds_forward = has_feedforward(model, layer);
+        cost.norm_count += (mixes ? 1 : 0) + (feeds_forward ? 1 : 0);
+        cost.norms_weight_bytes += core::Bytes(((mixes ? 1.0 : 0.0) + (feeds_forward ? 1.0 : 0.0)) * hidden * norm_bits / 8.0);
         const bool recurrent = is_recurrent_layer(model, layer);
-        if (recurrent) {
+        if (mixes) ++cost.mixer_layers;
+        if (!mixes) {
+            // no attention or recurrent block
+        } else if (recurrent) {
             ++cost.recurrent_layers;
         } else if (is_sliding_layer(model, layer)) {
             ++cost.sliding_layers;
@@ -180,18 +188,26 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             ++cost.full_attention_layers;
         }
 
-        if (recurrent) {
+        if (!mixes) {
+            // an MLP block only
+        } else if (recurrent) {
             // Projections split by heads (channels) over the tensor group, like attention's.
             const auto& r = *model.recurrent;
             add_matrix(cost.qkv, mixer.input / tp, bits(TensorRole::attn_q));
             add_matrix(cost.qkv, mixer.vectors / tp, norm_bits);
             add_matrix(cost.output, mixer.output / tp, bits(TensorRole::attn_output));
             const double mixer_width = mixer.output / hidden / tp;  // value dim (DeltaNet) or inner width (Mamba)
-            const double kernel_width =
-                r.kind == profiles::RecurrentKind::gated_delta_net
-                    ? (2.0 * r.num_key_heads * static_cast<double>(r.key_head_dim) + 2.0 * mixer.output / hidden +
-                       2.0 * r.num_value_heads) / tp
-                    : 4.0 * mixer_width + 2.0 * static_cast<double>(r.d_state);
+            // Elements the recurrence kernel reads and writes per token: DeltaNet's q, k, v, gate and
+            // output; Mamba-1's x, gate, dt and output with B and C; Mamba-2's conv output (x, B, C),
+            // gate, dt per head and output.
+            double kernel_width = 4.0 * mixer_width + 2.0 * static_cast<double>(r.d_state);
+            if (r.kind == profiles::RecurrentKind::gated_delta_net) {
+                kernel_width = (2.0 * r.num_key_heads * static_cast<double>(r.key_head_dim) + 2.0 * mixer.output / hidden +
+                                2.0 * r.num_value_heads) / tp;
+            } else if (r.kind == profiles::RecurrentKind::mamba2) {
+                kernel_width = 3.0 * mixer_width + (2.0 * r.num_key_heads * static_cast<double>(r.d_state) +
+                                                    r.num_value_heads) / tp;
+            }
             cost.qkv.activation_width += hidden + mixer.input / hidden / tp;
             cost.output.activation_width += mixer_width + hidden;
             cost.recurrent_state_bytes += core::Bytes(layer_state_bytes);
@@ -228,23 +244,37 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             cost.qkv.activation_width += hidden + query_outputs + 2.0 * kv_heads * head_dim;
             cost.output.activation_width += heads * head_dim + hidden;
         }
-        cost.qkv.layers += kProjectionKernels;
-        cost.output.layers += kOutputKernels;
+        if (mixes) {
+            cost.qkv.layers += kProjectionKernels;
+            cost.output.layers += kOutputKernels;
+        }
 
         // A gated MLP has gate and up (2 matrices of H x I) and down (I x H); a plain one up and down.
+        // Routed experts read and write expert_width (the hidden size, or LatentMoE's latent).
         auto add_mlp = [&](WeightGroup& group, double intermediate, int split, bool routed) {
             const double per_device = intermediate / split;
+            const double width = routed ? expert_width(model) : hidden;
             const core::LayerContext& where = routed ? expert_context : context;
-            add_matrix(group, (gated ? 2.0 : 1.0) * hidden * per_device,
+            add_matrix(group, (gated ? 2.0 : 1.0) * width * per_device,
                        core::tensor_bits(format, TensorRole::mlp_gate_up, where));
-            add_matrix(group, per_device * hidden, core::tensor_bits(format, TensorRole::mlp_down, where));
-            group.activation_width += 2.0 * hidden + (gated ? 3.0 : 2.0) * per_device;
+            add_matrix(group, per_device * width, core::tensor_bits(format, TensorRole::mlp_down, where));
+            group.activation_width += 2.0 * width + (gated ? 3.0 : 2.0) * per_device;
             group.layers += kMlpMatrixKernels;  // gate/up, then down
         };
-        if (is_moe_layer(model, layer)) {
+        if (!feeds_forward) {
+            // no MLP block
+        } else if (is_moe_layer(model, layer)) {
             const auto& moe = *model.moe;
             ++cost.moe_layers;
             add_mlp(cost.expert, static_cast<double>(moe.moe_intermediate_size), expert_split, true);
+            if (moe.latent_size > 0) {
+                // LatentMoE: every token goes into the latent and back, through two matrices each
+                // device holds a tensor-parallel share of.
+                const double latent = static_cast<double>(moe.latent_size);
+                add_matrix(cost.shared_experts, 2.0 * hidden * latent / tp, bits(TensorRole::mlp_gate_up));
+                cost.shared_experts.activation_width += 2.0 * (hidden + latent / tp);
+                cost.shared_experts.layers += kMlpMatrixKernels;
+            }
             add_matrix(cost.router, hidden * experts, bits(TensorRole::router));
             cost.router.activation_width += hidden + experts;
             cost.router.layers += kRouterKernels;
@@ -255,9 +285,9 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             add_mlp(cost.mlp, static_cast<double>(model.intermediate_size), tp, false);
             ++cost.dense_layers;
         }
-        cost.norms_weight_bytes += core::Bytes(2.0 * hidden * norm_bits / 8.0);
     }
     cost.norms_weight_bytes += core::Bytes(hidden * norm_bits / 8.0);  // final norm
+    cost.norm_count += 1;
     if (model.moe) {
         cost.routed_experts = experts;
         cost.local_experts = experts / deployment.parallelism.expert;
@@ -404,7 +434,7 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     }
 
     // Each norm reads and writes the hidden state; about 4 FLOPs per element (square, sum, scale, weight).
-    const double norm_count = 2.0 * cost.layers + 1.0;  // each block's, and the final one
+    const double norm_count = cost.norm_count;  // each block's, and the final one
     step[OperatorKind::norms] = {Flops(4.0 * tokens * cost.hidden_size * norm_count),
                                  cost.norms_weight_bytes + act * (2.0 * tokens * cost.hidden_size * norm_count),
                                  norm_count * kNormKernels, 0.0, 0.0};
@@ -424,7 +454,7 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
     double reductions = 0.0;
     if (parallel.tensor > 1) {
         const double moe_reductions = parallel.expert > 1 ? 0.0 : cost.moe_layers;
-        reductions = cost.layers + cost.dense_layers + moe_reductions;
+        reductions = cost.mixer_layers + cost.dense_layers + moe_reductions;
     }
     step[OperatorKind::all_reduce] = {Flops(), act * (reductions * tokens * cost.hidden_size), 0.0, reductions, 0.0};
 
@@ -608,7 +638,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     step[OperatorKind::attention_score] = {Flops(score_flops),
                                            (cost.latent_cache ? decode_cache : decode_cache * 0.5) + prefill_traffic +
                                                state_and_index_traffic + key_reloads,
-                                           cost.layers * kAttentionKernels, 0.0, 0.0};
+                                           cost.mixer_layers * kAttentionKernels, 0.0, 0.0};
     step[OperatorKind::attention_value] = {Flops(value_flops),
                                            (cost.latent_cache ? Bytes() : decode_cache * 0.5) + value_reloads, 0.0,
                                            0.0, 0.0};

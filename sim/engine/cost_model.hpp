@@ -33,6 +33,8 @@ struct CostModel {
     double hidden_size = 0.0;
     core::Bytes activation_bytes{2.0};  // per activation element
     double layers = 0.0;
+    int mixer_layers = 0;      // layers with attention or a recurrent mixer (all but Nemotron-H's MLP blocks)
+    double norm_count = 0.0;   // norms a token passes: each block's and the final one
 
     // KV cache on one device.
     core::Bytes kv_bytes_per_token_per_layer;

@@ -2,14 +2,37 @@
 
 namespace decodesim::engine {
 
+namespace {
+
+char block_at(const ModelProfile& model, int layer) {
+    return layer >= 0 && layer < static_cast<int>(model.layer_pattern.size()) ? model.layer_pattern[static_cast<std::size_t>(layer)]
+                                                                               : '\0';
+}
+
+}  // namespace
+
+bool has_mixer(const ModelProfile& model, int layer) {
+    if (model.layer_pattern.empty()) return true;
+    const char block = block_at(model, layer);
+    return block == profiles::kRecurrentBlock || block == profiles::kAttentionBlock;
+}
+
+bool has_feedforward(const ModelProfile& model, int layer) {
+    if (model.layer_pattern.empty()) return true;
+    const char block = block_at(model, layer);
+    return block == profiles::kMoeBlock || block == profiles::kDenseBlock;
+}
+
 bool is_moe_layer(const ModelProfile& model, int layer) {
     if (!model.moe) return false;
+    if (!model.layer_pattern.empty()) return block_at(model, layer) == profiles::kMoeBlock;
     const auto& moe = *model.moe;
     return layer >= moe.first_k_dense_replace && layer % moe.moe_layer_freq == moe.moe_layer_offset;
 }
 
 bool is_recurrent_layer(const ModelProfile& model, int layer) {
     if (!model.recurrent) return false;
+    if (!model.layer_pattern.empty()) return block_at(model, layer) == profiles::kRecurrentBlock;
     return layer % model.recurrent->attention_period != model.recurrent->attention_offset;
 }
 
@@ -67,6 +90,18 @@ RecurrentMixer recurrent_mixer(const ModelProfile& model) {
         mixer.output = value_dim * hidden;
         return mixer;
     }
+    if (r.kind == profiles::RecurrentKind::mamba2) {
+        // HF NemotronHMamba2Mixer: in_proj to the gate z and x (inner each), B and C (groups x
+        // d_state each) and dt (one per head); a depthwise conv with bias over x, B and C; dt_bias,
+        // A_log and D per head; the gated norm over the inner width; out_proj.
+        const double inner = static_cast<double>(r.num_value_heads) * static_cast<double>(r.value_head_dim);
+        const double groups_state = static_cast<double>(r.num_key_heads) * static_cast<double>(r.d_state);
+        const double conv_channels = inner + 2.0 * groups_state;
+        mixer.input = hidden * (2.0 * inner + 2.0 * groups_state + r.num_value_heads);
+        mixer.vectors = conv_channels * kernel + conv_channels + 3.0 * r.num_value_heads + inner;
+        mixer.output = inner * hidden;
+        return mixer;
+    }
     // HF JambaMambaMixer: in_proj (x and gate), x_proj to (dt, B, C), dt_proj; the depthwise conv with
     // bias, dt bias, A_log, D and Jamba's norms of dt, B and C; out_proj.
     const double inner = static_cast<double>(r.expand) * hidden;
@@ -99,6 +134,10 @@ double recurrent_state_elements(const ModelProfile& model) {
         return static_cast<double>(r.num_value_heads) * static_cast<double>(r.key_head_dim) *
                static_cast<double>(r.value_head_dim);
     }
+    if (r.kind == profiles::RecurrentKind::mamba2) {
+        return static_cast<double>(r.num_value_heads) * static_cast<double>(r.value_head_dim) *
+               static_cast<double>(r.d_state);
+    }
     return static_cast<double>(r.expand) * static_cast<double>(model.hidden_size) * static_cast<double>(r.d_state);
 }
 
@@ -109,6 +148,10 @@ double recurrent_conv_elements(const ModelProfile& model) {
     if (r.kind == profiles::RecurrentKind::gated_delta_net) {
         return (2.0 * r.num_key_heads * static_cast<double>(r.key_head_dim) +
                 r.num_value_heads * static_cast<double>(r.value_head_dim)) * window;
+    }
+    if (r.kind == profiles::RecurrentKind::mamba2) {  // the conv runs over x, B and C
+        return (static_cast<double>(r.num_value_heads) * static_cast<double>(r.value_head_dim) +
+                2.0 * r.num_key_heads * static_cast<double>(r.d_state)) * window;
     }
     return static_cast<double>(r.expand) * static_cast<double>(model.hidden_size) * window;
 }
@@ -137,29 +180,45 @@ double mlp_parameters(const ModelProfile& model, double intermediate_size) {
     return (model.gated_mlp ? 3.0 : 2.0) * static_cast<double>(model.hidden_size) * intermediate_size;
 }
 
+double expert_width(const ModelProfile& model) {
+    return model.moe && model.moe->latent_size > 0 ? static_cast<double>(model.moe->latent_size)
+                                                   : static_cast<double>(model.hidden_size);
+}
+
+double expert_parameters(const ModelProfile& model) {
+    if (!model.moe) return 0.0;
+    return (model.gated_mlp ? 3.0 : 2.0) * expert_width(model) * static_cast<double>(model.moe->moe_intermediate_size);
+}
+
 ParameterCount count_parameters(const ModelProfile& model) {
     const double hidden = static_cast<double>(model.hidden_size);
     const double embedding = static_cast<double>(model.vocab_size) * hidden;
     const double lm_head = model.tie_word_embeddings ? 0.0 : embedding;
-    const double norms_per_layer = 2.0 * hidden;
 
     ParameterCount count;
     count.total = embedding + lm_head + hidden;  // + final norm
     count.active = embedding + lm_head + hidden;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
-        const double mixer = is_recurrent_layer(model, layer) ? recurrent_parameters(model)
-                                                               : attention_parameters(model) + indexer_parameters(model);
-        const double shared = mixer + norms_per_layer;
-        count.total += shared;
-        count.active += shared;
+        // Each block (mixer, MLP) has its norm.
+        const double norms = hidden * ((has_mixer(model, layer) ? 1.0 : 0.0) + (has_feedforward(model, layer) ? 1.0 : 0.0));
+        count.total += norms;
+        count.active += norms;
+        if (has_mixer(model, layer)) {
+            const double mixer = is_recurrent_layer(model, layer) ? recurrent_parameters(model)
+                                                                   : attention_parameters(model) + indexer_parameters(model);
+            count.total += mixer;
+            count.active += mixer;
+        }
+        if (!has_feedforward(model, layer)) continue;
         if (is_moe_layer(model, layer)) {
             const auto& moe = *model.moe;
-            const double expert = mlp_parameters(model, static_cast<double>(moe.moe_intermediate_size));
+            const double expert = expert_parameters(model);
             const double shared_experts =
                 moe.n_shared_experts * mlp_parameters(model, static_cast<double>(moe.shared_expert_intermediate_size));
             const double router = hidden * moe.n_routed_experts;
-            count.total += moe.n_routed_experts * expert + shared_experts + router;
-            count.active += moe.num_experts_per_tok * expert + shared_experts + router;
+            const double latent = 2.0 * hidden * static_cast<double>(moe.latent_size);  // into and out of the latent
+            count.total += moe.n_routed_experts * expert + shared_experts + router + latent;
+            count.active += moe.num_experts_per_tok * expert + shared_experts + router + latent;
         } else {
             const double dense = mlp_parameters(model, static_cast<double>(model.intermediate_size));
             count.total += dense;

@@ -8,7 +8,12 @@ namespace decodesim::engine {
 
 using profiles::ModelProfile;
 
-// HF DeepSeek rule: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+// Whether layer i has a token mixer (attention or recurrent) and an MLP: both, unless the model's
+// layer_pattern makes each layer a single block (Nemotron-H).
+bool has_mixer(const ModelProfile& model, int layer);
+bool has_feedforward(const ModelProfile& model, int layer);
+// HF DeepSeek rule: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0;
+// with a layer pattern, the 'E' layers.
 bool is_moe_layer(const ModelProfile& model, int layer);
 // Layer i is global when (i + 1) % pattern == 0; every other layer slides (all, when pattern is 0).
 bool is_sliding_layer(const ModelProfile& model, int layer);
@@ -52,7 +57,11 @@ double indexer_parameters(const ModelProfile& model);
 // short-convolution window (kernel - 1 earlier inputs).
 double recurrent_state_elements(const ModelProfile& model);
 double recurrent_conv_elements(const ModelProfile& model);
-// Parameters of one routed expert (or one dense MLP when intermediate is the dense size).
+// Parameters of one dense MLP (or shared expert) of the given intermediate size, at hidden width.
 double mlp_parameters(const ModelProfile& model, double intermediate_size);
+// The width a routed expert reads and writes: the hidden size, or LatentMoE's latent.
+double expert_width(const ModelProfile& model);
+// Parameters of one routed expert.
+double expert_parameters(const ModelProfile& model);
 
 }  // namespace decodesim::engine

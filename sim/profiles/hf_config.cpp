@@ -105,7 +105,7 @@ private:
 
 enum class Family {
     llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, phi3, gemma, gemma2, gemma3, deepseek, gpt_oss,
-    qwen3_next, qwen3_5, jamba, llama4, glm4_moe, minimax_m2
+    qwen3_next, qwen3_5, jamba, llama4, glm4_moe, minimax_m2, nemotron_h
 };
 
 struct FamilyEntry {
@@ -127,6 +127,8 @@ constexpr FamilyEntry kFamilies[] = {
     {"qwen3_5_moe", Family::qwen3_next}, {"qwen3_5_moe_text", Family::qwen3_next},
     {"qwen3_5", Family::qwen3_5},        {"qwen3_5_text", Family::qwen3_5},
     {"glm_moe_dsa", Family::deepseek},   {"qwen2_5_vl", Family::qwen2},      {"qwen2_5_vl_text", Family::qwen2},
+    // Nemotron-H (Nemotron-3 Nano and Super): single-block layers of Mamba-2, attention and MoE.
+    {"nemotron_h", Family::nemotron_h},
 };
 
 // Qwen3-Next and Qwen3.5: every full_attention_interval-th layer gated attention, the rest Gated DeltaNet.
@@ -368,7 +370,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     const bool has_moe_dims = family == Family::mixtral || family == Family::qwen2_moe || family == Family::qwen3_moe ||
                               family == Family::gpt_oss || family == Family::deepseek || family == Family::qwen3_next ||
                               family == Family::jamba || family == Family::llama4 || family == Family::glm4_moe ||
-                              family == Family::minimax_m2;
+                              family == Family::minimax_m2 || family == Family::nemotron_h;
     if (!has_moe_dims || family == Family::qwen2_moe || family == Family::deepseek || family == Family::qwen3_next ||
         family == Family::jamba || family == Family::glm4_moe) {
         model.intermediate_size = config.integer("intermediate_size", !has_moe_dims).value_or(0);
@@ -380,7 +382,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     const bool window_disabled = config.boolean("use_sliding_window").value_or(true) == false;
     if (window_declared && !window_disabled && family != Family::qwen2 && family != Family::qwen3 &&
         family != Family::qwen3_moe && family != Family::qwen2_moe && !is_gated_delta_hybrid(family) &&
-        family != Family::jamba) {
+        family != Family::jamba && family != Family::nemotron_h) {
         SlidingWindow window;
         window.window = config.integer("sliding_window", true).value_or(0);
         if (config.has("layer_types")) {
@@ -434,6 +436,17 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
                 moe.n_routed_experts = static_cast<int>(config.integer("num_local_experts", true).value_or(0));
                 moe.moe_intermediate_size = config.integer("intermediate_size", true).value_or(0);
                 break;
+            case Family::nemotron_h: {
+                moe.n_routed_experts = static_cast<int>(config.integer("n_routed_experts", true).value_or(0));
+                moe.moe_intermediate_size = config.integer("moe_intermediate_size", true).value_or(0);
+                moe.n_shared_experts = static_cast<int>(config.integer("n_shared_experts", false, 0).value_or(0));
+                moe.shared_expert_intermediate_size =
+                    config.integer("moe_shared_expert_intermediate_size", false).value_or(0);
+                // LatentMoE (Super): null or absent for experts at hidden width (Nano).
+                const YAML::Node latent = config.node()["moe_latent_size"];
+                if (latent && !latent.IsNull()) moe.latent_size = config.integer("moe_latent_size", true).value_or(0);
+                break;
+            }
             case Family::qwen2_moe:
             case Family::qwen3_next:
             case Family::qwen3_moe: {
@@ -505,6 +518,26 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
         recurrent.key_head_dim = config.integer("linear_key_head_dim", true).value_or(0);
         recurrent.value_head_dim = config.integer("linear_value_head_dim", true).value_or(0);
         recurrent.conv_kernel = config.integer("linear_conv_kernel_dim", true).value_or(0);
+        model.recurrent = recurrent;
+    }
+
+    if (family == Family::nemotron_h) {
+        // Each layer one block (hybrid_override_pattern: M Mamba-2, * attention, E MoE, - MLP), its
+        // MLPs plain squared-ReLU ones (mlp_hidden_act relu2: up and down only).
+        model.layer_pattern = config.text("hybrid_override_pattern", true).value_or("");
+        model.hidden_act = config.text("mlp_hidden_act", false).value_or("relu2");
+        model.gated_mlp = false;
+        if (model.layer_pattern.find(kDenseBlock) != std::string::npos) {
+            model.intermediate_size = config.integer("intermediate_size", true).value_or(0);
+        }
+        RecurrentLayers recurrent;
+        recurrent.kind = RecurrentKind::mamba2;
+        recurrent.num_value_heads = static_cast<int>(config.integer("mamba_num_heads", true).value_or(0));
+        recurrent.value_head_dim = config.integer("mamba_head_dim", true).value_or(0);
+        recurrent.num_key_heads = static_cast<int>(config.integer("n_groups", true).value_or(0));
+        recurrent.d_state = config.integer("ssm_state_size", true).value_or(0);
+        recurrent.conv_kernel = config.integer("conv_kernel", true).value_or(0);
+        recurrent.attention_period = 1;
         model.recurrent = recurrent;
     }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_escape.hpp"
 #include "profiles/model_limits.hpp"
 #include "profiles/profile_id.hpp"
 #include "profiles/strict_map.hpp"
@@ -10,6 +11,7 @@ namespace decodesim::profiles {
 namespace {
 
 bool any_dense_layer(const ModelProfile& model) {
+    if (!model.layer_pattern.empty()) return model.layer_pattern.find(kDenseBlock) != std::string::npos;
     if (!model.moe) return true;
     if (model.moe->first_k_dense_replace > 0) return true;
     return model.moe->moe_layer_freq > 1;
@@ -51,19 +53,47 @@ void check_model_consistency(const ModelProfile& model,
     }
     if (model.recurrent) {
         const auto& recurrent = *model.recurrent;
-        if (recurrent.attention_offset >= recurrent.attention_period) {
+        if (model.layer_pattern.empty() && recurrent.attention_offset >= recurrent.attention_period) {
             fail("attention_layer_offset",
                  fmt::format("offset {} can never equal layer % {}; expected less than attention_layer_period",
                              recurrent.attention_offset, recurrent.attention_period));
         }
         if (recurrent.conv_kernel < 2) {
-            fail(recurrent.kind == RecurrentKind::mamba ? "mamba_d_conv" : "linear_conv_kernel_dim",
+            fail(recurrent.kind == RecurrentKind::gated_delta_net ? "linear_conv_kernel_dim" : "mamba_d_conv",
                  "a convolution of width 1 keeps no earlier inputs; expected at least 2");
+        }
+        if (recurrent.kind == RecurrentKind::mamba2 && recurrent.num_key_heads > 0 &&
+            recurrent.num_value_heads % recurrent.num_key_heads != 0) {
+            fail("mamba2_n_groups", fmt::format("{} heads cannot share {} groups of B and C evenly",
+                                                recurrent.num_value_heads, recurrent.num_key_heads));
         }
         if (recurrent.kind == RecurrentKind::gated_delta_net && recurrent.num_key_heads > 0 &&
             recurrent.num_value_heads % recurrent.num_key_heads != 0) {
             fail("linear_num_value_heads", fmt::format("{} value heads cannot share {} key heads evenly",
                                                        recurrent.num_value_heads, recurrent.num_key_heads));
+        }
+    }
+    if (!model.layer_pattern.empty()) {
+        const std::string& pattern = model.layer_pattern;
+        if (static_cast<int>(pattern.size()) != model.num_hidden_layers) {
+            fail("layer_pattern", fmt::format("{} blocks for {} layers; expected one character a layer", pattern.size(),
+                                              model.num_hidden_layers));
+        }
+        const auto bad = pattern.find_first_not_of(std::string{kRecurrentBlock, kAttentionBlock, kMoeBlock, kDenseBlock});
+        if (bad != std::string::npos) {
+            fail("layer_pattern", fmt::format("'{}' at layer {} is no block; expected M (recurrent), * (attention), E "
+                                              "(MoE MLP) or - (dense MLP)",
+                                              core::printable(pattern.substr(bad, 1)), bad));
+        } else {
+            if (pattern.find(kRecurrentBlock) != std::string::npos && !model.recurrent) {
+                fail("layer_pattern", "'M' layers need a recurrent mixer (the mamba2_* or mamba_* keys)");
+            }
+            if (pattern.find(kMoeBlock) != std::string::npos && !model.moe) {
+                fail("layer_pattern", "'E' layers need experts (n_routed_experts and the other MoE keys)");
+            }
+            if (pattern.find(kAttentionBlock) == std::string::npos && pattern.find(kRecurrentBlock) == std::string::npos) {
+                fail("layer_pattern", "no mixer layer ('*' or 'M'): nothing mixes tokens");
+            }
         }
     }
     if (model.sparse_attention && !model.mla) {
@@ -110,6 +140,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     model.max_position_embeddings = root.positive_integer("max_position_embeddings", optional, model_size_limit("max_position_embeddings"));
     model.mtp_layers = static_cast<int>(root.non_negative_integer("mtp_layers", optional, model_size_limit("mtp_layers")).value_or(0));
     model.attn_output_gate = root.boolean("attn_output_gate", optional).value_or(false);
+    model.layer_pattern = root.string("layer_pattern", optional).value_or("");
 
     if (root.has("sliding_window") || root.has("sliding_window_pattern")) {
         SlidingWindow window;
@@ -137,6 +168,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
             static_cast<int>(root.non_negative_integer("first_k_dense_replace", optional, model_size_limit("first_k_dense_replace")).value_or(0));
         moe.moe_layer_freq = static_cast<int>(root.positive_integer("moe_layer_freq", optional, model_size_limit("moe_layer_freq")).value_or(1));
         moe.moe_layer_offset = static_cast<int>(root.non_negative_integer("moe_layer_offset", optional, model_size_limit("moe_layer_offset")).value_or(0));
+        moe.latent_size = root.positive_integer("moe_latent_size", optional, model_size_limit("moe_latent_size")).value_or(0);
         model.moe = moe;
     }
 
@@ -155,17 +187,39 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     const bool has_delta_net = root.has("linear_num_key_heads") || root.has("linear_num_value_heads") ||
                                root.has("linear_key_head_dim") || root.has("linear_value_head_dim") ||
                                root.has("linear_conv_kernel_dim");
+    const bool has_mamba2 = root.has("mamba2_num_heads") || root.has("mamba2_head_dim") || root.has("mamba2_n_groups");
     const bool has_mamba = root.has("mamba_d_state") || root.has("mamba_d_conv") || root.has("mamba_expand") ||
-                           root.has("mamba_dt_rank");
+                           root.has("mamba_dt_rank") || has_mamba2;
+    const bool patterned = root.has("layer_pattern");
     if (has_delta_net && has_mamba) {
         root.error(root.has("mamba_d_state") ? "mamba_d_state" : "mamba_d_conv",
                    "a model has either Gated DeltaNet (linear_*) or Mamba (mamba_*) layers, not both");
     }
+    if (patterned && (root.has("attention_layer_period") || root.has("attention_layer_offset"))) {
+        root.error(root.has("attention_layer_period") ? "attention_layer_period" : "attention_layer_offset",
+                   "layer_pattern places every layer; a period and offset would place them twice");
+    }
     if (has_delta_net || has_mamba || root.has("attention_layer_period") || root.has("attention_layer_offset")) {
         RecurrentLayers recurrent;
-        recurrent.attention_period = static_cast<int>(root.positive_integer("attention_layer_period", required, model_size_limit("attention_layer_period")).value_or(1));
-        recurrent.attention_offset = static_cast<int>(root.non_negative_integer("attention_layer_offset", required, model_size_limit("attention_layer_offset")).value_or(0));
-        if (has_mamba) {
+        // With a layer pattern, the pattern says which layers are recurrent.
+        const auto where = patterned ? optional : required;
+        recurrent.attention_period = static_cast<int>(root.positive_integer("attention_layer_period", where, model_size_limit("attention_layer_period")).value_or(1));
+        recurrent.attention_offset = static_cast<int>(root.non_negative_integer("attention_layer_offset", where, model_size_limit("attention_layer_offset")).value_or(0));
+        if (has_mamba2) {
+            // Mamba-2 (Nemotron-H): the inner width is heads x head_dim, not expand x hidden.
+            for (const char* mamba1 : {"mamba_expand", "mamba_dt_rank"}) {
+                if (root.has(mamba1)) {
+                    root.error(mamba1, "a Mamba-1 key; a Mamba-2 mixer (mamba2_*) has heads of mamba2_head_dim and no "
+                                       "step-size projection");
+                }
+            }
+            recurrent.kind = RecurrentKind::mamba2;
+            recurrent.num_value_heads = static_cast<int>(root.positive_integer("mamba2_num_heads", required, model_size_limit("mamba2_num_heads")).value_or(0));
+            recurrent.value_head_dim = root.positive_integer("mamba2_head_dim", required, model_size_limit("mamba2_head_dim")).value_or(0);
+            recurrent.num_key_heads = static_cast<int>(root.positive_integer("mamba2_n_groups", required, model_size_limit("mamba2_n_groups")).value_or(0));
+            recurrent.d_state = root.positive_integer("mamba_d_state", required, model_size_limit("mamba_d_state")).value_or(0);
+            recurrent.conv_kernel = root.positive_integer("mamba_d_conv", required, model_size_limit("mamba_d_conv")).value_or(0);
+        } else if (has_mamba) {
             recurrent.kind = RecurrentKind::mamba;
             recurrent.d_state = root.positive_integer("mamba_d_state", required, model_size_limit("mamba_d_state")).value_or(0);
             recurrent.conv_kernel = root.positive_integer("mamba_d_conv", required, model_size_limit("mamba_d_conv")).value_or(0);
@@ -208,7 +262,9 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                               "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
                               "linear_conv_kernel_dim", "mamba_d_state", "mamba_d_conv", "mamba_expand",
                               "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
-                              "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate"});
+                              "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate",
+                              "layer_pattern", "mamba2_num_heads", "mamba2_head_dim", "mamba2_n_groups",
+                              "moe_latent_size"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

@@ -25,6 +25,9 @@ struct MixtureOfExperts {
     int n_shared_experts = 0;
     std::int64_t shared_expert_intermediate_size = 0;
     int first_k_dense_replace = 0;  // leading dense layers
+    // LatentMoE (Nemotron-3 Super): routed experts work in a latent of this width, projected from
+    // and back to the hidden state by two matrices every token uses; 0: experts at hidden width.
+    std::int64_t latent_size = 0;
     int moe_layer_freq = 1;         // after those, layer i is MoE when i % moe_layer_freq == moe_layer_offset
     int moe_layer_offset = 0;       // Jamba expert_layer_offset 1; Llama 4 interleave step s: offset s - 1
 };
@@ -45,6 +48,7 @@ struct LatentAttention {
 enum class RecurrentKind {
     gated_delta_net,  // Qwen3-Next linear attention: per value head a key_head_dim x value_head_dim state
     mamba,            // Mamba-1 selective SSM (Jamba): per inner channel a d_state state
+    mamba2,           // Mamba-2 SSD (Nemotron-H): per head head_dim x d_state, B and C shared per group
 };
 
 struct RecurrentLayers {
@@ -58,10 +62,17 @@ struct RecurrentLayers {
     std::int64_t key_head_dim = 0;
     std::int64_t value_head_dim = 0;
     // Mamba: inner width expand * hidden_size, d_state per inner channel, dt_rank for the step size.
+    // Mamba-2 also uses d_state, with num_value_heads heads of value_head_dim (its inner width)
+    // and num_key_heads groups sharing B and C.
     std::int64_t expand = 0;
     std::int64_t d_state = 0;
     std::int64_t dt_rank = 0;
 };
+
+// One character a layer, for models whose layers are single blocks (Nemotron-H's
+// hybrid_override_pattern): 'M' a recurrent mixer, '*' attention, 'E' a MoE MLP, '-' a dense MLP,
+// each with its own norm and residual. Empty: every layer is a mixer followed by an MLP.
+inline constexpr char kRecurrentBlock = 'M', kAttentionBlock = '*', kMoeBlock = 'E', kDenseBlock = '-';
 
 // DeepSeek sparse attention (DSA, DeepSeek-V3.2): a lightning indexer scores every cached token
 // with index_n_heads heads of index_head_dim over its own small key cache, and MLA then attends
@@ -102,6 +113,8 @@ struct ModelProfile {
     // A sigmoid gate on the attention output, computed by the query projection (Qwen3-Next and
     // Qwen3.5, config.json attn_output_gate): q_proj is twice as wide, heads x head_dim x 2 outputs.
     bool attn_output_gate = false;
+    // Single-block layers (see kRecurrentBlock); empty for mixer-plus-MLP layers.
+    std::string layer_pattern;
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;
