@@ -5,6 +5,7 @@
 
 #include "cli_runner.hpp"
 #include "profiles/long_lists.hpp"
+#include "profiles/trace.hpp"
 #include "test_support.hpp"
 
 using decodesim::testing::run;
@@ -129,6 +130,78 @@ TEST_CASE("a trace is read under the shared text and number rules") {
     const std::string quoted =
         write_temp("flag_effects_quoted.csv", "arrival_s,prompt_tokens,output_tokens\n0,\"100\",10\n");
     CHECK(run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace", quoted}).exit_code == 0);
+}
+
+// The public trace layouts, each as its first rows read (Azure/AzurePublicDataset
+// AzureLLMInferenceTrace_conv.csv, HPMLL/BurstGPT BurstGPT_1.csv, kvcache-ai/Mooncake traces).
+TEST_CASE("Azure, BurstGPT and Mooncake traces are read with their times, lengths and block ids") {
+    const auto azure = profiles::load_trace(write_temp("azure_trace.csv",
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+        "2023-11-16 18:15:46.6805900,374,44\n"
+        "2023-11-16 18:15:50.9951690,396,109\n"
+        "2023-11-17 00:00:01.0000000,879,0\n"));
+    CHECK(azure.layout == "Azure");
+    REQUIRE(azure.rows.size() == 2);
+    CHECK(azure.failed_rows == 1);  // no generated tokens: the service failed it
+    // 18:15:50.995169 - 18:15:46.68059 = 4.314579 s.
+    CHECK(azure.rows[1].arrival_s - azure.rows[0].arrival_s == doctest::Approx(4.314579).epsilon(1e-6));
+    CHECK(azure.rows[0].prompt_tokens == 374);
+    CHECK(azure.rows[1].output_tokens == 109);
+    // 2023-11-16 is day 19,677 since 1970-01-01: 19,677 x 86,400 + 18 h 15 min 46.68059 s.
+    CHECK(azure.rows[0].arrival_s == doctest::Approx(19677.0 * 86400.0 + 18 * 3600 + 15 * 60 + 46.68059).epsilon(1e-12));
+
+    const auto burst = profiles::load_trace(write_temp("burst_trace.csv",
+        "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+        "5,ChatGPT,472,18,490,Conversation log\n"
+        "45,ChatGPT,1087,0,1087,Conversation log\n"
+        "118,GPT-4,417,276,693,API log\n"));
+    CHECK(burst.layout == "BurstGPT");
+    REQUIRE(burst.rows.size() == 2);
+    CHECK(burst.failed_rows == 1);
+    CHECK(burst.rows[1].arrival_s == 118.0);
+    CHECK(burst.rows[1].prompt_tokens == 417);
+    CHECK(burst.rows[1].output_tokens == 276);
+
+    const auto mooncake = profiles::load_trace(write_temp("mooncake_trace.jsonl",
+        "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [46, 47, 48]}\n"
+        "{\"timestamp\": 250, \"input_length\": 700, \"output_length\": 9, \"hash_ids\": [46, 49]}\n"));
+    CHECK(mooncake.layout == "Mooncake");
+    REQUIRE(mooncake.rows.size() == 2);
+    CHECK(mooncake.rows[1].arrival_s == 0.25);  // milliseconds
+    CHECK(mooncake.rows[1].block_ids == std::vector<long long>{46, 49});
+    CHECK(mooncake.rows[0].block_tokens == 512);
+
+    // 1,200 tokens fill 3 blocks of 512: four ids are one too many; a line that is no JSON object
+    // is named at its line.
+    const auto refused = testing::error_messages([&] {
+        profiles::load_trace(write_temp("mooncake_bad.jsonl",
+            "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [1, 2, 3, 4]}\n"
+            "not json\n"
+            "{\"timestamp\": 1.5, \"input_length\": 10, \"output_length\": 2, \"hash_ids\": []}\n"));
+    });
+    REQUIRE(refused.size() == 3);
+    CHECK(refused[0].find(":1:1: error: hash_ids: 4 block ids for an input of 1200 tokens, which fills 3 blocks") !=
+          std::string::npos);
+    CHECK(refused[1].find(":2:1: error: not a JSON object") != std::string::npos);
+    CHECK(refused[2].find(":3:1: error: timestamp: 1.5 is not a whole number") != std::string::npos);
+    const auto date = testing::error_messages([&] {
+        profiles::load_trace(write_temp("azure_bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-01 00:00:00,5,5\n"));
+    });
+    REQUIRE(date.size() == 1);
+    CHECK(date[0].find(":2:1: error: TIMESTAMP: '2023-13-01 00:00:00' is not a date and time") != std::string::npos);
+
+    // serve replays a Mooncake trace and says how many of a BurstGPT trace's requests it left out.
+    const auto served = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace",
+                             write_temp("mooncake_serve.jsonl",
+                                        "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [46, 47, 48]}\n"
+                                        "{\"timestamp\": 20000, \"input_length\": 1100, \"output_length\": 9, \"hash_ids\": [46, 47, 50]}\n"),
+                             "--json"});
+    REQUIRE_MESSAGE(served.exit_code == 0, served.err);
+    const auto burst_served = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace",
+                                   write_temp("burst_serve.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                                                 "5,ChatGPT,472,18,490,Conversation log\n45,ChatGPT,1087,0,1087,Conversation log\n")});
+    CHECK(burst_served.exit_code == 0);
+    CHECK(burst_served.err.find("1 requests the traced service failed") != std::string::npos);
 }
 
 TEST_CASE("a measurements table's counts are whole numbers within the flags' bounds") {

@@ -140,6 +140,33 @@ TEST_CASE("a shared prefix is prefilled once and then skipped") {
     CHECK(uncached.requests[5].ttft() == doctest::Approx(full).epsilon(1e-9));
 }
 
+TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash ids do") {
+    // Block ids of 512 tokens, each standing for the prompt up to it. Far-apart arrivals, each
+    // request alone: request 0 [1 2 3 4] prefills 2,048 tokens; request 1 [1 2 9 10] finds its first
+    // two links cached and prefills 1,024 tokens after 1,024 cached; request 2 [1 2 9 11] finds
+    // three (1 2 9, left by request 1) and prefills 512 after 1,536; request 3 [5 2 ...] shares
+    // nothing (a chain is read from its start) and prefills all 2,048.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    const auto request = [](double arrival, std::vector<long long> blocks) {
+        workload::Request r{arrival, 2048, 20, -1, 0};
+        r.block_ids = std::move(blocks);
+        r.block_tokens = 512;
+        return r;
+    };
+    const std::vector<workload::Request> requests{request(0.0, {1, 2, 3, 4}), request(100.0, {1, 2, 9, 10}),
+                                                  request(200.0, {1, 2, 9, 11}), request(300.0, {5, 2, 9, 10})};
+    const auto result = serving::simulate_serving(evaluator, requests, {}, {});
+    CHECK(result.prefix_hits == 2);
+    const auto chunk = [&](double cached, double tokens) {
+        return evaluator.step_time(engine::prefill_shape(evaluator.cost_model(), 1.0, cached, tokens)).value;
+    };
+    CHECK(result.requests[0].ttft() == doctest::Approx(evaluator.prefill(1.0, 2048.0).time.value).epsilon(1e-9));
+    CHECK(result.requests[1].ttft() == doctest::Approx(chunk(1024.0, 1024.0)).epsilon(1e-9));
+    CHECK(result.requests[2].ttft() == doctest::Approx(chunk(1536.0, 512.0)).epsilon(1e-9));
+    CHECK(result.requests[3].ttft() == doctest::Approx(result.requests[0].ttft()).epsilon(1e-9));
+}
+
 TEST_CASE("the analytic steady state agrees with the simulation where its assumptions hold") {
     // Poisson arrivals, fixed lengths, no memory pressure, at 25% to 75% of saturation: the mean
     // batch and the mean TPOT within 8% (measured: at most 6%, at 75% load, where the batch's own

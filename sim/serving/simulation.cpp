@@ -9,6 +9,8 @@
 #include <limits>
 #include <queue>
 #include <random>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/statistics.hpp"
@@ -78,6 +80,7 @@ struct Sequence {
     long long cached = 0;     // tokens whose KV is in the cache (shared prefix included)
     long long generated = 0;  // output tokens produced
     long long shared = 0;     // leading tokens held by the prefix cache, not by this sequence
+    std::size_t shared_links = 0;  // links of its prefix chain this sequence reads from the cache
     long long allocated = 0;  // tokens of cache space held, in whole blocks (shared prefix included)
     double bytes = 0.0;       // KV bytes this sequence holds
     double last_token_s = 0.0;
@@ -88,11 +91,33 @@ struct Sequence {
     bool prefilling() const { return cached < target; }
 };
 
+// One link of a prompt's prefix chain in the cache (a whole shared prefix, or one block of a
+// chain of blocks): its own tokens' bytes, the sequences reading it, and when it was last used.
 struct CachedPrefix {
-    long long tokens = 0;
-    double bytes = 0.0;
+    long long tokens = 0;     // the prompt's tokens up to and including this link
+    double bytes = 0.0;       // this link's own share of the cache
     int references = 0;
     double last_used_s = 0.0;
+    int depth = 0;            // links before it in its chain
+};
+
+// Links no sequence reads, least recently used first; of equal use, the deepest first (a chain is
+// dropped from its end, as it is used from its start).
+using EvictionOrder = std::set<std::tuple<double, int, long long>>;
+
+// The prefix chain of a request: its block ids, or its one shared prefix as a chain of one link.
+struct PrefixChain {
+    const workload::Request& request;
+    std::size_t links() const {
+        if (!request.block_ids.empty()) return request.block_ids.size();
+        return request.prefix_id >= 0 && request.prefix_tokens > 0 ? 1 : 0;
+    }
+    long long id(std::size_t link) const { return request.block_ids.empty() ? request.prefix_id : request.block_ids[link]; }
+    // Prompt tokens up to and including `link`.
+    long long tokens(std::size_t link) const {
+        if (request.block_ids.empty()) return request.prefix_tokens;
+        return std::min(static_cast<long long>(link + 1) * request.block_tokens, request.prompt_tokens);
+    }
 };
 
 // One scheduled piece of a forward pass.
@@ -109,6 +134,7 @@ struct Replica {
     std::deque<Sequence> waiting;
     std::vector<Sequence> running;
     std::unordered_map<long long, CachedPrefix> prefixes;
+    EvictionOrder evictable;  // the prefixes no running sequence reads
     std::vector<Work> step;  // the pass in flight
     double used_bytes = 0.0;
     double busy_until = -1.0;  // < 0: idle
@@ -350,27 +376,42 @@ bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_
 
 // Drops the least recently used prefix no running sequence reads; false when there is none.
 bool Simulation::evict_prefix(Replica& replica) {
-    auto victim = replica.prefixes.end();
-    for (auto it = replica.prefixes.begin(); it != replica.prefixes.end(); ++it) {
-        if (it->second.references == 0 && (victim == replica.prefixes.end() || it->second.last_used_s < victim->second.last_used_s)) {
-            victim = it;
-        }
-    }
-    if (victim == replica.prefixes.end()) return false;
+    if (replica.evictable.empty()) return false;
+    const long long id = std::get<2>(*replica.evictable.begin());
+    replica.evictable.erase(replica.evictable.begin());
+    const auto victim = replica.prefixes.find(id);
     replica.used_bytes -= victim->second.bytes;
     replica.prefixes.erase(victim);
     return true;
 }
 
+namespace {
+
+EvictionOrder::value_type eviction_key(long long id, const CachedPrefix& prefix) {
+    return {prefix.last_used_s, -prefix.depth, id};
+}
+
+// A sequence starts reading a cached link: it is no longer evictable.
+void hold_prefix(Replica& replica, long long id, CachedPrefix& prefix, double now) {
+    if (prefix.references == 0) replica.evictable.erase(eviction_key(id, prefix));
+    ++prefix.references;
+    prefix.last_used_s = now;
+}
+
+}  // namespace
+
 void Simulation::release(Replica& replica, Sequence& sequence) {
     replica.used_bytes -= sequence.bytes;
     sequence.bytes = 0.0;
     sequence.allocated = 0;
-    const workload::Request& request = requests_[sequence.request];
-    if (sequence.shared > 0) {
-        if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) --it->second.references;
+    const PrefixChain chain{requests_[sequence.request]};
+    for (std::size_t link = 0; link < sequence.shared_links; ++link) {
+        if (auto it = replica.prefixes.find(chain.id(link)); it != replica.prefixes.end() && --it->second.references == 0) {
+            replica.evictable.insert(eviction_key(it->first, it->second));
+        }
     }
     sequence.shared = 0;
+    sequence.shared_links = 0;
 }
 
 // Recompute preemption (vLLM's default): the sequence gives back its cache and waits at the head
@@ -538,15 +579,19 @@ void Simulation::start_step(Replica& replica, double now) {
                 start_transfer(replica, sequence, now);
                 continue;
             }
-            bool hit = false;
-            if (limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 && sequence.cached == 0) {
-                if (auto it = replica.prefixes.find(request.prefix_id); it != replica.prefixes.end()) {
-                    // The last prompt token is always computed: its logits give the first output token.
-                    hit = true;
-                    sequence.shared = it->second.tokens;
-                    sequence.cached = std::min(it->second.tokens, sequence.target - 1);
-                    sequence.allocated = round_up_to_block(it->second.tokens);
-                }
+            // The longest run of the prompt's leading links in the cache.
+            const PrefixChain chain{request};
+            std::size_t hit_links = 0;
+            if (limits.prefix_caching && replica.role != Role::decode && sequence.cached == 0) {
+                while (hit_links < chain.links() && replica.prefixes.count(chain.id(hit_links))) ++hit_links;
+            }
+            const bool hit = hit_links > 0;
+            if (hit) {
+                // The last prompt token is always computed: its logits give the first output token.
+                const long long tokens = chain.tokens(hit_links - 1);
+                sequence.shared = tokens;
+                sequence.cached = std::min(tokens, sequence.target - 1);
+                sequence.allocated = round_up_to_block(tokens);
             }
             const long long remaining = sequence.target - sequence.cached;
             const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
@@ -568,9 +613,11 @@ void Simulation::start_step(Replica& replica, double now) {
                 continue;
             }
             if (hit) {
-                auto& prefix = replica.prefixes[request.prefix_id];
-                ++prefix.references;
-                prefix.last_used_s = now;
+                for (std::size_t link = 0; link < hit_links; ++link) {
+                    const long long id = chain.id(link);
+                    hold_prefix(replica, id, replica.prefixes[id], now);
+                }
+                sequence.shared_links = hit_links;
                 if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
                 records_[sequence.request].prefix_hit = true;
             }
@@ -638,14 +685,22 @@ void Simulation::finish_step(Replica& replica, double now) {
         }
         sequence.last_token_s = now;
         const workload::Request& request = requests_[sequence.request];
-        if (was_prefilling && config_.limits.prefix_caching && replica.role != Role::decode && request.prefix_id >= 0 &&
-            sequence.shared == 0 &&
-            request.prefix_tokens > 0 && !replica.prefixes.count(request.prefix_id)) {
-            // The first prefill of a shared prefix leaves it in the cache for later requests.
-            CachedPrefix prefix{request.prefix_tokens, kv_bytes(request.prefix_tokens), 1, now};
-            sequence.shared = request.prefix_tokens;
-            sequence.bytes -= prefix.bytes;
-            replica.prefixes.emplace(request.prefix_id, prefix);
+        const PrefixChain chain{request};
+        if (was_prefilling && config_.limits.prefix_caching && replica.role != Role::decode &&
+            sequence.shared_links < chain.links() && !replica.prefixes.count(chain.id(sequence.shared_links))) {
+            // The first prefill of a prompt leaves the links of its chain beyond those it read in the
+            // cache for later requests, up to the first another request has left there meanwhile.
+            for (std::size_t link = sequence.shared_links; link < chain.links() && !replica.prefixes.count(chain.id(link));
+                 ++link) {
+                const long long before = sequence.shared;
+                const long long tokens = chain.tokens(link);
+                CachedPrefix prefix{tokens, kv_bytes(tokens) - (before > 0 ? kv_bytes(before) : 0.0), 1, now,
+                                    static_cast<int>(link)};
+                sequence.shared = tokens;
+                sequence.shared_links = link + 1;
+                sequence.bytes -= prefix.bytes;
+                replica.prefixes.emplace(chain.id(link), prefix);
+            }
         }
     }
     // Finished sequences leave, in order.

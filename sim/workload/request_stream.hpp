@@ -19,6 +19,12 @@ struct Request {
     long long output_tokens = 1;
     long long prefix_id = -1;      // requests with the same id share their first prefix_tokens tokens
     long long prefix_tokens = 0;
+    // A prompt as a chain of blocks of `block_tokens` tokens (the last one may be short), each named
+    // by an id that stands for the whole prompt up to and including it (Mooncake's hash_ids): two
+    // requests share the cache of their longest run of equal leading ids. Empty: the one shared
+    // prefix above, if any.
+    std::vector<long long> block_ids;
+    long long block_tokens = 0;
 };
 
 // A length: fixed, or drawn from a distribution (rounded, at least 1 token), optionally capped

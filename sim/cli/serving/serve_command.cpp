@@ -110,8 +110,15 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     std::optional<serving::ClosedLoop> closed_loop;
     if (!options.trace.empty()) {
         std::vector<workload::Request> rows;
-        for (const auto& row : profiles::load_trace(options.trace)) {
-            rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens});
+        profiles::Trace trace = profiles::load_trace(options.trace);
+        for (auto& row : trace.rows) {
+            rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens,
+                            std::move(row.block_ids), row.block_tokens});
+        }
+        if (trace.failed_rows > 0) {
+            warn(io, fmt::format("{}: {} requests the traced service failed (zero prompt or response tokens) are left out; "
+                                 "{} are replayed",
+                                 options.trace, trace.failed_rows, rows.size()));
         }
         stream = serving::replayed_stream(std::move(rows), options.trace);
         if (options.concurrency) {
@@ -267,7 +274,8 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::Range(std::int64_t{1}, core::kMaxRequests));
     add_seed_option(*command, options->seed, "Random seed (the same seed gives the same run; default 1)");
     auto* trace = command->add_option("--trace", options->trace,
-                                      "Replay a CSV trace: arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]");
+                                      "Replay a trace: decodesim's CSV (arrival_s,prompt_tokens,output_tokens[,prefix_id[,prefix_tokens]]), "
+                                      "an Azure LLM inference trace, a BurstGPT CSV or Mooncake JSONL (docs/serving.md)");
     trace->excludes(rate);
     auto* concurrency = command->add_option("--concurrency", options->concurrency,
                                             "A closed loop of this many clients instead of --rate: each sends its next "
