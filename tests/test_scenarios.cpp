@@ -43,6 +43,26 @@ TEST_CASE("bandwidth-bound point: 2x bandwidth helps, 2x FLOPS does nothing") {
     CHECK(explanation.prediction.decode.memory_fraction == doctest::Approx(0.753).epsilon(0.01).scale(0.0));
 }
 
+TEST_CASE("a long prompt: 2x FLOPS does nothing for decode and halves the wait for the first token") {
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto explanation = explore::explain(s.point(engine::Workload::request(1, 8000, 200)));
+    // The prompt: 8,000 tokens x 2 FLOPs x 7.5e9 weights = 120 TFLOP (and the attention's
+    // 2 x 2 x 32 layers x 4,096 x 8,000^2 / 2 = 16.8 TFLOP), at 0.86 x 0.8 x 989.4 TFLOPS: about
+    // 0.2 s of compute, against 15 GB of weights read once (5.5 ms): compute-bound, so twice the
+    // FLOPS leaves little more than half the time (the fixed overheads and the weight reads stay).
+    CHECK(explanation.prediction.prefill.bound == engine::Bound::compute);
+    CHECK(explanation.what_if.flops_x2_ttft > 0.5);
+    CHECK(explanation.what_if.flops_x2_ttft < 0.56);
+    CHECK(explanation.what_if.bandwidth_x2_ttft > 0.95);  // bandwidth barely moves it
+    // Decode stays bandwidth-bound: 2x FLOPS leaves its tokens/s, 2x bandwidth raises it.
+    CHECK(explanation.what_if.flops_x2 == doctest::Approx(1.0).epsilon(1e-3).scale(0.0));
+    CHECK(explanation.what_if.bandwidth_x2 > 1.5);
+    // The whole request (first token, then 199 decode steps of about 7.6 ms, 1.5 s) is mostly
+    // decode: 2x bandwidth shortens it far more than 2x FLOPS.
+    CHECK(explanation.what_if.bandwidth_x2_request < explanation.what_if.flops_x2_request);
+    CHECK(explanation.what_if.flops_x2_request < 1.0);
+}
+
 TEST_CASE("beyond the knee: 2x FLOPS helps, 2x bandwidth much less") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto explanation = explore::explain(s.point(engine::Workload::step(1024, 128)));

@@ -47,19 +47,27 @@ Explanation explain(const engine::OperatingPoint& point) {
     result.prediction =
         result.effective_batch == workload.batch ? requested : evaluate_point(point, result.effective_batch);
     const double today = result.prediction.decode.tokens_per_s_total;
+    const double today_ttft = result.prediction.ttft.value;
+    const double today_request = result.prediction.request ? result.prediction.request->end_to_end.value : 0.0;
+    // Decode tokens/s over today's; TTFT and the whole request as new time over today's.
+    const auto ratios = [&](const engine::Prediction& doubled, double& decode, double& ttft, double& request) {
+        decode = doubled.decode.tokens_per_s_total / today;
+        ttft = today_ttft > 0.0 ? doubled.ttft.value / today_ttft : 1.0;
+        request = today_request > 0.0 && doubled.request ? doubled.request->end_to_end.value / today_request : 1.0;
+    };
 
     HardwareProfile more_bandwidth = hardware;
     more_bandwidth.memory_bandwidth = hardware.memory_bandwidth * 2.0;
-    result.what_if.bandwidth_x2 =
-        evaluate(model, more_bandwidth, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+    ratios(evaluate(model, more_bandwidth, deployment, workload, result.effective_batch), result.what_if.bandwidth_x2,
+           result.what_if.bandwidth_x2_ttft, result.what_if.bandwidth_x2_request);
 
     HardwareProfile more_flops = hardware;
     for (core::FlopRate& peak : more_flops.peak_ops_per_s) peak = peak * 2.0;
     // Twice the compute is twice the SMs too: an issue-bound kernel (engine::kernel_matmul_peak)
     // gains from it as a tensor-bound one does.
     if (more_flops.compute_units) *more_flops.compute_units *= 2;
-    result.what_if.flops_x2 =
-        evaluate(model, more_flops, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+    ratios(evaluate(model, more_flops, deployment, workload, result.effective_batch), result.what_if.flops_x2,
+           result.what_if.flops_x2_ttft, result.what_if.flops_x2_request);
 
     HardwareProfile more_capacity = hardware;
     more_capacity.memory_capacity = hardware.memory_capacity * 2.0;
@@ -76,8 +84,8 @@ Explanation explain(const engine::OperatingPoint& point) {
         HardwareProfile faster_link = hardware;
         faster_link.interconnect->bandwidth = hardware.interconnect->bandwidth * 2.0;
         if (faster_link.scale_out) faster_link.scale_out->bandwidth = hardware.scale_out->bandwidth * 2.0;
-        result.what_if.interconnect_x2 =
-            evaluate(model, faster_link, deployment, workload, result.effective_batch).decode.tokens_per_s_total / today;
+        ratios(evaluate(model, faster_link, deployment, workload, result.effective_batch), result.what_if.interconnect_x2,
+               result.what_if.interconnect_x2_ttft, result.what_if.interconnect_x2_request);
     }
 
     result.what_if.compute_clock_share = deployment.clocks.compute_share;

@@ -13,6 +13,10 @@ struct WhatIf {
     double flops_x2 = 1.0;
     double capacity_x2 = 1.0;     // counts only when memory caps the batch
     double interconnect_x2 = 1.0; // 1 without tensor parallelism
+    // The same doublings for the time to first token (the prompt's prefill) and for a whole
+    // request (TTFT and its output), as ratios of the new time to today's: below 1 is faster.
+    double bandwidth_x2_ttft = 1.0, flops_x2_ttft = 1.0, interconnect_x2_ttft = 1.0;
+    double bandwidth_x2_request = 1.0, flops_x2_request = 1.0, interconnect_x2_request = 1.0;
     // Peak clocks instead of the deployment's (sustained or power-limited): decode tokens/s and
     // TTFT, as ratios to today (1 when the deployment already runs at peak).
     double peak_clocks = 1.0;

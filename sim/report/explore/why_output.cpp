@@ -16,8 +16,13 @@ std::string change(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1.0) 
 std::string why_verdict(const explore::Explanation& explanation) {
     const auto& what_if = explanation.what_if;
     const auto& decode = explanation.prediction.decode;
-    std::string text = fmt::format("Doubling FLOPS changes this workload by {}; doubling bandwidth by {}",
-                                   change(what_if.flops_x2), change(what_if.bandwidth_x2));
+    // Decode tokens/s, and the prompt's time to first token (a time: negative is faster).
+    const auto& prefill = explanation.prediction.prefill;
+    std::string text = fmt::format(
+        "Doubling FLOPS changes decode throughput by {} and the time to first token by {}; doubling bandwidth by {} "
+        "and {}",
+        change(what_if.flops_x2), change(what_if.flops_x2_ttft), change(what_if.bandwidth_x2),
+        change(what_if.bandwidth_x2_ttft));
     if (explanation.capped_by_memory) {
         text += fmt::format("; doubling memory capacity by {} (memory caps the batch at {:.0f} of the {:.0f} streams asked)",
                             change(what_if.capacity_x2), explanation.effective_batch, explanation.requested_batch);
@@ -36,6 +41,13 @@ std::string why_verdict(const explore::Explanation& explanation) {
     } else {
         text += "Decode stays bandwidth-bound at any batch at this context.";
     }
+    // The prompt's own bound: a long prompt's prefill is compute-bound even where decode is not.
+    text += fmt::format(" The {:.0f}-token prompt's prefill is {}-bound ({} FLOP/byte){}.", prefill.prompt_tokens,
+                        engine::bound_name(prefill.bound),
+                        core::format_significant(prefill.bytes.value > 0.0 ? prefill.flops.value / prefill.bytes.value : 0.0),
+                        prefill.bound == engine::Bound::compute && decode.bound != engine::Bound::compute
+                            ? ": more FLOPS shortens the wait for the first token, not the tokens after it"
+                            : "");
     if (decode.bound == engine::Bound::overhead) {
         text += " Fixed per-kernel overhead dominates: a faster runtime (fused kernels, CUDA graphs) helps more than hardware.";
     }
@@ -75,10 +87,20 @@ std::string why_to_text(const Conditions& conditions, const explore::Explanation
     table.add_row({"time bound by compute", core::format_percent(decode.compute_fraction)});
     table.add_row({"time in fixed overheads", core::format_percent(decode.overhead_fraction)});
     table.add_row({"time in communication", core::format_percent(decode.communication_fraction)});
-    table.add_row({"2x bandwidth", change(explanation.what_if.bandwidth_x2)});
-    table.add_row({"2x FLOPS", change(explanation.what_if.flops_x2)});
-    table.add_row({"2x capacity", change(explanation.what_if.capacity_x2)});
-    table.add_row({"2x interconnect", change(explanation.what_if.interconnect_x2)});
+    const auto& what_if = explanation.what_if;
+    const bool request = explanation.prediction.request.has_value();
+    // Decode throughput (higher is better), and TTFT and a whole request's time (lower is better).
+    const auto three = [&](double decode_ratio, double ttft_ratio, double request_ratio) {
+        return fmt::format("{} / {}{}", change(decode_ratio), change(ttft_ratio),
+                           request ? " / " + change(request_ratio) : std::string());
+    };
+    const std::string columns = request ? " (decode / TTFT / request)" : " (decode / TTFT)";
+    table.add_row({"2x bandwidth" + columns, three(what_if.bandwidth_x2, what_if.bandwidth_x2_ttft, what_if.bandwidth_x2_request)});
+    table.add_row({"2x FLOPS" + columns, three(what_if.flops_x2, what_if.flops_x2_ttft, what_if.flops_x2_request)});
+    table.add_row({"2x capacity", change(what_if.capacity_x2)});
+    table.add_row({"2x interconnect" + columns,
+                   three(what_if.interconnect_x2, what_if.interconnect_x2_ttft, what_if.interconnect_x2_request)});
+    table.add_row({"prefill bound", std::string(engine::bound_name(explanation.prediction.prefill.bound))});
     table.add_row({"peak clocks (decode / TTFT)",
                    fmt::format("{} / {}", change(explanation.what_if.peak_clocks), change(explanation.what_if.peak_clocks_ttft))});
     table.add_row({"machine balance", core::format_significant(explanation.prediction.machine_balance) + " FLOP/byte"});
@@ -107,10 +129,17 @@ nlohmann::json why_to_json(const Conditions& conditions, const explore::Explanat
     document["tokens_per_s_per_stream"] = decode.tokens_per_s_per_stream;
     document["tokens_per_s_total"] = decode.tokens_per_s_total;
     document["ttft_s"] = explanation.prediction.ttft;
+    document["prefill_bound"] = engine::bound_name(explanation.prediction.prefill.bound);
     document["what_if"] = {{"bandwidth_x2", explanation.what_if.bandwidth_x2},
                            {"flops_x2", explanation.what_if.flops_x2},
                            {"capacity_x2", explanation.what_if.capacity_x2},
                            {"interconnect_x2", explanation.what_if.interconnect_x2},
+                           {"bandwidth_x2_ttft", explanation.what_if.bandwidth_x2_ttft},
+                           {"flops_x2_ttft", explanation.what_if.flops_x2_ttft},
+                           {"interconnect_x2_ttft", explanation.what_if.interconnect_x2_ttft},
+                           {"bandwidth_x2_request", explanation.what_if.bandwidth_x2_request},
+                           {"flops_x2_request", explanation.what_if.flops_x2_request},
+                           {"interconnect_x2_request", explanation.what_if.interconnect_x2_request},
                            {"peak_clocks", explanation.what_if.peak_clocks},
                            {"peak_clocks_ttft", explanation.what_if.peak_clocks_ttft},
                            {"compute_clock_share", explanation.what_if.compute_clock_share}};
