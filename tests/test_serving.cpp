@@ -418,6 +418,38 @@ TEST_CASE("plan takes --price in place of a profile's price, and the ranking and
     CHECK(unused.err.find("--max-output") != std::string::npos);
 }
 
+TEST_CASE("--prices FILE gives a price list in plan and compare; --price wins over its rows") {
+    // The list prices H100 at 3.10 and MI300X at 2.20 (and B200, which compare does not weigh here);
+    // --price sets MI300X to 1.99. compare at batch 1 of 1024 tokens: $/M tokens = price / 3600 /
+    // tokens/s x 1e6 at the batch shown, so the two devices' $/M stand as their prices over their
+    // tokens/s.
+    const std::string list = testing::write_temp("price_list.csv", "hardware,usd_per_hour,basis,date,source\n"
+                                                                   "h100-sxm,3.10,cloud on-demand,2026-11-30,a quote\n"
+                                                                   "mi300x,2.20,cloud on-demand,2026-11-30,a quote\n"
+                                                                   "b200,5.00,,,\n");
+    const auto compare = testing::run({"compare", "--hardware", "h100-sxm,mi300x", "--model", "llama-3.1-8b", "--prices",
+                                       list, "--price", "mi300x=1.99", "--json"});
+    REQUIRE_MESSAGE(compare.exit_code == 0, compare.err);
+    const auto rows = nlohmann::json::parse(compare.out)["rows"];
+    REQUIRE(rows.size() == 2);
+    for (const auto& row : rows) {
+        const double price = row["hardware"] == "mi300x" ? 1.99 : 3.10;
+        CHECK(row["usd_per_million_tokens"].get<double>() ==
+              doctest::Approx(price / 3600.0 / row["tokens_per_s_total"].get<double>() * 1e6).epsilon(1e-9));
+    }
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm", "--prices",
+                                    list, "--verify-requests", "0", "--json"});
+    REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+    CHECK(nlohmann::json::parse(plan.out)["conditions"]["given_prices_usd_per_device_hour"]["h100-sxm"].get<double>() == 3.10);
+    // A row naming no hardware id is refused at its line, column and key, with the id meant.
+    const std::string typo = testing::write_temp("price_typo.csv", "hardware,usd_per_hour\nh100-smx,3\n");
+    const auto refused = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm",
+                                       "--prices", typo, "--verify-requests", "0"});
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.find("price_typo.csv:2:1: error: hardware: 'h100-smx' is no hardware id; did you mean 'h100-sxm'?") !=
+          std::string::npos);
+}
+
 TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {
     // One layout a device (tp 1, no stages, colocated) keeps the search short: the test is about
     // which devices are searched. The default candidates: the shipped profiles that state `segment: datacenter`, counted here

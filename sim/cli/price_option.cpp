@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/value_range.hpp"
+#include "profiles/price_list.hpp"
 
 namespace decodesim::cli {
 
@@ -36,6 +37,25 @@ void apply_prices(const std::map<std::string, double>& prices, std::vector<profi
         }
         if (!named) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
     }
+}
+
+std::map<std::string, double> apply_given_prices(const std::string& price_flag, const std::string& price_file,
+                                                 const std::vector<std::string>& known_ids,
+                                                 std::vector<profiles::HardwareProfile>& devices) {
+    std::map<std::string, double> applied;
+    if (!price_file.empty()) {
+        for (const auto& row : profiles::load_price_list(price_file, known_ids)) {
+            for (profiles::HardwareProfile& device : devices) {
+                if (device.id != row.hardware) continue;
+                device.price_per_hour = row.usd_per_hour;
+                applied[row.hardware] = row.usd_per_hour;
+            }
+        }
+    }
+    const auto listed = parse_prices(price_flag);
+    apply_prices(listed, devices);
+    for (const auto& [id, price] : listed) applied[id] = price;
+    return applied;
 }
 
 }  // namespace decodesim::cli

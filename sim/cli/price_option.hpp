@@ -19,4 +19,12 @@ std::map<std::string, double> parse_prices(const std::string& text);
 // is a usage error (a typo would otherwise leave the profile's price in place, unnoticed).
 void apply_prices(const std::map<std::string, double>& prices, std::vector<profiles::HardwareProfile>& devices);
 
+// The prices a command was given: a price list file (`--prices FILE`, profiles/price_list.hpp) and
+// `--price` items, which win over the file's row of the same id. A file's rows for devices the
+// command does not consider are left aside (a price sheet lists more than one plan weighs); its
+// ids must still be hardware ids of `known_ids`. Returns the prices set, by id.
+std::map<std::string, double> apply_given_prices(const std::string& price_flag, const std::string& price_file,
+                                                 const std::vector<std::string>& known_ids,
+                                                 std::vector<profiles::HardwareProfile>& devices);
+
 }  // namespace decodesim::cli

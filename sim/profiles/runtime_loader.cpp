@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "core/units.hpp"

@@ -29,6 +29,7 @@ struct CompareOptions {
     PointOptions point;                 // point.deployment.hardware: "id[:devices],..."
     std::optional<double> target_tokens_per_s;
     std::string prices;                 // "id=usd,..."
+    std::string price_file;             // --prices FILE
     std::string by = "total";
     bool json = false;
     bool csv = false;
@@ -51,7 +52,6 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     // The same resolver as every command: the choice from the shared flags, each device resolved
     // with it and its runtime (--runtime's, or each device's default).
     const engine::RuntimeChooser runtime_of = runtime_chooser(catalog, options.point.deployment.runtime);
-    const auto prices = parse_prices(options.prices);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
     const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
     warn_beyond_context(io, model, workload.max_context());
@@ -62,7 +62,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         devices.push_back(catalog.hardware(id));
         device_counts.push_back(count);
     }
-    apply_prices(prices, devices);
+    apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), devices);
     std::vector<explore::Candidate> candidates;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         explore::Candidate candidate{devices[i], device_counts[i], nullptr};
@@ -112,6 +112,8 @@ void add_compare_command(CLI::App& app, CommandRun& run) {
                         "Quote throughput at the largest batch that keeps each stream at this speed")
         ->check(CLI::Range(1e-6, 1e9));
     command->add_option("--price", options->prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
+    command->add_option("--prices", options->price_file,
+                        "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
     command->add_option("--by", options->by, "Sort by")->capture_default_str()->check(CLI::IsMember(core::names_of(explore::kCompareOrderNames)));
     auto* json = command->add_flag("--json", options->json, "Print JSON");
     auto* csv = command->add_flag("--csv", options->csv, "Print CSV");

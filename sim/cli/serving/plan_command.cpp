@@ -58,6 +58,7 @@ struct PlanOptions {
     std::string segments = kDefaultSegments;  // without --hardware: the device segments to consider
     std::string formats = "bf16";
     std::string prices;  // --price: "id=usd,..."
+    std::string price_file;  // --prices FILE
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
@@ -168,8 +169,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     if (candidates.empty()) {
         throw core::NothingComputed(fmt::format("no shipped device is in the segments '{}'", options.segments));
     }
-    const std::map<std::string, double> prices = parse_prices(options.prices);
-    apply_prices(prices, candidates);
+    const std::map<std::string, double> prices =
+        apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), candidates);
     // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
     std::optional<ProgressBar> search_bar, verify_bar;
     space.progress = [&](serving::PlanStage stage, std::size_t done, std::size_t total) {
@@ -263,6 +264,8 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--price", options->prices,
                         "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (in place of the profiles' prices)");
+    command->add_option("--prices", options->price_file,
+                        "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime);
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();

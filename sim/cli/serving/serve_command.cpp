@@ -33,6 +33,7 @@ namespace {
 struct ServeOptions {
     DeploymentOptions deployment;
     std::string prices;  // --price: "id=usd"
+    std::string price_file;  // --prices FILE
     int replicas = 1;
     std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
     double rate = 1.0;
@@ -73,6 +74,8 @@ void refuse_serve_flags_without_effect(const ServeOptions& options, const worklo
         {"--output", options.output.has_value(), !replay, kGenerated},
         {"--requests", options.requests.has_value(), !replay, "on a generated stream; a trace's requests are its rows"},
         {"--price", !options.prices.empty(), options.max_output.has_value(),
+         "with --max-output (serve prices only what the cap saves)"},
+        {"--prices", !options.price_file.empty(), options.max_output.has_value(),
          "with --max-output (serve prices only what the cap saves)"},
         {"--arrivals", options.arrivals.has_value(), !replay, kGenerated},
         {"--burstiness", options.burstiness.has_value(), !replay && gamma,
@@ -199,7 +202,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.point.scenario = scenario;
     if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
     std::vector<profiles::HardwareProfile> priced{point.hardware};  // --price in place of the profile's
-    apply_prices(parse_prices(options.prices), priced);
+    apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), priced);
     if (stream.uncapped_load) {
         serving::LoadShape capped_per_replica = per_replica;
         serving::LoadShape uncapped_per_replica = *stream.uncapped_load;
@@ -266,6 +269,8 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
     command->add_option("--price", options->prices,
                         "USD per device-hour, e.g. h100-sxm=2.49 (in place of the profile's; prices --max-output's saving)");
+    command->add_option("--prices", options->price_file,
+                        "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
     command->add_option("--max-output", options->max_output,
                         "Cap every output at this many tokens, and report what the cap saves")
         ->check(CLI::Range(1LL, 1'000'000'000LL));
