@@ -175,7 +175,7 @@ void serve_requests(benchmark::State& state) {
 // "What should we buy?" over every shipped device: the plan docs/serving.md times from the
 // command line (Llama-3.1-8B, 20 requests/s of 1000 in and 200 out, TTFT p99 1 s and TPOT p99
 // 50 ms; bf16, tp 1-8, one or two stages, disaggregated pools considered, every option verified
-// by 2,000 simulated requests; all 89 devices, as `--segments all`), built as plan_command builds
+// by 2,000 simulated requests; every shipped device, as `--segments all`), built as plan_command builds
 // it. The budget is 5 s on one core.
 void plan_every_device(benchmark::State& state) {
     const profiles::Catalog catalog(DECODESIM_ROOT);
