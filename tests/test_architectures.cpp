@@ -13,6 +13,7 @@
 #include "engine/prediction.hpp"
 #include "profiles/hf_config.hpp"
 #include "profiles/model_loader.hpp"
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -428,4 +429,42 @@ TEST_CASE("config.json imports of Nemotron-H count like the Nemotron-3 profiles"
         CHECK(bf16_cost(imported).kv_bytes_per_token().value == bf16_cost(shipped).kv_bytes_per_token().value);
         CHECK(imported.mtp_layers == shipped.mtp_layers);
     }
+}
+
+// Qwen2.5-VL's vision encoder, by hand (its vision_config and Qwen2VLImageProcessor's
+// smart_resize, which rounds each side to a multiple of 14 x 2 = 28 pixels):
+//   1024 px: 1024 / 28 = 36.57 rounds to 37: 37^2 = 1,369 tokens, (37 x 2)^2 = 5,476 patches.
+//   448 px: 16^2 = 256 tokens, 1,024 patches.
+//   FLOPs at 1024 px: 2 x 676.55e6 parameters x 5,476 patches = 7.4096e12, plus attention
+//   4 x 5,476 x 1,280 x (4 full layers x 5,476 + 28 windowed layers x 64) = 6.6437e11:
+//   8.0739e12 (the projector is counted at every patch, not at the 1,369 merged tokens: about 5%
+//   over the 7.68e12 a layer-by-layer count gives).
+TEST_CASE("vision-language models: image tokens join the prompt and the encoder adds to the first token") {
+    const auto catalog = testing::shipped_catalog();
+    const auto model = catalog.model("qwen2.5-vl-7b");
+    REQUIRE(model.vision.has_value());
+    CHECK(engine::image_tokens(*model.vision, 1024.0) == 1369.0);
+    CHECK(engine::image_patches(*model.vision, 1024.0) == 5476.0);
+    CHECK(engine::image_tokens(*model.vision, 448.0) == 256.0);
+    CHECK(engine::vision_encoder_flops(*model.vision, 1024.0) == doctest::Approx(8.0739432e12).epsilon(1e-7));
+
+    const auto run = testing::run({"predict", "--hardware", "h100-sxm", "--model", "qwen2.5-vl-7b", "--prompt", "200",
+                                   "--output", "100", "--images", "2", "--json"});
+    REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+    const auto point = nlohmann::json::parse(run.out);
+    CHECK(point["conditions"]["prompt_tokens"].get<double>() == 200.0 + 2.0 * 1369.0);
+    const double encoder = point["vision_encoder_s"].get<double>();
+    // Two images' 1.6148e13 FLOPs cannot run faster than H100's listed 989.4 TFLOPS: 16.3 ms.
+    CHECK(encoder > 2.0 * 8.0739432e12 / 989.4e12);
+    CHECK(point["ttft_s"].get<double>() == doctest::Approx(point["prefill"]["time_s"].get<double>() + encoder).epsilon(1e-12));
+    // The encoder's weights are held beside the language model's: 2 B x 676.55e6 more.
+    const auto text = testing::run({"predict", "--hardware", "h100-sxm", "--model", "qwen2.5-vl-7b", "--prompt", "200",
+                                    "--output", "100", "--json"});
+    CHECK(nlohmann::json::parse(text.out)["vision_encoder_s"].get<double>() == 0.0);
+    CHECK(point["memory"]["weights_bytes"].get<double>() ==
+          doctest::Approx(2.0 * (engine::count_parameters(model).total + 676.55e6)).epsilon(1e-3));
+    // A model without an encoder refuses --images by name.
+    const auto refused = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--images", "1"});
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("--images: llama-3.1-8b has no vision encoder") != std::string::npos);
 }

@@ -418,7 +418,7 @@ TEST_CASE("plan takes --price in place of a profile's price, and the ranking and
     CHECK(unused.err.find("--max-output") != std::string::npos);
 }
 
-TEST_CASE("--prices FILE gives a price list in plan and compare; --price wins over its rows") {
+TEST_CASE("plan and compare take a price list file (--prices), and --price wins over its rows") {
     // The list prices H100 at 3.10 and MI300X at 2.20 (and B200, which compare does not weigh here);
     // --price sets MI300X to 1.99. compare at batch 1 of 1024 tokens: $/M tokens = price / 3600 /
     // tokens/s x 1e6 at the batch shown, so the two devices' $/M stand as their prices over their

@@ -57,6 +57,17 @@ engine::Workload WorkloadOptions::workload(std::optional<std::int64_t> max_conte
 }
 
 
+engine::Workload WorkloadOptions::with_images(engine::Workload workload, const profiles::ModelProfile& model) const {
+    if (images == 0) return workload;
+    if (!model.vision) {
+        throw core::UsageError(fmt::format("--images: {} has no vision encoder (its profile has no vision block; "
+                                           "docs/profiles.md)",
+                                           model.id));
+    }
+    return engine::with_images(workload, model, static_cast<double>(images),
+                               image_size ? static_cast<double>(*image_size) : 0.0);
+}
+
 const workload::WorkloadScenario* WorkloadOptions::named_scenario() const {
     return scenario ? &workload::workload_scenario_named(*scenario) : nullptr;
 }
@@ -110,6 +121,14 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
     command.add_option("--scenario", options.scenario, help::kScenario);
     command.add_option("--prefix-tokens", options.shared_prefix, help::kSharedPrefix)
         ->check(CLI::Range(0LL, kMaxTokens));
+    auto* images = command.add_option("--images", options.images,
+                                      "Images in each prompt, for a vision-language model: their tokens join the "
+                                      "prompt and the vision encoder's pass adds to the first token (docs/model.md)")
+                       ->check(CLI::Range(0LL, 1024LL));
+    command.add_option("--image-size", options.image_size,
+                       "Pixels a side of each image (default: the model's vision encoder's image_size)")
+        ->check(CLI::Range(1LL, 65536LL))
+        ->needs(images);
 }
 
 void add_point_options(CLI::App& command, PointOptions& options) {
@@ -243,6 +262,7 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Poi
     if (options.workload.scenario && point.model.max_position_embeddings) {
         point.workload = options.workload.workload(*point.model.max_position_embeddings);
     }
+    point.workload = options.workload.with_images(point.workload, point.model);
     warn_about_point(io, point);
     return point;
 }

@@ -55,10 +55,14 @@ struct WorkloadOptions {
     std::optional<long long> output;
     std::optional<std::string> scenario;
     long long shared_prefix = 0;  // prompt tokens every stream shares, found in the prefix cache
+    long long images = 0;         // images in each prompt (a vision-language model)
+    std::optional<long long> image_size;  // pixels a side; unset: the model's vision encoder's default
 
     // `max_context`: the model's, to which a scenario's mean prompt is truncated (prompt + output).
     engine::Workload workload(std::optional<std::int64_t> max_context = std::nullopt) const;
     const workload::WorkloadScenario* named_scenario() const;  // null when none was given
+    // `workload` with --images added for `model` (refused for a model without a vision encoder).
+    engine::Workload with_images(engine::Workload workload, const profiles::ModelProfile& model) const;
 };
 
 struct PointOptions {

@@ -288,6 +288,9 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     }
     cost.norms_weight_bytes += core::Bytes(hidden * norm_bits / 8.0);  // final norm
     cost.norm_count += 1;
+    // A vision encoder stays in the activation datatype (vLLM quantizes the language model only)
+    // and is split over the tensor group with it.
+    if (model.vision) cost.encoder_weight_bytes = core::Bytes(model.vision->parameters * cost.activation_bytes.value / tp);
     if (model.moe) {
         cost.routed_experts = experts;
         cost.local_experts = experts / deployment.parallelism.expert;

@@ -33,6 +33,9 @@ struct CostModel {
     double hidden_size = 0.0;
     core::Bytes activation_bytes{2.0};  // per activation element
     double layers = 0.0;
+    // Weights held but not read by a decode step: a vision encoder's (its pass is priced per image,
+    // Evaluator::vision_encoder_time), on one device.
+    core::Bytes encoder_weight_bytes;
     int mixer_layers = 0;      // layers with attention or a recurrent mixer (all but Nemotron-H's MLP blocks)
     double norm_count = 0.0;   // norms a token passes: each block's and the final one
 

@@ -22,7 +22,7 @@ core::Bytes usable_beside(core::Bytes pool, core::Bytes weights, double kv_free_
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,
                                  double context, double shared_prefix) {
     MemoryFootprint memory;
-    memory.weights = cost.weight_bytes();
+    memory.weights = cost.weight_bytes() + cost.encoder_weight_bytes;
     memory.kv_per_token = cost.kv_bytes_per_token() / static_cast<double>(cost.parallelism.pipeline);
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
     memory.kv_per_sequence = per_sequence;

@@ -1,5 +1,8 @@
 #include "engine/model_shape.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace decodesim::engine {
 
 namespace {
@@ -226,6 +229,49 @@ ParameterCount count_parameters(const ModelProfile& model) {
         }
     }
     return count;
+}
+
+namespace {
+
+double tokens_a_side(const profiles::VisionEncoder& vision, double image_size) {
+    const double unit = static_cast<double>(vision.patch_size * vision.merge);
+    return std::max(1.0, std::round(image_size / unit));
+}
+
+}  // namespace
+
+double image_tokens(const profiles::VisionEncoder& vision, double image_size) {
+    const double side = tokens_a_side(vision, image_size);
+    return side * side;
+}
+
+double image_patches(const profiles::VisionEncoder& vision, double image_size) {
+    const double side = tokens_a_side(vision, image_size) * static_cast<double>(vision.merge);
+    return side * side;
+}
+
+Workload with_images(Workload workload, const ModelProfile& model, double images, double image_size) {
+    if (!model.vision || images <= 0.0) return workload;
+    const double size = image_size > 0.0 ? image_size : static_cast<double>(model.vision->image_size);
+    const double tokens = images * image_tokens(*model.vision, size);
+    if (workload.is_request()) {
+        workload.prompt = *workload.prompt + tokens;
+    } else {
+        workload.context += tokens;
+    }
+    workload.images = images;
+    workload.image_size = size;
+    return workload;
+}
+
+double vision_encoder_flops(const profiles::VisionEncoder& vision, double image_size) {
+    const double patches = image_patches(vision, image_size);
+    const double width = static_cast<double>(vision.hidden_size);
+    const double windowed = vision.window_patches > 0 ? vision.layers - vision.full_attention_layers : 0.0;
+    const double full = vision.layers - windowed;
+    const double window = std::min(patches, static_cast<double>(vision.window_patches));
+    const double attention = 4.0 * patches * width * (full * patches + windowed * window);
+    return 2.0 * vision.parameters * patches + attention;
 }
 
 }  // namespace decodesim::engine

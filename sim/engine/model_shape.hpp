@@ -2,6 +2,7 @@
 // Facts derived from a model's shape: which layers slide or route to experts, and how many
 // parameters the shape implies (to check a profile's stated count).
 
+#include "engine/workload.hpp"
 #include "profiles/model_profile.hpp"
 
 namespace decodesim::engine {
@@ -63,5 +64,19 @@ double mlp_parameters(const ModelProfile& model, double intermediate_size);
 double expert_width(const ModelProfile& model);
 // Parameters of one routed expert.
 double expert_parameters(const ModelProfile& model);
+
+// A vision encoder (profiles::VisionEncoder) on one image of `image_size` pixels a side, resized
+// to a whole number of merged patches as Qwen2.5-VL's processor resizes it (to the nearest
+// multiple of patch x merge pixels, at least one): the language model's tokens, the encoder's
+// patches, and the encoder's FLOPs (2 a parameter and patch, plus attention's 4 x patches x
+// attended patches x width a layer, the windowed layers attending within their window).
+double image_tokens(const profiles::VisionEncoder& vision, double image_size);
+double image_patches(const profiles::VisionEncoder& vision, double image_size);
+double vision_encoder_flops(const profiles::VisionEncoder& vision, double image_size);
+
+// The request with `images` images of `image_size` pixels a side (0: the encoder's default size)
+// in each prompt: their tokens added to the prompt, the images kept for the encoder's pass. The
+// model must have a vision encoder.
+Workload with_images(Workload workload, const ModelProfile& model, double images, double image_size);
 
 }  // namespace decodesim::engine

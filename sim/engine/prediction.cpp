@@ -204,6 +204,20 @@ PrefillResult Evaluator::prefill(double sequences, double prompt, double cached)
     return result;
 }
 
+core::Seconds Evaluator::vision_encoder_time(double images, double image_size) const {
+    if (!model_->vision || images <= 0.0) return core::Seconds(0.0);
+    const profiles::VisionEncoder& vision = *model_->vision;
+    // Split over the tensor group with the language model (vLLM shards the vision tower likewise).
+    const double tp = deployment_.parallelism.tensor;
+    const core::Flops flops(images * vision_encoder_flops(vision, image_size) / tp);
+    const core::Bytes weights(vision.parameters * cost_.activation_bytes.value / tp);
+    const core::Seconds compute = flops * rates_.copy_seconds_per_flop;
+    const core::Seconds memory = weights * rates_.copy_seconds_per_byte;
+    // About ten kernels a layer (norms, qkv, attention, output, MLP), each with the runtime's launch cost.
+    const core::Seconds launches = rates_.kernel_overhead * (10.0 * vision.layers);
+    return std::max(compute, memory) + launches;
+}
+
 MemoryFootprint Evaluator::memory(double batch, double context, double cached) const {
     const MemoryFootprint own = memory_footprint(cost_, *hardware_, batch, context, cached);
     if (!draft_) return own;
@@ -257,6 +271,12 @@ Prediction Evaluator::predict(const Workload& workload, Detail detail, const Pre
     prediction.prefill = reusable ? *own_prefill : this->prefill(1.0, prompt, cached);
     prediction.ttft = prediction.prefill.time;
     prediction.batch_prefill = batch == 1.0 ? prediction.prefill : this->prefill(batch, prompt, cached);
+    if (workload.images > 0.0) {
+        // The images are encoded before the prompt that holds their tokens is prefilled.
+        prediction.vision_encoder = vision_encoder_time(workload.images, workload.image_size);
+        prediction.ttft = prediction.ttft + prediction.vision_encoder;
+        prediction.batch_prefill.time = prediction.batch_prefill.time + vision_encoder_time(workload.images * batch, workload.image_size);
+    }
     if (workload.is_request()) {
         RequestResult request;
         request.prompt = prompt;

@@ -72,6 +72,8 @@ struct Prediction {
     core::Seconds ttft;
     // The whole batch's prompts prefilled in one pass, as when `batch` requests arrive at once.
     PrefillResult batch_prefill;
+    // The vision encoder's pass over one request's images (Workload::images), part of `ttft`.
+    core::Seconds vision_encoder;
     std::optional<RequestResult> request;
     MemoryFootprint memory;  // a draft model's weights and cache included
     // With speculative decoding: the decode figures above stay those of plain decoding, and this
@@ -113,6 +115,10 @@ public:
     // `cached`: leading tokens of each prompt already in the cache (a prefix-cache hit), which
     // the pass reads but does not compute.
     PrefillResult prefill(double sequences, double prompt, double cached = 0.0) const;
+
+    // The vision encoder over `images` images of `image_size` pixels a side, in the activation
+    // datatype at the runtime's matrix rate, its weights read once; 0 without a vision encoder.
+    core::Seconds vision_encoder_time(double images, double image_size) const;
 
     // The predicted time of one forward pass of any shape (a serving step mixing decode tokens
     // and prefill chunks).

@@ -28,6 +28,10 @@ struct Workload {
     // prefix-cache hit: a system prompt, a document several questions share). Prefill skips them
     // and the cache holds them once; each decode step still reads them for every stream.
     double shared_prefix = 0.0;
+    // Images each prompt carries (engine::with_images), their side in pixels: their tokens are
+    // already counted in `prompt`; the vision encoder's pass over them adds to the first token.
+    double images = 0.0;
+    double image_size = 0.0;
 
     bool is_request() const { return prompt.has_value(); }
     // The longest context a stream holds: the step's context, or a request's prompt plus output.
@@ -36,8 +40,8 @@ struct Workload {
     // The prompt prefilled before decoding: the request's, or for one step its context.
     double prompt_tokens() const { return is_request() ? *prompt : context; }
 
-    static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt, 0.0}; }
-    static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output, 0.0}; }
+    static Workload step(double batch, double context) { return {batch, context, std::nullopt, std::nullopt, 0.0, 0.0, 0.0}; }
+    static Workload request(double batch, double prompt, double output) { return {batch, 1.0, prompt, output, 0.0, 0.0, 0.0}; }
 };
 
 }  // namespace decodesim::engine

@@ -236,6 +236,32 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         model.recurrent = recurrent;
     }
 
+    if (auto block = root.map("vision", optional)) {
+        VisionEncoder vision;
+        vision.source = block->string("source", required).value_or("");
+        vision.parameters = block->positive_number("parameters", required, kMaxParameters).value_or(0.0);
+        vision.layers = static_cast<int>(block->positive_integer("layers", required, model_size_limit("num_hidden_layers")).value_or(0));
+        vision.hidden_size = block->positive_integer("hidden_size", required, model_size_limit("hidden_size")).value_or(0);
+        vision.patch_size = block->positive_integer("patch_size", required, 4096).value_or(0);
+        vision.merge = block->positive_integer("merge", optional, 64).value_or(1);
+        vision.image_size = block->positive_integer("image_size", required, 65536).value_or(0);
+        vision.window_patches = block->non_negative_integer("window_patches", optional, 1 << 20).value_or(0);
+        vision.full_attention_layers = static_cast<int>(
+            block->non_negative_integer("full_attention_layers", vision.window_patches > 0 ? required : optional,
+                                        model_size_limit("num_hidden_layers"))
+                .value_or(vision.layers));
+        if (vision.full_attention_layers > vision.layers) {
+            block->error("full_attention_layers", fmt::format("{} of {} layers", vision.full_attention_layers, vision.layers));
+        }
+        if (vision.image_size < vision.patch_size * vision.merge) {
+            block->error("image_size", fmt::format("{} px is less than one token's {} x {} px patch", vision.image_size,
+                                                   vision.patch_size * vision.merge, vision.patch_size * vision.merge));
+        }
+        block->reject_unknown_keys({"source", "parameters", "layers", "hidden_size", "patch_size", "merge", "image_size",
+                                    "window_patches", "full_attention_layers"});
+        model.vision = vision;
+    }
+
     if (root.has("index_topk") || root.has("index_n_heads") || root.has("index_head_dim")) {
         SparseAttention dsa;
         dsa.index_topk = root.positive_integer("index_topk", required, model_size_limit("index_topk")).value_or(0);
@@ -264,7 +290,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                               "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
                               "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate",
                               "layer_pattern", "mamba2_num_heads", "mamba2_head_dim", "mamba2_n_groups",
-                              "moe_latent_size"});
+                              "moe_latent_size", "vision"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

@@ -90,6 +90,22 @@ struct ChunkedAttention {
     int pattern = 0;
 };
 
+// A vision encoder whose image tokens join the language model's prompt (Qwen2.5-VL and its
+// kind): patches of patch_size pixels, merge x merge of them one token of the language model. Its
+// attention runs over the whole image in full_attention_layers of its layers and within windows of
+// window_patches patches in the rest.
+struct VisionEncoder {
+    double parameters = 0.0;            // the encoder and its projector into the language model
+    int layers = 0;
+    std::int64_t hidden_size = 0;
+    std::int64_t patch_size = 0;        // pixels a side
+    std::int64_t merge = 1;             // spatial_merge_size
+    std::int64_t image_size = 0;        // pixels a side of the image predicted by default
+    int full_attention_layers = 0;      // all layers when 0 window_patches
+    std::int64_t window_patches = 0;    // 0: every layer attends over the whole image
+    std::string source;
+};
+
 struct ModelProfile {
     std::string id;
     std::string name;
@@ -115,6 +131,7 @@ struct ModelProfile {
     bool attn_output_gate = false;
     // Single-block layers (see kRecurrentBlock); empty for mixer-plus-MLP layers.
     std::string layer_pattern;
+    std::optional<VisionEncoder> vision;
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;

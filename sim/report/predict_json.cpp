@@ -86,6 +86,8 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
             block["context_tokens"] = workload.context;
         }
         block["shared_prefix_tokens"] = workload.shared_prefix;
+        // Images whose tokens the prompt above counts (--images).
+        if (workload.images > 0.0) block["images"] = {{"count", workload.images}, {"size_px", workload.image_size}};
     }
     if (conditions.in_process) block["client"] = "in_process";  // serve --in-process: no request path
     if (conditions.eager_op_time_s > 0.0) block["eager_prompt_passes"] = {{"op_time_s", conditions.eager_op_time_s}};
@@ -164,6 +166,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
     // One request's own prefill (the TTFT at an idle server), and the whole batch's at once.
     document["prefill"] = prefill_json(prefill);
     document["ttft_s"] = prediction.ttft;
+    document["vision_encoder_s"] = prediction.vision_encoder;  // part of ttft_s; 0 without images
     document["batch_prefill"] = prefill_json(prediction.batch_prefill);
     if (prediction.request) {
         const auto& request = *prediction.request;

@@ -32,6 +32,12 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
         text += fmt::format("  prefix cache  the first {:.0f} prompt tokens shared by every stream, cached\n",
                             conditions.workload->shared_prefix);
     }
+    if (conditions.workload && conditions.workload->images > 0.0) {
+        text += fmt::format("  images        {:.0f} of {:.0f} px in each prompt (their tokens counted in it); the vision "
+                            "encoder takes {} of the TTFT\n",
+                            conditions.workload->images, conditions.workload->image_size,
+                            core::format_seconds(prediction.vision_encoder.value));
+    }
     const std::string parallel = parallelism_text(conditions.parallelism);
     text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
                         parallel.empty() ? std::string{} : ", " + parallel);

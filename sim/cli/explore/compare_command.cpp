@@ -53,7 +53,8 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     // with it and its runtime (--runtime's, or each device's default).
     const engine::RuntimeChooser runtime_of = runtime_chooser(catalog, options.point.deployment.runtime);
     const profiles::ModelProfile model = catalog.model(options.point.deployment.model);
-    const engine::Workload workload = options.point.workload.workload(model.max_position_embeddings);
+    const engine::Workload workload =
+        options.point.workload.with_images(options.point.workload.workload(model.max_position_embeddings), model);
     warn_beyond_context(io, model, workload.max_context());
     std::vector<profiles::HardwareProfile> devices;
     std::vector<std::optional<int>> device_counts;
