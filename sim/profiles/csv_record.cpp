@@ -29,4 +29,13 @@ std::vector<std::string> split_csv_record(const std::string& line, bool& well_fo
     return fields;
 }
 
+std::vector<std::string> split_trimmed_csv_record(const std::string& line, bool& well_formed) {
+    auto fields = split_csv_record(line, well_formed);
+    for (auto& field : fields) {
+        const auto first = field.find_first_not_of(' ');
+        field = first == std::string::npos ? std::string() : field.substr(first, field.find_last_not_of(' ') - first + 1);
+    }
+    return fields;
+}
+
 }  // namespace decodesim::profiles

@@ -10,5 +10,8 @@ namespace decodesim::profiles {
 
 // `well_formed` is false when a quote is left open at the end of the line.
 std::vector<std::string> split_csv_record(const std::string& line, bool& well_formed);
+// The same with the spaces around each field dropped (traces and price lists, written by hand or
+// by a spreadsheet, pad their fields).
+std::vector<std::string> split_trimmed_csv_record(const std::string& line, bool& well_formed);
 
 }  // namespace decodesim::profiles

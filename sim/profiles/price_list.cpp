@@ -34,11 +34,7 @@ std::vector<ListedPrice> load_price_list(const std::string& path, const std::vec
     while (std::getline(stream, line) && problems.size() < kMaxPriceProblems) {
         ++number;
         bool well_formed = true;
-        auto fields = split_csv_record(line, well_formed);
-        for (auto& field : fields) {
-            const auto first = field.find_first_not_of(' ');
-            field = first == std::string::npos ? std::string() : field.substr(first, field.find_last_not_of(' ') - first + 1);
-        }
+        const auto fields = split_trimmed_csv_record(line, well_formed);
         if (!well_formed) {
             problems.push_back({{path, number, 1}, "", "a quote is left open"});
             continue;

@@ -211,11 +211,7 @@ void read_csv(std::istringstream& stream, const std::string& path, Trace& trace,
         ++number;
         // The CSV grammar every table shares (quoted fields, a trailing carriage return).
         bool well_formed = true;
-        auto fields = split_csv_record(line, well_formed);
-        for (auto& field : fields) {
-            const auto first = field.find_first_not_of(' ');
-            field = first == std::string::npos ? std::string() : field.substr(first, field.find_last_not_of(' ') - first + 1);
-        }
+        const auto fields = split_trimmed_csv_record(line, well_formed);
         if (!well_formed) {
             if (number == 1) throw core::InputError(core::Diagnostic{{path, 1, 1}, "", "a quote is left open"});
             problems.add(number, 1, "", "a quote is left open");
