@@ -13,6 +13,7 @@
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
 #include "cli_runner.hpp"
+#include "report/serving/launch_command.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -448,6 +449,41 @@ TEST_CASE("plan and compare take a price list file (--prices), and --price wins 
     CHECK(refused.exit_code == 1);
     CHECK(refused.err.find("price_typo.csv:2:1: error: hardware: 'h100-smx' is no hardware id; did you mean 'h100-sxm'?") !=
           std::string::npos);
+}
+
+TEST_CASE("a plan says how to launch each option and how to check it on the hardware") {
+    CHECK(report::hugging_face_repo("https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json ; model card") ==
+          "Qwen/Qwen3-32B");
+    CHECK_FALSE(report::hugging_face_repo("https://huggingface.co/datasets/foo/bar").has_value());
+    CHECK_FALSE(report::hugging_face_repo("https://github.com/org/repo").has_value());
+    for (const char* runtime : {"vllm", "sglang"}) {
+        CAPTURE(runtime);
+        const auto plan = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "5", "--prompt", "1000", "--output",
+                                        "200", "--hardware", "h100-sxm", "--runtime", runtime, "--verify-requests", "0",
+                                        "--json"});
+        REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+        const auto best = nlohmann::json::parse(plan.out)["options"][0];
+        const std::string serve = best["launch"]["serve"].get<std::string>();
+        const std::string verify = best["launch"]["verify"].get<std::string>();
+        // The layout and the scheduler limits the plan assumed, on the model's repository.
+        const auto tp = std::to_string(best["tp"].get<int>());
+        const auto sequences = std::to_string(best["scheduler"]["max_sequences"].get<long long>());
+        if (std::string(runtime) == "vllm") {
+            CHECK(serve.starts_with("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size " + tp));
+            CHECK(serve.find("--max-num-seqs " + sequences) != std::string::npos);
+            CHECK(verify.starts_with("vllm bench serve"));
+        } else {
+            CHECK(serve.starts_with("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp-size " + tp));
+            CHECK(serve.find("--max-running-requests " + sequences) != std::string::npos);
+            CHECK(verify.starts_with("python -m sglang.bench_serving"));
+        }
+        CHECK(verify.find("--random-input-len 1000 --random-output-len 200 --request-rate 5") != std::string::npos);
+    }
+    // The roofline has no serving command.
+    const auto ideal = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm",
+                                     "--runtime", "ideal", "--verify-requests", "0", "--json"});
+    REQUIRE(ideal.exit_code == 0);
+    CHECK(nlohmann::json::parse(ideal.out)["options"][0]["launch"].is_null());
 }
 
 TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {

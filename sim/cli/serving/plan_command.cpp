@@ -19,6 +19,7 @@
 #include "cli/serving/stream_options.hpp"
 #include "core/error.hpp"
 #include "core/value_range.hpp"
+#include "report/serving/launch_command.hpp"
 #include "report/serving/plan_output.hpp"
 #include "serving/plan.hpp"
 #include "serving/served_stream.hpp"
@@ -200,6 +201,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
 
     report::PlanConditions conditions;
     conditions.model = model.id;
+    conditions.model_repo = report::hugging_face_repo(model.source).value_or(model.id);
     conditions.rate_per_s = options.rate;
     conditions.users = workload.users;
     conditions.think_time_s = workload.think_time_s;

@@ -9,11 +9,38 @@
 
 #include "core/units.hpp"
 #include "report/predict_json.hpp"
+#include "report/serving/launch_command.hpp"
 #include "report/text_table.hpp"
 
 namespace decodesim::report {
 
 namespace {
+
+// A shell command on lines a terminal keeps whole: broken before a flag ("--...") wherever the
+// line would pass 90 columns, each break a backslash continuation, so it pastes as it reads.
+std::string shell_lines(const std::string& command) {
+    constexpr std::size_t kWidth = 90;
+    std::string text, line;
+    std::size_t start = 0;
+    while (start < command.size()) {
+        // The next flag and its value: up to the space before the following "--".
+        std::size_t next = command.find(" --", start + 1);
+        if (next == std::string::npos) next = command.size();
+        const std::string piece = command.substr(start, next - start);
+        if (!line.empty() && line.size() + piece.size() > kWidth) {
+            text += line + " \\\n";
+            line = "    " + piece.substr(piece.find_first_not_of(' '));
+        } else {
+            line += piece;
+        }
+        start = next;
+    }
+    return text + line;
+}
+
+PlannedLoad planned_load(const PlanConditions& c) {
+    return {c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users};
+}
 
 // One format per column: four significant digits, or "-" where the profile names no price or power.
 std::string figure(const std::optional<double>& value) {
@@ -94,7 +121,7 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     if (!c.given_prices.empty()) {
         std::vector<std::string> given;
         for (const auto& [id, price] : c.given_prices) given.push_back(fmt::format("{} {:g}", id, price));
-        text += fmt::format("  prices    USD per device-hour from --price, in place of the profiles': {}\n",
+        text += fmt::format("  prices    USD per device-hour given (--price, --prices), in place of the profiles': {}\n",
                             fmt::join(given, ", "));
     }
     text += "\n";
@@ -129,6 +156,10 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
         text += fmt::format("scheduler per replica: {}\n", serving::describe_scheduler(best.limits));
+        if (const auto launch = launch_command(best, c.model_repo, planned_load(c))) {
+            text += fmt::format("launch:\n  {}\ncheck it:\n  {}\n", shell_lines(launch->serve), shell_lines(launch->verify));
+            for (const auto& note : launch->notes) text += fmt::format("  ({})\n", note);
+        }
         if (best.verification) {
             const serving::PlanVerification& v = *best.verification;
             text += fmt::format("verified by serve: {:.1f}% of {} requests on target (TTFT p99 {}, TPOT p99 {}, last token "
@@ -252,6 +283,12 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                                                    {"e2e_p99_s", v.e2e_p99_s}};
         } else {
             options.back()["verified_by_serve"] = nullptr;
+        }
+        // The commands that run this option and replay its load (null for a runtime without one).
+        if (const auto launch = launch_command(option, c.model_repo, planned_load(c))) {
+            options.back()["launch"] = {{"serve", launch->serve}, {"verify", launch->verify}, {"notes", launch->notes}};
+        } else {
+            options.back()["launch"] = nullptr;
         }
         if (option.disaggregated) {
             const auto& pools = *option.disaggregated;

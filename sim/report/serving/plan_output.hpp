@@ -31,6 +31,9 @@ struct PlanConditions {
     std::optional<serving::PlanOption> best_uncapped;
     std::map<std::string, double> given_prices;  // --price: USD per device-hour in place of the profiles'
     std::string candidates;  // without --hardware: which devices were considered ("34 of the 89 shipped ...")
+    // The model as a serving command names it: its Hugging Face repository where its profile's
+    // source names one, else its id.
+    std::string model_repo;
 };
 
 std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);

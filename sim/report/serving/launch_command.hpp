@@ -1,0 +1,36 @@
+#pragma once
+// What to type to run a planned deployment, and to check it once the hardware is there: the
+// serving command of the option's runtime with the layout, formats and scheduler limits the plan
+// assumed, and the load generator that replays the planned workload against it.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "serving/plan.hpp"
+
+namespace decodesim::report {
+
+struct LaunchCommand {
+    std::string serve;    // one instance (vllm serve, python -m sglang.launch_server, trtllm-serve, llama-server)
+    std::string verify;   // the load of the plan, replayed against it (vllm bench serve or sglang.bench_serving)
+    std::vector<std::string> notes;  // replicas, disaggregated pools, formats a flag cannot set
+};
+
+// The Hugging Face repository a model profile's `source:` names (huggingface.co/ORG/NAME/...),
+// or nothing when it names none.
+std::optional<std::string> hugging_face_repo(const std::string& source);
+
+// The workload a plan was asked for, for the load generator.
+struct PlannedLoad {
+    double prompt_tokens = 0.0;
+    double output_tokens = 0.0;
+    std::optional<double> rate_per_s;  // open loop
+    std::optional<double> users;       // closed loop
+};
+
+// Nothing for a runtime without a serving command decodesim knows (the roofline, MLX, ...).
+std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, const std::string& model,
+                                            const PlannedLoad& load);
+
+}  // namespace decodesim::report
