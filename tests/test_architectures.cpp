@@ -273,7 +273,10 @@ TEST_CASE("day-one models: cache bytes per token derived by hand") {
         {"qwen2.5-vl-72b", 327680.0},   {"mistral-small-3.2-24b", 163840.0}, {"devstral-small", 163840.0},
         {"kimi-k2.5", 70272.0},         {"glm-5", 100152.0},
     };
-    for (const auto& [id, bytes] : expected) {
+    for (const auto& row : expected) {
+        // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+        const char* id = row.first;
+        const double bytes = row.second;
         CAPTURE(id);
         CHECK(bf16_cost(catalog.model(id)).kv_bytes_per_token().value == doctest::Approx(bytes));
     }
@@ -419,7 +422,9 @@ TEST_CASE("config.json imports of Nemotron-H count like the Nemotron-3 profiles"
         "n_routed_experts": 512, "num_experts_per_tok": 22, "moe_intermediate_size": 2688, "n_shared_experts": 1,
         "moe_shared_expert_intermediate_size": 5376, "moe_latent_size": 1024, "mlp_hidden_act": "relu2",
         "tie_word_embeddings": false, "num_nextn_predict_layers": 1})";
-    for (const auto& [config, id] : {std::pair{nano, "nemotron-3-nano-30b-a3b"}, std::pair{super, "nemotron-3-super-120b-a12b"}}) {
+    for (const auto& row : {std::pair{nano, "nemotron-3-nano-30b-a3b"}, std::pair{super, "nemotron-3-super-120b-a12b"}}) {
+        const std::string& config = row.first;
+        const char* id = row.second;
         CAPTURE(id);
         const auto imported = profiles::parse_hf_config(config, "config.json");
         const auto shipped = catalog.model(id);

@@ -451,6 +451,45 @@ TEST_CASE("plan and compare take a price list file (--prices), and --price wins 
           std::string::npos);
 }
 
+TEST_CASE("every price states its basis, plan marks purchase and proxy prices, and --basis ranks one basis") {
+    // Every shipped profile with a price says what it is (cloud, purchase or proxy).
+    const auto catalog = testing::shipped_catalog();
+    for (const auto& id : catalog.hardware_ids()) {
+        const auto device = catalog.hardware(id);
+        CAPTURE(id);
+        CHECK(device.price_per_hour.has_value() == (device.price_basis != profiles::PriceBasis::unstated));
+    }
+    // h100-sxm rents (cloud), a30's price is the a10's (proxy), apple-m4-max's is an amortized purchase.
+    const std::vector<std::string> plan{"plan", "--model", "llama-3.1-8b", "--rate", "2", "--prompt", "500", "--output", "100",
+                                        "--hardware", "h100-sxm,a30,apple-m4-max", "--verify-requests", "0", "--json"};
+    const auto any = testing::run(plan);
+    REQUIRE_MESSAGE(any.exit_code == 0, any.err);
+    std::map<std::string, std::string> basis;
+    const auto any_plan = nlohmann::json::parse(any.out);
+    for (const auto& option : any_plan["options"]) {
+        basis[option["hardware"].get<std::string>()] =
+            option["price_basis"].is_null() ? "none" : option["price_basis"].get<std::string>();
+    }
+    CHECK(basis["h100-sxm"] == "cloud");
+    CHECK(basis["a30"] == "proxy");
+    CHECK(basis["apple-m4-max"] == "purchase");
+    // --basis cloud costs the cloud rate only: the others are left unpriced, ranked after it.
+    auto cloud_only = plan;
+    cloud_only.insert(cloud_only.end(), {"--basis", "cloud"});
+    const auto cloud = testing::run(cloud_only);
+    REQUIRE_MESSAGE(cloud.exit_code == 0, cloud.err);
+    const auto cloud_plan = nlohmann::json::parse(cloud.out);
+    for (const auto& option : cloud_plan["options"]) {
+        CAPTURE(option["hardware"].get<std::string>());
+        CHECK(option["cost_per_hour"].is_null() == (option["hardware"] != "h100-sxm"));
+    }
+    auto text = plan;
+    text.pop_back();  // no --json
+    const auto table = testing::run(text);
+    CHECK(table.out.find("~: another device's price stands in") != std::string::npos);
+    CHECK(table.out.find("p: a purchase price amortized over three years") != std::string::npos);
+}
+
 TEST_CASE("a plan says how to launch each option and how to check it on the hardware") {
     CHECK(report::hugging_face_repo("https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json ; model card") ==
           "Qwen/Qwen3-32B");

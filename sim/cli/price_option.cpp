@@ -33,6 +33,7 @@ void apply_prices(const std::map<std::string, double>& prices, std::vector<profi
         for (profiles::HardwareProfile& device : devices) {
             if (device.id != id) continue;
             device.price_per_hour = price;
+            device.price_basis = profiles::PriceBasis::unstated;  // the user's own price
             named = true;
         }
         if (!named) throw core::UsageError(fmt::format("--price: '{}' is not among the --hardware ids", id));
@@ -48,6 +49,7 @@ std::map<std::string, double> apply_given_prices(const std::string& price_flag, 
             for (profiles::HardwareProfile& device : devices) {
                 if (device.id != row.hardware) continue;
                 device.price_per_hour = row.usd_per_hour;
+                device.price_basis = profiles::PriceBasis::unstated;  // the list's basis column is free text
                 applied[row.hardware] = row.usd_per_hour;
             }
         }

@@ -267,6 +267,17 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
                                                  kMaxPricePerHour, *profile.price_per_hour));
         profile.price_per_hour.reset();
     }
+    if (const auto basis = root.string("price_basis", Presence::optional)) {
+        bool known = false;
+        for (const auto& row : kPriceBasisNames) {
+            if (row.name == *basis && row.value != PriceBasis::unstated) {
+                profile.price_basis = row.value;
+                known = true;
+            }
+        }
+        if (!known) root.error("price_basis", fmt::format("'{}' is not a basis; expected cloud, purchase or proxy", *basis));
+        if (!profile.price_per_hour) root.error("price_basis", "a basis without a price_per_hour");
+    }
 
     if (auto efficiency = root.map("efficiency", Presence::optional)) {
         profile.efficiency.memory_bandwidth = efficiency->fraction("memory_bandwidth", Presence::optional);
@@ -284,7 +295,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
     root.reject_unknown_keys({"name", "vendor", "architecture", "segment", "backend", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
-                              "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
+                              "price_basis", "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;
 }

@@ -112,6 +112,16 @@ constexpr std::optional<DeviceSegment> stated_segment(std::string_view name) {
     return std::nullopt;
 }
 
+// What a price per device-hour is (docs/decisions.md, "Prices with their basis"): a cloud's
+// on-demand rate; a purchase price amortized over three years with its board's power at USD 0.15
+// a kWh (the method of docs/evidence/prices.md); another device's price standing in where none was
+// found (a proxy, which every output marks); or, for a price given with --price/--prices or a
+// user's profile without the key, unstated.
+enum class PriceBasis { cloud, purchase, proxy, unstated };
+inline constexpr std::array<core::NamedValue<PriceBasis>, 4> kPriceBasisNames{
+    {{PriceBasis::cloud, "cloud"}, {PriceBasis::purchase, "purchase"}, {PriceBasis::proxy, "proxy"},
+     {PriceBasis::unstated, "unstated"}}};
+
 struct HardwareProfile {
     std::string id;              // file stem, e.g. "h100-sxm"
 
@@ -145,6 +155,7 @@ struct HardwareProfile {
     std::optional<HostLink> host_link;
     std::optional<core::Watts> power;
     std::optional<double> price_per_hour;  // USD per device-hour, in (0, kMaxPricePerHour]
+    PriceBasis price_basis = PriceBasis::unstated;  // `price_basis:`
     EfficiencyOverrides efficiency;
     std::optional<SustainedClocks> clocks;
     std::optional<PowerLimitRange> power_limit;

@@ -169,6 +169,7 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
     const double output_per_s = option.rate_per_s * workload.output_tokens;
     if (hardware.price_per_hour) {
         option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.price_basis = hardware.price_basis;
         option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
     }
     if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
@@ -221,6 +222,7 @@ void set_replicas(PlanOption& option, int replicas, const profiles::HardwareProf
     const double output_per_s = option.rate_per_s * workload.output_tokens;
     if (hardware.price_per_hour) {
         option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.price_basis = hardware.price_basis;
         option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
     }
     if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
@@ -359,6 +361,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 const double output_per_s = rate * workload.output_tokens;
                 if (hardware.price_per_hour) {
                     option.cost_per_hour = *hardware.price_per_hour * option.devices;
+                    option.price_basis = hardware.price_basis;
                     option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
                 }
                 if (hardware.power) {

@@ -94,6 +94,7 @@ struct PlanOption {
     int replicas = 0;                                  // colocated replicas, or all instances of both pools
     int devices = 0;
     std::optional<double> cost_per_hour;               // USD, all devices
+    profiles::PriceBasis price_basis = profiles::PriceBasis::unstated;  // of the device's price
     std::optional<double> cost_per_million_output_tokens;
     std::optional<double> joules_per_output_token;     // at board power
     double rate_per_s = 0.0;                           // the workload's rate (closed loop: solved)

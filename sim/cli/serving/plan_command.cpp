@@ -60,6 +60,7 @@ struct PlanOptions {
     std::string formats = "bf16";
     std::string prices;  // --price: "id=usd,..."
     std::string price_file;  // --prices FILE
+    std::string basis = "any";  // --basis: the prices ranked (cloud, purchase or any)
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
@@ -172,6 +173,17 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     const std::map<std::string, double> prices =
         apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), candidates);
+    // --basis: only prices of that basis are costed, so a purchase price is never ranked against a
+    // rental; another device's price (a proxy) is of neither. A price the user gave counts as both.
+    if (options.basis != "any") {
+        const profiles::PriceBasis wanted =
+            options.basis == "cloud" ? profiles::PriceBasis::cloud : profiles::PriceBasis::purchase;
+        for (profiles::HardwareProfile& device : candidates) {
+            if (device.price_basis != wanted && device.price_basis != profiles::PriceBasis::unstated) {
+                device.price_per_hour.reset();
+            }
+        }
+    }
     // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
     std::optional<ProgressBar> search_bar, verify_bar;
     space.progress = [&](serving::PlanStage stage, std::size_t done, std::size_t total) {
@@ -266,6 +278,11 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--price", options->prices,
                         "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (in place of the profiles' prices)");
+    command->add_option("--basis", options->basis,
+                        "Which prices to rank by: cloud (rental rates), purchase (amortized purchase prices) or any "
+                        "(default; a purchase price is then marked p in the table)")
+        ->check(CLI::IsMember({"cloud", "purchase", "any"}))
+        ->capture_default_str();
     command->add_option("--prices", options->price_file,
                         "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");

@@ -38,6 +38,16 @@ std::string shell_lines(const std::string& command) {
     return text + line;
 }
 
+// A price's basis on the table: nothing for a cloud rate (or a price the user gave), "p" for an
+// amortized purchase price, "~" for another device's price standing in.
+std::string price_mark(profiles::PriceBasis basis) {
+    switch (basis) {
+        case profiles::PriceBasis::purchase: return "p";
+        case profiles::PriceBasis::proxy: return "~";
+        default: return "";
+    }
+}
+
 PlannedLoad planned_load(const PlanConditions& c) {
     return {c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users};
 }
@@ -131,7 +141,8 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         const auto& d = option.deployment;
         table.add_row({option.hardware, device_range(option),
                        layout(option),
-                       fmt::format("{}/{}", d.weights->name, d.kv->name), figure(option.cost_per_hour),
+                       fmt::format("{}/{}", d.weights->name, d.kv->name),
+                       option.cost_per_hour ? figure(option.cost_per_hour) + price_mark(option.price_basis) : figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
                        core::format_seconds(option.per_replica.ttft_s.p99),
@@ -140,6 +151,17 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
+    bool purchase = false, proxy = false;
+    for (const auto& option : plan.options) {
+        purchase = purchase || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::purchase);
+        proxy = proxy || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::proxy);
+    }
+    if (purchase || proxy) {
+        text += "$/hour: a cloud rate unless marked";
+        if (purchase) text += "; p: a purchase price amortized over three years with board power, not a rental";
+        if (proxy) text += "; ~: another device's price stands in, none was found for this one";
+        text += " (--basis cloud or purchase prices one basis only)\n";
+    }
     if (!plan.options.empty() && plan.options.front().verification) {
         const serving::PlanVerification& v = *plan.options.front().verification;
         text += fmt::format("serve on target: the share of {} requests (seed {}) within the targets when the request-level "
@@ -260,6 +282,9 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"clocks", engine::clock_label(d.clocks)},
                            {"scheduler", scheduler_json(option.limits)},
                            {"cost_per_hour", optional(option.cost_per_hour)},
+                           {"price_basis", option.cost_per_hour ? nlohmann::json(core::name_of(profiles::kPriceBasisNames,
+                                                                                                option.price_basis))
+                                                                : nlohmann::json(nullptr)},
                            {"cost_per_million_output_tokens", optional(option.cost_per_million_output_tokens)},
                            {"joules_per_output_token", optional(option.joules_per_output_token)},
                            {"binding", option.binding},
