@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
