@@ -488,6 +488,11 @@ TEST_CASE("every price states its basis, plan marks purchase and proxy prices, a
     const auto table = testing::run(text);
     CHECK(table.out.find("~: another device's price stands in") != std::string::npos);
     CHECK(table.out.find("p: a purchase price amortized over three years") != std::string::npos);
+    // compare marks them the same way, in its table and its JSON.
+    const auto compare = testing::run({"compare", "--hardware", "h100-sxm,a30", "--model", "llama-3.1-8b", "--json"});
+    REQUIRE(compare.exit_code == 0);
+    const auto rows = nlohmann::json::parse(compare.out)["rows"];
+    for (const auto& row : rows) CHECK(row["price_basis"] == (row["hardware"] == "a30" ? "proxy" : "cloud"));
 }
 
 TEST_CASE("a plan says how to launch each option and how to check it on the hardware") {

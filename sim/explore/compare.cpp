@@ -57,6 +57,7 @@ CompareRow evaluate_candidate(const profiles::ModelProfile& model, const engine:
     const auto& price = candidate.hardware.price_per_hour;  // --price has set it where given (cli/price_option)
     if (price && row.tokens_per_s_total > 0.0) {
         row.usd_per_million_tokens = *price * row.devices / (row.tokens_per_s_total * 3600.0) * 1e6;
+        row.price_basis = candidate.hardware.price_basis;
     }
     return row;
 }

@@ -36,6 +36,7 @@ struct CompareRow {
     double tokens_per_s_total = 0.0;        // at throughput_batch
     std::optional<double> tokens_per_joule;
     std::optional<double> usd_per_million_tokens;
+    profiles::PriceBasis price_basis = profiles::PriceBasis::unstated;  // of the price behind it
     std::string error;                      // why the device cannot run it at all, when it cannot
 };
 

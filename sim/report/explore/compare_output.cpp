@@ -1,3 +1,4 @@
+#include "report/price_basis.hpp"
 #include "report/explore/compare_output.hpp"
 
 #include "core/text_escape.hpp"
@@ -56,7 +57,8 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
              {fmt::format("{}{}", row.headroom.value < 0 ? "-" : "", core::format_bytes(std::fabs(row.headroom.value))),
               std::to_string(row.max_batch), core::format_si(row.tokens_per_s_total),
               std::to_string(row.throughput_batch), optional_number(row.tokens_per_joule),
-              optional_number(row.usd_per_million_tokens)}) {
+              optional_number(row.usd_per_million_tokens) +
+                  (row.usd_per_million_tokens ? price_mark(row.price_basis) : std::string())}) {
             cells.push_back(std::move(cell));
         }
         table.add_row(cells);
@@ -64,6 +66,12 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
     text += table.render();
     text += "(tok/s/stream, TTFT, last token and headroom at the requested concurrency; tok/s total, tok/J and\n"
             " $/M at the batch shown; a negative headroom means it does not fit)\n";
+    bool purchase = false, proxy = false;
+    for (const auto& row : rows) {
+        purchase = purchase || (row.usd_per_million_tokens && row.price_basis == profiles::PriceBasis::purchase);
+        proxy = proxy || (row.usd_per_million_tokens && row.price_basis == profiles::PriceBasis::proxy);
+    }
+    text += price_marks_note("$/M tokens", purchase, proxy);
     return text;
 }
 
@@ -127,6 +135,9 @@ nlohmann::json compare_to_json(const std::string& model, const engine::Workload&
         entry["tokens_per_joule"] = row.tokens_per_joule ? nlohmann::json(*row.tokens_per_joule) : nlohmann::json(nullptr);
         entry["usd_per_million_tokens"] =
             row.usd_per_million_tokens ? nlohmann::json(*row.usd_per_million_tokens) : nlohmann::json(nullptr);
+        entry["price_basis"] = row.usd_per_million_tokens
+                                   ? nlohmann::json(core::name_of(profiles::kPriceBasisNames, row.price_basis))
+                                   : nlohmann::json(nullptr);
         if (row.deployment) entry["conditions"] = conditions_to_json(conditions_of(row.hardware, model, *row.deployment, workload));
         if (!row.error.empty()) entry["error"] = row.error;
         list.push_back(std::move(entry));

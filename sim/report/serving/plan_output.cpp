@@ -9,6 +9,7 @@
 
 #include "core/units.hpp"
 #include "report/predict_json.hpp"
+#include "report/price_basis.hpp"
 #include "report/serving/launch_command.hpp"
 #include "report/text_table.hpp"
 
@@ -36,16 +37,6 @@ std::string shell_lines(const std::string& command) {
         start = next;
     }
     return text + line;
-}
-
-// A price's basis on the table: nothing for a cloud rate (or a price the user gave), "p" for an
-// amortized purchase price, "~" for another device's price standing in.
-std::string price_mark(profiles::PriceBasis basis) {
-    switch (basis) {
-        case profiles::PriceBasis::purchase: return "p";
-        case profiles::PriceBasis::proxy: return "~";
-        default: return "";
-    }
 }
 
 PlannedLoad planned_load(const PlanConditions& c) {
@@ -156,11 +147,8 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         purchase = purchase || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::purchase);
         proxy = proxy || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::proxy);
     }
-    if (purchase || proxy) {
-        text += "$/hour: a cloud rate unless marked";
-        if (purchase) text += "; p: a purchase price amortized over three years with board power, not a rental";
-        if (proxy) text += "; ~: another device's price stands in, none was found for this one";
-        text += " (--basis cloud or purchase prices one basis only)\n";
+    if (const std::string note = price_marks_note("$/hour", purchase, proxy); !note.empty()) {
+        text += note.substr(0, note.size() - 1) + " (--basis cloud or purchase prices one basis only)\n";
     }
     if (!plan.options.empty() && plan.options.front().verification) {
         const serving::PlanVerification& v = *plan.options.front().verification;
