@@ -41,11 +41,11 @@ void apply_prices(const std::map<std::string, double>& prices, std::vector<profi
 }
 
 std::map<std::string, double> apply_given_prices(const std::string& price_flag, const std::string& price_file,
-                                                 const std::vector<std::string>& known_ids,
+                                                 const profiles::Catalog& catalog,
                                                  std::vector<profiles::HardwareProfile>& devices) {
     std::map<std::string, double> applied;
     if (!price_file.empty()) {
-        for (const auto& row : profiles::load_price_list(price_file, known_ids)) {
+        for (const auto& row : profiles::load_price_list(price_file, catalog.hardware_ids())) {
             for (profiles::HardwareProfile& device : devices) {
                 if (device.id != row.hardware) continue;
                 device.price_per_hour = row.usd_per_hour;

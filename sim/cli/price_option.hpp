@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "profiles/catalog.hpp"
 #include "profiles/hardware_profile.hpp"
 
 namespace decodesim::cli {
@@ -22,9 +23,10 @@ void apply_prices(const std::map<std::string, double>& prices, std::vector<profi
 // The prices a command was given: a price list file (`--prices FILE`, profiles/price_list.hpp) and
 // `--price` items, which win over the file's row of the same id. A file's rows for devices the
 // command does not consider are left aside (a price sheet lists more than one plan weighs); its
-// ids must still be hardware ids of `known_ids`. Returns the prices set, by id.
+// ids must still be hardware ids of `catalog` (listed only when a file is given). Returns the
+// prices set, by id.
 std::map<std::string, double> apply_given_prices(const std::string& price_flag, const std::string& price_file,
-                                                 const std::vector<std::string>& known_ids,
+                                                 const profiles::Catalog& catalog,
                                                  std::vector<profiles::HardwareProfile>& devices);
 
 }  // namespace decodesim::cli

@@ -3,6 +3,7 @@
 // nothing for a cloud rate or a price the user gave, "p" for an amortized purchase price, "~" for
 // another device's price standing in; and the note under the table that says so.
 
+#include <optional>
 #include <string>
 
 #include "profiles/hardware_profile.hpp"
@@ -17,8 +18,16 @@ inline std::string price_mark(profiles::PriceBasis basis) {
     }
 }
 
-// The note for the marks a table used; empty when it used none.
-inline std::string price_marks_note(const std::string& column, bool purchase, bool proxy) {
+// The note for the marks a table of `rows` used, `priced(row)` giving a row's basis when it shows a
+// price (nullopt when it shows none); empty when it used no mark.
+template <typename Rows, typename Priced>
+std::string price_marks_note(const std::string& column, const Rows& rows, Priced priced) {
+    bool purchase = false, proxy = false;
+    for (const auto& row : rows) {
+        const std::optional<profiles::PriceBasis> basis = priced(row);
+        purchase = purchase || basis == profiles::PriceBasis::purchase;
+        proxy = proxy || basis == profiles::PriceBasis::proxy;
+    }
     if (!purchase && !proxy) return "";
     std::string text = column + ": from a cloud rate unless marked";
     if (purchase) text += "; p: a purchase price amortized over three years with board power, not a rental";

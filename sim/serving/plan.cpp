@@ -154,6 +154,18 @@ double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& wo
     return core::bisect(top * 1e-6, high, meets, 50, 1e-4).low;
 }
 
+// The option's price (and its basis) and energy for its devices at its rate: one rule for every
+// option a plan builds or resizes.
+void set_costs(PlanOption& option, const profiles::HardwareProfile& hardware, const PlanWorkload& workload) {
+    const double output_per_s = option.rate_per_s * workload.output_tokens;
+    if (hardware.price_per_hour) {
+        option.cost_per_hour = *hardware.price_per_hour * option.devices;
+        option.price_basis = hardware.price_basis;
+        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+    }
+    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+}
+
 // The price, energy and pools of a disaggregated deployment at the workload's rate.
 PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
                                 const SchedulerLimits& limits, const DisaggregatedState& state, const PlanWorkload& workload) {
@@ -166,13 +178,7 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
     option.devices = option.replicas * deployment.parallelism.devices();
     option.rate_per_s = *workload.rate_per_s;
     option.per_replica = state.overall;
-    const double output_per_s = option.rate_per_s * workload.output_tokens;
-    if (hardware.price_per_hour) {
-        option.cost_per_hour = *hardware.price_per_hour * option.devices;
-        option.price_basis = hardware.price_basis;
-        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
-    }
-    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+    set_costs(option, hardware, workload);
     option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
                                              state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name};
     return option;
@@ -219,13 +225,7 @@ void set_replicas(PlanOption& option, int replicas, const profiles::HardwareProf
     option.replicas = replicas;
     option.devices = replicas * option.deployment.parallelism.devices();
     option.max_rate_at_targets_per_s = per_replica_max * replicas;
-    const double output_per_s = option.rate_per_s * workload.output_tokens;
-    if (hardware.price_per_hour) {
-        option.cost_per_hour = *hardware.price_per_hour * option.devices;
-        option.price_basis = hardware.price_basis;
-        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
-    }
-    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
+    set_costs(option, hardware, workload);
 }
 
 double ranking_key(const PlanOption& option, PlanOrder order) {
@@ -358,15 +358,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 option.devices = *replicas * tp;
                 option.rate_per_s = rate;
                 option.max_rate_at_targets_per_s = max_rate * *replicas;
-                const double output_per_s = rate * workload.output_tokens;
-                if (hardware.price_per_hour) {
-                    option.cost_per_hour = *hardware.price_per_hour * option.devices;
-                    option.price_basis = hardware.price_basis;
-                    option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
-                }
-                if (hardware.power) {
-                    option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
-                }
+                set_costs(option, hardware, workload);
                 offer(option);
             }
         }

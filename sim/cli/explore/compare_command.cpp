@@ -63,7 +63,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
         devices.push_back(catalog.hardware(id));
         device_counts.push_back(count);
     }
-    apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), devices);
+    apply_given_prices(options.prices, options.price_file, catalog, devices);
     std::vector<explore::Candidate> candidates;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         explore::Candidate candidate{devices[i], device_counts[i], nullptr};

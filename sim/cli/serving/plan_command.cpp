@@ -172,7 +172,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         throw core::NothingComputed(fmt::format("no shipped device is in the segments '{}'", options.segments));
     }
     const std::map<std::string, double> prices =
-        apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), candidates);
+        apply_given_prices(options.prices, options.price_file, catalog, candidates);
     // --basis: only prices of that basis are costed, so a purchase price is never ranked against a
     // rental; another device's price (a proxy) is of neither. A price the user gave counts as both.
     if (options.basis != "any") {

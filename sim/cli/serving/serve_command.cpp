@@ -202,7 +202,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     conditions.point.scenario = scenario;
     if (point.draft && point.deployment.speculation.enabled()) conditions.point.draft = core::printable(point.draft->id);
     std::vector<profiles::HardwareProfile> priced{point.hardware};  // --price in place of the profile's
-    apply_given_prices(options.prices, options.price_file, catalog.hardware_ids(), priced);
+    apply_given_prices(options.prices, options.price_file, catalog, priced);
     if (stream.uncapped_load) {
         serving::LoadShape capped_per_replica = per_replica;
         serving::LoadShape uncapped_per_replica = *stream.uncapped_load;

@@ -66,12 +66,9 @@ std::string compare_to_text(const std::string& model, const engine::Workload& wo
     text += table.render();
     text += "(tok/s/stream, TTFT, last token and headroom at the requested concurrency; tok/s total, tok/J and\n"
             " $/M at the batch shown; a negative headroom means it does not fit)\n";
-    bool purchase = false, proxy = false;
-    for (const auto& row : rows) {
-        purchase = purchase || (row.usd_per_million_tokens && row.price_basis == profiles::PriceBasis::purchase);
-        proxy = proxy || (row.usd_per_million_tokens && row.price_basis == profiles::PriceBasis::proxy);
-    }
-    text += price_marks_note("$/M tokens", purchase, proxy);
+    text += price_marks_note("$/M tokens", rows, [](const explore::CompareRow& row) {
+        return row.usd_per_million_tokens ? std::optional(row.price_basis) : std::nullopt;
+    });
     return text;
 }
 

@@ -142,12 +142,10 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
-    bool purchase = false, proxy = false;
-    for (const auto& option : plan.options) {
-        purchase = purchase || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::purchase);
-        proxy = proxy || (option.cost_per_hour && option.price_basis == profiles::PriceBasis::proxy);
-    }
-    if (const std::string note = price_marks_note("$/hour", purchase, proxy); !note.empty()) {
+    const std::string note = price_marks_note("$/hour", plan.options, [](const serving::PlanOption& option) {
+        return option.cost_per_hour ? std::optional(option.price_basis) : std::nullopt;
+    });
+    if (!note.empty()) {
         text += note.substr(0, note.size() - 1) + " (--basis cloud or purchase prices one basis only)\n";
     }
     if (!plan.options.empty() && plan.options.front().verification) {
