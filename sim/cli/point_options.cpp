@@ -211,13 +211,14 @@ void warn_about_point(Io io, const engine::OperatingPoint& point) {
     for (const auto& warning : engine::point_warnings(point)) warn(io, warning);
 }
 
-engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
-                                             const engine::Workload& workload, Io io) {
-    if (options.runtime) runtime_named(catalog, *options.runtime);  // names first: cheap, and usage errors
-    const profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
+// `hardware` and `model` are loaded already (from options.hardware and options.model, which the
+// log names).
+engine::OperatingPoint resolve_loaded_quietly(const profiles::Catalog& catalog, profiles::HardwareProfile hardware,
+                                              profiles::ModelProfile model, const DeploymentOptions& options,
+                                              const engine::Workload& workload, Io io) {
     const engine::DeploymentChoice choice = deployment_choice(catalog, options, hardware);
     engine::OperatingPoint point =
-        engine::resolve_operating_point(hardware, catalog.model(options.model), choice, workload,
+        engine::resolve_operating_point(std::move(hardware), std::move(model), choice, workload,
                                         options.draft && *options.draft != "mtp"
                                             ? std::optional<profiles::ModelProfile>(catalog.model(*options.draft))
                                             : std::nullopt);
@@ -246,11 +247,28 @@ engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, c
     return point;
 }
 
+engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                             const engine::Workload& workload, Io io) {
+    if (options.runtime) runtime_named(catalog, *options.runtime);  // names first: cheap, and usage errors
+    profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
+    return resolve_loaded_quietly(catalog, std::move(hardware), catalog.model(options.model), options, workload, io);
+}
+
 }  // namespace
 
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& options,
                                      const engine::Workload& workload, Io io) {
     engine::OperatingPoint point = resolve_point_quietly(catalog, options, workload, io);
+    warn_about_point(io, point);
+    return point;
+}
+
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, profiles::HardwareProfile hardware,
+                                     profiles::ModelProfile model, const DeploymentOptions& options,
+                                     const engine::Workload& workload, Io io) {
+    if (options.runtime) runtime_named(catalog, *options.runtime);
+    engine::OperatingPoint point =
+        resolve_loaded_quietly(catalog, std::move(hardware), std::move(model), options, workload, io);
     warn_about_point(io, point);
     return point;
 }
@@ -265,6 +283,47 @@ engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const Poi
     point.workload = options.workload.with_images(point.workload, point.model);
     warn_about_point(io, point);
     return point;
+}
+
+namespace {
+
+// A UsageError unless `value` lies in [low, high]; `name` is the flag without its dashes, as the
+// Python module's keyword spells it too.
+template <typename Number>
+void check_limit(std::string_view name, Number value, Number low, Number high) {
+    if (value >= low && value <= high) return;
+    throw core::UsageError(fmt::format("{} = {} is outside {} to {} (--{})", name, value, low, high, name));
+}
+
+}  // namespace
+
+void check_option_limits(const DeploymentOptions& deployment) {
+    check_limit("tp", deployment.tensor_parallel, 1, kMaxTensorParallel);
+    check_limit("pp", deployment.pipeline_parallel, 1, kMaxTensorParallel);
+    check_limit("ep", deployment.expert_parallel, 1, kMaxTensorParallel);
+    check_limit("dp_attention", deployment.attention_data, 1, kMaxTensorParallel);
+    check_limit("spec_length", deployment.spec_length, 1, kMaxSpecLength);
+    if (deployment.acceptance) check_limit("acceptance", *deployment.acceptance, 0.0, 1.0);
+    if (deployment.power_limit_watts) check_limit("power_limit", *deployment.power_limit_watts, 1e-3, kMaxPowerLimitWatts);
+    if (!deployment.draft && deployment.acceptance) throw core::UsageError("acceptance (--acceptance) needs draft (--draft)");
+}
+
+void check_option_limits(const WorkloadOptions& workload) {
+    check_limit("batch", workload.batch, 1LL, kMaxBatch);
+    if (workload.context) check_limit("context", *workload.context, 1LL, kMaxTokens);
+    if (workload.prompt) check_limit("prompt", *workload.prompt, 1LL, kMaxTokens);
+    if (workload.output) check_limit("output", *workload.output, 1LL, kMaxTokens);
+    check_limit("prefix_tokens", workload.shared_prefix, 0LL, kMaxTokens);
+    check_limit("images", workload.images, 0LL, 1024LL);
+    if (workload.image_size) check_limit("image_size", *workload.image_size, 1LL, 65536LL);
+    if (workload.prompt.has_value() != workload.output.has_value()) {
+        throw core::UsageError("prompt (--prompt) and output (--output) go together: a request has both");
+    }
+    if (workload.context && workload.prompt) {
+        throw core::UsageError("context (--context) excludes prompt and output (--prompt, --output): one step or a request");
+    }
+    if (workload.image_size && workload.images == 0) throw core::UsageError("image_size (--image-size) needs images (--images)");
+    if (workload.scenario) workload.named_scenario();  // an unknown name: its UsageError with "did you mean"
 }
 
 engine::MemoryFootprint one_stream_memory(const engine::OperatingPoint& point) {

@@ -128,6 +128,17 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& deployment,
                                      const engine::Workload& workload, Io io);
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io);
+// The same with the hardware and the model loaded already (the Python module's objects): the
+// catalog still resolves the runtime and a draft model by name.
+engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, profiles::HardwareProfile hardware,
+                                     profiles::ModelProfile model, const DeploymentOptions& deployment,
+                                     const engine::Workload& workload, Io io);
+
+// The limits the command line's flags check (CLI11's Range), for callers that fill the options
+// without a command line (the Python module): a UsageError naming the flag when a value is out of
+// range or a combination is refused (--prompt without --output, --context with --prompt).
+void check_option_limits(const DeploymentOptions& deployment);
+void check_option_limits(const WorkloadOptions& workload);
 
 // report::conditions_of(point), with the scenario the workload came from.
 report::Conditions point_conditions(const engine::OperatingPoint& point, const WorkloadOptions& workload);

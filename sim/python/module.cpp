@@ -1,8 +1,8 @@
 // decodesim's Python binding, the module `decodesim._decodesim` under the package in decodesim/.
-// It adds no physics and no parsing of its own: every call is the command line run in-process
-// (cli::run_cli), so a keyword argument means what its flag means, with the same checks and the
-// same messages. Only `sweep` differs in what comes back: its points fill NumPy arrays directly
-// (report::SweepTable), never passing through text.
+// It adds no physics and no parsing of its own. The CLI-shaped calls run the command line
+// in-process (cli::run_cli), so a keyword argument means what its flag means, with the same checks
+// and the same messages; `sweep` fills NumPy arrays directly (report::SweepTable), never passing
+// through text. The objects (engine_objects.hpp) hold the engine's own types.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -16,6 +16,8 @@
 #include "cli/app.hpp"
 #include "core/error.hpp"
 #include "profiles/catalog.hpp"
+#include "python/engine_objects.hpp"
+#include "python/numpy_arrays.hpp"
 #include "report/explore/sweep_table.hpp"
 
 namespace py = pybind11;
@@ -24,14 +26,7 @@ namespace {
 
 using decodesim::cli::Io;
 using decodesim::cli::run_cli;
-
-// A NumPy array that takes over `values` without copying them.
-template <typename T>
-py::array_t<T> array_of(std::vector<T>&& values) {
-    auto* owned = new std::vector<T>(std::move(values));
-    py::capsule free_when_done(owned, [](void* pointer) { delete static_cast<std::vector<T>*>(pointer); });
-    return py::array_t<T>({owned->size()}, {sizeof(T)}, owned->data(), free_when_done);
-}
+using decodesim::python::array_of;
 
 // (exit code, standard output, standard error) of `decodesim <args...>`.
 py::tuple run(const std::vector<std::string>& args) {
@@ -45,7 +40,7 @@ py::tuple run(const std::vector<std::string>& args) {
     return py::make_tuple(exit_code, out.str(), err.str());
 }
 
-// `decodesim sweep <args...>` into columns: (exit code, standard error, table) where table is None
+// `decodesim <args...>`, a sweep command line ("sweep" and its flags, after any --profiles-dir), into columns: (exit code, standard error, table) where table is None
 // unless the sweep ran, else a dict of NumPy arrays and the per-deployment text columns.
 py::tuple sweep(const std::vector<std::string>& args) {
     std::ostringstream out;
@@ -53,12 +48,10 @@ py::tuple sweep(const std::vector<std::string>& args) {
     decodesim::report::SweepTable table;
     const std::function<void(const decodesim::explore::SweepPoint&)> collect =
         [&table](const decodesim::explore::SweepPoint& point) { table.add(point); };
-    std::vector<std::string> command{"sweep"};
-    command.insert(command.end(), args.begin(), args.end());
     int exit_code = 0;
     {
         py::gil_scoped_release unlocked;
-        exit_code = run_cli(command, Io{out, err, nullptr, nullptr, &collect});
+        exit_code = run_cli(args, Io{out, err, nullptr, nullptr, &collect});
     }
     if (exit_code != 0) return py::make_tuple(exit_code, err.str(), py::none());
 
@@ -108,6 +101,7 @@ py::tuple catalog_ids(const std::string& root) {
 PYBIND11_MODULE(_decodesim, module) {
     module.doc() = "decodesim's engine; use the decodesim package, not this module";
     module.def("run", &run, "(exit code, stdout, stderr) of `decodesim ARGS...`");
-    module.def("sweep", &sweep, "(exit code, stderr, columns or None) of `decodesim sweep ARGS...`");
+    module.def("sweep", &sweep, "(exit code, stderr, columns or None) of `decodesim ARGS...`, a sweep command line");
     module.def("catalog_ids", &catalog_ids, "The hardware and model ids under a profile root");
+    decodesim::python::bind_engine_objects(module);
 }

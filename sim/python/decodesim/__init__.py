@@ -1,34 +1,51 @@
-"""decodesim from Python: the same engine, flags and messages as the command line.
+"""decodesim from Python: the engine's own objects, and the command line's functions.
 
-Each function takes the command's flags as keyword arguments (``context=8192`` is ``--context 8192``,
+The objects (docs/python.md, "The objects") hold the engine's types: ``Hardware``, ``Model`` and
+``Runtime`` profiles, a ``Deployment`` and a ``Workload``, and an ``Evaluator`` that resolves them
+once and then predicts at engine speed::
+
+    evaluator = decodesim.Evaluator("h100-sxm", "llama-3.1-8b", decodesim.Deployment(weights="fp8"))
+    point = evaluator.predict(batch=32, context=8192)
+    point.tokens_per_s_per_stream, point.bound, point.memory.fits
+    grid = evaluator.evaluate(batch=[1, 8, 64], context=[[1024], [8192]])   # NumPy arrays
+
+The functions take the command's flags as keyword arguments (``context=8192`` is ``--context 8192``,
 ``tokens_per_s=500`` is ``--tokens-per-s 500``, ``band=True`` is ``--band``; a list or range is a
-comma-separated list) and returns what ``--json`` prints, as a dict. ``sweep`` returns NumPy arrays,
-or a pandas DataFrame with ``as_frame=True``. A command-line error raises ``UsageError``, bad input
-(a profile, a deployment that cannot run) ``InputError``, a run that computes nothing
-``NothingComputed``; each carries the command line's message. Warnings are Python warnings
-(``DecodesimWarning``). docs/python.md has examples.
+comma-separated list), and the objects in place of ids (``hardware=``, ``model=``, ``deployment=``,
+``workload=``), and return what ``--json`` prints, as a dict. ``sweep`` returns NumPy arrays, or a
+pandas DataFrame with ``as_frame=True``.
+
+A command-line error raises ``UsageError``, bad input (a profile, a deployment that cannot run)
+``InputError`` (with ``file``, ``line`` and ``key`` where the problem has them), a run that
+computes nothing ``NothingComputed``. Warnings are Python warnings (``DecodesimWarning``).
 """
 
 import json as _json
+import os as _os
 import warnings as _warnings
 
 from . import _decodesim
+from ._decodesim import Deployment, MemoryFigures, Prediction, PrefillFigures, RequestFigures, Workload
 
 __all__ = [
-    "predict", "why", "curve", "check_claim", "compare", "versus", "serve", "plan", "accuracy", "sweep",
+    "Hardware", "Model", "Runtime", "Deployment", "Workload", "Evaluator", "Prediction", "predict", "why", "curve", "check_claim", "compare", "versus", "serve", "plan", "accuracy", "sweep",
     "hardware_ids", "model_ids", "runtime_ids", "run", "DecodesimError", "UsageError", "InputError", "NothingComputed",
     "InternalError", "DecodesimWarning",
 ]
 
 
 class DecodesimError(Exception):
-    """A run that failed; ``exit_code`` is the command line's (docs/cli.md)."""
+    """A run that failed; ``exit_code`` is the command line's (docs/cli.md). ``file``, ``line`` and
+    ``key`` say where in an input the problem is, where it has a place (else None)."""
 
     exit_code = None
 
-    def __init__(self, message, exit_code):
+    def __init__(self, message, exit_code, file=None, line=None, key=None):
         super().__init__(message)
         self.exit_code = exit_code
+        self.file = file
+        self.line = line
+        self.key = key
 
 
 class InputError(DecodesimError):
@@ -53,6 +70,136 @@ class DecodesimWarning(UserWarning):
 
 _ERRORS = {1: InputError, 2: UsageError, 3: InternalError, 6: NothingComputed}
 _PREFIX = "decodesim: "
+
+
+# The profiles a `pip install` put beside the package; None in a build tree, where the engine's
+# own default (DECODESIM_PROFILE_DIR, else the source tree it was built from) applies.
+_PACKAGED_PROFILES = _os.path.join(_os.path.dirname(__file__), "profiles")
+if not _os.path.isdir(_os.path.join(_PACKAGED_PROFILES, "hardware_profiles")):
+    _PACKAGED_PROFILES = None
+
+
+def _profiles_dir(profiles_dir):
+    return profiles_dir if profiles_dir is not None else _PACKAGED_PROFILES
+
+
+def _numpy():
+    """numpy, or an ImportError that says how to get it."""
+    try:
+        import numpy
+    except ImportError as error:
+        raise ImportError("decodesim's arrays need numpy: `pip install numpy`, or make the venv with "
+                          "`python3 -m venv --system-site-packages` to use Debian's python3-numpy "
+                          "(docs/python.md)") from error
+    return numpy
+
+
+class Hardware(_decodesim.Hardware):
+    __doc__ = _decodesim.Hardware.__doc__
+
+    def __init__(self, id_or_path, profiles_dir=None):
+        """A hardware id ("h100-sxm") or a profile file; profiles_dir: the folder holding hardware_profiles/."""
+        super().__init__(str(id_or_path), _profiles_dir(profiles_dir))
+
+
+class Model(_decodesim.Model):
+    __doc__ = _decodesim.Model.__doc__
+
+    def __init__(self, id_or_path, profiles_dir=None):
+        """A model id, a profile YAML, a config.json, a .gguf file, a checkpoint folder, or ORG/NAME from the
+        local Hugging Face cache."""
+        super().__init__(str(id_or_path), _profiles_dir(profiles_dir))
+
+
+class Runtime(_decodesim.Runtime):
+    __doc__ = _decodesim.Runtime.__doc__
+
+    def __init__(self, id_or_path, profiles_dir=None):
+        """A runtime build ("vllm", "sglang", "llama.cpp@2024-06", ...) or a runtime profile file."""
+        super().__init__(str(id_or_path), _profiles_dir(profiles_dir))
+
+
+_INPUT_COLUMNS = ("batch", "context", "prompt", "output")
+
+
+class Evaluator(_decodesim.Evaluator):
+    """A model on a device under a deployment, resolved once as the command line resolves it.
+
+    ``predict()`` gives one point's figures as a ``Prediction`` (equal to ``decodesim predict --json``
+    to the last bit); ``evaluate()`` gives arrays over NumPy arrays of batches and contexts (or
+    prompts and outputs).
+    """
+
+    def __init__(self, hardware, model, deployment=None, *, profiles_dir=None):
+        """hardware and model: objects, ids or paths; deployment: a ``Deployment`` (default: bf16 on the
+        device's default runtime, one device)."""
+        super().__init__(hardware, model, deployment, profiles_dir=_profiles_dir(profiles_dir))
+
+    def evaluate(self, batch=1, context=None, prompt=None, output=None, as_frame=False):
+        """predict's main figures over arrays: batch, context (or prompt and output) broadcast against each
+        other as NumPy does. Returns a dict of arrays of the broadcast shape: the inputs as int64,
+        ``tokens_per_s_per_stream``, ``tokens_per_s_total``, ``step_time_s``, ``ttft_s``,
+        ``end_to_end_s`` (requests), ``kv_cache_bytes``, ``headroom_bytes``, ``max_batch`` (int64),
+        ``fits`` (bool) and ``bound`` (str); with ``as_frame=True``, a pandas DataFrame of one row per
+        point."""
+        numpy = _numpy()
+        given = {"batch": batch, "context": context, "prompt": prompt, "output": output}
+        names = [name for name in _INPUT_COLUMNS if given[name] is not None]
+        arrays = numpy.broadcast_arrays(*[numpy.asarray(given[name]) for name in names])
+        shape = arrays[0].shape
+        flat = {name: numpy.ascontiguousarray(array, dtype=numpy.float64).reshape(-1)
+                for name, array in zip(names, arrays)}
+        columns = self._evaluate_arrays(flat["batch"], flat.get("context"), flat.get("prompt"), flat.get("output"))
+        result = {name: flat[name].astype(numpy.int64).reshape(shape) for name in names}
+        bound_names = numpy.array(_decodesim._bound_names(), dtype=object)
+        for key, values in columns.items():
+            if key == "bound_code":
+                result["bound"] = bound_names[values].reshape(shape)
+            else:
+                result[key] = values.reshape(shape)
+        if as_frame:
+            return _frame({key: values.reshape(-1) for key, values in result.items()}, "evaluate")
+        return result
+
+
+def _frame(columns, caller):
+    try:
+        import pandas
+    except ImportError as error:
+        raise ImportError(f"{caller}(as_frame=True) needs pandas (Debian: python3-pandas)") from error
+    return pandas.DataFrame(columns)
+
+
+def _object_flags(options):
+    """The objects among the keyword arguments, as flags: (flags, profiles folder or None)."""
+    args = []
+    folders = set()
+    for key in ("hardware", "model"):
+        value = options.get(key)
+        if isinstance(value, (_decodesim.Hardware, _decodesim.Model)):
+            options[key] = value.given
+            folders.add(value.profiles_dir)
+        elif isinstance(value, (list, tuple)) and any(isinstance(item, _decodesim.Hardware) for item in value):
+            options[key] = [item.given if isinstance(item, _decodesim.Hardware) else item for item in value]
+            folders.update(item.profiles_dir for item in value if isinstance(item, _decodesim.Hardware))
+    runtime = options.get("runtime")
+    if isinstance(runtime, _decodesim.Runtime):
+        options["runtime"] = runtime.given
+    deployment = options.pop("deployment", None)
+    if deployment is not None:
+        if not isinstance(deployment, _decodesim.Deployment):
+            raise TypeError("deployment: a decodesim.Deployment")
+        args += deployment.flags()
+    workload = options.pop("workload", None)
+    if workload is not None:
+        if not isinstance(workload, _decodesim.Workload):
+            raise TypeError("workload: a decodesim.Workload")
+        args += workload.flags()
+    if len(folders) > 1:
+        raise UsageError("the hardware and the model come from different profile folders: give both the same "
+                         "profiles_dir", 2)
+    folder = folders.pop() if folders else _PACKAGED_PROFILES
+    return args, folder
 
 
 def _flags(options):
@@ -95,11 +242,24 @@ def _raise_and_warn(exit_code, err, allowed=(0,)):
 
 def run(*args):
     """Runs ``decodesim ARGS...`` in-process: (exit code, stdout, stderr), never raising."""
-    return _decodesim.run([str(arg) for arg in args])
+    args = [str(arg) for arg in args]
+    if _PACKAGED_PROFILES and "--profiles-dir" not in args:
+        args = ["--profiles-dir", _PACKAGED_PROFILES] + args
+    return _decodesim.run(args)
+
+
+def _command_root(options):
+    """Takes the objects and ``profiles_dir`` out of ``options``: (their flags, the --profiles-dir
+    that must come before the command)."""
+    object_args, folder = _object_flags(options)
+    folder = options.pop("profiles_dir", None) or folder
+    return object_args, (["--profiles-dir", folder] if folder else [])
 
 
 def _json_command(command, options, allowed=(0,)):
-    exit_code, out, err = _decodesim.run(command + _flags(options) + ["--json"])
+    options = dict(options)
+    object_args, root = _command_root(options)
+    exit_code, out, err = _decodesim.run(root + command + _flags(options) + object_args + ["--json"])
     _raise_and_warn(exit_code, err, allowed)
     return _json.loads(out)
 
@@ -152,7 +312,7 @@ def accuracy(**options):
 
 
 def _catalog(profiles_dir):
-    error, ids = _decodesim.catalog_ids(profiles_dir or "")
+    error, ids = _decodesim.catalog_ids(_profiles_dir(profiles_dir) or "")
     if error is not None:
         raise InputError(error, 1)
     return ids
@@ -173,22 +333,31 @@ def runtime_ids(profiles_dir=None):
     return _catalog(profiles_dir)["runtimes"]
 
 
+# Sweep columns that count things: int64 where every row has a value; with as_frame, a column with
+# gaps (prompt_tokens in step mode) becomes pandas' nullable Int64.
+_SWEEP_INTEGER_COLUMNS = ("tensor_parallel", "batch", "context_tokens", "prompt_tokens", "output_tokens",
+                          "memory.max_batch")
+
+
 def sweep(hardware, model, as_frame=False, **options):
     """The cross product of lists and ranges, as ``decodesim sweep`` evaluates it.
 
-    Each value may be one value, a list, a range, or the command line's range text ("1:256:x2").
-    Returns a dict from the sweep's column names (docs/cli.md) to NumPy arrays of one row per
-    point: float64 numbers (NaN where a column does not apply, as prompt_tokens in step mode), a
-    bool ``memory.fits``, and string arrays for the ids and formats. With ``as_frame=True``, a
-    pandas DataFrame of the same columns.
+    Each value may be one value, a list, a range, or the command line's range text ("1:256:x2");
+    hardware and model may be objects. Returns a dict from the sweep's column names (docs/cli.md)
+    to NumPy arrays of one row per point: int64 counts (tensor_parallel, batch, token counts,
+    memory.max_batch; a token count that does not apply, as prompt_tokens in step mode, leaves its
+    column float64 with NaN), float64 figures, a bool ``memory.fits``, and string arrays for the ids
+    and formats. With ``as_frame=True``, a pandas DataFrame of the same columns (counts with gaps
+    as pandas' nullable Int64).
     """
-    import numpy
+    numpy = _numpy()
 
     options = dict(hardware=hardware, model=model, **options)
     for name in ("format", "output_file", "quiet"):
         if name in options:
             raise UsageError(f"sweep: '{name}' has no meaning here: the points come back as arrays", 2)
-    exit_code, err, table = _decodesim.sweep(_flags(options))
+    object_args, root = _command_root(options)
+    exit_code, err, table = _decodesim.sweep(root + ["sweep"] + _flags(options) + object_args)
     _raise_and_warn(exit_code, err)
 
     rows = numpy.array([deployment["rows"] for deployment in table["deployments"]], dtype=numpy.int64)
@@ -211,10 +380,15 @@ def sweep(hardware, model, as_frame=False, **options):
         if key == "memory.max_batch":
             columns["memory.fits"] = table["fits"].astype(bool)
         columns[key] = values
+    gaps = {}
+    for key in _SWEEP_INTEGER_COLUMNS:
+        if numpy.isnan(columns[key]).any():
+            gaps[key] = columns[key]
+        else:
+            columns[key] = columns[key].astype(numpy.int64)
     if as_frame:
-        try:
-            import pandas
-        except ImportError as error:
-            raise ImportError("sweep(as_frame=True) needs pandas (Debian: python3-pandas)") from error
-        return pandas.DataFrame(columns)
+        frame = _frame(columns, "sweep")
+        for key in gaps:
+            frame[key] = frame[key].astype("Int64")
+        return frame
     return columns
