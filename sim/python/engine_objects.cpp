@@ -89,7 +89,7 @@ void warn_in_python(const std::vector<std::string>& messages) {
     if (messages.empty()) return;
     const py::object category = py::module_::import("decodesim").attr("DecodesimWarning");
     const py::object warn = py::module_::import("warnings").attr("warn");
-    for (const auto& message : messages) warn(message, category, 2);
+    for (const auto& message : messages) warn(message, category, 1);  // 1: the Python line that called in
 }
 
 // The lines `decodesim: warning: ...` a resolver wrote to `err`, as messages.
@@ -507,6 +507,8 @@ void bind_engine_objects(py::module_& module) {
                                "The published count the profile states, if any")
         .def_property_readonly("num_hidden_layers", [](const ModelObject& self) { return self.profile.num_hidden_layers; })
         .def_property_readonly("hidden_size", [](const ModelObject& self) { return self.profile.hidden_size; })
+        .def_property_readonly("intermediate_size", [](const ModelObject& self) { return self.profile.intermediate_size; },
+                               "The dense MLP's width (0 when no layer has a dense MLP)")
         .def_property_readonly("num_attention_heads", [](const ModelObject& self) { return self.profile.num_attention_heads; })
         .def_property_readonly("num_key_value_heads", [](const ModelObject& self) { return self.profile.num_key_value_heads; })
         .def_property_readonly("head_dim", [](const ModelObject& self) { return self.profile.head_dim; })
@@ -705,7 +707,6 @@ void bind_engine_objects(py::module_& module) {
         });
 
     module.def("_bound_names", &bound_names);
-    module.def("_deployment_flags", [](const DeploymentObject& deployment) { return deployment_flags(deployment.options); });
 }
 
 }  // namespace decodesim::python

@@ -1,6 +1,9 @@
 """The Python module against the command line and against figures derived by hand.
 
-Run as: python3 tests/python/test_module.py BUILD_DIR (ctest does, with PYTHONPATH=BUILD_DIR/python).
+Run as: python3 tests/python/test_module.py BUILD_DIR [--installed]. Without --installed the
+package is imported from BUILD_DIR/python; with it, from wherever the interpreter finds it (a pip
+install), and the test checks that it is not the build tree's. BUILD_DIR's `decodesim` binary is
+the command line the module is compared with.
 """
 
 import csv
@@ -13,9 +16,16 @@ import time
 import unittest
 import warnings
 
-BUILD = sys.argv.pop(1) if len(sys.argv) > 1 else "build"
-sys.path.insert(0, os.path.join(BUILD, "python"))
+BUILD = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
+INSTALLED = "--installed" in sys.argv
+if INSTALLED:
+    sys.argv.remove("--installed")
+else:
+    sys.path.insert(0, os.path.join(BUILD, "python"))
 import decodesim  # noqa: E402
+
+if INSTALLED and os.path.abspath(decodesim.__file__).startswith(os.path.join(BUILD, "python") + os.sep):
+    sys.exit(f"--installed, but decodesim was imported from the build tree: {decodesim.__file__}")
 
 BINARY = os.path.join(BUILD, "decodesim")
 
@@ -161,6 +171,17 @@ class Sweep(unittest.TestCase):
                 else:
                     self.assertEqual(str(value), text, name)
 
+    def test_counts_are_integers(self):
+        import numpy
+
+        table = decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch=[1, 2], tp=[1, 2], context=2048)
+        for name in ("tensor_parallel", "batch", "context_tokens", "memory.max_batch"):
+            self.assertEqual(table[name].dtype, numpy.int64, name)
+        self.assertEqual(f"tp{table['tensor_parallel'][-1]}", "tp2")
+        # Step mode has no prompt: that column keeps its NaN, so it stays float.
+        self.assertEqual(table["prompt_tokens"].dtype, numpy.float64)
+        self.assertTrue(numpy.isnan(table["prompt_tokens"]).all())
+
     def test_a_point_of_the_sweep_is_the_predicted_point(self):
         table = decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch=range(1, 9), context=4096)
         point = decodesim.predict(hardware="h100-sxm", model="llama-3.1-8b", batch=8, context=4096)
@@ -178,7 +199,12 @@ class Sweep(unittest.TestCase):
         except ImportError:
             self.skipTest("pandas is not installed")
         frame = decodesim.sweep(hardware="h100-sxm", model="llama-3.1-8b", batch=[1, 2], as_frame=True)
-        self.assertEqual(list(frame["batch"]), [1.0, 2.0])
+        self.assertEqual(list(frame["batch"]), [1, 2])
+        # Counts are integers, so a label built from one reads "tp1", not "tp1.0"; a count with
+        # gaps (prompt tokens in step mode) is pandas' nullable integer.
+        self.assertEqual(str(frame["tensor_parallel"].dtype), "int64")
+        self.assertEqual(f"tp{frame['tensor_parallel'][0]}", "tp1")
+        self.assertEqual(str(frame["prompt_tokens"].dtype), "Int64")
 
 
 class Catalog(unittest.TestCase):
