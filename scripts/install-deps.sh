@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs, from Debian's registry, whatever decodesim needs that this machine lacks.
 # Run as root (or with sudo available). Does nothing when everything is present.
-# `install-deps.sh test` adds what the test suite needs beyond the build: Chromium (the report is
+# `install-deps.sh test` adds what the test suite needs beyond the build: Python's venv, pip,
+# setuptools and wheel (the suite pip-installs the package into a fresh venv), pandas and matplotlib
+# (the Python tests' data frames and docs/python.md's notebook), Chromium (the report is
 # rendered in it) and clang 14 with libFuzzer and its sanitizer runtimes (the fuzz targets), and
 # what the browser explorer's build needs (scripts/build-web.sh): emscripten, and curl, dpkg-dev
 # and xz-utils to fetch and unpack yaml-cpp's Debian source package.
@@ -9,7 +11,7 @@ set -eu
 
 packages="g++ cmake make libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev pybind11-dev python3-dev python3-numpy"
 if [ "${1:-}" = "test" ]; then
-    packages="$packages python3-venv python3-pip python3-setuptools python3-wheel chromium clang-14 libfuzzer-14-dev libclang-rt-14-dev emscripten curl dpkg-dev xz-utils"
+    packages="$packages python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-matplotlib chromium clang-14 libfuzzer-14-dev libclang-rt-14-dev emscripten curl dpkg-dev xz-utils"
 fi
 
 missing=""

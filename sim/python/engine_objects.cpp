@@ -388,7 +388,7 @@ std::string prediction_html(const PredictionObject& self) {
     if (p.request) rows.emplace_back("end to end", core::format_seconds(p.request->end_to_end.value));
     std::string html = "<table><caption>" + core::xml_text(resolved.point.model.id) + " on " +
                        core::xml_text(resolved.point.hardware.id) + ", batch " +
-                       core::format_significant(p.batch) + "</caption>";
+                       fmt::format("{:g}", p.batch) + "</caption>";
     for (const auto& [name, value] : rows) html += "<tr><th>" + name + "</th><td>" + value + "</td></tr>";
     return html + "</table>";
 }
