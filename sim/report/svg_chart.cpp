@@ -384,7 +384,8 @@ RenderedChart render_chart_sized(const Chart& chart) {
             const double px = x(series.x[i]), py = y(series.y[i]);
             if (series.line) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", px, py);
             if (series.points) {
-                body += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>\n", px, py, series.color);
+                body += fmt::format("<circle class=\"data-point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>\n", px, py,
+                                    series.color);
             }
             if (series.label_points && i < series.point_labels.size() && !series.point_labels[i].empty()) {
                 point_labels.push_back({{px, py, series.point_labels[i], kPointLabelFont, 6.0,
