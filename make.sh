@@ -33,6 +33,7 @@ case "$command" in
         # The explorer: the engine in WebAssembly, checked in headless Chromium against the CLI.
         sh scripts/build-web.sh
         sh tests/web/explorer_check.sh build-web/web ./build/decodesim
+        python3 tests/web/planner_check.py build-web/web ./build/decodesim
         # One clang build under ASan and UBSan for both the suite and the libFuzzer targets, at -O1
         # (the sanitizers' own advice: as fast to run as -O3 under them, quicker to build).
         configure_and_build build-checked -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \

@@ -29,7 +29,7 @@ int run_cli(const std::vector<std::string>& args, Io caller_io) {
     sink->set_pattern("decodesim: %l: %v");
     spdlog::logger logger("decodesim", sink);
     std::set<std::string> warned;
-    Io io{caller_io.out, caller_io.err, &logger, &warned, caller_io.sweep_points};
+    Io io{caller_io.out, caller_io.err, &logger, &warned, caller_io.sweep_points, caller_io.progress};
     app.require_subcommand(1);
     app.set_version_flag("--version", "decodesim 0.1.0");
     std::string profile_root = profiles::default_profile_root();

@@ -25,6 +25,10 @@ struct Io {
     // When set, `sweep` hands each point here instead of writing text (the Python module's
     // arrays are filled this way, with the command line's parsing, checks and messages).
     const std::function<void(const explore::SweepPoint&)>* sweep_points = nullptr;
+    // When set, a long command's progress goes here instead of a bar on `err`: what is counted
+    // ("devices searched", "requests"), how many are done and of how many. The browser explorer
+    // runs the CLI in a worker and shows this on its page.
+    const std::function<void(const std::string& what, double done, double total)>* progress = nullptr;
 };
 
 }  // namespace decodesim::cli

@@ -16,6 +16,15 @@ ProgressBar::ProgressBar(Io io, double total, std::string unit, bool enabled, st
       calls_per_look_(std::max<std::uint64_t>(1, calls_per_look)), start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::advance(double done) {
+    if (io_.progress != nullptr && total_ > 0.0) {
+        // Whole percents only: a page need not redraw for every request of a million.
+        const int percent = static_cast<int>(std::min(1.0, done / total_) * 100.0);
+        if (percent != last_percent_) {
+            last_percent_ = percent;
+            (*io_.progress)(unit_, done, total_);
+        }
+        return;
+    }
     if (!enabled_ || ++calls_ % calls_per_look_ != 0) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - start_ < std::chrono::seconds(1) || now - last_draw_ < std::chrono::milliseconds(200)) return;

@@ -1,7 +1,8 @@
 #pragma once
 // Progress on stderr for a command a person may wait on: "[=====>     ]  45% 4500/10000 points,
 // 1.2 k points/s, 4 s left", drawn only after the work has run for a second and only where stderr
-// is a terminal (never into a redirected log), at most five times a second.
+// is a terminal (never into a redirected log), at most five times a second. Where the caller
+// gave Io::progress (the browser explorer), each whole percent goes there instead.
 
 #include <chrono>
 #include <cstdint>
@@ -33,6 +34,7 @@ private:
     bool drawn_ = false;
     std::uint64_t calls_per_look_;
     std::uint64_t calls_ = 0;
+    int last_percent_ = -1;
     std::chrono::steady_clock::time_point start_;
     std::chrono::steady_clock::time_point last_draw_{};
 };

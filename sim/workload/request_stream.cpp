@@ -1,5 +1,7 @@
 #include "workload/request_stream.hpp"
 
+#include "core/random_draws.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -64,18 +66,18 @@ long long draw(const LengthDistribution& length, std::mt19937_64& random) {
     switch (length.kind) {
         case LengthDistribution::Kind::fixed: break;
         case LengthDistribution::Kind::uniform:
-            value = std::uniform_real_distribution<double>(length.first, length.second + 1.0)(random);
-            value = std::floor(value);
+            // Whole tokens from first to second, each as likely.
+            value = std::floor(length.first + core::uniform_unit(random) * (length.second + 1.0 - length.first));
             break;
         case LengthDistribution::Kind::normal:
-            value = std::normal_distribution<double>(length.first, length.second)(random);
+            value = length.first + length.second * core::standard_normal(random);
             break;
         case LengthDistribution::Kind::lognormal: {
             // The log-space parameters whose distribution has this mean and standard deviation.
             const double variance_ratio = (length.second * length.second) / (length.first * length.first);
             const double sigma = std::sqrt(std::log1p(variance_ratio));
             const double mu = std::log(length.first) - sigma * sigma / 2.0;
-            value = std::lognormal_distribution<double>(mu, sigma)(random);
+            value = std::exp(mu + sigma * core::standard_normal(random));
             break;
         }
     }
@@ -107,11 +109,11 @@ std::vector<Request> generate_requests(const StreamSpec& spec) {
     requests.reserve(static_cast<std::size_t>(spec.requests));
     const double shape = spec.arrivals.kind == Arrivals::Kind::gamma ? spec.arrivals.burstiness : 1.0;
     // Gaps with mean 1/rate: exponential for Poisson, gamma(k, 1/(k rate)) for bursty traffic.
-    std::gamma_distribution<double> gap(shape, 1.0 / (shape * spec.arrivals.rate_per_s));
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    // Every draw is core's, so a seed replays the same stream under any standard library.
+    const double gap_scale = 1.0 / (shape * spec.arrivals.rate_per_s);
     double time = 0.0;
     for (long long i = 0; i < spec.requests; ++i) {
-        if (i > 0) time += gap(random);
+        if (i > 0) time += core::gamma(random, shape, gap_scale);
         Request request;
         request.arrival_s = time;
         request.prompt_tokens = draw(spec.prompt, random);
@@ -120,8 +122,8 @@ std::vector<Request> generate_requests(const StreamSpec& spec) {
             request.output_tokens = std::min(request.output_tokens, std::max(1LL, spec.max_context - 1));
             request.prompt_tokens = std::max(1LL, std::min(request.prompt_tokens, spec.max_context - request.output_tokens));
         }
-        if (spec.prefix_fraction > 0.0 && unit(random) < spec.prefix_fraction) {
-            request.prefix_id = static_cast<long long>(unit(random) * static_cast<double>(spec.prefix_groups));
+        if (spec.prefix_fraction > 0.0 && core::uniform_unit(random) < spec.prefix_fraction) {
+            request.prefix_id = static_cast<long long>(core::uniform_unit(random) * static_cast<double>(spec.prefix_groups));
             request.prefix_tokens = std::min(spec.prefix_tokens, request.prompt_tokens);
         }
         requests.push_back(request);
