@@ -1,6 +1,8 @@
 #include "profiles/hardware_loader.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -109,6 +111,33 @@ std::optional<PowerLimitRange> load_power_limit(StrictMap& section, const Hardwa
         return std::nullopt;
     }
     return PowerLimitRange{core::Watts(*low), core::Watts(*high), source};
+}
+
+// `purchase:` price_usd (required), covers (system or board, required), source. With price_basis
+// purchase, price_per_hour must be what the convention makes of them (hardware_profile.hpp).
+void load_purchase(StrictMap& section, HardwareProfile& profile) {
+    Purchase purchase;
+    purchase.price_usd = section.positive_number("price_usd", Presence::required, kMaxPurchaseUsd).value_or(0.0);
+    if (const auto covers = section.string("covers", Presence::required)) {
+        if (*covers == "system" || *covers == "board") {
+            purchase.covers_host = *covers == "system";
+        } else {
+            section.error("covers", fmt::format("'{}' is neither system (a whole machine) nor board (a card that needs a "
+                                                "host)", *covers));
+        }
+    }
+    purchase.source = section.string("source", Presence::optional).value_or("");
+    section.reject_unknown_keys({"price_usd", "covers", "source"});
+    if (profile.price_basis == PriceBasis::purchase && profile.price_per_hour && profile.power && purchase.price_usd > 0.0) {
+        const double hours = kPurchaseYears * 365.0 * 24.0;
+        const double expected = purchase.price_usd / hours + profile.power->value / 1000.0 * kPurchaseUsdPerKwh;
+        if (std::fabs(*profile.price_per_hour / expected - 1.0) > 0.02) {
+            section.error("price_usd", fmt::format("with price_basis purchase, price_per_hour {:g} should be this price over "
+                                                   "{:g} years plus the board's power at {:g} USD/kWh: {:.4g}",
+                                                   *profile.price_per_hour, kPurchaseYears, kPurchaseUsdPerKwh, expected));
+        }
+    }
+    profile.purchase = purchase;
 }
 
 void load_power_modes(StrictMap& section, HardwareProfile& profile) {
@@ -278,6 +307,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
         if (!known) root.error("price_basis", fmt::format("'{}' is not a basis; expected cloud, purchase or proxy", *basis));
         if (!profile.price_per_hour) root.error("price_basis", "a basis without a price_per_hour");
     }
+    if (auto section = root.map("purchase", Presence::optional)) load_purchase(*section, profile);
 
     if (auto efficiency = root.map("efficiency", Presence::optional)) {
         profile.efficiency.memory_bandwidth = efficiency->fraction("memory_bandwidth", Presence::optional);
@@ -295,7 +325,7 @@ HardwareProfile parse_hardware_profile(const std::string& text, const std::strin
     if (auto section = root.map("power_modes", Presence::optional)) load_power_modes(*section, profile);
 
     root.reject_unknown_keys({"name", "vendor", "architecture", "segment", "backend", "source", "memory", "compute", "interconnect", "scale_out", "host_link", "power", "price_per_hour",
-                              "price_basis", "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
+                              "price_basis", "purchase", "dies", "compute_units", "efficiency", "clocks", "power_limit", "power_modes"});
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));
     return profile;
 }

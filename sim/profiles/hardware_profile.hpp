@@ -118,6 +118,18 @@ constexpr std::optional<DeviceSegment> stated_segment(std::string_view name) {
 // found (a proxy, which every output marks); or, for a price given with --price/--prices or a
 // user's profile without the key, unstated.
 enum class PriceBasis { cloud, purchase, proxy, unstated };
+
+// What a bought device cost (`purchase:`), for a total cost of ownership (serving/ownership_cost.hpp).
+struct Purchase {
+    double price_usd = 0.0;    // as bought: the list price or MSRP
+    bool covers_host = false;  // true: a whole machine (a Mac, a DGX Spark); false: a board that needs a host
+    std::string source;
+};
+// price_basis purchase means price_per_hour is the purchase price spread over kPurchaseYears plus
+// the board's power at kPurchaseUsdPerKwh: the loader checks a profile's two figures against it.
+inline constexpr double kPurchaseYears = 3.0;
+inline constexpr double kPurchaseUsdPerKwh = 0.15;
+inline constexpr double kMaxPurchaseUsd = 1e8;
 inline constexpr std::array<core::NamedValue<PriceBasis>, 4> kPriceBasisNames{
     {{PriceBasis::cloud, "cloud"}, {PriceBasis::purchase, "purchase"}, {PriceBasis::proxy, "proxy"},
      {PriceBasis::unstated, "unstated"}}};
@@ -156,6 +168,7 @@ struct HardwareProfile {
     std::optional<core::Watts> power;
     std::optional<double> price_per_hour;  // USD per device-hour, in (0, kMaxPricePerHour]
     PriceBasis price_basis = PriceBasis::unstated;  // `price_basis:`
+    std::optional<Purchase> purchase;               // `purchase:`
     EfficiencyOverrides efficiency;
     std::optional<SustainedClocks> clocks;
     std::optional<PowerLimitRange> power_limit;

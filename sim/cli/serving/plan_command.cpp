@@ -21,6 +21,7 @@
 #include "core/value_range.hpp"
 #include "report/serving/launch_command.hpp"
 #include "report/serving/plan_output.hpp"
+#include "serving/ownership_cost.hpp"
 #include "serving/plan.hpp"
 #include "serving/served_stream.hpp"
 #include "core/registry.hpp"
@@ -61,6 +62,10 @@ struct PlanOptions {
     std::string prices;  // --price: "id=usd,..."
     std::string price_file;  // --prices FILE
     std::string basis = "any";  // --basis: the prices ranked (cloud, purchase or any)
+    // --basis purchase: the cost of ownership's assumptions (serving/ownership_cost.hpp).
+    std::optional<double> years;
+    std::optional<double> usd_per_kwh;
+    std::optional<double> pue;
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
@@ -175,6 +180,25 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         apply_given_prices(options.prices, options.price_file, catalog, candidates);
     // --basis: only prices of that basis are costed, so a purchase price is never ranked against a
     // rental; another device's price (a proxy) is of neither. A price the user gave counts as both.
+    // Bought devices are costed whole: the device, its host and network, and the energy at the wall,
+    // over the years they are used, in place of the profile's amortized board price.
+    std::map<std::string, serving::OwnershipCost> ownership;
+    serving::OwnershipAssumptions assumptions;
+    if ((options.years || options.usd_per_kwh || options.pue) && options.basis != "purchase") {
+        throw core::UsageError("--years, --usd-per-kwh and --pue set the cost of owning bought devices: they need --basis purchase");
+    }
+    if (options.basis == "purchase") {
+        assumptions.years = options.years.value_or(assumptions.years);
+        assumptions.usd_per_kwh = options.usd_per_kwh.value_or(assumptions.usd_per_kwh);
+        assumptions.pue = options.pue;
+        for (profiles::HardwareProfile& device : candidates) {
+            if (device.price_basis != profiles::PriceBasis::purchase || prices.contains(device.id)) continue;
+            if (const auto cost = serving::ownership_cost(device, assumptions)) {
+                device.price_per_hour = cost->total();
+                ownership.emplace(device.id, *cost);
+            }
+        }
+    }
     if (options.basis != "any") {
         const profiles::PriceBasis wanted =
             options.basis == "cloud" ? profiles::PriceBasis::cloud : profiles::PriceBasis::purchase;
@@ -238,6 +262,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.order = options.by;
     conditions.disaggregation = options.disaggregation;
     conditions.given_prices = prices;
+    conditions.ownership = ownership;
+    conditions.ownership_assumptions = assumptions;
     if (options.hardware.empty()) {
         conditions.candidates = fmt::format("{} of the {} shipped devices, segments {}", candidates.size(), ids.size(),
                                             options.segments);
@@ -285,6 +311,16 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--prices", options->price_file,
                         "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
+    command->add_option("--years", options->years,
+                        "With --basis purchase: years a bought device is used, its price spread over them (default 3)")
+        ->check(CLI::Range(0.1, 50.0));
+    command->add_option("--usd-per-kwh", options->usd_per_kwh,
+                        "With --basis purchase: electricity price at the meter (default 0.15)")
+        ->check(CLI::Range(0.0, 10.0));
+    command->add_option("--pue", options->pue,
+                        "With --basis purchase: power usage effectiveness (default 1.58 in a datacenter, Uptime "
+                        "Institute 2023; 1 at a desk)")
+        ->check(CLI::Range(1.0, 5.0));
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime);
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();

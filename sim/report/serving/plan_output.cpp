@@ -17,6 +17,38 @@ namespace decodesim::report {
 
 namespace {
 
+// A month as cloud bills count it: 730 hours.
+constexpr double kHoursPerMonth = 730.0;
+
+// "cost of ownership a month, 56 devices (bought, 3 years, 0.15 USD/kWh, PUE 1.58): ..."
+std::string ownership_text(const serving::OwnershipCost& cost, const serving::OwnershipAssumptions& assumptions,
+                           int devices) {
+    const double month = kHoursPerMonth * devices;
+    return fmt::format("cost of ownership a month, {} device{} bought and used {:g} years: devices {:.0f} USD, hosts {:.0f}, "
+                       "network {:.0f}, energy {:.0f} ({:.0f} kWh at {:g} USD/kWh, PUE {:g}); total {:.0f} USD "
+                       "(docs/serving.md, \"Total cost of ownership\")\n",
+                       devices, devices == 1 ? "" : "s", assumptions.years, cost.device * month, cost.host * month,
+                       cost.network * month, cost.energy * month, cost.wall_power_w * cost.pue / 1000.0 * month,
+                       assumptions.usd_per_kwh, cost.pue, cost.total() * month);
+}
+
+nlohmann::json ownership_json(const serving::OwnershipCost& cost, const serving::OwnershipAssumptions& assumptions,
+                              int devices) {
+    const double month = kHoursPerMonth * devices;
+    return {{"years", assumptions.years},
+            {"usd_per_kwh", assumptions.usd_per_kwh},
+            {"pue", cost.pue},
+            {"wall_power_w_per_device", cost.wall_power_w},
+            {"per_month_usd",
+             {{"devices", cost.device * month},
+              {"hosts", cost.host * month},
+              {"network", cost.network * month},
+              {"energy", cost.energy * month},
+              {"total", cost.total() * month}}},
+            {"energy_kwh_per_month", cost.wall_power_w * cost.pue / 1000.0 * month}};
+}
+
+
 // A shell command on lines a terminal keeps whole: broken before a flag ("--...") wherever the
 // line would pass 90 columns, each break a backslash continuation, so it pastes as it reads.
 std::string shell_lines(const std::string& command) {
@@ -163,6 +195,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                                                               : std::string("one device"),
                             best.deployment.weights->name,
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
+        if (const auto owned = c.ownership.find(best.hardware); owned != c.ownership.end()) {
+            text += ownership_text(owned->second, c.ownership_assumptions, best.devices);
+        }
         text += fmt::format("scheduler per replica: {}\n", serving::describe_scheduler(best.limits));
         if (const auto launch = launch_command(best, c.model_repo, planned_load(c))) {
             text += fmt::format("launch:\n  {}\ncheck it:\n  {}\n", shell_lines(launch->serve), shell_lines(launch->verify));
@@ -282,6 +317,9 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"batch_per_replica", option.per_replica.batch},
                            {"disaggregated", option.disaggregated.has_value()},
                            {"best", i == 0}});
+        if (const auto owned = c.ownership.find(option.hardware); owned != c.ownership.end()) {
+            options.back()["ownership"] = ownership_json(owned->second, c.ownership_assumptions, option.devices);
+        }
         if (option.verification) {
             const serving::PlanVerification& v = *option.verification;
             options.back()["verified_by_serve"] = {{"requests", v.requests},

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "serving/ownership_cost.hpp"
 #include "serving/plan.hpp"
 #include "workload/workload_scenario.hpp"
 
@@ -30,6 +31,10 @@ struct PlanConditions {
     double uncapped_output_tokens = 0.0;
     std::optional<serving::PlanOption> best_uncapped;
     std::map<std::string, double> given_prices;  // --price: USD per device-hour in place of the profiles'
+    // --basis purchase: each bought device's cost of ownership a device-hour (its price_per_hour in
+    // the plan), by hardware id, and the assumptions behind it.
+    std::map<std::string, serving::OwnershipCost> ownership;
+    serving::OwnershipAssumptions ownership_assumptions;
     std::string candidates;  // without --hardware: which devices were considered ("34 of the 89 shipped ...")
     // The model as a serving command names it: its Hugging Face repository where its profile's
     // source names one, else its id.
