@@ -36,7 +36,8 @@ std::vector<std::string> project_includes(const std::string& source) {
 // The plain-data headers of profiles/: specs the engine reads, with no parsing in them.
 const std::set<std::string> kPlainProfileHeaders{"profiles/hardware_profile.hpp", "profiles/model_profile.hpp",
                                                  "profiles/measurement.hpp",      "profiles/runtime_profile.hpp",
-                                                 "profiles/runtime_fields.hpp",   "profiles/residual_band_table.hpp"};
+                                                 "profiles/runtime_fields.hpp",   "profiles/residual_band_table.hpp",
+                                                 "profiles/load_curve.hpp"};
 
 // What each layer or room may include, mirroring target_link_libraries in sim/CMakeLists.txt. A
 // room of report/ or cli/ (report/serving) sees its own room below it (serving) and the layer's

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "profiles/load_curve_reader.hpp"
 #include "cli/price_option.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/flag_use.hpp"
@@ -21,6 +22,7 @@
 #include "core/value_range.hpp"
 #include "report/serving/launch_command.hpp"
 #include "report/serving/plan_output.hpp"
+#include "serving/daily_scaling.hpp"
 #include "serving/ownership_cost.hpp"
 #include "serving/plan.hpp"
 #include "serving/served_stream.hpp"
@@ -33,6 +35,9 @@ namespace {
 // The segments plan considers without --hardware: datacenter parts (and user profiles that state
 // none), which can be bought or rented as servers.
 constexpr const char* kDefaultSegments = "datacenter";
+// A new replica's start before it serves: the image pulled, weights loaded, graphs captured. An
+// assumption (docs/serving.md, "A day's load"), not a measurement; --scale-up-lag sets it.
+constexpr double kDefaultScaleUpLagMinutes = 10.0;
 
 // "datacenter,workstation" or "all" as segments; a user's profile without one (`unstated`) goes with
 // the datacenter parts.
@@ -89,11 +94,22 @@ struct PlanOptions {
     std::string disaggregation = "auto";
     long long verify_requests = 2000;  // 0: the steady state alone decides
     std::optional<long long> seed;  // unset: 1
+    std::string load_curve;         // --load-curve FILE: a day's load; the plan is for its peak
+    double scale_up_lag_minutes = kDefaultScaleUpLagMinutes;
     bool json = false;
 };
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
-    if (!options.rate && !options.users) throw core::UsageError("plan: give the load as --rate or as --users");
+    // A day's load curve: the plan is made for its peak, then scaled over the day.
+    std::optional<std::vector<profiles::LoadStep>> curve;
+    std::optional<double> rate = options.rate;
+    if (!options.load_curve.empty()) {
+        curve = profiles::load_load_curve(options.load_curve);
+        rate = std::max_element(curve->begin(), curve->end(), [](const auto& a, const auto& b) {
+                   return a.rate_per_s < b.rate_per_s;
+               })->rate_per_s;
+    }
+    if (!rate && !options.users) throw core::UsageError("plan: give the load as --rate, --users or --load-curve");
     refuse_flags_without_effect({
         {"--segments", options.segments != kDefaultSegments, options.hardware.empty(),
          "without --hardware (every device --hardware names is considered)"},
@@ -152,7 +168,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     const workload::ResolvedWorkload resolved = workload::resolve_workload(choice, model.max_position_embeddings);
     warn_beyond_context(io, model, resolved.asked_context_mean);
     serving::PlanWorkload workload;
-    workload.rate_per_s = options.rate;
+    workload.rate_per_s = rate;
     if (options.users) workload.users = static_cast<double>(*options.users);
     workload.think_time_s = resolved.think_time_s;
     workload.prompt_tokens = resolved.prompt.mean();
@@ -238,7 +254,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     report::PlanConditions conditions;
     conditions.model = model.id;
     conditions.model_repo = report::hugging_face_repo(model.source).value_or(model.id);
-    conditions.rate_per_s = options.rate;
+    conditions.rate_per_s = rate;
     conditions.users = workload.users;
     conditions.think_time_s = workload.think_time_s;
     conditions.prompt_tokens = workload.prompt_tokens;
@@ -264,11 +280,23 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.given_prices = prices;
     conditions.ownership = ownership;
     conditions.ownership_assumptions = assumptions;
+    if (curve && !plan.options.empty()) {
+        const serving::PlanOption& best = plan.options.front();
+        serving::DailyScaling scaling;
+        scaling.peak_rate_per_s = *rate;
+        scaling.peak_replicas = best.replicas;
+        scaling.devices_per_replica = best.devices / std::max(1, best.replicas);
+        if (best.cost_per_hour) scaling.price_per_device_hour = *best.cost_per_hour / best.devices;
+        scaling.scale_up_lag_hours = options.scale_up_lag_minutes / 60.0;
+        conditions.day = serving::scale_over_day(*curve, scaling);
+        conditions.load_curve = options.load_curve;
+        conditions.scale_up_lag_minutes = options.scale_up_lag_minutes;
+    }
     if (options.hardware.empty()) {
         conditions.candidates = fmt::format("{} of the {} shipped devices, segments {}", candidates.size(), ids.size(),
                                             options.segments);
     }
-    conditions.workload = options.rate ? fmt::format("{:g} requests/s", *options.rate)
+    conditions.workload = rate ? fmt::format("{:g} requests/s{}", *rate, curve ? " at the load curve's peak" : "")
                                        : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
     conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt), workload::describe(resolved.output));
@@ -330,12 +358,21 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     command->add_flag("--in-process", options->in_process, help::kInProcess);
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(CLI::Range(1e-6, 1e9));
+    auto* curve = command->add_option("--load-curve", options->load_curve,
+                                      "A day's load, a CSV of hour,rate_per_s: the plan is for its peak, then scaled "
+                                      "hour by hour, with the cost of the day against the peak's (docs/serving.md)");
+    command->add_option("--scale-up-lag", options->scale_up_lag_minutes,
+                        "With --load-curve: minutes a new replica takes to start, paid before it serves")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1440.0))
+        ->needs(curve);
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop; a whole number)")
                       ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--think-time", options->think_time,
                         "Seconds each user waits between a response and the next request (default 0, or the scenario's)")
         ->check(CLI::Range(0.0, 1e6));
     rate->excludes(users);
+    curve->excludes(rate)->excludes(users);
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "burstiness and targets; explicit flags override");

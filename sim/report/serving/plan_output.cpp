@@ -11,6 +11,7 @@
 #include "report/predict_json.hpp"
 #include "report/price_basis.hpp"
 #include "report/serving/launch_command.hpp"
+#include "core/text_escape.hpp"
 #include "report/text_table.hpp"
 
 namespace decodesim::report {
@@ -30,6 +31,48 @@ std::string ownership_text(const serving::OwnershipCost& cost, const serving::Ow
                        devices, devices == 1 ? "" : "s", assumptions.years, cost.device * month, cost.host * month,
                        cost.network * month, cost.energy * month, cost.wall_power_w * cost.pue / 1000.0 * month,
                        assumptions.usd_per_kwh, cost.pue, cost.total() * month);
+}
+
+// The best option over the day: a row a step of the curve, then the day against the peak all day.
+std::string day_text(const serving::ScaledDay& day, const std::string& path, double lag_minutes) {
+    std::string text = fmt::format("\nover the day ({}; a replica takes {:g} min to start, paid before it serves):\n",
+                                   core::printable(path), lag_minutes);
+    TextTable table({"hours", "requests/s", "replicas", "devices", "device-hours", "USD"});
+    for (const auto& step : day.steps) {
+        table.add_row({fmt::format("{:g}-{:g}", step.start_hour, step.end_hour), core::format_significant(step.rate_per_s),
+                       fmt::format("{}", step.replicas), fmt::format("{}", step.devices),
+                       core::format_significant(step.device_hours),
+                       step.cost_usd ? fmt::format("{:.2f}", *step.cost_usd) : std::string("-")});
+    }
+    text += table.render();
+    text += fmt::format("a day: {} device-hours{}; the peak's {} replica{} all day: {} device-hours{}\n",
+                        core::format_significant(day.device_hours),
+                        day.cost_usd ? fmt::format(", {:.2f} USD", *day.cost_usd) : std::string(), day.peak_replicas,
+                        day.peak_replicas == 1 ? "" : "s", core::format_significant(day.peak_device_hours),
+                        day.peak_cost_usd ? fmt::format(", {:.2f} USD", *day.peak_cost_usd) : std::string());
+    return text;
+}
+
+nlohmann::json day_json(const serving::ScaledDay& day, const std::string& path, double lag_minutes) {
+    auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& step : day.steps) {
+        steps.push_back({{"start_hour", step.start_hour},
+                         {"end_hour", step.end_hour},
+                         {"rate_per_s", step.rate_per_s},
+                         {"replicas", step.replicas},
+                         {"devices", step.devices},
+                         {"device_hours", step.device_hours},
+                         {"cost_usd", optional(step.cost_usd)}});
+    }
+    return {{"file", core::printable(path)},
+            {"scale_up_lag_minutes", lag_minutes},
+            {"steps", steps},
+            {"device_hours", day.device_hours},
+            {"cost_usd", optional(day.cost_usd)},
+            {"peak_replicas", day.peak_replicas},
+            {"peak_device_hours", day.peak_device_hours},
+            {"peak_cost_usd", optional(day.peak_cost_usd)}};
 }
 
 nlohmann::json ownership_json(const serving::OwnershipCost& cost, const serving::OwnershipAssumptions& assumptions,
@@ -224,6 +267,7 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                                 pools.link);
         }
     }
+    if (c.day) text += day_text(*c.day, c.load_curve, c.scale_up_lag_minutes);
     if (c.max_output_tokens) {
         text += fmt::format("output cap: {:.0f} tokens brings the mean output from {:.0f} to {:.0f} tokens", *c.max_output_tokens,
                             c.uncapped_output_tokens, c.output_tokens);
@@ -281,6 +325,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
     conditions["ttft_p99_is_default"] = c.default_ttft;
     if (c.targets.tpot_s) conditions["tpot_p99_s"] = *c.targets.tpot_s;
     document["conditions"] = conditions;
+    if (c.day) document["load_curve"] = day_json(*c.day, c.load_curve, c.scale_up_lag_minutes);
     auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
     nlohmann::json options = nlohmann::json::array();
     for (std::size_t i = 0; i < plan.options.size(); ++i) {

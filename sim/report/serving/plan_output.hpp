@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "serving/daily_scaling.hpp"
 #include "serving/ownership_cost.hpp"
 #include "serving/plan.hpp"
 #include "workload/workload_scenario.hpp"
@@ -35,6 +36,10 @@ struct PlanConditions {
     // the plan), by hardware id, and the assumptions behind it.
     std::map<std::string, serving::OwnershipCost> ownership;
     serving::OwnershipAssumptions ownership_assumptions;
+    // --load-curve: the best option scaled over the day.
+    std::optional<serving::ScaledDay> day;
+    std::string load_curve;
+    double scale_up_lag_minutes = 0.0;
     std::string candidates;  // without --hardware: which devices were considered ("34 of the 89 shipped ...")
     // The model as a serving command names it: its Hugging Face repository where its profile's
     // source names one, else its id.
