@@ -714,3 +714,51 @@ TEST_CASE("a runtime that prefills in passes of its own holds the decodes back f
     CHECK(apart.requests[0].finish_s > together.requests[0].finish_s);
     CHECK(apart.requests[0].first_token_s == doctest::Approx(prefill).epsilon(1e-9));
 }
+
+TEST_CASE("a plan's launch commands carry its layout: tensor, expert and attention-data parallelism, and prefill and decode roles") {
+    const auto catalog = testing::shipped_catalog();
+    const auto hardware = catalog.hardware("h200-sxm");
+    const auto model = catalog.model("deepseek-v3");
+    const auto launch_for = [&](const std::string& runtime, engine::Parallelism parallelism,
+                                std::optional<serving::PoolShape> pools) {
+        engine::DeploymentChoice choice;
+        choice.runtime = testing::shipped_runtime(runtime);
+        choice.weights = core::find_named(core::weight_formats(), "fp8");
+        choice.parallelism = parallelism;
+        serving::PlanOption option;
+        option.hardware = hardware.id;
+        option.deployment = engine::resolve_deployment(hardware, model, choice);
+        option.limits.max_sequences = 256;
+        option.limits.max_batched_tokens = 8192;
+        option.replicas = 2;
+        option.devices = 2 * parallelism.devices();
+        if (pools) option.disaggregated = serving::DisaggregatedPlan{*pools, 0.0, 0.0, 0.0, "NVLink"};
+        const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt});
+        REQUIRE(launch.has_value());
+        return *launch;
+    };
+    // Tensor parallel 8 on one box.
+    const auto tp = launch_for("vllm", {8, 1, 1, 1}, std::nullopt);
+    CHECK(tp.serve == "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --quantization fp8 --max-num-seqs 256 "
+                      "--max-num-batched-tokens 8192");
+    CHECK_FALSE(tp.serve_decode.has_value());
+    // Experts over 8 devices behind 8 attention replicas of tensor parallel 1: vLLM's data
+    // parallelism with expert parallelism; SGLang's 8 devices a stage split into 8 attention replicas.
+    const auto ep_vllm = launch_for("vllm", {1, 1, 8, 8}, std::nullopt);
+    CHECK(ep_vllm.serve.find("--tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel") != std::string::npos);
+    const auto ep_sglang = launch_for("sglang", {1, 1, 8, 8}, std::nullopt);
+    CHECK(ep_sglang.serve.find("--tp-size 8 --enable-dp-attention --dp-size 8 --ep-size 8") != std::string::npos);
+    // Disaggregated 2P3D: SGLang's roles on its two commands and its router; vLLM's connector on both.
+    const auto pd_sglang = launch_for("sglang", {8, 1, 1, 1}, serving::PoolShape{2, 3});
+    CHECK(pd_sglang.serve.ends_with("--disaggregation-mode prefill"));
+    REQUIRE(pd_sglang.serve_decode.has_value());
+    CHECK(pd_sglang.serve_decode->ends_with("--disaggregation-mode decode"));
+    REQUIRE(pd_sglang.router.has_value());
+    CHECK(pd_sglang.router->starts_with("python -m sglang_router.launch_router --pd-disaggregation"));
+    CHECK(std::any_of(pd_sglang.notes.begin(), pd_sglang.notes.end(),
+                      [](const std::string& note) { return note.find("2 of them prefill and 3 decode") != std::string::npos; }));
+    const auto pd_vllm = launch_for("vllm", {8, 1, 1, 1}, serving::PoolShape{2, 3});
+    CHECK(pd_vllm.serve.find(R"(--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}')") !=
+          std::string::npos);
+    CHECK(pd_vllm.serve_decode == pd_vllm.serve);
+}

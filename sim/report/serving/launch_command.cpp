@@ -71,15 +71,27 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     if (runtime == "vllm") {
         launch.serve = fmt::format("vllm serve {} --tensor-parallel-size {}", model, p.tensor);
         if (p.pipeline > 1) launch.serve += fmt::format(" --pipeline-parallel-size {}", p.pipeline);
+        // Attention replicas are vLLM's data parallelism; the experts spread over all their devices.
+        if (p.attention_data > 1) launch.serve += fmt::format(" --data-parallel-size {}", p.attention_data);
         if (p.expert > 1) launch.serve += " --enable-expert-parallel";
         if (online_fp8) launch.serve += " --quantization fp8";
         if (kv == "fp8") launch.serve += " --kv-cache-dtype fp8";
         launch.serve += fmt::format(" --max-num-seqs {} --max-num-batched-tokens {}", limits.max_sequences,
                                     limits.max_batched_tokens);
         if (!limits.prefix_caching) launch.serve += " --no-enable-prefix-caching";
+        if (option.disaggregated) {
+            // vLLM's NixlConnector: each instance both sends and receives; the proxy gives the roles
+            // (docs.vllm.ai, "NixlConnector Usage Guide").
+            launch.serve += R"( --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}')";
+            launch.serve_decode = launch.serve;
+            launch.router = "a prefill/decode proxy in front: vLLM's examples/disaggregated proxy, llm-d or NVIDIA Dynamo "
+                            "(each request prefilled on a prefill instance, then decoded on a decode instance)";
+        }
         launch.verify = "vllm bench serve --backend vllm --model " + model + load_flags(load, "--random-input-len", "--random-output-len");
     } else if (runtime == "sglang") {
-        launch.serve = fmt::format("python -m sglang.launch_server --model-path {} --tp-size {}", model, p.tensor);
+        // SGLang's --tp-size counts every device of a stage; --dp-size splits them into attention replicas.
+        launch.serve = fmt::format("python -m sglang.launch_server --model-path {} --tp-size {}", model, p.stage_devices());
+        if (p.attention_data > 1) launch.serve += fmt::format(" --enable-dp-attention --dp-size {}", p.attention_data);
         if (p.pipeline > 1) launch.serve += fmt::format(" --pp-size {}", p.pipeline);
         if (p.expert > 1) launch.serve += fmt::format(" --ep-size {}", p.expert);
         if (online_fp8) launch.serve += " --quantization fp8";
@@ -87,6 +99,14 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         launch.serve += fmt::format(" --max-running-requests {} --chunked-prefill-size {}", limits.max_sequences,
                                     limits.max_batched_tokens);
         if (!limits.prefix_caching) launch.serve += " --disable-radix-cache";
+        if (option.disaggregated) {
+            launch.serve_decode = launch.serve + " --disaggregation-mode decode";
+            launch.serve += " --disaggregation-mode prefill";
+            launch.router = "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL_HOST:30000 "
+                            "--decode http://DECODE_HOST:30000";
+            launch.notes.push_back("the router takes one --prefill URL a prefill instance and one --decode URL a decode "
+                                   "instance");
+        }
         launch.verify = "python -m sglang.bench_serving --backend sglang --model " + model +
                         load_flags(load, "--random-input-len", "--random-output-len");
     } else if (runtime == "tensorrt-llm") {

@@ -12,7 +12,11 @@
 namespace decodesim::report {
 
 struct LaunchCommand {
-    std::string serve;    // one instance (vllm serve, python -m sglang.launch_server, trtllm-serve, llama-server)
+    // One instance (vllm serve, python -m sglang.launch_server, trtllm-serve, llama-server); with
+    // disaggregated pools, a prefill instance.
+    std::string serve;
+    std::optional<std::string> serve_decode;  // disaggregated: a decode instance
+    std::optional<std::string> router;        // disaggregated: what sends each request to a prefill and a decode instance
     std::string verify;   // the load of the plan, replayed against it (vllm bench serve or sglang.bench_serving)
     std::vector<std::string> notes;  // replicas, disaggregated pools, formats a flag cannot set
 };

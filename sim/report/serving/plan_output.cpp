@@ -243,7 +243,14 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         }
         text += fmt::format("scheduler per replica: {}\n", serving::describe_scheduler(best.limits));
         if (const auto launch = launch_command(best, c.model_repo, planned_load(c))) {
-            text += fmt::format("launch:\n  {}\ncheck it:\n  {}\n", shell_lines(launch->serve), shell_lines(launch->verify));
+            if (launch->serve_decode) {
+                text += fmt::format("launch, prefill instances:\n  {}\nlaunch, decode instances:\n  {}\n",
+                                    shell_lines(launch->serve), shell_lines(*launch->serve_decode));
+                if (launch->router) text += fmt::format("route:\n  {}\n", shell_lines(*launch->router));
+            } else {
+                text += fmt::format("launch:\n  {}\n", shell_lines(launch->serve));
+            }
+            text += fmt::format("check it:\n  {}\n", shell_lines(launch->verify));
             for (const auto& note : launch->notes) text += fmt::format("  ({})\n", note);
         }
         if (best.verification) {
@@ -381,6 +388,9 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
         // The commands that run this option and replay its load (null for a runtime without one).
         if (const auto launch = launch_command(option, c.model_repo, planned_load(c))) {
             options.back()["launch"] = {{"serve", launch->serve}, {"verify", launch->verify}, {"notes", launch->notes}};
+            options.back()["launch"]["serve_decode"] =
+                launch->serve_decode ? nlohmann::json(*launch->serve_decode) : nlohmann::json(nullptr);
+            options.back()["launch"]["router"] = launch->router ? nlohmann::json(*launch->router) : nlohmann::json(nullptr);
         } else {
             options.back()["launch"] = nullptr;
         }
