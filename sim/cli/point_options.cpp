@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cli/runtime_option.hpp"
+#include "core/units.hpp"
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/memory.hpp"
@@ -134,6 +135,17 @@ void add_workload_options(CLI::App& command, WorkloadOptions& options) {
 void add_point_options(CLI::App& command, PointOptions& options) {
     add_deployment_options(command, options.deployment);
     add_workload_options(command, options.workload);
+}
+
+std::pair<std::string, std::optional<int>> hardware_with_devices(const std::string& item, const std::string& flag) {
+    const auto colon = item.rfind(':');
+    if (colon == std::string::npos) return {item, std::nullopt};
+    double devices = 0.0;
+    if (!core::parse_number(item.substr(colon + 1), devices) || devices < 1 || devices > kMaxTensorParallel ||
+        devices != static_cast<int>(devices)) {
+        throw core::UsageError(fmt::format("{}: '{}' should be ID or ID:DEVICES with a whole number of devices", flag, item));
+    }
+    return {item.substr(0, colon), static_cast<int>(devices)};
 }
 
 const core::WeightFormat& weight_format_named(const std::string& name) {

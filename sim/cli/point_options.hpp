@@ -112,6 +112,11 @@ inline constexpr const char* kScenario =
     "A named workload: chat, code, summarize, agent or batch (docs/scenarios.md); explicit flags override it";
 }  // namespace help
 
+// "h100-sxm:8" -> ("h100-sxm", 8): an item of a --hardware list with the devices it spans (its
+// tensor parallelism); none after the id: unset. UsageError naming `flag` for a count that is no
+// whole number from 1 to kMaxTensorParallel.
+std::pair<std::string, std::optional<int>> hardware_with_devices(const std::string& item, const std::string& flag);
+
 // Names to the engine's values; UsageError with a suggestion for an unknown name.
 const core::WeightFormat& weight_format_named(const std::string& name);
 const core::KvFormat& kv_format_named(const std::string& name);

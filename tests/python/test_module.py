@@ -11,24 +11,11 @@ import io
 import math
 import os
 import subprocess
-import sys
 import time
 import unittest
 import warnings
 
-BUILD = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
-INSTALLED = "--installed" in sys.argv
-if INSTALLED:
-    sys.argv.remove("--installed")
-else:
-    sys.path.insert(0, os.path.join(BUILD, "python"))
-import decodesim  # noqa: E402
-
-if INSTALLED and os.path.abspath(decodesim.__file__).startswith(os.path.join(BUILD, "python") + os.sep):
-    sys.exit(f"--installed, but decodesim was imported from the build tree: {decodesim.__file__}")
-
-BINARY = os.path.join(BUILD, "decodesim")
-
+from harness import BINARY, decodesim  # the package under test (tests/python/harness.py)
 
 def cli(*args):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, check=False)

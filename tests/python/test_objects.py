@@ -7,23 +7,12 @@ import ast
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 import warnings
 
-BUILD = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
-INSTALLED = "--installed" in sys.argv
-if INSTALLED:
-    sys.argv.remove("--installed")
-else:
-    sys.path.insert(0, os.path.join(BUILD, "python"))
-import decodesim  # noqa: E402
+from harness import BINARY, decodesim  # the package under test (tests/python/harness.py)
 
-if INSTALLED and os.path.abspath(decodesim.__file__).startswith(os.path.join(BUILD, "python") + os.sep):
-    sys.exit(f"--installed, but decodesim was imported from the build tree: {decodesim.__file__}")
-
-BINARY = os.path.join(BUILD, "decodesim")
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Three devices of three vendors and memory kinds: HBM (NVIDIA, AMD) and unified LPDDR (Apple).
 DEVICES = ("h100-sxm", "mi300x", "apple-m4-max")

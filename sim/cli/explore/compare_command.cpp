@@ -36,18 +36,6 @@ struct CompareOptions {
 };
 
 
-// "h100-sxm:8" -> ("h100-sxm", 8).
-std::pair<std::string, std::optional<int>> split_devices(const std::string& item) {
-    const auto colon = item.rfind(':');
-    if (colon == std::string::npos) return {item, std::nullopt};
-    double devices = 0.0;
-    if (!core::parse_number(item.substr(colon + 1), devices) || devices < 1 || devices > kMaxTensorParallel ||
-        devices != static_cast<int>(devices)) {
-        throw core::UsageError(fmt::format("--hardware: '{}' should be ID or ID:DEVICES with a whole number of devices", item));
-    }
-    return {item.substr(0, colon), static_cast<int>(devices)};
-}
-
 int run_compare(const CompareOptions& options, const profiles::Catalog& catalog, Io io) {
     // The same resolver as every command: the choice from the shared flags, each device resolved
     // with it and its runtime (--runtime's, or each device's default).
@@ -59,7 +47,7 @@ int run_compare(const CompareOptions& options, const profiles::Catalog& catalog,
     std::vector<profiles::HardwareProfile> devices;
     std::vector<std::optional<int>> device_counts;
     for (const auto& item : core::parse_name_list(options.point.deployment.hardware, "--hardware")) {
-        const auto [id, count] = split_devices(item);
+        const auto [id, count] = hardware_with_devices(item, "--hardware");
         devices.push_back(catalog.hardware(id));
         device_counts.push_back(count);
     }

@@ -47,14 +47,6 @@ struct FrontierOptions {
     std::string svg_path;
 };
 
-// "h100-sxm:2" -> ("h100-sxm", 2): the devices a deployment spans (tensor parallel); none: --tp.
-std::pair<std::string, std::optional<int>> deployment_item(const std::string& item) {
-    const auto colon = item.rfind(':');
-    if (colon == std::string::npos) return {item, std::nullopt};
-    const auto devices = core::parse_integer_list(item.substr(colon + 1), "--hardware", 1, 1, kMaxTensorParallel);
-    return {item.substr(0, colon), static_cast<int>(devices.front())};
-}
-
 int run_frontier(const FrontierOptions& options, const profiles::Catalog& catalog, Io io) {
     const std::vector<long long> concurrencies =
         core::parse_integer_list(options.concurrency, "--concurrency", 1, kMaxConcurrencies, kMaxClients);
@@ -73,7 +65,7 @@ int run_frontier(const FrontierOptions& options, const profiles::Catalog& catalo
     std::vector<profiles::HardwareProfile> devices;
     std::vector<DeploymentOptions> deployments;
     for (const auto& item : core::parse_name_list(options.deployment.hardware, "--hardware")) {
-        const auto [id, count] = deployment_item(item);
+        const auto [id, count] = hardware_with_devices(item, "--hardware");
         DeploymentOptions deployment = options.deployment;
         deployment.hardware = id;
         if (count) deployment.tensor_parallel = *count;
