@@ -1,6 +1,6 @@
 // libFuzzer target: the files a user hands to `decodesim calibrate` (llama-bench CSV/JSON/JSONL,
-// vllm bench serve JSON, a measurements table) and the runtime profiles `--runtime path.yaml`
-// reads. The first byte picks the reader; the rest is the file. A file may be refused with an
+// vllm bench serve JSON, a measurements table), the runtime profiles `--runtime path.yaml` reads
+// and the load curves of `plan --load-curve`. The first byte picks the reader; the rest is the file. A file may be refused with an
 // InputError; anything else (a crash, a non-finite or non-positive value accepted) is a finding.
 
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "fuzz_checks.hpp"
 #include "profiles/benchmark_results.hpp"
+#include "profiles/load_curve_reader.hpp"
 
 namespace {
 
@@ -43,6 +44,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             for (const auto& row : results.rows) {
                 decodesim::fuzz::require_finite(row.value);
                 if (!(row.value > 0.0)) std::abort();
+            }
+        } else if (data[0] % 4 == 3) {
+            // A day's steps: hours in order within [0, 24), rates finite and at least 0.
+            const auto curve = decodesim::profiles::load_load_curve(write_input(".csv", text, length));
+            double previous = -1.0;
+            for (const auto& step : curve) {
+                decodesim::fuzz::require_finite(step.rate_per_s);
+                if (!(step.start_hour > previous && step.start_hour < 24.0 && step.rate_per_s >= 0.0)) std::abort();
+                previous = step.start_hour;
             }
         } else {
             // Any base resolves to the measured defaults: the file's own keys are what is fuzzed.
