@@ -96,3 +96,27 @@ TEST_CASE("a load curve file is read strictly, each problem at its line and colu
                                     testing::test_data("load_curves/diurnal_10_per_s.csv")});
     CHECK(both.exit_code == 2);
 }
+
+TEST_CASE("plan --trace plans for a recorded load and replays it to check each option") {
+    // 41 requests half a second apart: 40 gaps over 20 s, 2 requests/s, perfectly regular. Prompts
+    // alternate 1,000 and 3,000 tokens, 21 and 20 of them: a mean of 81,000 / 41 = 1,975.6.
+    std::string text = "arrival_s,prompt_tokens,output_tokens\n";
+    for (int i = 0; i < 41; ++i) text += fmt::format("{},{},200\n", i * 0.5, i % 2 == 0 ? 1000 : 3000);
+    const std::string trace = testing::write_temp("plan_trace.csv", text);
+    const auto result = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--trace", trace,
+                                      "--ttft-p99", "1", "--tpot-p99", "0.05", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto document = nlohmann::json::parse(result.out);
+    CHECK(document["conditions"]["rate_per_s"].get<double>() == doctest::Approx(2.0));
+    CHECK(document["conditions"]["prompt_tokens"].get<double>() == doctest::Approx(81000.0 / 41.0));
+    CHECK(document["conditions"]["output_tokens"].get<double>() == doctest::Approx(200.0));
+    const auto& best = document["options"][0];
+    // The check replayed the trace itself: its 41 requests, not a generated stream of 2,000.
+    CHECK(best["verified_by_serve"]["requests"] == 41);
+    const auto lengths = testing::run({"plan", "--model", "llama-3.1-8b", "--trace", trace, "--prompt", "500"});
+    CHECK(lengths.exit_code == 2);
+    const auto one = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--trace",
+                                   testing::write_temp("one.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,10\n")});
+    CHECK(one.exit_code == 1);
+    CHECK(one.err.find("two requests or more") != std::string::npos);
+}

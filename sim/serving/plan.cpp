@@ -408,6 +408,7 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
     }
     load.rate_per_s = workload.rate_per_s;
     load.users = workload.users;
+    load.trace = workload.trace;
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     // The layouts of each device the serve check refused; a device gets kLayoutsTried at most.
     constexpr std::size_t kLayoutsTried = 4;

@@ -30,6 +30,9 @@ struct PlanWorkload {
     // The distributions behind the means, for the request-level verification; unset: fixed
     // lengths at the means, Poisson arrivals.
     std::optional<workload::ResolvedWorkload> lengths;
+    // Set: a recorded trace (its rows sorted by arrival, the first at 0) whose mean rate, lengths
+    // and arrival burstiness are the load, and which the verification replays as recorded.
+    std::shared_ptr<const std::vector<workload::Request>> trace;
 };
 
 // Whether plan considers disaggregated prefill and decode pools beside colocated replicas.

@@ -26,7 +26,8 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
     spec.arrivals.rate_per_s = load.rate_per_s.value_or(1.0);
     spec.requests = settings.requests;
     spec.seed = settings.seed;
-    const std::vector<workload::Request> requests = generated_stream(load.lengths, spec, std::nullopt).requests;
+    const std::vector<workload::Request> requests =
+        load.trace ? *load.trace : generated_stream(load.lengths, spec, std::nullopt).requests;
     ServeConfig config;
     config.replicas = replicas;
     config.disaggregation = pools;
@@ -69,7 +70,7 @@ PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replica
         if (found != runs.end()) return found->second;
         const Run run = simulate(evaluator, count, load, targets, limits, settings, pools);
         PlanVerification verification;
-        verification.requests = settings.requests;
+        verification.requests = load.trace ? static_cast<long long>(load.trace->size()) : settings.requests;
         verification.seed = settings.seed;
         verification.steady_state_replicas = replicas;
         verification.replicas = count;

@@ -3,6 +3,7 @@
 // search, but a deployment is reported as meeting the targets only when `serve` at the planned
 // load agrees (docs/serving.md, "Verified by serve").
 
+#include <memory>
 #include <optional>
 
 #include "engine/prediction.hpp"
@@ -35,6 +36,8 @@ struct VerifyLoad {
     workload::ResolvedWorkload lengths;
     std::optional<double> rate_per_s;  // open loop, all replicas
     std::optional<double> users;       // closed loop
+    // Set: these requests are replayed as recorded (a trace), in place of a generated stream.
+    std::shared_ptr<const std::vector<workload::Request>> trace;
 };
 
 // Simulates `replicas` colocated replicas of `evaluator`'s deployment under `load`, adding replicas

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "profiles/load_curve_reader.hpp"
@@ -19,6 +20,7 @@
 #include "cli/runtime_option.hpp"
 #include "cli/serving/stream_options.hpp"
 #include "core/error.hpp"
+#include "core/text_escape.hpp"
 #include "core/value_range.hpp"
 #include "report/serving/launch_command.hpp"
 #include "report/serving/plan_output.hpp"
@@ -95,9 +97,24 @@ struct PlanOptions {
     long long verify_requests = 2000;  // 0: the steady state alone decides
     std::optional<long long> seed;  // unset: 1
     std::string load_curve;         // --load-curve FILE: a day's load; the plan is for its peak
+    std::string trace;              // --trace FILE: a recorded load, its rate and lengths planned for and replayed
     double scale_up_lag_minutes = kDefaultScaleUpLagMinutes;
     bool json = false;
 };
+
+// The squared coefficient of variation of the gaps between arrivals: 1 for Poisson arrivals, more
+// for bursts (the steady state's queueing term reads it).
+double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < requests.size(); ++i) gaps.push_back(requests[i].arrival_s - requests[i - 1].arrival_s);
+    double mean = 0.0;
+    for (double gap : gaps) mean += gap;
+    mean /= static_cast<double>(gaps.size());
+    double variance = 0.0;
+    for (double gap : gaps) variance += (gap - mean) * (gap - mean);
+    variance /= static_cast<double>(gaps.size());
+    return mean > 0.0 ? variance / (mean * mean) : 1.0;
+}
 
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     // A day's load curve: the plan is made for its peak, then scaled over the day.
@@ -109,7 +126,25 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                    return a.rate_per_s < b.rate_per_s;
                })->rate_per_s;
     }
-    if (!rate && !options.users) throw core::UsageError("plan: give the load as --rate, --users or --load-curve");
+    // A recorded trace: its mean rate, mean lengths and burstiness are the load, and each option's
+    // verification replays it as recorded.
+    std::optional<serving::ServedStream> traced;
+    if (!options.trace.empty() && (options.prompt || options.output || options.scenario || options.max_output)) {
+        throw core::UsageError("--trace plans for its own lengths; it cannot be combined with --prompt, --output, "
+                               "--scenario or --max-output");
+    }
+    if (!options.trace.empty()) {
+        traced = traced_stream(options.trace, io);
+        const auto& requests = traced->requests;
+        const double span = requests.empty() ? 0.0 : requests.back().arrival_s;
+        if (requests.size() < 2 || !(span > 0.0)) {
+            throw core::InputError(core::Diagnostic{{options.trace, 0, 0}, "",
+                                                    "a trace to plan for needs two requests or more arriving over time"});
+        }
+        // Arrivals over the span between the first and the last: n - 1 gaps.
+        rate = static_cast<double>(requests.size() - 1) / span;
+    }
+    if (!rate && !options.users) throw core::UsageError("plan: give the load as --rate, --users, --load-curve or --trace");
     refuse_flags_without_effect({
         {"--segments", options.segments != kDefaultSegments, options.hardware.empty(),
          "without --hardware (every device --hardware names is considered)"},
@@ -175,6 +210,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     workload.output_tokens = resolved.output.mean();
     workload.arrival_cv2 = resolved.arrival_cv2();
     workload.lengths = resolved;
+    if (traced) {
+        workload.prompt_tokens = traced->load.prompt_tokens;
+        workload.output_tokens = traced->load.output_tokens;
+        workload.arrival_cv2 = arrival_gaps_cv2(traced->requests);
+        workload.trace = std::make_shared<const std::vector<workload::Request>>(traced->requests);
+    }
     std::vector<profiles::HardwareProfile> candidates;
     const auto ids = options.hardware.empty() ? catalog.hardware_ids() : core::parse_name_list(options.hardware, "--hardware");
     if (ids.empty()) {
@@ -296,10 +337,15 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         conditions.candidates = fmt::format("{} of the {} shipped devices, segments {}", candidates.size(), ids.size(),
                                             options.segments);
     }
-    conditions.workload = rate ? fmt::format("{:g} requests/s{}", *rate, curve ? " at the load curve's peak" : "")
+    conditions.workload = traced ? fmt::format("trace {} ({} requests, {:.4g} requests/s)", core::printable(options.trace),
+                                               traced->requests.size(), *rate)
+                          : rate ? fmt::format("{:g} requests/s{}", *rate, curve ? " at the load curve's peak" : "")
                                        : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
-    conditions.workload += fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt), workload::describe(resolved.output));
+    conditions.workload += traced ? fmt::format(", prompt {:.0f} and output {:.0f} tokens on average", workload.prompt_tokens,
+                                                workload.output_tokens)
+                                  : fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt),
+                                                workload::describe(resolved.output));
     if (options.json) {
         io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
@@ -373,6 +419,11 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::Range(0.0, 1e6));
     rate->excludes(users);
     curve->excludes(rate)->excludes(users);
+    auto* trace = command->add_option("--trace", options->trace,
+                                      "Plan for a recorded load (decodesim's CSV, an Azure LLM inference trace, BurstGPT "
+                                      "CSV or Mooncake JSONL): its rate, lengths and burstiness; each option's check "
+                                      "replays it as recorded");
+    trace->excludes(rate)->excludes(users)->excludes(curve);
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "burstiness and targets; explicit flags override");

@@ -112,18 +112,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     serving::ServedStream stream;
     std::optional<serving::ClosedLoop> closed_loop;
     if (!options.trace.empty()) {
-        std::vector<workload::Request> rows;
-        profiles::Trace trace = profiles::load_trace(options.trace);
-        for (auto& row : trace.rows) {
-            rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens,
-                            std::move(row.block_ids), row.block_tokens});
-        }
-        if (trace.failed_rows > 0) {
-            warn(io, fmt::format("{}: {} requests the traced service failed (zero prompt or response tokens) are left out; "
-                                 "{} are replayed",
-                                 options.trace, trace.failed_rows, rows.size()));
-        }
-        stream = serving::replayed_stream(std::move(rows), options.trace);
+        stream = traced_stream(options.trace, io);
         if (options.concurrency) {
             // The trace's lengths, in its order, sent by the clients as they free up.
             closed_loop = serving::ClosedLoop{*options.concurrency, options.think_time.value_or(0.0)};

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/registry.hpp"
+#include "profiles/trace.hpp"
 
 namespace decodesim::cli {
 
@@ -61,6 +62,21 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
         refuse("needs a mean of at least 1 token");
     }
     return length;
+}
+
+serving::ServedStream traced_stream(const std::string& path, Io io) {
+    std::vector<workload::Request> rows;
+    profiles::Trace trace = profiles::load_trace(path);
+    for (auto& row : trace.rows) {
+        rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens,
+                        std::move(row.block_ids), row.block_tokens});
+    }
+    if (trace.failed_rows > 0) {
+        warn(io, fmt::format("{}: {} requests the traced service failed (zero prompt or response tokens) are left out; "
+                             "{} are replayed",
+                             path, trace.failed_rows, rows.size()));
+    }
+    return serving::replayed_stream(std::move(rows), path);
 }
 
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag) {

@@ -8,6 +8,7 @@
 
 #include "cli/io.hpp"
 #include "workload/request_stream.hpp"
+#include "serving/served_stream.hpp"
 #include "serving/simulation.hpp"
 
 namespace decodesim::cli {
@@ -16,6 +17,10 @@ namespace decodesim::cli {
 // standard deviation of the length itself). Throws core::UsageError naming `flag`.
 workload::LengthDistribution parse_length(const std::string& text, const std::string& flag);
 using workload::describe;
+
+// A trace file's requests as serve replays them (profiles::load_trace, serving::replayed_stream):
+// sorted by arrival, the first at 0, with a warning naming the rows the traced service failed.
+serving::ServedStream traced_stream(const std::string& path, Io io);
 
 // Parses "2P3D" (x prefill and y decode instances, each at least 1; case-insensitive). Throws
 // core::UsageError naming `flag`.
