@@ -20,6 +20,22 @@ namespace {
 
 using namespace decodesim;
 
+namespace {
+
+// A request of these lengths sent at `arrival`, optionally opening with a shared prefix.
+workload::Request request_at(double arrival, long long prompt, long long output, long long prefix_id = -1,
+                             long long prefix_tokens = 0) {
+    workload::Request request;
+    request.arrival_s = arrival;
+    request.prompt_tokens = prompt;
+    request.output_tokens = output;
+    request.prefix_id = prefix_id;
+    request.prefix_tokens = prefix_tokens;
+    return request;
+}
+
+}  // namespace
+
 using testing::fixed_stream;
 
 }  // namespace
@@ -111,7 +127,7 @@ TEST_CASE("when KV blocks run out, the youngest sequence is preempted and recomp
 TEST_CASE("a prompt no replica can hold is rejected, not served or looped on") {
     // 24 GiB L4: 400k tokens of prompt can never fit beside the weights (room for about 54k, above).
     const auto s = testing::setup("l4", "llama-3.1-8b");
-    std::vector<workload::Request> requests{{0.0, 400000, 10, -1, 0}, {0.1, 100, 10, -1, 0}};
+    std::vector<workload::Request> requests{request_at(0.0, 400000, 10), request_at(0.1, 100, 10)};
     const auto result = serving::simulate_serving(s.realistic(), requests, {}, {});
     CHECK(result.rejected == 1);
     CHECK(result.requests[0].rejected);
@@ -125,7 +141,7 @@ TEST_CASE("a shared prefix is prefilled once and then skipped") {
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     std::vector<workload::Request> requests;
-    for (int i = 0; i < 10; ++i) requests.push_back({100.0 * i, 2000, 50, 7, 1500});
+    for (int i = 0; i < 10; ++i) requests.push_back(request_at(100.0 * i, 2000, 50, 7, 1500));
     const auto result = serving::simulate_serving(evaluator, requests, {}, {});
     CHECK(result.prefix_hits == 9);
     const double full = evaluator.prefill(1.0, 2000.0).time.value;
@@ -150,7 +166,7 @@ TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash i
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     const auto request = [](double arrival, std::vector<long long> blocks) {
-        workload::Request r{arrival, 2048, 20, -1, 0};
+        workload::Request r = request_at(arrival, 2048, 20);
         r.block_ids = std::move(blocks);
         r.block_tokens = 512;
         return r;
@@ -693,7 +709,7 @@ TEST_CASE("a runtime that prefills in passes of its own holds the decodes back f
     // A's second token one pass later than under mixed passes.
     auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
-    const std::vector<workload::Request> requests{{0.0, 1000, 3}, {1e-9, 1000, 3}};
+    const std::vector<workload::Request> requests{request_at(0.0, 1000, 3), request_at(1e-9, 1000, 3)};
     const auto& cost = evaluator.cost_model();
     const double prefill = evaluator.step_time(engine::prefill_shape(cost, 1.0, 0.0, 1000.0, true)).value;
     engine::StepShape mixed_pass = engine::prefill_shape(cost, 1.0, 0.0, 1000.0, true);
