@@ -149,6 +149,11 @@ class ProfilesAsObjects(unittest.TestCase):
         served = decodesim.serve(hardware, model, deployment=deployment, rate=2, prompt=500, output=100, requests=100,
                                  seed=1)
         self.assertEqual(served["conditions"]["weights"], "fp8")
+        drawn = decodesim.frontier([hardware, "mi300x"], model, deployment=deployment, concurrency="1,8",
+                                   requests_per_client=2)
+        code, expected = cli_json("frontier", "--hardware", "h100-sxm,mi300x", "--model", "llama-3.1-8b", "--weights", "fp8",
+                                  "--concurrency", "1,8", "--requests-per-client", "2")
+        self.assertEqual(drawn, expected)
 
     def test_a_config_json_is_a_model(self):
         # A config.json of Llama-3.1-8B's shape, written here: the count is the profile's.

@@ -28,7 +28,7 @@ from . import _decodesim
 from ._decodesim import Deployment, MemoryFigures, Prediction, PrefillFigures, RequestFigures, Workload
 
 __all__ = [
-    "Hardware", "Model", "Runtime", "Deployment", "Workload", "Evaluator", "Prediction", "predict", "why", "curve", "check_claim", "compare", "versus", "serve", "plan", "accuracy", "sweep",
+    "Hardware", "Model", "Runtime", "Deployment", "Workload", "Evaluator", "Prediction", "predict", "frontier", "why", "curve", "check_claim", "compare", "versus", "serve", "plan", "accuracy", "sweep",
     "hardware_ids", "model_ids", "runtime_ids", "run", "DecodesimError", "UsageError", "InputError", "NothingComputed",
     "InternalError", "DecodesimWarning",
 ]
@@ -299,6 +299,12 @@ def versus(hardware, model, **options):
 def serve(hardware, model, **options):
     """Serving a request stream: ``decodesim serve --json``."""
     return _json_command(["serve"], dict(hardware=hardware, model=model, **options))
+
+
+def frontier(hardware, model, **options):
+    """Throughput a device against tokens/s a user over concurrency: ``decodesim frontier --json``;
+    ``hardware`` may be a list (each item optionally "id:devices")."""
+    return _json_command(["frontier"], dict(hardware=hardware, model=model, **options))
 
 
 def plan(model, hardware=None, **options):
