@@ -1,5 +1,10 @@
 #include "profiles/csv_record.hpp"
 
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/text_escape.hpp"
+
 namespace decodesim::profiles {
 
 std::vector<std::string> split_csv_record(const std::string& line, bool& well_formed) {
@@ -36,6 +41,25 @@ std::vector<std::string> split_trimmed_csv_record(const std::string& line, bool&
         field = first == std::string::npos ? std::string() : field.substr(first, field.find_last_not_of(' ') - first + 1);
     }
     return fields;
+}
+
+std::vector<int> header_columns(const std::vector<std::string>& fields, const std::vector<std::string>& known,
+                                std::initializer_list<int> required, const std::string& path, const std::string& expected) {
+    std::vector<int> columns;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const auto found = std::find(known.begin(), known.end(), fields[i]);
+        if (found == known.end()) {
+            throw core::InputError(core::Diagnostic{{path, 1, static_cast<int>(i) + 1}, core::printable(fields[i]),
+                                                    "unknown column; expected " + expected});
+        }
+        columns.push_back(static_cast<int>(found - known.begin()));
+    }
+    for (int column : required) {
+        if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
+            throw core::InputError(core::Diagnostic{{path, 1, 1}, known[static_cast<std::size_t>(column)], "missing column"});
+        }
+    }
+    return columns;
 }
 
 }  // namespace decodesim::profiles

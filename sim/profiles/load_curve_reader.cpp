@@ -41,19 +41,10 @@ std::vector<LoadStep> load_load_curve(const std::string& path) {
             continue;
         }
         if (number == 1) {
-            for (std::size_t i = 0; i < fields.size(); ++i) {
-                if (fields[i] == kLoadCurveColumns[0]) {
-                    hour_column = static_cast<int>(i);
-                } else if (fields[i] == kLoadCurveColumns[1]) {
-                    rate_column = static_cast<int>(i);
-                } else {
-                    throw core::InputError(core::Diagnostic{{path, 1, static_cast<int>(i) + 1}, core::printable(fields[i]),
-                                                            "unknown column; expected hour,rate_per_s"});
-                }
-            }
-            for (const auto& [column, name] : {std::pair{hour_column, kLoadCurveColumns[0]}, std::pair{rate_column, kLoadCurveColumns[1]}}) {
-                if (column < 0) throw core::InputError(core::Diagnostic{{path, 1, 1}, name, "missing column"});
-            }
+            const std::vector<int> column_of = header_columns(
+                fields, {std::begin(kLoadCurveColumns), std::end(kLoadCurveColumns)}, {0, 1}, path, "hour,rate_per_s");
+            hour_column = static_cast<int>(std::find(column_of.begin(), column_of.end(), 0) - column_of.begin());
+            rate_column = static_cast<int>(std::find(column_of.begin(), column_of.end(), 1) - column_of.begin());
             columns = fields.size();
             continue;
         }

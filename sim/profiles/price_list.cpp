@@ -40,20 +40,8 @@ std::vector<ListedPrice> load_price_list(const std::string& path, const std::vec
             continue;
         }
         if (number == 1) {
-            for (std::size_t i = 0; i < fields.size(); ++i) {
-                const auto* found = std::find(std::begin(kPriceColumns), std::end(kPriceColumns), fields[i]);
-                if (found == std::end(kPriceColumns)) {
-                    throw core::InputError(core::Diagnostic{
-                        {path, 1, static_cast<int>(i) + 1}, core::printable(fields[i]),
-                        "unknown column; expected hardware,usd_per_hour and optionally basis, date, source"});
-                }
-                column_of.push_back(static_cast<int>(found - std::begin(kPriceColumns)));
-            }
-            for (int required : {0, 1}) {
-                if (std::find(column_of.begin(), column_of.end(), required) == column_of.end()) {
-                    throw core::InputError(core::Diagnostic{{path, 1, 1}, kPriceColumns[required], "missing column"});
-                }
-            }
+            column_of = header_columns(fields, {std::begin(kPriceColumns), std::end(kPriceColumns)}, {0, 1}, path,
+                                       "hardware,usd_per_hour and optionally basis, date, source");
             continue;
         }
         if (line.find_first_not_of(" \r") == std::string::npos) continue;

@@ -53,6 +53,19 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
     return served;
 }
 
+double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {
+    if (requests.size() < 2) return 1.0;
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < requests.size(); ++i) gaps.push_back(requests[i].arrival_s - requests[i - 1].arrival_s);
+    double mean = 0.0;
+    for (double gap : gaps) mean += gap;
+    mean /= static_cast<double>(gaps.size());
+    double variance = 0.0;
+    for (double gap : gaps) variance += (gap - mean) * (gap - mean);
+    variance /= static_cast<double>(gaps.size());
+    return mean > 0.0 ? variance / (mean * mean) : 1.0;
+}
+
 std::string describe_closed_loop(const ClosedLoop& loop) {
     std::string text = fmt::format("closed loop of {} client{}", loop.clients, loop.clients == 1 ? "" : "s");
     if (loop.think_time_s > 0.0) text += fmt::format(" thinking {:g} s", loop.think_time_s);

@@ -31,6 +31,10 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
 // A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it.
 ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name);
 
+// The squared coefficient of variation of the gaps between `requests`' arrivals (sorted): 1 for
+// Poisson arrivals, more for bursts; 1 when there is no gap to measure.
+double arrival_gaps_cv2(const std::vector<workload::Request>& requests);
+
 // "closed loop of 32 clients", "... thinking 5 s".
 std::string describe_closed_loop(const ClosedLoop& loop);
 

@@ -102,20 +102,6 @@ struct PlanOptions {
     bool json = false;
 };
 
-// The squared coefficient of variation of the gaps between arrivals: 1 for Poisson arrivals, more
-// for bursts (the steady state's queueing term reads it).
-double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {
-    std::vector<double> gaps;
-    for (std::size_t i = 1; i < requests.size(); ++i) gaps.push_back(requests[i].arrival_s - requests[i - 1].arrival_s);
-    double mean = 0.0;
-    for (double gap : gaps) mean += gap;
-    mean /= static_cast<double>(gaps.size());
-    double variance = 0.0;
-    for (double gap : gaps) variance += (gap - mean) * (gap - mean);
-    variance /= static_cast<double>(gaps.size());
-    return mean > 0.0 ? variance / (mean * mean) : 1.0;
-}
-
 int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io) {
     // A day's load curve: the plan is made for its peak, then scaled over the day.
     std::optional<std::vector<profiles::LoadStep>> curve;
@@ -141,8 +127,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
             throw core::InputError(core::Diagnostic{{options.trace, 0, 0}, "",
                                                     "a trace to plan for needs two requests or more arriving over time"});
         }
-        // Arrivals over the span between the first and the last: n - 1 gaps.
-        rate = static_cast<double>(requests.size() - 1) / span;
+        rate = traced->load.rate_per_s;
     }
     if (!rate && !options.users) throw core::UsageError("plan: give the load as --rate, --users, --load-curve or --trace");
     refuse_flags_without_effect({
@@ -213,7 +198,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     if (traced) {
         workload.prompt_tokens = traced->load.prompt_tokens;
         workload.output_tokens = traced->load.output_tokens;
-        workload.arrival_cv2 = arrival_gaps_cv2(traced->requests);
+        workload.arrival_cv2 = serving::arrival_gaps_cv2(traced->requests);
         workload.trace = std::make_shared<const std::vector<workload::Request>>(traced->requests);
     }
     std::vector<profiles::HardwareProfile> candidates;
