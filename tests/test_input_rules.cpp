@@ -189,6 +189,14 @@ TEST_CASE("Azure, BurstGPT and Mooncake traces are read with their times, length
     });
     REQUIRE(date.size() == 1);
     CHECK(date[0].find(":2:1: error: TIMESTAMP: '2023-13-01 00:00:00' is not a date and time") != std::string::npos);
+    // A date before 1970 would be a negative arrival (a fuzzer's find: year 1011 after 2023).
+    const auto ancient = testing::error_messages([&] {
+        profiles::load_trace(write_temp("azure_ancient.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                             "2023-11-16 18:15:46.68,4808,10\n1011-11-16 18:15:50.99,3180,8\n"));
+    });
+    REQUIRE(ancient.size() == 1);
+    CHECK(ancient[0].find(":3:1: error: TIMESTAMP: '1011-11-16 18:15:50.99' is not a date and time YYYY-MM-DD "
+                          "HH:MM:SS[.fraction] from 1970 on") != std::string::npos);
 
     // serve replays a Mooncake trace and says how many of a BurstGPT trace's requests it left out.
     const auto served = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace",

@@ -52,7 +52,8 @@ long long days_from_civil(long long year, unsigned month, unsigned day) {
     return era * 146097 + static_cast<long long>(day_of_era) - 719468;
 }
 
-// "2023-11-16 18:15:46.6805900" (Azure's TIMESTAMP) as seconds since 1970; false when it is not one.
+// "2023-11-16 18:15:46.6805900" (Azure's TIMESTAMP) as seconds since 1970; false when it is not one,
+// or names a time before 1970 (arrivals are never negative: no service logged LLM requests then).
 bool parse_timestamp(std::string_view text, double& seconds) {
     int year = 0, month = 0, day = 0, hour = 0, minute = 0;
     double second = 0.0;
@@ -72,7 +73,8 @@ bool parse_timestamp(std::string_view text, double& seconds) {
         !digits(14, 2, minute) || !core::parse_number(text.substr(17), second)) {
         return false;
     }
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second < 0.0 || second >= 61.0) {
+    if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second < 0.0 ||
+        second >= 61.0) {
         return false;
     }
     seconds = static_cast<double>(days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day))) * 86400.0 +
@@ -256,7 +258,7 @@ void read_csv(std::istringstream& stream, const std::string& path, Trace& trace,
             if (azure) {
                 if (!parse_timestamp(fields[0], row.arrival_s)) {
                     problems.add(number, 1, "TIMESTAMP",
-                                 fmt::format("'{}' is not a date and time YYYY-MM-DD HH:MM:SS[.fraction]",
+                                 fmt::format("'{}' is not a date and time YYYY-MM-DD HH:MM:SS[.fraction] from 1970 on",
                                              core::printable(fields[0])));
                 }
             } else {
