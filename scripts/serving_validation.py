@@ -35,7 +35,9 @@ How each kind of row is predicted (choices documented here and in docs/validatio
 * Conditions read from the notes as tokens: "dp-attention=N" (--dp-attention N, --tp tp/N and --ep
   tp: SGLang's --enable-dp-attention with --dp N over the row's tp devices) and "ep=N" (--ep);
   "client=in_process" (--in-process: MLPerf's LoadGen calls the engine in its own process, so no
-  request path); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
+  request path); "graphs=off" (--cuda-graphs off: the run captured no CUDA graph, so the host
+  dispatched every op of every pass, e.g. TensorRT-LLM's PyTorch backend before 1.0 without
+  use_cuda_graph); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
   columns keep the means); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
   the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
@@ -125,6 +127,8 @@ def condition_flags(row):
             f += ["--ep", m.group(1)]
     if re.search(r"\bclient=in_process\b", row["notes"]):
         f.append("--in-process")
+    if re.search(r"\bgraphs=off\b", row["notes"]):
+        f += ["--cuda-graphs", "off"]
     for key in ("max-seqs", "max-batched-tokens"):
         m = re.search(r"\b" + key + r"=([0-9]+)", row["notes"])
         if m:

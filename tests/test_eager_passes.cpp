@@ -99,7 +99,7 @@ TEST_CASE("a runtime's eager passes are read strictly: each bad value names the 
     REQUIRE(unknown.size() == 1);
     CHECK(unknown[0].find("eager-passes.yaml:9:") != std::string::npos);
     CHECK(unknown[0].find("passes") != std::string::npos);
-    CHECK(unknown[0].find("prefill or none") != std::string::npos);
+    CHECK(unknown[0].find("none, prefill or all") != std::string::npos);
 
     const auto unitless = messages("  passes: prefill\n  op_time: 10\n  attention_block: 30\n  latent_attention_block: 50\n"
                                    "  dense_mlp_block: 10\n  moe_mlp_block: 40\n");
@@ -140,4 +140,54 @@ TEST_CASE("serve states a runtime's eager prompt passes among its conditions") {
     CHECK(std::fabs(with["conditions"]["eager_prompt_passes"]["op_time_s"].get<double>() - 45e-6) <= 1e-12);
     CHECK_FALSE(nlohmann::json::parse(serve("vllm", true))["conditions"].contains("eager_prompt_passes"));
     CHECK(serve("sglang", false).find("prompt passes eager") != std::string::npos);
+}
+
+TEST_CASE("passes: all holds decode steps to their dispatch too") {
+    // The same 10 us an op, every pass eager. Llama-3.1-8B: 32 x (30 + 10) = 1,280 ops, 12.8 ms of
+    // dispatch a step. At batch 1 the device reads the 16 GB of weights once, about 6 ms on an H100
+    // (3.35 TB/s): the host sets the step, which the graphed build finishes sooner.
+    const std::string all = "  passes: all\n  op_time: 10 us\n  attention_block: 30\n  latent_attention_block: 50\n"
+                            "  dense_mlp_block: 10\n  moe_mlp_block: 40\n";
+    const auto eager = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, eager_profile(all));
+    const auto graphed = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "vllm@0.8");
+    const auto with_eager = eager.realistic();
+    CHECK(with_eager.cost_model().eager_decode_ops == doctest::Approx(1280.0));
+    REQUIRE(graphed.realistic().decode_step_time(1.0, 1024.0).value < 0.0128);
+    CHECK(with_eager.decode_step_time(1.0, 1024.0).value == doctest::Approx(0.0128).epsilon(1e-9));
+    // At 512 streams of 8,192 tokens the cache alone is 512 x 8,192 x 128 kB = 550 GB a step,
+    // far over 12.8 ms at any bandwidth: the device hides the dispatch.
+    REQUIRE(graphed.realistic().decode_step_time(512.0, 8192.0).value > 0.0128);
+    CHECK(with_eager.decode_step_time(512.0, 8192.0).value ==
+          doctest::Approx(graphed.realistic().decode_step_time(512.0, 8192.0).value));
+}
+
+TEST_CASE("--cuda-graphs off dispatches every pass with the runtime's ops, or is refused where it states none") {
+    // sglang's profile: 45 us an op; a grouped-query attention block 10 ops and a dense MLP 4
+    // (counted in sglang's source). Llama-3.1-8B: 32 x (10 + 4) = 448 ops x 45 us = 20.16 ms a
+    // decode step, over the ~6 ms the H100 needs at batch 1: 1 / 20.16 ms = 49.60 tokens/s.
+    const auto predict = [](const std::string& runtime, const std::string& model, const std::string& graphs) {
+        return testing::run({"predict", "--hardware", "h100-sxm", "--model", model, "--runtime", runtime, "--batch", "1",
+                             "--context", "1024", "--cuda-graphs", graphs, "--json"});
+    };
+    const auto off = predict("sglang", "llama-3.1-8b", "off");
+    REQUIRE(off.exit_code == 0);
+    const auto json = nlohmann::json::parse(off.out);
+    CHECK(json["decode"]["tokens_per_s_per_stream"].get<double>() == doctest::Approx(1.0 / (448 * 45e-6)).epsilon(1e-9));
+    CHECK(std::fabs(json["conditions"]["eager_passes"]["op_time_s"].get<double>() - 45e-6) <= 1e-12);
+    // On (the default) is the runtime's own: decode replays its graphs, faster than the dispatch.
+    const auto on = nlohmann::json::parse(predict("sglang", "llama-3.1-8b", "on").out);
+    CHECK(on["decode"]["tokens_per_s_per_stream"].get<double>() > 1.0 / (448 * 45e-6));
+    CHECK(on["conditions"].contains("eager_prompt_passes"));
+
+    // vLLM V1's profile counts no ops (it compiles every pass): refused, naming the flag.
+    const auto v1 = predict("vllm@0.8", "llama-3.1-8b", "off");
+    CHECK(v1.exit_code != 0);
+    CHECK(v1.err.find("cuda-graphs") != std::string::npos);
+    CHECK(v1.err.find("vllm@0.8") != std::string::npos);
+    // vllm@0.6 counts a grouped-query model's blocks, not MLA's: DeepSeek is refused.
+    const auto mla = predict("vllm@0.6", "deepseek-v3", "off");
+    CHECK(mla.exit_code != 0);
+    CHECK(mla.err.find("MLA block") != std::string::npos);
+    // A value other than on or off is a usage error.
+    CHECK(predict("sglang", "llama-3.1-8b", "maybe").exit_code != 0);
 }

@@ -100,6 +100,9 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxTensorParallel));
     command.add_flag("--kv-offload", options.kv_offload, help::kKvOffload);
+    command.add_option("--cuda-graphs", options.cuda_graphs, help::kCudaGraphs)
+        ->capture_default_str()
+        ->check(CLI::IsMember({"on", "off"}));
     auto* draft = command.add_option("--draft", options.draft, help::kDraft);
     command.add_option("--spec-length", options.spec_length, help::kSpecLength)
         ->capture_default_str()
@@ -204,6 +207,7 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
     choice.in_process = options.in_process;
+    choice.cuda_graphs_off = options.cuda_graphs == "off";
     if (options.draft) {
         if (!options.acceptance) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "
@@ -317,6 +321,9 @@ void check_option_limits(const DeploymentOptions& deployment) {
     check_limit("spec_length", deployment.spec_length, 1, kMaxSpecLength);
     if (deployment.acceptance) check_limit("acceptance", *deployment.acceptance, 0.0, 1.0);
     if (deployment.power_limit_watts) check_limit("power_limit", *deployment.power_limit_watts, 1e-3, kMaxPowerLimitWatts);
+    if (deployment.cuda_graphs != "on" && deployment.cuda_graphs != "off") {
+        throw core::UsageError("cuda_graphs (--cuda-graphs): expected on or off, not '" + deployment.cuda_graphs + "'");
+    }
     if (!deployment.draft && deployment.acceptance) throw core::UsageError("acceptance (--acceptance) needs draft (--draft)");
 }
 

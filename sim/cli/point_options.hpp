@@ -44,6 +44,7 @@ struct DeploymentOptions {
     std::string clocks = "sustained";  // or peak
     std::optional<double> power_limit_watts;
     bool in_process = false;  // serve's --in-process (engine::DeploymentChoice::in_process)
+    std::string cuda_graphs = "on";  // --cuda-graphs on|off; off: engine::DeploymentChoice::cuda_graphs_off
 };
 
 // At which load: --batch and --context, or --batch --prompt --output, or a --scenario's mean
@@ -95,6 +96,9 @@ inline constexpr const char* kTensorParallel = "Tensor-parallel degree";
 inline constexpr const char* kPipelineParallel = "Pipeline stages (layers split into contiguous blocks; docs/model.md)";
 inline constexpr const char* kExpertParallel = "Devices the routed experts of a stage are spread over (MoE; divides tp x dp-attention)";
 inline constexpr const char* kAttentionData = "Attention replicas per stage, each with its share of the batch (MoE; needs --ep tp x dp-attention)";
+inline constexpr const char* kCudaGraphs =
+    "on: the runtime's own graphs (its prompt passes may still run eagerly); off: every pass dispatched op by op "
+    "from the host, as vLLM --enforce-eager or TensorRT-LLM's PyTorch backend before 1.0 (docs/model.md, \"Eager passes\")";
 inline constexpr const char* kKvOffload = "Let the KV cache spill to CPU memory, read back over the profile's host_link each step";
 inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
 inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";

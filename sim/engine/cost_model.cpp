@@ -323,14 +323,13 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.elementwise_kernels = cost.attention_layers() * extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
                                cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                                cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);
-    // Prompt passes dispatched op by op: each layer's attention (MLA's or grouped-query) and MLP
-    // blocks as the runtime's source launches them.
+    // Passes dispatched op by op: each layer's attention (MLA's or grouped-query) and MLP blocks
+    // as the runtime's source launches them.
     const EagerPasses& eager = deployment.runtime_profile().eager;
-    if (eager.prefill) {
-        cost.eager_prefill_ops =
-            cost.attention_layers() * (model.mla ? eager.latent_attention_block : eager.attention_block) +
-            cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
-    }
+    const double ops_a_pass = cost.attention_layers() * (model.mla ? eager.latent_attention_block : eager.attention_block) +
+                              cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
+    if (deployment.eager.prefill) cost.eager_prefill_ops = ops_a_pass;
+    if (deployment.eager.decode) cost.eager_decode_ops = ops_a_pass;
     return cost;
 }
 
@@ -665,8 +664,9 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
             step[OperatorKind::attention_value].bytes -= decode_cache * (cost.latent_cache ? 0.0 : spilled * 0.5);
         }
     }
-    // A pass with prompt tokens in it, mixed or not, runs eagerly where the runtime runs prompts so.
-    step.eager_ops = whole.prefill_tokens > 0.0 ? cost.eager_prefill_ops : 0.0;
+    // A pass with prompt tokens in it, mixed or not, runs eagerly where the runtime runs prompts so;
+    // a decode-only pass where it runs those so.
+    step.eager_ops = whole.prefill_tokens > 0.0 ? cost.eager_prefill_ops : cost.eager_decode_ops;
     return step;
 }
 

@@ -62,9 +62,10 @@ struct CostModel {
     core::Bytes prefill_kv_element_bytes;
     // The runtime's kernels beyond the structural ones, per step (engine/kernel_graph.hpp).
     double elementwise_kernels = 0.0;
-    // The ops the host dispatches for a pass carrying prompt tokens, when the runtime runs such
-    // passes eagerly (EagerPasses); 0 when it replays them as graphs.
+    // The ops the host dispatches for a pass carrying prompt tokens, and for a decode-only pass,
+    // where the deployment runs such passes eagerly (EagerDispatch); 0 where it replays a graph.
     double eager_prefill_ops = 0.0;
+    double eager_decode_ops = 0.0;
     // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
     // worst case within a chunk: a sequence's cost never falls as its context grows).
     int chunked_layers = 0;

@@ -39,6 +39,15 @@ struct Speculation {
     bool enabled() const { return length > 0; }
 };
 
+// The passes the host dispatches op by op (EagerPasses): those the runtime runs so, or every pass
+// where the run turned graphs off.
+struct EagerDispatch {
+    bool prefill = false;  // passes carrying prompt tokens
+    bool decode = false;   // decode-only passes
+
+    bool any() const { return prefill || decode; }
+};
+
 struct Deployment {
     const core::WeightFormat* weights = nullptr;  // never null once resolved
     const core::KvFormat* kv = nullptr;           // never null once resolved
@@ -56,6 +65,8 @@ struct Deployment {
     AttentionKernels attention = AttentionKernels::fused;
     // The client runs in the engine's own process (DeploymentChoice::in_process).
     bool in_process = false;
+    // The passes dispatched op by op: the runtime's, or all of them (DeploymentChoice::cuda_graphs_off).
+    EagerDispatch eager;
 
     const RuntimeProfile& runtime_profile() const { return runtime ? *runtime : structural_runtime(); }
     // The way a request takes between the client and the scheduler: the runtime's, or none for a
@@ -83,6 +94,11 @@ struct DeploymentChoice {
     // trtllm-bench, vLLM's offline LLM class), so no request passes through an API server and the
     // runtime's request path is not taken (docs/serving.md, "The time a client sees").
     bool in_process = false;
+    // A run condition: no pass replays a captured CUDA (HIP) graph; the host dispatches every op
+    // of every pass (vLLM --enforce-eager or before graphs, 2023-12; TensorRT-LLM's PyTorch
+    // backend before 1.0 without use_cuda_graph). Its ops a block are the runtime profile's
+    // eager_passes; a runtime that states none is refused (docs/model.md, "Eager passes").
+    bool cuda_graphs_off = false;
 };
 
 // The name a deployment's runtime is shown by.

@@ -23,6 +23,8 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.speculation = choice.speculation;
     deployment.attention = choice.attention.value_or(choice.runtime->attention);
     deployment.in_process = choice.in_process;
+    const EagerPasses& eager = choice.runtime->eager;
+    deployment.eager = {eager.prefill || choice.cuda_graphs_off, eager.decode || choice.cuda_graphs_off};
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

@@ -51,6 +51,23 @@ void validate_deployment(const profiles::HardwareProfile& hardware, const profil
                                     "DeepSeek-V3 and R1, GLM-4.5 and Qwen3-Next ship one): name a draft model instead",
                                     model.name));
     }
+    // A pass dispatched op by op needs the runtime's host time an op and the ops of every kind of
+    // block the model has: a count of 0 would make the host free.
+    const RuntimeProfile& runtime = deployment.runtime_profile();
+    const EagerPasses& ops = runtime.eager;
+    if (deployment.eager.any() && !runtime.ideal) {
+        const char* missing = ops.op_time.value <= 0.0                               ? "a host time an op"
+                              : (model.mla ? ops.latent_attention_block : ops.attention_block) <= 0.0
+                                  ? (model.mla ? "the ops of an MLA block" : "the ops of an attention block")
+                              : model.moe && ops.moe_mlp_block <= 0.0               ? "the ops of a routed MoE block"
+                              : ops.dense_mlp_block <= 0.0                          ? "the ops of a dense MLP block"
+                                  : nullptr;
+        if (missing != nullptr) {
+            refuse("cuda-graphs", fmt::format("runtime {} does not state {} for passes run without graphs (eager_passes in "
+                                              "its profile), so {} cannot run on it with graphs off",
+                                              runtime.id, missing, model.name));
+        }
+    }
     if (parallel.pipeline > model.num_hidden_layers) {
         refuse("pp", fmt::format("pipeline parallelism {} exceeds the {} layers of {}", parallel.pipeline,
                                  model.num_hidden_layers, model.name));

@@ -166,6 +166,7 @@ engine::DeploymentChoice stated_deployment(const profiles::Measurement& m,
         choice.attention = *m.flash_attention ? engine::AttentionKernels::fused : engine::AttentionKernels::unfused;
     }
     choice.in_process = m.in_process;
+    choice.cuda_graphs_off = m.eager_launch;
     // Each row at the clocks its benchmark ran at (profiles/measurement.hpp).
     choice.clocks.condition = m.sustained_clocks ? engine::ClockCondition::sustained : engine::ClockCondition::peak;
     return choice;

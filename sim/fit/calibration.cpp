@@ -92,13 +92,15 @@ AccuracyRow PredictionCache::evaluate(const CalibrationCase& c, const engine::Ru
 bool read_by_fits(const profiles::Measurement& m) {
     // A run under a condition the engine does not model is not the kernels' rate: a
     // speculative run's is theirs times the accepted tokens per step (the DeepSeek MTP rows
-    // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split or an eager launch waits
-    // on synchronisations and the host (llm-perf-bench's 2023 multi-GPU rows, up to 7x below
-    // the fit, pulled the vLLM-class per-kernel cost up). Fitting on them would credit the
-    // kernels with what they are not.
+    // pulled TensorRT-LLM's bandwidths to 0.4); a llama.cpp row split waits on synchronisations.
+    // Fitting on them would credit the kernels with what they are not.
+    // A run with graphs off is modelled (its host dispatch, EagerPasses), but the host, not the
+    // kernels, sets its rate (llm-perf-bench's 2023 multi-GPU rows, up to 7x below the fit, pulled
+    // the vLLM-class per-kernel cost up): no fit reads it either.
     // A replayed row (a request rate, a closed loop) is a whole serving run, queueing included:
     // it checks the serving model, and a simulation per grid point would make every fit minutes long.
-    return unsupported_reason(m).empty() && profiles::unmodelled_conditions(m).empty() && !m.replayed();
+    return unsupported_reason(m).empty() && profiles::unmodelled_conditions(m).empty() && !m.replayed() &&
+           !m.eager_launch;
 }
 
 FitResult fit_runtime(const std::vector<CalibrationCase>& cases, const engine::RuntimeProfile& preset,

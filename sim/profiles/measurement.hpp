@@ -121,7 +121,8 @@ struct Measurement {
     // "graphs=on|off": off, the run launched every kernel from the host one by one, without
     // capturing them in CUDA (or HIP) graphs (vLLM before PR #1926 of 2023-12, or with
     // --enforce-eager, where each launch passes through Python), so a small batch waits on the
-    // host. Not modelled: predicted at the runtime's per-kernel cost under graphs. Unset: on.
+    // host: predicted with every pass eager (engine::DeploymentChoice::cuda_graphs_off), from the
+    // runtime profile's ops a block; read by no fit (fit/calibration.cpp). Unset: on.
     bool eager_launch = false;
     // "client=in_process|http": in_process, the benchmark's client ran in the engine's own process
     // (MLPerf's LoadGen, trtllm-bench, vLLM's offline LLM class), so no request took the runtime's
@@ -158,7 +159,7 @@ std::string metric_label(const Measurement& m);
 std::vector<std::string> metric_labels();
 
 // The conditions a row states that the engine does not model (speculative decoding, a row
-// split, eager launches), each as a phrase for a report; empty when the engine models the run.
+// split), each as a phrase for a report; empty when the engine models the run.
 // Such a row is predicted and its error reported, but no fit reads it: its rate is not the rate
 // of the kernels the presets describe.
 std::vector<std::string> unmodelled_conditions(const Measurement& m);

@@ -335,7 +335,6 @@ std::vector<std::string> unmodelled_conditions(const Measurement& m) {
         conditions.push_back(fmt::format("speculative decoding ({}), acceptance not stated", m.speculative));
     }
     if (m.row_split) conditions.push_back("llama.cpp row split (partial results gathered after every matrix product)");
-    if (m.eager_launch) conditions.push_back("kernels launched one by one from the host (no CUDA graphs)");
     return conditions;
 }
 

@@ -257,12 +257,13 @@ void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {
 void read_eager_passes(StrictMap& section, EagerPasses& eager) {
     require_source(section);
     if (auto passes = section.string("passes", Presence::required)) {
-        if (*passes == "prefill") {
+        if (*passes == "prefill" || *passes == "all") {
             eager.prefill = true;
+            eager.decode = *passes == "all";
         } else if (*passes == "none") {
-            eager.prefill = false;
+            eager.prefill = eager.decode = false;
         } else {
-            section.error("passes", fmt::format("unknown '{}'; expected prefill or none", *passes));
+            section.error("passes", fmt::format("unknown '{}'; expected none, prefill or all", *passes));
         }
     }
     read_required_time(section, "op_time", 1e-3, "expected a time from 0 us to 1000 us", "10 us", eager.op_time);

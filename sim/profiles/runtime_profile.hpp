@@ -91,10 +91,14 @@ struct KernelGraph {
 // costs the host to dispatch (docs/model.md, "Eager passes"). Such a pass lasts at least as long
 // as its dispatch: the GPU cannot run ahead of the host that issues its kernels, so at a short
 // prompt through many layers the host, not the device, sets the pass. SGLang and TensorRT-LLM's
-// PyTorch backend replay CUDA graphs for decode batches and run prompt (extend, context) passes
-// eagerly. Ops per block are counted from the runtime's source, never fitted.
+// PyTorch backend from 1.0 replay CUDA graphs for decode batches and run prompt (extend, context)
+// passes eagerly; TensorRT-LLM's PyTorch backend before 1.0 captured no graph unless told to, and
+// vLLM with --enforce-eager captures none. Ops per block are counted from the runtime's source,
+// never fitted; a run that turned graphs off (DeploymentChoice::cuda_graphs_off) dispatches every
+// pass with them.
 struct EagerPasses {
     bool prefill = false;              // passes that carry prompt tokens run eagerly
+    bool decode = false;               // so do decode passes (`passes: all`)
     core::Seconds op_time{0.0};        // host time to dispatch one op
     double attention_block = 0.0;      // ops of a grouped-query attention block (norm through output and residual)
     double latent_attention_block = 0.0;  // ops of a multi-head latent attention (MLA) block

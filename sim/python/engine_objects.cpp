@@ -115,7 +115,7 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
                                  std::optional<std::string> backend, int tp, int pp, int ep, int dp_attention,
                                  bool kv_offload, std::optional<std::string> draft, int spec_length,
                                  std::optional<double> acceptance, std::string clocks,
-                                 std::optional<double> power_limit_w, bool in_process) {
+                                 std::optional<double> power_limit_w, bool in_process, std::string cuda_graphs) {
     DeploymentObject deployment;
     cli::DeploymentOptions& options = deployment.options;
     options.weights = std::move(weights);
@@ -134,6 +134,7 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
     options.clocks = std::move(clocks);
     options.power_limit_watts = power_limit_w;
     options.in_process = in_process;
+    options.cuda_graphs = std::move(cuda_graphs);
     cli::check_option_limits(options);
     // Names with no catalog behind them are checked now, where the object is made.
     if (options.weights) cli::weight_format_named(*options.weights);
@@ -193,6 +194,7 @@ py::list deployment_flags(const cli::DeploymentOptions& options) {
     if (options.clocks != "sustained") add("--clocks", options.clocks);
     if (options.power_limit_watts) add("--power-limit", core::format_significant(*options.power_limit_watts, 17));
     if (options.in_process) flags.append("--in-process");
+    if (options.cuda_graphs != "on") add("--cuda-graphs", options.cuda_graphs);
     return flags;
 }
 
@@ -544,7 +546,7 @@ void bind_engine_objects(py::module_& module) {
              arg("pp") = 1, arg("ep") = 1, arg("dp_attention") = 1, arg("kv_offload") = false,
              arg("draft") = py::none(), arg("spec_length") = 4, arg("acceptance") = py::none(),
              arg("clocks") = "sustained", arg("power_limit_w") = py::none(), arg("in_process") = false,
-             "Each keyword is the command line's flag of that name (docs/cli.md); None takes its default")
+             arg("cuda_graphs") = "on", "Each keyword is the command line's flag of that name (docs/cli.md); None takes its default")
         .def_property_readonly("weights", [](const DeploymentObject& self) { return self.options.weights; })
         .def_property_readonly("kv", [](const DeploymentObject& self) { return self.options.kv; })
         .def_property_readonly("activation", [](const DeploymentObject& self) { return self.options.activation; })

@@ -13,12 +13,12 @@ py::object to_python(const nlohmann::json& node) {
         case nlohmann::json::value_t::object: {
             py::dict result;
             for (const auto& [key, value] : node.items()) result[py::str(key)] = to_python(value);
-            return std::move(result);
+            return py::object(std::move(result));
         }
         case nlohmann::json::value_t::array: {
             py::list result;
             for (const auto& value : node) result.append(to_python(value));
-            return std::move(result);
+            return py::object(std::move(result));
         }
         case nlohmann::json::value_t::string: return py::str(node.get_ref<const std::string&>());
         case nlohmann::json::value_t::boolean: return py::bool_(node.get<bool>());

@@ -35,7 +35,10 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     const engine::RuntimeProfile& runtime = deployment.runtime_profile();
     conditions.runtime_measured = runtime.measured || runtime.ideal;
     conditions.runtime_source = runtime.source;
-    if (runtime.eager.prefill && !runtime.ideal) conditions.eager_op_time_s = runtime.eager.op_time.value;
+    if (deployment.eager.any() && !runtime.ideal) {
+        conditions.eager_op_time_s = runtime.eager.op_time.value;
+        conditions.every_pass_eager = deployment.eager.decode;
+    }
     conditions.speculation = deployment.speculation;
     if (deployment.speculation.enabled() && deployment.speculation.multi_token_heads) conditions.draft = "mtp";
     return conditions;
@@ -90,7 +93,9 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         if (workload.images > 0.0) block["images"] = {{"count", workload.images}, {"size_px", workload.image_size}};
     }
     if (conditions.in_process) block["client"] = "in_process";  // serve --in-process: no request path
-    if (conditions.eager_op_time_s > 0.0) block["eager_prompt_passes"] = {{"op_time_s", conditions.eager_op_time_s}};
+    if (conditions.eager_op_time_s > 0.0) {
+        block[conditions.every_pass_eager ? "eager_passes" : "eager_prompt_passes"] = {{"op_time_s", conditions.eager_op_time_s}};
+    }
     if (conditions.scenario) block["scenario"] = scenario_to_json(*conditions.scenario);
     if (conditions.speculation.enabled()) {
         block["speculation"] = {{"draft", conditions.draft},

@@ -29,9 +29,10 @@ struct Conditions {
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
     bool in_process = false;  // the client runs in the engine's process: no request path (serve --in-process)
-    // The host's time per op of a prompt pass the runtime dispatches eagerly (engine::EagerPasses);
-    // 0: its prompt passes replay graphs or run compiled.
+    // The host's time per op of a pass dispatched eagerly (engine::EagerDispatch); 0: every pass
+    // replays a graph or runs compiled. every_pass_eager: decode passes too (graphs off).
     double eager_op_time_s = 0.0;
+    bool every_pass_eager = false;
     std::string attention;  // "fused" or "unfused" (engine::AttentionKernels)
     // Whether the runtime build has measurements of its own (engine::RuntimeProfile::measured; the
     // ideal runtime is a bound and counts as measured), and where its figures come from.

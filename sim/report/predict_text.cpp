@@ -47,8 +47,12 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
     }
     text += fmt::format("  quantization  weights {}, KV cache {}, activations {}\n", conditions.weights, conditions.kv,
                         conditions.activation);
-    text += fmt::format("  runtime       {} ({} kernels{}{})\n", conditions.runtime, conditions.backend,
+    text += fmt::format("  runtime       {} ({} kernels{}{}{})\n", conditions.runtime, conditions.backend,
                         conditions.attention == "unfused" ? ", attention unfused" : "",
+                        conditions.eager_op_time_s > 0.0
+                            ? fmt::format(", {} eager at {} an op", conditions.every_pass_eager ? "every pass" : "prompt passes",
+                                          core::format_seconds(conditions.eager_op_time_s))
+                            : "",
                         conditions.runtime_measured ? "" : "; no measurements of this build: figures carried over");
     if (conditions.scenario) {
         text += fmt::format("  scenario      {}: {} (prompt {}, output {})\n", conditions.scenario->name,

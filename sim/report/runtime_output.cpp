@@ -87,9 +87,10 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
         text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
     }
     const profiles::EagerPasses& eager = runtime.eager;
-    if (eager.prefill) {
-        text += fmt::format("  eager prompt passes: {:g} us an op; ops a block: attention {:g}, MLA {:g}, dense MLP {:g}, MoE {:g}\n",
-                            eager.op_time.value * 1e6, eager.attention_block, eager.latent_attention_block,
+    if (eager.op_time.value > 0.0) {
+        const char* passes = eager.decode ? "prompt and decode passes" : eager.prefill ? "prompt passes" : "passes only with graphs off";
+        text += fmt::format("  eager {}: {:g} us an op; ops a block: attention {:g}, MLA {:g}, dense MLP {:g}, MoE {:g}\n",
+                            passes, eager.op_time.value * 1e6, eager.attention_block, eager.latent_attention_block,
                             eager.dense_mlp_block, eager.moe_mlp_block);
     }
     std::vector<std::string> columns{"factor"};

@@ -56,7 +56,11 @@ class SameFiguresAsTheCommandLine(unittest.TestCase):
         self.assertGreater(compared, 2 * len(decodesim.model_ids()))
 
     def test_to_dict_is_the_binarys_document(self):
-        deployment = decodesim.Deployment(weights="fp8", kv="fp8", runtime="sglang", tp=2)
+        for deployment in (decodesim.Deployment(weights="fp8", kv="fp8", runtime="sglang", tp=2),
+                           decodesim.Deployment(weights="fp8", runtime="sglang", tp=2, cuda_graphs="off")):
+            self._same_document(deployment)
+
+    def _same_document(self, deployment):
         for hardware, model in (("h100-sxm", "llama-3.1-70b"), ("mi300x", "qwen3-30b-a3b")):
             point = decodesim.Evaluator(hardware, model, deployment).predict(batch=16, context=8192)
             code, expected = cli_json("predict", "--hardware", hardware, "--model", model, *deployment.flags(),
@@ -195,6 +199,8 @@ class Errors(unittest.TestCase):
         self.assertIn("did you mean 'fp8'", str(raised.exception))
         with self.assertRaises(decodesim.UsageError):
             decodesim.Deployment(tp=0)
+        with self.assertRaises(decodesim.UsageError):
+            decodesim.Deployment(cuda_graphs="sometimes")
         with self.assertRaises(decodesim.UsageError):
             decodesim.Workload(batch=0)
         with self.assertRaises(decodesim.UsageError):

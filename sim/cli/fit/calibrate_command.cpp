@@ -147,6 +147,9 @@ int run_calibrate(const CalibrateOptions& options, const profiles::Catalog& cata
             // them would seem to fit nothing for no reason.
             if (const auto conditions = profiles::unmodelled_conditions(row); !conditions.empty()) {
                 warn(io, fmt::format("{}: {} is not modelled; predicted, not fitted", row.id, fmt::join(conditions, ", ")));
+            } else if (row.eager_launch) {
+                warn(io, fmt::format("{}: kernels launched one by one from the host (graphs off): the host, not the "
+                                     "kernels, sets its rate; predicted, not fitted", row.id));
             }
         } catch (const std::exception& error) {
             warn(io, fmt::format("{}: {}; not used", row.id, error.what()));

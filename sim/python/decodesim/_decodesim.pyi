@@ -133,6 +133,7 @@ class Deployment:
         clocks: str = "sustained",
         power_limit_w: Optional[float] = None,
         in_process: bool = False,
+        cuda_graphs: str = "on",
     ) -> None:
         """weights: bf16 (default), fp8, int4, q4_k_m, ... (docs/quantization.md); kv: the cache's format
         (default: the activation datatype); activation: bf16, fp16 or fp32; runtime: a build (default:
@@ -140,7 +141,8 @@ class Deployment:
         dp_attention: tensor, pipeline, expert and attention-data parallelism; kv_offload: KV beyond
         device memory in CPU memory; draft: a draft model id or "mtp", with spec_length draft tokens a
         step and acceptance (0 to 1); clocks: sustained or peak; power_limit_w: a board power limit in W;
-        in_process: the client runs in the engine's process (no API server)."""
+        in_process: the client runs in the engine's process (no API server); cuda_graphs: "on" (the
+        runtime's own) or "off" (every pass dispatched op by op, as vLLM --enforce-eager)."""
     @property
     def weights(self) -> Optional[str]: ...
     @property

@@ -33,7 +33,8 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
     text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}{}{}, clocks {}\n",
                         p.weights, p.kv, p.activation, p.runtime, p.in_process ? " (client in process)" : "",
                         p.eager_op_time_s > 0.0
-                            ? fmt::format(" (prompt passes eager, {} an op)", core::format_seconds(p.eager_op_time_s))
+                            ? fmt::format(" ({} eager, {} an op)", p.every_pass_eager ? "every pass" : "prompt passes",
+                                          core::format_seconds(p.eager_op_time_s))
                             : "",
                         p.clocks);
     text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}\n", c.requests,
