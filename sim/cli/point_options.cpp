@@ -263,14 +263,15 @@ engine::OperatingPoint resolve_loaded_quietly(const profiles::Catalog& catalog, 
     return point;
 }
 
+
+}  // namespace
+
 engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
                                              const engine::Workload& workload, Io io) {
     if (options.runtime) runtime_named(catalog, *options.runtime);  // names first: cheap, and usage errors
     profiles::HardwareProfile hardware = catalog.hardware(options.hardware);
     return resolve_loaded_quietly(catalog, std::move(hardware), catalog.model(options.model), options, workload, io);
 }
-
-}  // namespace
 
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& options,
                                      const engine::Workload& workload, Io io) {

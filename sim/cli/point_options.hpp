@@ -137,6 +137,10 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const DeploymentOptions& deployment,
                                      const engine::Workload& workload, Io io);
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, const PointOptions& options, Io io);
+// The same without the warnings about the point (memory that does not fit, an unmeasured build):
+// for a caller that answers those itself (predict --gpu-layers places layers off the device).
+engine::OperatingPoint resolve_point_quietly(const profiles::Catalog& catalog, const DeploymentOptions& options,
+                                             const engine::Workload& workload, Io io);
 // The same with the hardware and the model loaded already (the Python module's objects): the
 // catalog still resolves the runtime and a draft model by name.
 engine::OperatingPoint resolve_point(const profiles::Catalog& catalog, profiles::HardwareProfile hardware,

@@ -8,16 +8,11 @@
 #include "engine/efficiency.hpp"
 
 namespace decodesim::engine {
-namespace {
 
-// What weights and cache may fill: all of the pool when the weights do not fit in it (so that the
-// message names the pool), else the weights and the runtime's share of what they leave free.
 core::Bytes usable_beside(core::Bytes pool, core::Bytes weights, double kv_free_share) {
     if (weights >= pool) return pool;
     return pool - (pool - weights) * (1.0 - kv_free_share);
 }
-
-}  // namespace
 
 MemoryFootprint memory_footprint(const CostModel& cost, const profiles::HardwareProfile& hardware, double batch,
                                  double context, double shared_prefix) {

@@ -28,6 +28,10 @@ struct MemoryFootprint {
     core::Bytes headroom() const { return usable - weights - kv; }  // negative: short by that much
 };
 
+// What weights and cache may fill of a pool: all of it when the weights do not fit in it (so that
+// the message names the pool), else the weights and the runtime's share of what they leave free.
+core::Bytes usable_beside(core::Bytes pool, core::Bytes weights, double kv_free_share);
+
 // What does not fit, naming the actual cause, or nothing when the batch fits: the weights alone,
 // one stream's KV cache beside them, or the batch (with the most streams that fit). `batch` is the
 // footprint's batch. The one wording of memory warnings, for every command.

@@ -49,7 +49,7 @@ void add_checkpoint_warnings(const OperatingPoint& point, const MemoryFootprint&
 
 }  // namespace
 
-std::vector<std::string> point_warnings(const OperatingPoint& point) {
+std::vector<std::string> point_warnings(const OperatingPoint& point, DeviceFit fit) {
     std::vector<std::string> warnings = model_warnings(point.model);
     if (auto warning = runtime_warning(point.deployment.runtime_profile())) warnings.push_back(*warning);
     Workload one = point.workload;
@@ -57,7 +57,9 @@ std::vector<std::string> point_warnings(const OperatingPoint& point) {
     const MemoryFootprint one_stream = Evaluator(point).predict(one, Detail::figures).memory;
     add_checkpoint_warnings(point, one_stream, warnings);
     if (auto warning = context_warning(point.model, point.workload.max_context())) warnings.push_back(*warning);
-    if (auto problem = memory_problem(one_stream, 1.0)) warnings.push_back(*problem);
+    if (fit == DeviceFit::checked) {
+        if (auto problem = memory_problem(one_stream, 1.0)) warnings.push_back(*problem);
+    }
     return warnings;
 }
 

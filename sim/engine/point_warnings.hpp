@@ -11,7 +11,11 @@
 
 namespace decodesim::engine {
 
+// Whether the warnings include one stream that does not fit the device: not where the caller
+// places part of the model elsewhere and says what fits itself (predict --gpu-layers).
+enum class DeviceFit { checked, answered_by_caller };
+
 // The warnings of `point`, each once, in the order a reader needs them.
-std::vector<std::string> point_warnings(const OperatingPoint& point);
+std::vector<std::string> point_warnings(const OperatingPoint& point, DeviceFit fit = DeviceFit::checked);
 
 }  // namespace decodesim::engine

@@ -4,6 +4,7 @@
 
 #include "core/text_escape.hpp"
 #include "core/units.hpp"
+#include "report/serving/serve_output.hpp"
 #include "report/svg_chart.hpp"
 #include "report/text_table.hpp"
 
@@ -26,10 +27,6 @@ std::string workload_text(const FrontierConditions& conditions) {
     return fmt::format("prompts {} and outputs {} tokens; closed loops, {} requests a client (at least {}), seed {}",
                        conditions.prompt, conditions.output, conditions.requests_per_client, conditions.min_requests,
                        conditions.seed);
-}
-
-json percentiles_json(const serving::Percentiles& values) {
-    return {{"p50", values.p50}, {"p90", values.p90}, {"p99", values.p99}, {"mean", values.mean}};
 }
 
 }  // namespace
@@ -77,8 +74,8 @@ json frontier_to_json(const FrontierConditions& conditions, const std::vector<Fr
                           {"tokens_per_s_per_user", point.tokens_per_s_per_user},
                           {"tokens_per_s_per_device", point.tokens_per_s_per_device},
                           {"output_tokens_per_s", point.output_tokens_per_s},
-                          {"ttft_s", percentiles_json(point.ttft_s)},
-                          {"tpot_s", percentiles_json(point.tpot_s)},
+                          {"ttft_s", percentiles_to_json(point.ttft_s)},
+                          {"tpot_s", percentiles_to_json(point.tpot_s)},
                           {"mean_running_batch", point.mean_running_batch},
                           {"preemptions", point.preemptions},
                           {"requests", point.requests}};

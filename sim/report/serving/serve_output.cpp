@@ -9,11 +9,11 @@
 
 namespace decodesim::report {
 
-namespace {
-
-nlohmann::json percentiles_json(const serving::Percentiles& p) {
+nlohmann::json percentiles_to_json(const serving::Percentiles& p) {
     return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"mean", p.mean}, {"max", p.max}};
 }
+
+namespace {
 
 std::string seconds(double value) { return core::format_seconds(value); }
 
@@ -167,11 +167,11 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
                                   {"usd_per_million_requests_capped", optional(cap.cost_per_million_requests_capped)},
                                   {"usd_per_million_requests_uncapped", optional(cap.cost_per_million_requests_uncapped)}};
     }
-    document["ttft_s"] = percentiles_json(r.ttft_s);
-    document["server_ttft_s"] = percentiles_json(r.server_ttft_s);
-    document["tpot_s"] = percentiles_json(r.tpot_s);
-    document["itl_s"] = percentiles_json(r.itl_s);
-    document["e2e_s"] = percentiles_json(r.e2e_s);
+    document["ttft_s"] = percentiles_to_json(r.ttft_s);
+    document["server_ttft_s"] = percentiles_to_json(r.server_ttft_s);
+    document["tpot_s"] = percentiles_to_json(r.tpot_s);
+    document["itl_s"] = percentiles_to_json(r.itl_s);
+    document["e2e_s"] = percentiles_to_json(r.e2e_s);
     document["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
                               {"total_tokens_per_s", r.total_tokens_per_s},
                               {"requests_per_s", r.requests_per_s},
@@ -201,9 +201,9 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     document["steady_state"] = {{"stable", a.stable},
                                 {"batch", a.batch},
                                 {"step_s", a.step_s},
-                                {"ttft_s", percentiles_json(a.ttft_s)},
-                                {"tpot_s", percentiles_json(a.tpot_s)},
-                                {"e2e_s", percentiles_json(a.e2e_s)},
+                                {"ttft_s", percentiles_to_json(a.ttft_s)},
+                                {"tpot_s", percentiles_to_json(a.tpot_s)},
+                                {"e2e_s", percentiles_to_json(a.e2e_s)},
                                 {"saturation_requests_per_s", a.saturation_rate_per_s},
                                 {"binding", a.binding}};
     if (c.disaggregation) {

@@ -33,6 +33,8 @@ std::string serve_to_text(const ServeConditions& conditions, const serving::Serv
 nlohmann::json serve_to_json(const ServeConditions& conditions, const serving::ServeResult& result,
                              const serving::SteadyState& analytic);
 std::string requests_to_csv(const serving::ServeResult& result);
+// A latency's percentiles as every serving document writes them: p50, p90, p99, mean and max.
+nlohmann::json percentiles_to_json(const serving::Percentiles& percentiles);
 std::string serve_chart(const ServeConditions& conditions, const serving::ServeResult& result);
 
 }  // namespace decodesim::report
