@@ -1,5 +1,7 @@
 #include "serving/disaggregation.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -26,6 +28,36 @@ KvLink kv_link(const profiles::HardwareProfile& hardware, const engine::RuntimeP
         "disaggregation", fmt::format("{} has neither a scale_out network nor an interconnect in its profile: there is "
                                       "no link to send the KV cache from a prefill to a decode instance over",
                                       hardware.name)));
+}
+
+KvLink kv_link_between(const engine::Evaluator& prefill, const engine::Evaluator& decode) {
+    if (&prefill.hardware() == &decode.hardware() || prefill.hardware().id == decode.hardware().id) {
+        return kv_link(decode.hardware(), decode.deployment().runtime_profile());
+    }
+    for (const engine::Evaluator* side : {&prefill, &decode}) {
+        if (!side->hardware().scale_out) {
+            throw core::InputError(core::unlocated(
+                "prefill-hardware",
+                fmt::format("{} has no scale_out network in its profile: pools on two kinds of device sit in "
+                            "different nodes, and the KV cache crosses their NICs",
+                            side->hardware().name)));
+        }
+    }
+    const KvLink from = kv_link(prefill.hardware(), prefill.deployment().runtime_profile());
+    const KvLink to = kv_link(decode.hardware(), decode.deployment().runtime_profile());
+    KvLink link;
+    link.bandwidth = core::Bandwidth(std::min(from.bandwidth.value, to.bandwidth.value));
+    link.latency = core::Seconds(std::max(from.latency.value, to.latency.value));
+    link.efficiency = std::min(from.efficiency, to.efficiency);
+    link.name = from.name == to.name ? from.name : fmt::format("{} to {}", from.name, to.name);
+    return link;
+}
+
+double kv_transfer_seconds_between(const engine::Evaluator& prefill, const engine::Evaluator& decode,
+                                   const KvLink& link, double tokens) {
+    const engine::Evaluator& fewer =
+        prefill.deployment().parallelism.devices() <= decode.deployment().parallelism.devices() ? prefill : decode;
+    return kv_transfer_seconds(fewer.cost_model(), fewer.deployment(), link, tokens);
 }
 
 double kv_transfer_seconds(const engine::CostModel& cost, const engine::Deployment& deployment, const KvLink& link,

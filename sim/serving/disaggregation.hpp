@@ -33,6 +33,18 @@ struct KvLink {
 // Throws core::InputError when the profile names neither.
 KvLink kv_link(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime);
 
+// The link between a prefill pool and a decode pool on different devices: each pool sits in its own
+// nodes, so the cache crosses both sides' scale-out networks, at the slower one's bandwidth and the
+// larger latency and the lower efficiency of the two. The same device on both sides: kv_link.
+// Throws core::InputError when either side has no scale_out network.
+KvLink kv_link_between(const engine::Evaluator& prefill, const engine::Evaluator& decode);
+
+// Seconds to send one sequence's cache from the prefill pool's instance to the decode pool's: every
+// device sends (receives) its own share over its own NIC, so the side with fewer devices sets the
+// time (kv_transfer_seconds on its deployment).
+double kv_transfer_seconds_between(const engine::Evaluator& prefill, const engine::Evaluator& decode,
+                                   const KvLink& link, double tokens);
+
 // Seconds to send the KV cache of one sequence of `tokens` tokens from a prefill to a decode
 // instance: latency + bytes / (bandwidth x devices x efficiency), where bytes is the engine's
 // kv_bytes_per_sequence (one device) x devices; every device of the sending instance sends its

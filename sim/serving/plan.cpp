@@ -79,10 +79,10 @@ bool meets_targets(const DisaggregatedState& state, const ServiceTargets& target
 // to whichever pool brings the missed figure down more. Empty, with `reason`, when none can.
 std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evaluator, const PlanWorkload& workload,
                                                  const SchedulerLimits& limits, const ServiceTargets& targets,
-                                                 std::string& reason) {
+                                                 std::string& reason, const engine::Evaluator* prefill_pool = nullptr) {
     const LoadShape load = load_of(workload, *workload.rate_per_s);
     auto state_of = [&](long long x, long long y) {
-        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)});
+        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)}, prefill_pool);
     };
     const DisaggregatedState probe = state_of(1, 1);
     if (!std::isfinite(probe.prefill_s) || probe.decode_saturation_per_instance_s <= 0.0) {
@@ -143,11 +143,12 @@ std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evalua
 
 // The largest total rate `pools` sustain within the targets (bisection; 0 when none).
 double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
-                      const ServiceTargets& targets, const PoolShape& pools) {
+                      const ServiceTargets& targets, const PoolShape& pools, const engine::Evaluator* prefill_pool) {
     auto meets = [&](double rate) {
-        return meets_targets(disaggregated_state(evaluator, load_of(workload, rate), limits, pools), targets);
+        return meets_targets(disaggregated_state(evaluator, load_of(workload, rate), limits, pools, prefill_pool), targets);
     };
-    const double top = disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools).overall.saturation_rate_per_s;
+    const double top =
+        disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools, prefill_pool).overall.saturation_rate_per_s;
     if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
     const double high = top * (1.0 - 1e-9);
     if (meets(high)) return high;
@@ -166,9 +167,33 @@ void set_costs(PlanOption& option, const profiles::HardwareProfile& hardware, co
     if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
 }
 
-// The price, energy and pools of a disaggregated deployment at the workload's rate.
+// The price and energy of pools on two kinds of device: each pool's devices at their own price and
+// power; no price when either has none, and the basis only when both state the same one.
+void set_pool_costs(PlanOption& option, const profiles::HardwareProfile& decode, const profiles::HardwareProfile& prefill,
+                    const PlanWorkload& workload) {
+    const int per_instance = option.deployment.parallelism.devices();
+    const double prefill_devices = static_cast<double>(option.disaggregated->pools.prefill_instances * per_instance);
+    const double decode_devices = static_cast<double>(option.disaggregated->pools.decode_instances * per_instance);
+    const double output_per_s = option.rate_per_s * workload.output_tokens;
+    option.cost_per_hour.reset();
+    option.cost_per_million_output_tokens.reset();
+    option.joules_per_output_token.reset();
+    if (decode.price_per_hour && prefill.price_per_hour) {
+        option.cost_per_hour = *decode.price_per_hour * decode_devices + *prefill.price_per_hour * prefill_devices;
+        option.price_basis = decode.price_basis == prefill.price_basis ? decode.price_basis : profiles::PriceBasis::unstated;
+        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
+    }
+    if (decode.power && prefill.power) {
+        option.joules_per_output_token = (decode.power->value * decode_devices + prefill.power->value * prefill_devices) / output_per_s;
+    }
+}
+
+// The price, energy and pools of a disaggregated deployment at the workload's rate; `prefill`,
+// when given, the prefill pool's deployment on another device (else the option's own), and the
+// link between the pools is the two sides' (kv_link_between).
 PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                                const SchedulerLimits& limits, const DisaggregatedState& state, const PlanWorkload& workload) {
+                                const SchedulerLimits& limits, const DisaggregatedState& state, const PlanWorkload& workload,
+                                const engine::Evaluator* decode = nullptr, const engine::Evaluator* prefill = nullptr) {
     PlanOption option;
     option.hardware = hardware.id;
     option.segment = hardware.segment;
@@ -180,19 +205,27 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
     option.per_replica = state.overall;
     set_costs(option, hardware, workload);
     option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
-                                             state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name};
+                                             state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name,
+                                             ""};
+    if (prefill != nullptr && decode != nullptr) {
+        option.disaggregated->prefill_hardware = prefill->hardware().id;
+        option.disaggregated->link = kv_link_between(*prefill, *decode).name;
+        set_pool_costs(option, hardware, prefill->hardware(), workload);
+    }
     return option;
 }
 
 // A disaggregated winner's headroom, binding constraint and device count across the efficiency band.
 void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& model,
                           const profiles::HardwareProfile& hardware, const PlanWorkload& workload,
-                          const ServiceTargets& targets, const SchedulerLimits& limits) {
+                          const ServiceTargets& targets, const SchedulerLimits& limits,
+                          const engine::Evaluator* prefill_pool) {
     const engine::Evaluator evaluator(model, hardware, option.deployment);
     const PoolShape pools = option.disaggregated->pools;
-    const double max_rate = pools_max_rate(evaluator, workload, limits, targets, pools);
+    const double max_rate = pools_max_rate(evaluator, workload, limits, targets, pools, prefill_pool);
     option.max_rate_at_targets_per_s = max_rate;
-    const DisaggregatedState edge = disaggregated_state(evaluator, load_of(workload, max_rate * 1.01), limits, pools);
+    const DisaggregatedState edge =
+        disaggregated_state(evaluator, load_of(workload, max_rate * 1.01), limits, pools, prefill_pool);
     const char* missed = edge.overall.stable ? missed_target(edge.overall, targets) : nullptr;
     option.binding = !edge.overall.stable ? edge.overall.binding : missed ? missed : edge.overall.binding;
     const engine::EfficiencyBand band =
@@ -200,7 +233,7 @@ void finish_disaggregated(PlanOption& option, const profiles::ModelProfile& mode
     auto devices_at = [&](const engine::Efficiency& efficiency) {
         const engine::Evaluator shifted(model, hardware, option.deployment, efficiency);
         std::string why;
-        const auto state = cheapest_pools(shifted, workload, limits, targets, why);
+        const auto state = cheapest_pools(shifted, workload, limits, targets, why, prefill_pool);
         return state ? state->pools.instances() * option.deployment.parallelism.devices() : 0;
     };
     option.devices_low = devices_at(band.high);
@@ -274,6 +307,18 @@ bool excluded_deployment(const std::vector<engine::Deployment>& excluded, const 
     });
 }
 
+// An option's prefill pool deployment on the plan's prefill device: its formats and layout there.
+engine::Deployment prefill_deployment(const PlanOption& option, const profiles::ModelProfile& model, const PlanSpace& space) {
+    engine::DeploymentChoice choice;
+    choice.weights = option.deployment.weights;
+    choice.kv = option.deployment.kv;
+    choice.runtime = space.runtime(*space.prefill_hardware);
+    choice.parallelism = option.deployment.parallelism;
+    choice.clocks = space.clocks;
+    choice.in_process = space.in_process;
+    return engine::resolve_deployment(*space.prefill_hardware, model, choice);
+}
+
 // The best deployment of one device by the steady state, skipping `excluded` (layouts the serve
 // check refused), finished with its binding, state and band; empty with `reason` when none serves.
 std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
@@ -281,7 +326,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                                          const PlanSpace& space, PlanOrder order,
                                          const std::vector<engine::Deployment>& excluded, std::string& reason) {
     // Closed loops are planned colocated (docs/serving.md).
-    const bool colocated = space.disaggregation != PlanDisaggregation::only;
+    // With the prefill pool on a device of its own, every option is disaggregated.
+    const bool colocated = space.disaggregation != PlanDisaggregation::only && !space.prefill_hardware;
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
     const SchedulerLimits limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
@@ -306,6 +352,24 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 }
                 if (excluded_deployment(excluded, deployment)) continue;
                 const engine::Evaluator evaluator(model, hardware, deployment);
+                // The prefill pool's deployment: the same formats and layout on its own device, with
+                // that device's runtime; a layout it cannot take is skipped.
+                std::optional<engine::Evaluator> prefill_pool;
+                if (space.prefill_hardware) {
+                    engine::DeploymentChoice there = choice;
+                    there.runtime = space.runtime(*space.prefill_hardware);
+                    try {
+                        prefill_pool.emplace(model, *space.prefill_hardware,
+                                             engine::resolve_deployment(*space.prefill_hardware, model, there));
+                    } catch (const core::InputError& error) {
+                        if (built_reason.empty()) {
+                            built_reason = fmt::format("the prefill pool on {}: {}", space.prefill_hardware->id,
+                                                       error.diagnostics().front().message);
+                        }
+                        continue;
+                    }
+                }
+                const engine::Evaluator* prefill_evaluator = prefill_pool ? &*prefill_pool : nullptr;
                 auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                 auto offer = [&](const PlanOption& option) {
                     // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
@@ -319,12 +383,13 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     std::string why;
                     std::optional<DisaggregatedState> state;
                     try {
-                        state = cheapest_pools(evaluator, workload, limits, targets, why);
+                        state = cheapest_pools(evaluator, workload, limits, targets, why, prefill_evaluator);
                     } catch (const core::InputError& error) {
                         why = error.diagnostics().front().message;  // no link for the KV cache
                     }
                     if (state) {
-                        offer(disaggregated_option(hardware, deployment, limits, *state, workload));
+                        offer(disaggregated_option(hardware, deployment, limits, *state, workload, &evaluator,
+                                                   prefill_evaluator));
                     } else if (!colocated && ran_reason.empty()) {
                         ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
                     }
@@ -368,7 +433,9 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
         return std::nullopt;
     }
     if (best->disaggregated) {
-        finish_disaggregated(*best, model, hardware, workload, targets, limits);
+        std::optional<engine::Evaluator> prefill_pool;
+        if (space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(*best, model, space));
+        finish_disaggregated(*best, model, hardware, workload, targets, limits, prefill_pool ? &*prefill_pool : nullptr);
         return best;
     }
     // The winner's binding constraint, its state at the load, and its device count across the
@@ -423,8 +490,11 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
         const engine::Evaluator evaluator(model, *hardware, option.deployment);
         const std::optional<PoolShape> pools =
             option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
+        std::optional<engine::Evaluator> prefill_pool;
+        if (pools && space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(option, model, space));
         const PlanVerification verification =
-            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, option.limits, *space.verify, pools);
+            verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, option.limits, *space.verify, pools,
+                            prefill_pool ? &*prefill_pool : nullptr);
         if (!verification.passed) {
             // The layout fails where replicas cannot help (a tail prompt's prefill alone misses the
             // TTFT target at this tensor parallelism): the device's next layout by the steady state.

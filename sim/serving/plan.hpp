@@ -58,6 +58,9 @@ struct PlanSpace {
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
+    // Set: every option is disaggregated, its prefill pool on this device (the same formats and
+    // layout, this device's runtime) and its decode pool on the candidate (plan --prefill-hardware).
+    std::optional<profiles::HardwareProfile> prefill_hardware;
     // Set: every option is simulated request by request at its planned load (plan = serve);
     // unset: the analytic steady state alone decides.
     std::optional<VerifySettings> verify;
@@ -87,6 +90,7 @@ struct DisaggregatedPlan {
     double prefill_utilization = 0.0;  // per prefill instance, at the workload's rate
     double decode_utilization = 0.0;   // per decode instance: its rate over its saturation rate
     std::string link;                  // the link the KV cache crosses
+    std::string prefill_hardware;      // the prefill pool's device; empty: the option's own
 };
 
 struct PlanOption {

@@ -20,7 +20,8 @@ struct Run {
 };
 
 Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load, const ServiceTargets& targets,
-             const SchedulerLimits& limits, const VerifySettings& settings, const std::optional<PoolShape>& pools) {
+             const SchedulerLimits& limits, const VerifySettings& settings, const std::optional<PoolShape>& pools,
+             const engine::Evaluator* prefill_pool) {
     // The stream serve would generate from the same workload, rate, count and seed.
     workload::StreamSpec spec;
     spec.arrivals.rate_per_s = load.rate_per_s.value_or(1.0);
@@ -31,6 +32,7 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
     ServeConfig config;
     config.replicas = replicas;
     config.disaggregation = pools;
+    config.prefill_pool = prefill_pool;
     config.limits = limits;
     config.seed = settings.seed;
     if (load.users) config.closed_loop = ClosedLoop{static_cast<long long>(*load.users), load.lengths.think_time_s};
@@ -63,12 +65,13 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
 
 PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load,
                                  const ServiceTargets& targets, const SchedulerLimits& limits,
-                                 const VerifySettings& settings, const std::optional<PoolShape>& pools) {
+                                 const VerifySettings& settings, const std::optional<PoolShape>& pools,
+                                 const engine::Evaluator* prefill_pool) {
     std::map<int, PlanVerification> runs;  // by replica count: each count is simulated once
     auto at = [&](int count) -> const PlanVerification& {
         auto found = runs.find(count);
         if (found != runs.end()) return found->second;
-        const Run run = simulate(evaluator, count, load, targets, limits, settings, pools);
+        const Run run = simulate(evaluator, count, load, targets, limits, settings, pools, prefill_pool);
         PlanVerification verification;
         verification.requests = load.trace ? static_cast<long long>(load.trace->size()) : settings.requests;
         verification.seed = settings.seed;

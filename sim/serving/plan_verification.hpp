@@ -46,6 +46,7 @@ struct VerifyLoad {
 // `pools`, the disaggregated pools instead, checked as planned.
 PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replicas, const VerifyLoad& load,
                                  const ServiceTargets& targets, const SchedulerLimits& limits,
-                                 const VerifySettings& settings, const std::optional<PoolShape>& pools = std::nullopt);
+                                 const VerifySettings& settings, const std::optional<PoolShape>& pools = std::nullopt,
+                                 const engine::Evaluator* prefill_pool = nullptr);
 
 }  // namespace decodesim::serving

@@ -163,7 +163,7 @@ struct Transfer {
 class Simulation {
 public:
     Simulation(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests, const ServeConfig& config)
-        : evaluator_(evaluator), cost_(evaluator.cost_model()), requests_(requests), config_(config),
+        : evaluator_(evaluator), requests_(requests), config_(config),
           path_(evaluator.deployment().request_path()),
           replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
                                                                    : std::max(1, config.replicas))),
@@ -172,19 +172,19 @@ public:
             if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
                 throw core::InputError(core::unlocated("disaggregation", "needs at least one prefill and one decode instance"));
             }
-            link_ = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
+            if (config.prefill_pool != nullptr && (config.prefill_pool->deployment().speculation.enabled() ||
+                                                   evaluator.deployment().speculation.enabled())) {
+                throw core::InputError(core::unlocated(
+                    "prefill-hardware", "speculative decoding is not simulated with pools on two kinds of device"));
+            }
+            link_ = kv_link_between(prefiller(), evaluator);
             prefill_count_ = static_cast<std::size_t>(config.disaggregation->prefill_instances);
             for (std::size_t r = 0; r < replicas_.size(); ++r) {
                 replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
             }
         }
-        const engine::MemoryFootprint memory = evaluator.memory(1.0, 1.0);
-        capacity_bytes_ = (memory.usable - memory.weights).value;
-        if (capacity_bytes_ <= kv_bytes(config_.limits.block_tokens)) {
-            throw core::InputError(core::unlocated(
-                "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
-                                      memory.weights, memory.usable, evaluator.hardware().name)));
-        }
+        capacity_bytes_ = kv_room(evaluator);
+        prefill_capacity_bytes_ = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
         records_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
         if (config.closed_loop) {
@@ -199,8 +199,31 @@ public:
     ServeResult run(const ServiceTargets& targets);
 
 private:
-    // One sequence's cache at `tokens` tokens: the model's, and the draft model's beside it.
+    // One sequence's cache at `tokens` tokens: the model's, and the draft model's beside it, on one
+    // device of the decode pool (or a colocated replica), or of `replica`'s pool.
     double kv_bytes(long long tokens) const { return evaluator_.kv_bytes_per_sequence(static_cast<double>(tokens)).value; }
+    double kv_bytes(const Replica& replica, long long tokens) const {
+        return evaluator_of(replica).kv_bytes_per_sequence(static_cast<double>(tokens)).value;
+    }
+    // The deployment a replica runs: the prefill pool's for a prefill instance on other devices.
+    const engine::Evaluator& prefiller() const { return config_.prefill_pool != nullptr ? *config_.prefill_pool : evaluator_; }
+    const engine::Evaluator& evaluator_of(const Replica& replica) const {
+        return replica.role == Role::prefill ? prefiller() : evaluator_;
+    }
+    double capacity_of(const Replica& replica) const {
+        return replica.role == Role::prefill ? prefill_capacity_bytes_ : capacity_bytes_;
+    }
+    // What the weights leave a device for the KV cache; refused when not one block's worth.
+    double kv_room(const engine::Evaluator& deployment) const {
+        const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
+        const double room = (memory.usable - memory.weights).value;
+        if (room <= deployment.kv_bytes_per_sequence(static_cast<double>(config_.limits.block_tokens)).value) {
+            throw core::InputError(core::unlocated(
+                "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
+                                      memory.weights, memory.usable, deployment.hardware().name)));
+        }
+        return room;
+    }
     bool speculates() const { return speculation_.enabled(); }
     long long accepted_drafts();
     long long round_up_to_block(long long tokens) const {
@@ -239,7 +262,6 @@ private:
     bool disaggregated() const { return config_.disaggregation.has_value(); }
 
     const engine::Evaluator& evaluator_;
-    const engine::CostModel& cost_;
     std::vector<workload::Request> requests_;  // a closed loop sets their arrival times as it runs
     ServeConfig config_;
     engine::RequestPath path_;       // the runtime's request path (in before the scheduler, out after each pass)
@@ -251,7 +273,8 @@ private:
     std::vector<TimelineSample> timeline_;
     std::size_t sample_stride_ = 1, steps_since_sample_ = 0;
     LogHistogram gaps_;
-    double capacity_bytes_ = 0.0;
+    double capacity_bytes_ = 0.0;          // KV room of a decode instance or a colocated replica, one device
+    double prefill_capacity_bytes_ = 0.0;  // of a prefill instance
     double waiting_time_ = 0.0;
     // Pass ends as (time, replica index), smallest first; an entry whose replica has since become
     // idle or started another pass is dropped when it surfaces.
@@ -319,13 +342,14 @@ void Simulation::hand_off(Replica& replica, Sequence sequence, double now) {
 // at a time per receiving instance.
 void Simulation::start_transfer(Replica& replica, Sequence sequence, double now) {
     const double tokens = static_cast<double>(sequence.target);
-    const double duration = kv_transfer_seconds(cost_, evaluator_.deployment(), link_, tokens);
+    const double duration = kv_transfer_seconds_between(prefiller(), evaluator_, link_, tokens);
     const double start = std::max(now, replica.link_free_s);
     replica.link_free_s = start + duration;
     ++replica.parked;
     transfer_time_ += duration;
     transfer_wait_ += start - sequence.handed_off_s;
-    transfer_bytes_ += cost_.kv_bytes_per_sequence(tokens).value * static_cast<double>(evaluator_.deployment().parallelism.devices());
+    transfer_bytes_ += prefiller().cost_model().kv_bytes_per_sequence(tokens).value *
+                       static_cast<double>(prefiller().deployment().parallelism.devices());
     ++transfers_done_;
     transfers_.push({start + duration, static_cast<std::size_t>(&replica - replicas_.data()), sequence});
 }
@@ -363,8 +387,8 @@ void Simulation::finish_transfer(const Transfer& transfer, double now) {
 bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_needed) {
     if (tokens_needed <= sequence.allocated) return true;
     const long long allocated = round_up_to_block(tokens_needed);
-    const double bytes = kv_bytes(allocated) - kv_bytes(sequence.shared);
-    while (replica.used_bytes - sequence.bytes + bytes > capacity_bytes_) {
+    const double bytes = kv_bytes(replica, allocated) - kv_bytes(replica, sequence.shared);
+    while (replica.used_bytes - sequence.bytes + bytes > capacity_of(replica)) {
         if (!evict_prefix(replica)) return false;
     }
     replica.used_bytes += bytes - sequence.bytes;
@@ -544,14 +568,14 @@ void Simulation::start_step(Replica& replica, double now) {
             }
             Sequence& scheduled = replica.running[i];
             if (scheduled.prefilling()) {
-                shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
+                shape += engine::prefill_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
                                                scheduled.cached + tokens == scheduled.target);
             } else if (speculates()) {
-                shape += engine::verification_shape(cost_, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
+                shape += engine::verification_shape(evaluator_of(replica).cost_model(), speculation_.length, 1.0, static_cast<double>(scheduled.cached));
                 decoding += 1.0;
                 decoding_context += static_cast<double>(scheduled.cached);
             } else {
-                shape += engine::decode_shape(cost_, 1.0, static_cast<double>(scheduled.cached + 1));
+                shape += engine::decode_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(scheduled.cached + 1));
             }
             replica.step.push_back({i, tokens});
             budget -= tokens;
@@ -622,7 +646,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 records_[sequence.request].prefix_hit = true;
             }
             replica.waiting.pop_front();
-            shape += engine::prefill_shape(cost_, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
+            shape += engine::prefill_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
                                            sequence.cached + tokens == sequence.target);
             replica.running.push_back(sequence);
             replica.step.push_back({replica.running.size() - 1, tokens});
@@ -638,7 +662,7 @@ void Simulation::start_step(Replica& replica, double now) {
         replica.busy_until = -1.0;
         return;
     }
-    double pass = evaluator_.step_time(shape).value;
+    double pass = evaluator_of(replica).step_time(shape).value;
     if (decoding > 0.0) {
         // The drafter's k steps for the decoding sequences run before the verification pass.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
@@ -694,7 +718,7 @@ void Simulation::finish_step(Replica& replica, double now) {
                  ++link) {
                 const long long before = sequence.shared;
                 const long long tokens = chain.tokens(link);
-                CachedPrefix prefix{tokens, kv_bytes(tokens) - (before > 0 ? kv_bytes(before) : 0.0), 1, now,
+                CachedPrefix prefix{tokens, kv_bytes(replica, tokens) - (before > 0 ? kv_bytes(replica, before) : 0.0), 1, now,
                                     static_cast<int>(link)};
                 sequence.shared = tokens;
                 sequence.shared_links = link + 1;
@@ -750,7 +774,7 @@ void Simulation::sample(double now) {
     for (const Replica& replica : replicas_) {
         point.waiting += static_cast<long long>(replica.waiting.size());
         point.running += static_cast<long long>(replica.running.size());
-        point.kv_fraction += replica.used_bytes / capacity_bytes_ / static_cast<double>(replicas_.size());
+        point.kv_fraction += replica.used_bytes / capacity_of(replica) / static_cast<double>(replicas_.size());
     }
     timeline_.push_back(point);
     if (timeline_.size() >= kTimelineLimit) {
@@ -851,7 +875,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     result.offered_rate_per_s =
         last_arrival > first_arrival ? static_cast<double>(requests_.size() - 1) / (last_arrival - first_arrival) : 0.0;
     for (const Replica& replica : replicas_) {
-        result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_bytes_);
+        result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_of(replica));
     }
     result.kv_capacity_tokens = capacity_bytes_ / kv_bytes(1);
     result.preemptions = preemptions_;

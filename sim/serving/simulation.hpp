@@ -33,6 +33,9 @@ struct ServeConfig {
     // Set: separate prefill and decode pools (docs/serving.md, "Disaggregated prefill and decode"),
     // each instance with the same scheduler limits.
     std::optional<PoolShape> disaggregation;
+    // With disaggregation: the prefill pool's deployment when it runs on other devices than the
+    // decode pool (simulate_serving's evaluator); null: the same. The caller keeps it alive.
+    const engine::Evaluator* prefill_pool = nullptr;
     // Seeds the draws of accepted draft tokens under speculative decoding: the same seed gives
     // the same run.
     unsigned long long seed = 1;

@@ -431,12 +431,13 @@ struct Wait {
 }  // namespace
 
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
-                                       const SchedulerLimits& limits, const PoolShape& pools) {
+                                       const SchedulerLimits& limits, const PoolShape& pools,
+                                       const engine::Evaluator* prefill_pool) {
     DisaggregatedState result;
     result.pools = pools;
-    const KvLink link = kv_link(evaluator.hardware(), evaluator.deployment().runtime_profile());
-    result.kv_transfer_s =
-        kv_transfer_seconds(evaluator.cost_model(), evaluator.deployment(), link, load.prompt_tokens);
+    const engine::Evaluator& prefiller = prefill_pool != nullptr ? *prefill_pool : evaluator;
+    const KvLink link = kv_link_between(prefiller, evaluator);
+    result.kv_transfer_s = kv_transfer_seconds_between(prefiller, evaluator, link, load.prompt_tokens);
     const double prefill_instances = static_cast<double>(std::max(1, pools.prefill_instances));
     const double decode_instances = static_cast<double>(std::max(1, pools.decode_instances));
     LoadShape per_decode = load;
@@ -446,7 +447,8 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.max_batch = decode.max_batch;
 
     // Saturation: the prefill pool at x / prefill time, the decode pool at y times one instance's.
-    result.prefill_s = prefill_alone(decode);
+    result.prefill_s = prefill_pool != nullptr ? prefill_alone(make_model(*prefill_pool, per_decode, limits))
+                                               : prefill_alone(decode);
     const double prefill_saturation = std::isfinite(result.prefill_s) ? prefill_instances / result.prefill_s : 0.0;
     const char* decode_binding = "bandwidth";
     result.decode_saturation_per_instance_s = decode_saturation(decode, decode_binding);

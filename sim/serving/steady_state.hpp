@@ -80,9 +80,11 @@ struct DisaggregatedState {
     double kv_transfer_s = 0.0;          // one mean prompt's KV cache (kv_transfer_seconds)
 };
 
-// The state of `pools` under `load` (its rate_per_s: all arrivals, both pools). Throws
-// core::InputError when the device has no link for the KV cache (kv_link).
+// The state of `pools` under `load` (its rate_per_s: all arrivals, both pools). `evaluator` is the
+// decode pool's deployment; `prefill_pool`, when given, the prefill pool's on other devices (else the
+// same). Throws core::InputError when the devices have no link for the KV cache (kv_link_between).
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
-                                       const SchedulerLimits& limits, const PoolShape& pools);
+                                       const SchedulerLimits& limits, const PoolShape& pools,
+                                       const engine::Evaluator* prefill_pool = nullptr);
 
 }  // namespace decodesim::serving

@@ -94,6 +94,7 @@ struct PlanOptions {
     SchedulerOptions scheduler;
     std::string by = "cost";
     std::string disaggregation = "auto";
+    std::optional<std::string> prefill_hardware;  // every option's prefill pool on this device
     long long verify_requests = 2000;  // 0: the steady state alone decides
     std::optional<long long> seed;  // unset: 1
     std::string load_curve;         // --load-curve FILE: a day's load; the plan is for its peak
@@ -138,6 +139,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         {"--seed", options.seed.has_value(), options.verify_requests > 0,
          "with --verify-requests above 0 (the verifying simulation's draws)"},
     });
+    if (options.prefill_hardware && (options.users || options.disaggregation == "off")) {
+        throw core::UsageError("--prefill-hardware plans disaggregated pools, for --rate (not --users) and without "
+                               "--disaggregation off");
+    }
     if (options.disaggregation == "only" && options.users) {
         throw core::UsageError("--disaggregation only: disaggregated pools are planned for --rate, not for a closed loop of --users");
     }
@@ -218,6 +223,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     if (candidates.empty()) {
         throw core::NothingComputed(fmt::format("no shipped device is in the segments '{}'", options.segments));
     }
+    // The prefill pool's device takes the same prices and basis as the candidates: it rides at the
+    // end of the list through them, then leaves it.
+    if (options.prefill_hardware) candidates.push_back(catalog.hardware(*options.prefill_hardware));
     const std::map<std::string, double> prices =
         apply_given_prices(options.prices, options.price_file, catalog, candidates);
     // --basis: only prices of that basis are costed, so a purchase price is never ranked against a
@@ -249,6 +257,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                 device.price_per_hour.reset();
             }
         }
+    }
+    if (options.prefill_hardware) {
+        space.prefill_hardware = std::move(candidates.back());
+        candidates.pop_back();
     }
     // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
     std::optional<ProgressBar> search_bar, verify_bar;
@@ -302,7 +314,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         conditions.best_uncapped = best_uncapped;
     }
     conditions.order = options.by;
-    conditions.disaggregation = options.disaggregation;
+    conditions.disaggregation =
+        options.prefill_hardware ? fmt::format("prefill on {}", space.prefill_hardware->id) : options.disaggregation;
     conditions.given_prices = prices;
     conditions.ownership = ownership;
     conditions.ownership_assumptions = assumptions;
@@ -433,6 +446,10 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "when cheaper; open loop only), off, or only")
         ->capture_default_str()
         ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
+    command->add_option("--prefill-hardware", options->prefill_hardware,
+                        "Plan disaggregated pools whose prefill instances run on this device (id or profile) and "
+                        "whose decode instances run on each candidate; the KV cache crosses both sides' scale-out "
+                        "networks (docs/serving.md)");
     command->add_option("--verify-requests", options->verify_requests,
                         "Requests the request-level simulation runs to verify every option at its planned load "
                         "(plan = serve); 0 leaves the answer to the steady state alone")

@@ -36,6 +36,8 @@ struct ServeOptions {
     std::string price_file;  // --prices FILE
     int replicas = 1;
     std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
+    std::optional<std::string> prefill_hardware;  // the prefill pool's device, with --disaggregate
+    std::optional<int> prefill_tp;                // and its tensor parallelism (unset: --tp)
     double rate = 1.0;
     std::optional<long long> concurrency;  // a closed loop of this many clients instead of --rate
     std::optional<double> think_time;      // closed loop: unset, the scenario's, else 0
@@ -153,6 +155,17 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     const engine::OperatingPoint point =
         resolve_point(catalog, options.deployment, engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io);
     const engine::Evaluator evaluator(point);
+    // The prefill pool on another device: the same deployment there, at its own tensor parallelism.
+    std::optional<engine::OperatingPoint> prefill_point;
+    std::optional<engine::Evaluator> prefill_evaluator;
+    if (options.prefill_hardware) {
+        DeploymentOptions prefill_options = options.deployment;
+        prefill_options.hardware = *options.prefill_hardware;
+        prefill_options.tensor_parallel = options.prefill_tp.value_or(options.deployment.tensor_parallel);
+        prefill_point = resolve_point(catalog, prefill_options,
+                                      engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io);
+        prefill_evaluator.emplace(*prefill_point);
+    }
 
     serving::ServeConfig config;
     config.replicas = options.replicas;
@@ -163,6 +176,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
                                                point.model.max_position_embeddings);
     config.disaggregation = pools;
+    config.prefill_pool = prefill_evaluator ? &*prefill_evaluator : nullptr;
     config.seed = seed;  // the draws of accepted draft tokens
     config.closed_loop = closed_loop;
     // Targets: the flags, else the scenario's p99 targets applied to each request.
@@ -174,7 +188,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     serving::LoadShape per_replica = load;
     per_replica.rate_per_s = load.rate_per_s / options.replicas;
     std::optional<serving::DisaggregatedState> pools_analytic;
-    if (pools) pools_analytic = serving::disaggregated_state(evaluator, load, config.limits, *pools);
+    if (pools) pools_analytic = serving::disaggregated_state(evaluator, load, config.limits, *pools, config.prefill_pool);
     // A closed loop's clients spread over the replicas as the router spreads their requests.
     const serving::SteadyState analytic =
         pools_analytic ? pools_analytic->overall
@@ -203,6 +217,10 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     }
     conditions.replicas = pools ? pools->instances() : options.replicas;
     conditions.disaggregation = pools_analytic;
+    if (prefill_point) {
+        conditions.prefill_hardware = prefill_point->hardware.id;
+        conditions.prefill_parallelism = prefill_point->deployment.parallelism;
+    }
     conditions.requests = static_cast<long long>(requests.size());
     // A trace has no seed of its own; speculation still draws its accepted tokens from --seed.
     conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? seed : 0;
@@ -238,10 +256,20 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     auto* replicas = command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
                          ->capture_default_str()
                          ->check(CLI::Range(1, 4096));
-    command->add_option("--disaggregate", options->disaggregate,
-                        "Disaggregated prefill and decode: xPyD, as 2P3D for 2 prefill and 3 decode instances, each "
-                        "on --tp devices, the KV cache sent between them (docs/serving.md)")
-        ->excludes(replicas);
+    auto* disaggregate =
+        command->add_option("--disaggregate", options->disaggregate,
+                            "Disaggregated prefill and decode: xPyD, as 2P3D for 2 prefill and 3 decode instances, each "
+                            "on --tp devices, the KV cache sent between them (docs/serving.md)")
+            ->excludes(replicas);
+    auto* prefill_hardware =
+        command->add_option("--prefill-hardware", options->prefill_hardware,
+                            "With --disaggregate: the prefill pool on this device (id or profile), the decode pool on "
+                            "--hardware; the KV cache crosses both sides' scale-out networks (docs/serving.md)")
+            ->needs(disaggregate);
+    command->add_option("--prefill-tp", options->prefill_tp,
+                        "With --prefill-hardware: the prefill instances' tensor parallelism (default: --tp)")
+        ->check(CLI::Range(1, kMaxTensorParallel))
+        ->needs(prefill_hardware);
     auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
                      ->capture_default_str()
                      ->check(CLI::Range(1e-6, 1e7));

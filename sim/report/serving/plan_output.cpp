@@ -140,8 +140,10 @@ std::string layout(const serving::PlanOption& option) {
     if (p.expert > 1) spread += fmt::format(" ep{}", p.expert);
     if (p.pipeline > 1) spread += fmt::format(" pp{}", p.pipeline);
     if (!option.disaggregated) return fmt::format("{} x {}", spread, option.replicas);
-    return fmt::format("{} x ({}P+{}D)", spread, option.disaggregated->pools.prefill_instances,
-                       option.disaggregated->pools.decode_instances);
+    const serving::DisaggregatedPlan& pools = *option.disaggregated;
+    // Prefill on another device: "tp2 x (2P h200-sxm+3D)".
+    return fmt::format("{} x ({}P{}+{}D)", spread, pools.pools.prefill_instances,
+                       pools.prefill_hardware.empty() ? "" : " " + pools.prefill_hardware, pools.pools.decode_instances);
 }
 
 // What a buyer should know about the rows that are not datacenter parts, one line a segment.
@@ -232,7 +234,16 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     text += segment_caveats(plan);
     if (!plan.options.empty()) {
         const auto& best = plan.options.front();
-        text += fmt::format("\nbest: {} x {} ({} {}{}, {} each, {} weights){}\n", best.devices, best.hardware,
+        // Pools on two kinds of device: each device's count.
+        const std::string devices =
+            best.disaggregated && !best.disaggregated->prefill_hardware.empty()
+                ? fmt::format("{} x {} decoding and {} x {} prefilling",
+                              best.disaggregated->pools.decode_instances * best.deployment.parallelism.devices(),
+                              best.hardware,
+                              best.disaggregated->pools.prefill_instances * best.deployment.parallelism.devices(),
+                              best.disaggregated->prefill_hardware)
+                : fmt::format("{} x {}", best.devices, best.hardware);
+        text += fmt::format("\nbest: {} ({} {}{}, {} each, {} weights){}\n", devices,
                             best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s",
                             best.deployment.parallelism.any() ? report::parallelism_text(best.deployment.parallelism)
                                                               : std::string("one device"),
@@ -267,9 +278,11 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         if (best.disaggregated) {
             const auto& pools = *best.disaggregated;
             text.pop_back();
-            text += fmt::format(" - disaggregated: {} prefill and {} decode instance{}, the KV cache of a prompt sent in {} "
+            text += fmt::format(" - disaggregated: {} prefill{} and {} decode instance{}, the KV cache of a prompt sent in {} "
                                 "over {}\n",
-                                pools.pools.prefill_instances, pools.pools.decode_instances,
+                                pools.pools.prefill_instances,
+                                pools.prefill_hardware.empty() ? "" : " instances on " + pools.prefill_hardware,
+                                pools.pools.decode_instances,
                                 pools.pools.decode_instances == 1 ? "" : "s", core::format_seconds(pools.kv_transfer_s),
                                 pools.link);
         }
@@ -402,6 +415,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
             options.back()["prefill_utilization"] = pools.prefill_utilization;
             options.back()["decode_utilization"] = pools.decode_utilization;
             options.back()["kv_link"] = pools.link;
+            if (!pools.prefill_hardware.empty()) options.back()["prefill_hardware"] = pools.prefill_hardware;
         }
     }
     document["options"] = std::move(options);

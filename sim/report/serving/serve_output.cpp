@@ -25,7 +25,12 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
     const Conditions& p = c.point;
     const std::string each = p.parallelism.any() ? fmt::format(" ({} each)", parallelism_text(p.parallelism)) : "";
     std::string text =
-        r.disaggregation
+        r.disaggregation && !c.prefill_hardware.empty()
+            ? fmt::format("{}: {} on {}{} and {} on {}{}, disaggregated\n", p.model,
+                          plural(r.disaggregation->pools.prefill_instances, "prefill instance"), c.prefill_hardware,
+                          c.prefill_parallelism.any() ? fmt::format(" ({} each)", parallelism_text(c.prefill_parallelism)) : "",
+                          plural(r.disaggregation->pools.decode_instances, "decode instance"), p.hardware, each)
+        : r.disaggregation
             ? fmt::format("{} on {}: {} and {}, disaggregated{}\n", p.model, p.hardware,
                           plural(r.disaggregation->pools.prefill_instances, "prefill instance"),
                           plural(r.disaggregation->pools.decode_instances, "decode instance"), each)
@@ -142,6 +147,11 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     if (r.disaggregation) {
         given["disaggregation"] = fmt::format("{}P{}D", r.disaggregation->pools.prefill_instances,
                                               r.disaggregation->pools.decode_instances);
+        // The prefill pool's device when it is not the decode pool's (`hardware` above).
+        if (!c.prefill_hardware.empty()) {
+            given["prefill_hardware"] = c.prefill_hardware;
+            given["prefill_tensor_parallel"] = c.prefill_parallelism.tensor;
+        }
     }
     given["arrivals"] = c.arrivals;
     given["prompt_tokens"] = c.prompt;

@@ -26,6 +26,9 @@ struct ServeConditions {
     std::optional<serving::OutputCapEffect> output_cap;  // --max-output: what the cap saves
     // --disaggregate: the analytic state of the pools (the simulated ones are in the result).
     std::optional<serving::DisaggregatedState> disaggregation;
+    // --prefill-hardware: the prefill pool's device and parallelism; empty: the decode pool's.
+    std::string prefill_hardware;
+    engine::Parallelism prefill_parallelism;
 };
 
 std::string serve_to_text(const ServeConditions& conditions, const serving::ServeResult& result,
