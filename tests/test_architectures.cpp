@@ -74,6 +74,18 @@ TEST_CASE("each new profile's shape counts to its published parameters") {
         {"qwen3.5-35b-a3b", 35.0e9, 3.0e9, 0.02, 0.16},
         {"qwen3.5-27b", 27.0e9, 0.0, 0.02, 0.0},
         {"qwen3.5-9b", 9.0e9, 0.0, 0.02, 0.0},
+        // The small sizes, each its published safetensors total less the vision encoder and the MTP
+        // layer counted by hand from the configs (a vision block: qkv d x 3d, proj d x d, fc1 and
+        // fc2 d x 4d, with biases and norms; the patch embedding 3 x 2 x 16 x 16 x d; 2,304
+        // position rows; the merger 4d x 4d and 4d x hidden; the MTP layer one full-attention layer,
+        // its MLP and a 2 x hidden x hidden projection):
+        //   0.8B: 873,438,784 - 100,592,896 (12 blocks of d = 768) - 20.5M = 0.7523B
+        //   2B: 2,274,069,824 - 331,416,576 (24 blocks of d = 1,024) - 60.8M = 1.8817B
+        //   4B: 4,659,865,088 - 333,514,240 (24 blocks of d = 1,024) - 120.6M = 4.2058B
+        // The cards say 0.8B, 2B and 4B for the whole checkpoints.
+        {"qwen3.5-0.8b", 0.7523e9, 0.0, 0.02, 0.0},
+        {"qwen3.5-2b", 1.8817e9, 0.0, 0.02, 0.0},
+        {"qwen3.5-4b", 4.2058e9, 0.0, 0.02, 0.0},
         {"qwen3-4b", 4.0e9, 0.0, 0.02, 0.0},                  // model card: 4.0B (3.6B non-embedding)
         {"qwen3-0.6b", 0.6e9, 0.0, 0.02, 0.0},                // model card: 0.6B (0.44B non-embedding)
         // GLM-5: 41.8B counted vs 40B: the 0.95B input embedding (154,880 x 6,144) and the
@@ -272,6 +284,10 @@ TEST_CASE("day-one models: cache bytes per token derived by hand") {
         {"qwen3-0.6b", 114688.0},       {"minimax-m2.5", 253952.0},     {"qwen2.5-vl-7b", 57344.0},
         {"qwen2.5-vl-72b", 327680.0},   {"mistral-small-3.2-24b", 163840.0}, {"devstral-small", 163840.0},
         {"kimi-k2.5", 70272.0},         {"glm-5", 100152.0},
+        // Qwen3.5 small sizes: only the full-attention layers (every 4th) cache keys and values,
+        // 2 x KV heads x 256 x 2 B each: 0.8B and 2B 2 x 2 x 256 x 2 = 2,048 x 6 = 12,288;
+        // 4B 2 x 4 x 256 x 2 = 4,096 x 8 = 32,768.
+        {"qwen3.5-0.8b", 12288.0},      {"qwen3.5-2b", 12288.0},        {"qwen3.5-4b", 32768.0},
     };
     for (const auto& row : expected) {
         // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
