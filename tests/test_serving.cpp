@@ -778,3 +778,60 @@ TEST_CASE("a plan's launch commands carry its layout: tensor, expert and attenti
           std::string::npos);
     CHECK(pd_vllm.serve_decode == pd_vllm.serve);
 }
+
+TEST_CASE("launch flags are runtime-profile data: a build states its own, each read strictly") {
+    const profiles::Catalog catalog = testing::shipped_catalog();
+    // A newer vLLM whose flags were renamed: the plan's command follows its profile, not code.
+    const std::string renamed = testing::write_temp(
+        "vllm-renamed.yaml",
+        "name: vllm\nversion: \"9.9\"\nbase: vllm@0.8\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
+        "launch:\n  source: \"t\"\n  serve: \"vllm serve ${model}\"\n  flags:\n"
+        "    - {when: always, text: \"--tp ${tp}\"}\n    - {when: expert_parallel, text: \"--ep ${ep}\"}\n"
+        "    - {when: always, text: \"--max-seqs ${max_sequences}\"}\n"
+        "  verify: \"bench ${model} ${prompt}/${output} ${load}\"\n");
+    const auto hardware = catalog.hardware("h200-sxm");
+    const auto model = catalog.model("deepseek-v3");
+    engine::DeploymentChoice choice;
+    choice.runtime = catalog.runtime(renamed);
+    choice.weights = core::find_named(core::weight_formats(), "fp8");
+    choice.parallelism = {8, 1, 8, 1};
+    serving::PlanOption option;
+    option.deployment = engine::resolve_deployment(hardware, model, choice);
+    option.limits.max_sequences = 64;
+    option.replicas = 1;
+    const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt});
+    REQUIRE(launch.has_value());
+    CHECK(launch->serve == "vllm serve deepseek-ai/DeepSeek-V3 --tp 8 --ep 8 --max-seqs 64");
+    // A rate of 20/s for a minute is 1,200 requests (at least 1,000).
+    CHECK(launch->verify == "bench deepseek-ai/DeepSeek-V3 4096/512 --request-rate 20 --num-prompts 1200");
+    // Runtimes launched by their own tools state none: no command is made up for them.
+    CHECK_FALSE(testing::shipped_runtime("mlx")->launch.has_value());
+    CHECK_FALSE(testing::shipped_runtime("exllamav2")->launch.has_value());
+    CHECK(testing::shipped_runtime("sglang")->launch.has_value());
+    CHECK(testing::shipped_runtime("tensorrt-llm@1.0")->launch.has_value());  // inherited from 0.17, its base
+
+    // Bad launch data names its file, line and key.
+    const auto messages = [&](const std::string& launch_lines) {
+        return testing::error_messages([&] {
+            catalog.runtime(testing::write_temp("vllm-bad-launch.yaml",
+                                                "name: vllm\nversion: \"9.8\"\nbase: vllm@0.8\nsource: \"t\"\nmeasured: false\n"
+                                                "measurements: \"t\"\n" + launch_lines));
+        });
+    };
+    const auto placeholder = messages("launch:\n  source: \"t\"\n  serve: \"vllm serve ${modle}\"\n  verify: \"b\"\n");
+    REQUIRE(placeholder.size() == 1);
+    CHECK(placeholder[0].find("vllm-bad-launch.yaml:9:") != std::string::npos);
+    CHECK(placeholder[0].find("launch.serve") != std::string::npos);
+    CHECK(placeholder[0].find("unknown placeholder '${modle}'") != std::string::npos);
+    const auto condition = messages("launch:\n  source: \"t\"\n  serve: \"s\"\n  flags:\n    - {when: sometimes, text: \"x\"}\n"
+                                    "  verify: \"b\"\n");
+    REQUIRE(condition.size() == 1);
+    CHECK(condition[0].find("when") != std::string::npos);
+    CHECK(condition[0].find("unknown 'sometimes'") != std::string::npos);
+    const auto missing = messages("launch:\n  source: \"t\"\n  serve: \"s\"\n");
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].find("verify") != std::string::npos);
+    const auto scalar = messages("launch: off\n");
+    REQUIRE(scalar.size() == 1);
+    CHECK(scalar[0].find("or none") != std::string::npos);
+}

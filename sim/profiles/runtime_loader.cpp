@@ -34,7 +34,7 @@ constexpr double kMaxTileRows = 4096.0;
 const std::vector<std::string> kRootKeys{"name",   "version", "current",     "base",         "description",
                                          "source", "measured", "measurements", "ideal",        "kernel_graph",
                                          "attention", "matmul", "kv_cache",     "scheduler",    "cuda_graphs",
-                                         "eager_passes", "request_path", "factors"};
+                                         "eager_passes", "request_path", "launch", "factors"};
 
 // A quantity that may be zero ("0 us", "0 GiB"), which parse_quantity refuses for the dimensions of
 // a device but a runtime may well have; its unit is checked on one of it.
@@ -275,6 +275,55 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
                                  "dense_mlp_block", "moe_mlp_block"});
 }
 
+// A launch text: a string whose every `${name}` is a placeholder the renderer fills (kLaunchPlaceholders).
+std::optional<std::string> launch_text(StrictMap& section, const std::string& key, Presence presence) {
+    auto text = section.string(key, presence);
+    if (!text) return text;
+    for (std::size_t at = text->find("${"); at != std::string::npos; at = text->find("${", at + 2)) {
+        const std::size_t end = text->find('}', at);
+        const std::string name = end == std::string::npos ? std::string() : text->substr(at + 2, end - at - 2);
+        if (std::find(kLaunchPlaceholders.begin(), kLaunchPlaceholders.end(), name) == kLaunchPlaceholders.end()) {
+            section.error(key, fmt::format("unknown placeholder '${{{}}}'; expected one of {}", name,
+                                           fmt::join(kLaunchPlaceholders, ", ")));
+            return std::nullopt;
+        }
+    }
+    return text;
+}
+
+// A list of {when, text} pieces (flags or notes).
+std::vector<LaunchPiece> launch_pieces(StrictMap& section, const std::string& key) {
+    std::vector<LaunchPiece> pieces;
+    for (StrictMap& item : section.list_of_maps(key, Presence::optional)) {
+        LaunchPiece piece;
+        if (auto when = item.string("when", Presence::required)) {
+            if (const auto* row = core::find_named(kLaunchConditionNames, *when)) {
+                piece.when = row->value;
+            } else {
+                item.error("when", fmt::format("unknown '{}'; expected {}", *when,
+                                               fmt::join(core::names_of(kLaunchConditionNames), ", ")));
+            }
+        }
+        piece.text = launch_text(item, "text", Presence::required).value_or("");
+        item.reject_unknown_keys({"when", "text"});
+        pieces.push_back(std::move(piece));
+    }
+    return pieces;
+}
+
+// `launch:`: the serving command and its flags as data; replaces the base's whole.
+void read_launch(StrictMap& section, LaunchTemplate& launch) {
+    launch.source = section.string("source", Presence::required).value_or("");
+    launch.serve = launch_text(section, "serve", Presence::required).value_or("");
+    launch.flags = launch_pieces(section, "flags");
+    launch.prefill_role = launch_text(section, "prefill_role", Presence::optional).value_or("");
+    launch.decode_role = launch_text(section, "decode_role", Presence::optional).value_or("");
+    launch.router = launch_text(section, "router", Presence::optional).value_or("");
+    launch.verify = launch_text(section, "verify", Presence::required).value_or("");
+    launch.notes = launch_pieces(section, "notes");
+    section.reject_unknown_keys({"source", "serve", "flags", "prefill_role", "decode_role", "router", "verify", "notes"});
+}
+
 void read_factors(StrictMap& section, RuntimeProfile& profile) {
     // The command that fits them: a reader of the file knows how to reproduce them.
     section.string("fitted_by", Presence::required);
@@ -428,6 +477,17 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     if (auto section = root.map("request_path", Presence::optional)) {
         profile.request_path = RequestPath{};  // replaces the base's whole
         read_request_path(*section, profile.request_path);
+    }
+    // `launch: none`: a runtime built on its base's kernels but launched otherwise (MLX, ExLlamaV2 on
+    // vLLM's factors) has no command decodesim knows; a map replaces the base's whole.
+    if (document.IsMap() && document["launch"] && document["launch"].IsScalar()) {
+        if (root.string("launch", Presence::required) != "none") {
+            root.error("launch", "expected a map (source, serve, flags, verify, ...) or none");
+        }
+        profile.launch.reset();
+    } else if (auto section = root.map("launch", Presence::optional)) {
+        profile.launch = LaunchTemplate{};
+        read_launch(*section, *profile.launch);
     }
     if (auto section = root.map("factors", has_base || profile.ideal ? Presence::optional : Presence::required)) {
         if (profile.ideal) {

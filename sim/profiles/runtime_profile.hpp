@@ -14,6 +14,7 @@
 #include "core/enum_names.hpp"
 #include "core/memory_family.hpp"
 #include "core/units.hpp"
+#include "profiles/launch_template.hpp"
 #include "profiles/residual_band_table.hpp"
 
 namespace decodesim::profiles {
@@ -219,6 +220,8 @@ struct RuntimeProfile {
     SchedulerDefaults scheduler{};
     RequestPath request_path{};
     std::vector<long long> cuda_graph_batch_sizes;  // batch sizes it captures as graphs; empty: none stated
+    // How it is launched (`launch:`); unset: decodesim knows no serving command for it.
+    std::optional<LaunchTemplate> launch;
     // The spread of its fit group's held-out errors on each memory family (validation/
     // residual_bands.csv, filled in by the catalog); {1, 1}: no band (the ideal runtime).
     std::array<BandRatios, core::kMemoryFamilies.size()> decode_band{};

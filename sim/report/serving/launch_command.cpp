@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <regex>
 
 namespace decodesim::report {
@@ -16,15 +17,16 @@ long long request_count(const PlannedLoad& load) {
     return std::max(1000LL, static_cast<long long>(std::ceil(per_minute)));
 }
 
-std::string load_flags(const PlannedLoad& load, const char* input_flag, const char* output_flag) {
-    std::string flags = fmt::format(" --dataset-name random {} {:.0f} {} {:.0f}", input_flag, load.prompt_tokens, output_flag,
-                                    load.output_tokens);
+// The load of `vllm bench serve` and `sglang.bench_serving` alike: a concurrency or a rate, and a
+// request count (the `${load}` of a launch template's verify command).
+std::string load_flags(const PlannedLoad& load) {
+    std::string flags;
     if (load.users) {
-        flags += fmt::format(" --max-concurrency {:.0f} --request-rate inf", *load.users);
+        flags += fmt::format("--max-concurrency {:.0f} --request-rate inf ", *load.users);
     } else if (load.rate_per_s) {
-        flags += fmt::format(" --request-rate {:g}", *load.rate_per_s);
+        flags += fmt::format("--request-rate {:g} ", *load.rate_per_s);
     }
-    return flags + fmt::format(" --num-prompts {}", request_count(load));
+    return flags + fmt::format("--num-prompts {}", request_count(load));
 }
 
 }  // namespace
@@ -41,11 +43,59 @@ std::optional<std::string> hugging_face_repo(const std::string& source) {
 std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, const std::string& model,
                                             const PlannedLoad& load) {
     const engine::Deployment& d = option.deployment;
-    const std::string& runtime = d.runtime_profile().name;
+    const auto& template_ = d.runtime_profile().launch;
+    if (!template_) return std::nullopt;
     const engine::Parallelism& p = d.parallelism;
     const std::string weights(d.weights->name);
     const std::string kv(d.kv->name);
     const serving::SchedulerLimits& limits = option.limits;
+    // Weight formats a flag quantizes at load time; the others need a checkpoint already in them.
+    const bool online_fp8 = weights == "fp8";
+    auto holds = [&](profiles::LaunchCondition when) {
+        switch (when) {
+            case profiles::LaunchCondition::always: return true;
+            case profiles::LaunchCondition::tensor_parallel: return p.tensor > 1;
+            case profiles::LaunchCondition::pipeline_parallel: return p.pipeline > 1;
+            case profiles::LaunchCondition::attention_data: return p.attention_data > 1;
+            case profiles::LaunchCondition::expert_parallel: return p.expert > 1;
+            case profiles::LaunchCondition::fp8_weights: return online_fp8;
+            case profiles::LaunchCondition::fp8_kv: return kv == "fp8";
+            case profiles::LaunchCondition::fp8_any: return online_fp8 || kv == "fp8";
+            case profiles::LaunchCondition::no_prefix_caching: return !limits.prefix_caching;
+            case profiles::LaunchCondition::disaggregated: return option.disaggregated.has_value();
+        }
+        return false;
+    };
+    const std::map<std::string, std::string> values{
+        {"model", model},
+        {"tp", std::to_string(p.tensor)},
+        {"stage_devices", std::to_string(p.stage_devices())},
+        {"pp", std::to_string(p.pipeline)},
+        {"dp", std::to_string(p.attention_data)},
+        {"ep", std::to_string(p.expert)},
+        {"max_sequences", std::to_string(limits.max_sequences)},
+        {"max_batched_tokens", std::to_string(limits.max_batched_tokens)},
+        {"weights", weights},
+        {"total_context", fmt::format("{:.0f}", static_cast<double>(limits.max_sequences) *
+                                                    (load.prompt_tokens + load.output_tokens))},
+        {"prompt", fmt::format("{:.0f}", load.prompt_tokens)},
+        {"output", fmt::format("{:.0f}", load.output_tokens)},
+        {"load", load_flags(load)},
+    };
+    // Every ${name} replaced by its value (the loader admits only names in kLaunchPlaceholders).
+    auto fill = [&values](const std::string& text) {
+        std::string filled;
+        std::size_t from = 0;
+        for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", from)) {
+            const std::size_t end = text.find('}', at);
+            filled += text.substr(from, at - from);
+            const auto value = values.find(text.substr(at + 2, end - at - 2));
+            filled += value != values.end() ? value->second : text.substr(at, end - at + 1);
+            from = end + 1;
+        }
+        return filled + text.substr(from);
+    };
+
     LaunchCommand launch;
     const int instances = option.disaggregated
                               ? option.disaggregated->pools.prefill_instances + option.disaggregated->pools.decode_instances
@@ -56,82 +106,31 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
                                            instances, p.devices(), p.devices() == 1 ? "" : "s"));
     }
     if (option.disaggregated) {
-        launch.notes.push_back(fmt::format("disaggregated: {} of them prefill and {} decode, the KV cache sent between them "
-                                           "(vLLM --kv-transfer-config, SGLang --disaggregation-mode prefill|decode)",
+        launch.notes.push_back(fmt::format("disaggregated: {} of them prefill{} and {} decode, the KV cache sent between them",
                                            option.disaggregated->pools.prefill_instances,
+                                           option.disaggregated->prefill_hardware.empty()
+                                               ? std::string()
+                                               : " on " + option.disaggregated->prefill_hardware,
                                            option.disaggregated->pools.decode_instances));
     }
-    // Weight formats a flag quantizes at load time; the others need a checkpoint already in them.
-    const bool online_fp8 = weights == "fp8";
     if (weights != "bf16" && weights != "fp16" && !online_fp8) {
         launch.notes.push_back(fmt::format("weights {}: serve a checkpoint already quantized so (its config.json says "
                                            "which); the command takes the format from it",
                                            weights));
     }
-    if (runtime == "vllm") {
-        launch.serve = fmt::format("vllm serve {} --tensor-parallel-size {}", model, p.tensor);
-        if (p.pipeline > 1) launch.serve += fmt::format(" --pipeline-parallel-size {}", p.pipeline);
-        // Attention replicas are vLLM's data parallelism; the experts spread over all their devices.
-        if (p.attention_data > 1) launch.serve += fmt::format(" --data-parallel-size {}", p.attention_data);
-        if (p.expert > 1) launch.serve += " --enable-expert-parallel";
-        if (online_fp8) launch.serve += " --quantization fp8";
-        if (kv == "fp8") launch.serve += " --kv-cache-dtype fp8";
-        launch.serve += fmt::format(" --max-num-seqs {} --max-num-batched-tokens {}", limits.max_sequences,
-                                    limits.max_batched_tokens);
-        if (!limits.prefix_caching) launch.serve += " --no-enable-prefix-caching";
-        if (option.disaggregated) {
-            // vLLM's NixlConnector: each instance both sends and receives; the proxy gives the roles
-            // (docs.vllm.ai, "NixlConnector Usage Guide").
-            launch.serve += R"( --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}')";
-            launch.serve_decode = launch.serve;
-            launch.router = "a prefill/decode proxy in front: vLLM's examples/disaggregated proxy, llm-d or NVIDIA Dynamo "
-                            "(each request prefilled on a prefill instance, then decoded on a decode instance)";
-        }
-        launch.verify = "vllm bench serve --backend vllm --model " + model + load_flags(load, "--random-input-len", "--random-output-len");
-    } else if (runtime == "sglang") {
-        // SGLang's --tp-size counts every device of a stage; --dp-size splits them into attention replicas.
-        launch.serve = fmt::format("python -m sglang.launch_server --model-path {} --tp-size {}", model, p.stage_devices());
-        if (p.attention_data > 1) launch.serve += fmt::format(" --enable-dp-attention --dp-size {}", p.attention_data);
-        if (p.pipeline > 1) launch.serve += fmt::format(" --pp-size {}", p.pipeline);
-        if (p.expert > 1) launch.serve += fmt::format(" --ep-size {}", p.expert);
-        if (online_fp8) launch.serve += " --quantization fp8";
-        if (kv == "fp8") launch.serve += " --kv-cache-dtype fp8_e4m3";
-        launch.serve += fmt::format(" --max-running-requests {} --chunked-prefill-size {}", limits.max_sequences,
-                                    limits.max_batched_tokens);
-        if (!limits.prefix_caching) launch.serve += " --disable-radix-cache";
-        if (option.disaggregated) {
-            launch.serve_decode = launch.serve + " --disaggregation-mode decode";
-            launch.serve += " --disaggregation-mode prefill";
-            launch.router = "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL_HOST:30000 "
-                            "--decode http://DECODE_HOST:30000";
-            launch.notes.push_back("the router takes one --prefill URL a prefill instance and one --decode URL a decode "
-                                   "instance");
-        }
-        launch.verify = "python -m sglang.bench_serving --backend sglang --model " + model +
-                        load_flags(load, "--random-input-len", "--random-output-len");
-    } else if (runtime == "tensorrt-llm") {
-        launch.serve = fmt::format("trtllm-serve {} --tp_size {}", model, p.tensor);
-        if (p.pipeline > 1) launch.serve += fmt::format(" --pp_size {}", p.pipeline);
-        if (p.expert > 1) launch.serve += fmt::format(" --ep_size {}", p.expert);
-        launch.serve += fmt::format(" --max_batch_size {} --max_num_tokens {}", limits.max_sequences, limits.max_batched_tokens);
-        if (online_fp8 || kv == "fp8") {
-            launch.notes.push_back("fp8 weights or cache: quantize the checkpoint with TensorRT Model Optimizer first "
-                                   "(trtllm-serve reads the format from it)");
-        }
-        launch.verify = "vllm bench serve --backend openai --model " + model +
-                        load_flags(load, "--random-input-len", "--random-output-len");
-    } else if (runtime == "llama.cpp") {
-        launch.serve = fmt::format("llama-server -m MODEL-{}.gguf -ngl 999 -np {} -c {:.0f}", weights, limits.max_sequences,
-                                   static_cast<double>(limits.max_sequences) * (load.prompt_tokens + load.output_tokens));
-        // Rows of every matrix over the devices (tensor parallelism), or whole layers (stages).
-        if (p.tensor > 1) launch.serve += " --split-mode row";
-        if (p.pipeline > 1) launch.serve += " --split-mode layer";
-        launch.notes.push_back("llama.cpp: the GGUF file of the model in this format, and -c the total context of all "
-                               "-np slots");
-        launch.verify = "vllm bench serve --backend openai --model " + model +
-                        load_flags(load, "--random-input-len", "--random-output-len");
-    } else {
-        return std::nullopt;
+    launch.serve = fill(template_->serve);
+    for (const profiles::LaunchPiece& flag : template_->flags) {
+        if (holds(flag.when)) launch.serve += " " + fill(flag.text);
+    }
+    if (option.disaggregated) {
+        launch.serve_decode = launch.serve;
+        if (!template_->decode_role.empty()) *launch.serve_decode += " " + fill(template_->decode_role);
+        if (!template_->prefill_role.empty()) launch.serve += " " + fill(template_->prefill_role);
+        if (!template_->router.empty()) launch.router = fill(template_->router);
+    }
+    launch.verify = fill(template_->verify);
+    for (const profiles::LaunchPiece& note : template_->notes) {
+        if (holds(note.when)) launch.notes.push_back(fill(note.text));
     }
     return launch;
 }

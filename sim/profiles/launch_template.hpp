@@ -1,0 +1,67 @@
+#pragma once
+// How a runtime build is launched, as data (a runtime profile's `launch:` section, docs/profiles.md
+// "Runtime profile"): the serving command, the flags that carry a planned deployment's layout,
+// formats and scheduler limits, the roles of disaggregated instances and the load generator that
+// checks it. Each runtime version states its own flags; report/serving/launch_command.hpp renders
+// them for a plan, knowing no runtime by name.
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/enum_names.hpp"
+
+namespace decodesim::profiles {
+
+// When a flag or a note applies.
+enum class LaunchCondition {
+    always,
+    tensor_parallel,     // more than one device in a tensor group
+    pipeline_parallel,   // more than one stage
+    attention_data,      // attention replicas (data-parallel attention)
+    expert_parallel,     // the experts spread over the devices
+    fp8_weights,         // weights a flag quantizes to fp8 at load time
+    fp8_kv,              // an fp8 KV cache
+    fp8_any,             // either
+    no_prefix_caching,   // the plan ran without a prefix cache
+    disaggregated,       // prefill and decode pools
+};
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 10> kLaunchConditionNames{{
+    {LaunchCondition::always, "always"},
+    {LaunchCondition::tensor_parallel, "tensor_parallel"},
+    {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
+    {LaunchCondition::attention_data, "attention_data"},
+    {LaunchCondition::expert_parallel, "expert_parallel"},
+    {LaunchCondition::fp8_weights, "fp8_weights"},
+    {LaunchCondition::fp8_kv, "fp8_kv"},
+    {LaunchCondition::fp8_any, "fp8_any"},
+    {LaunchCondition::no_prefix_caching, "no_prefix_caching"},
+    {LaunchCondition::disaggregated, "disaggregated"},
+}};
+
+// The placeholders a launch text may hold, each `${name}`: the model's repository, the layout
+// (tensor group, stage devices, stages, attention replicas, expert group), the scheduler's limits,
+// the weight format, the context all sequences hold together, the planned lengths and the load
+// generator's load flags (a rate or a concurrency, and a request count).
+inline constexpr std::array<std::string_view, 13> kLaunchPlaceholders{
+    "model",          "tp",         "stage_devices", "pp",     "dp",     "ep",  "max_sequences",
+    "max_batched_tokens", "weights", "total_context", "prompt", "output", "load"};
+
+struct LaunchPiece {
+    LaunchCondition when = LaunchCondition::always;
+    std::string text;
+};
+
+struct LaunchTemplate {
+    std::string source;                 // where the flags come from (the runtime's CLI reference, its version)
+    std::string serve;                  // the command and its model: "vllm serve ${model}"
+    std::vector<LaunchPiece> flags;     // appended in order, each when its condition holds
+    std::string prefill_role;           // disaggregated: appended to a prefill instance's command
+    std::string decode_role;            // and to a decode instance's
+    std::string router;                 // disaggregated: what sends each request to a prefill and a decode instance
+    std::string verify;                 // the load generator replaying the plan against it
+    std::vector<LaunchPiece> notes;     // what a flag cannot set, each when its condition holds
+};
+
+}  // namespace decodesim::profiles
