@@ -748,7 +748,7 @@ TEST_CASE("a plan's launch commands carry its layout: tensor, expert and attenti
         option.limits.max_batched_tokens = 8192;
         option.replicas = 2;
         option.devices = 2 * parallelism.devices();
-        if (pools) option.disaggregated = serving::DisaggregatedPlan{*pools, 0.0, 0.0, 0.0, "NVLink"};
+        if (pools) option.disaggregated = serving::DisaggregatedPlan{*pools, 0.0, 0.0, 0.0, "NVLink", ""};
         const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt});
         REQUIRE(launch.has_value());
         return *launch;
@@ -834,4 +834,55 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
     const auto scalar = messages("launch: off\n");
     REQUIRE(scalar.size() == 1);
     CHECK(scalar[0].find("or none") != std::string::npos);
+}
+
+TEST_CASE("plan --emit writes the best option's launch script, its flags the plan's own") {
+    // The script's command lines, each continued line joined.
+    const auto joined = [](const std::string& script) {
+        const std::string continuation = " \\\n    ";
+        std::string lines;
+        std::size_t from = 0;
+        for (std::size_t at = script.find(continuation); at != std::string::npos; at = script.find(continuation, from)) {
+            lines += script.substr(from, at - from) + " ";
+            from = at + continuation.size();
+        }
+        return lines + script.substr(from);
+    };
+    const std::vector<std::string> common{"plan",     "--model",  "llama-3.1-70b", "--rate",     "4",     "--prompt",
+                                          "2000",     "--output", "300",           "--hardware", "h100-sxm", "--ttft-p99",
+                                          "2",        "--tpot-p99", "0.05"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return testing::run(args);
+    };
+    // A tensor-parallel plan: vllm serve with the plan's tp, pp and scheduler limits.
+    const auto emitted = with({"--emit", "vllm"});
+    REQUIRE(emitted.exit_code == 0);
+    const auto plan = nlohmann::json::parse(with({"--runtime", "vllm", "--json"}).out);
+    const auto& best = plan["options"][0];
+    const std::string script = joined(emitted.out);
+    CHECK(script.starts_with("#!/bin/sh\n"));
+    std::string serve = "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size " + std::to_string(best["tp"].get<int>());
+    if (best["pp"].get<int>() > 1) serve += " --pipeline-parallel-size " + std::to_string(best["pp"].get<int>());
+    serve += " --max-num-seqs " + std::to_string(best["scheduler"]["max_sequences"].get<long long>()) +
+             " --max-num-batched-tokens " + std::to_string(best["scheduler"]["max_batched_tokens"].get<long long>());
+    CHECK(script.find(serve + "\n") != std::string::npos);
+    CHECK(script.find("vllm bench serve --backend vllm --model meta-llama/Llama-3.1-70B --dataset-name random "
+                      "--random-input-len 2000 --random-output-len 300 --request-rate 4 --num-prompts 1000") !=
+          std::string::npos);
+    CHECK(script.find("of requests on target") != std::string::npos);
+    // Disaggregated pools under SGLang: each pool's role on its own command, and the router.
+    const auto pools = with({"--emit", "sglang", "--disaggregation", "only"});
+    REQUIRE(pools.exit_code == 0);
+    const std::string pd = joined(pools.out);
+    CHECK(pd.find("# each prefill instance\npython -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B") !=
+          std::string::npos);
+    CHECK(pd.find("--disaggregation-mode prefill\n") != std::string::npos);
+    CHECK(pd.find("--disaggregation-mode decode\n") != std::string::npos);
+    CHECK(pd.find("sglang_router.launch_router --pd-disaggregation") != std::string::npos);
+    // Another runtime beside --emit, or --json, is refused; so is a runtime with no launch data.
+    CHECK(with({"--emit", "vllm", "--runtime", "sglang"}).exit_code != 0);
+    CHECK(with({"--emit", "vllm", "--json"}).exit_code != 0);
+    CHECK(with({"--emit", "mlx"}).exit_code != 0);
 }

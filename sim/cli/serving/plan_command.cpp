@@ -95,6 +95,7 @@ struct PlanOptions {
     std::string by = "cost";
     std::string disaggregation = "auto";
     std::optional<std::string> prefill_hardware;  // every option's prefill pool on this device
+    std::optional<std::string> emit;              // vllm|sglang|trtllm|llama.cpp: the best option's launch script
     long long verify_requests = 2000;  // 0: the steady state alone decides
     std::optional<long long> seed;  // unset: 1
     std::string load_curve;         // --load-curve FILE: a day's load; the plan is for its peak
@@ -139,6 +140,18 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         {"--seed", options.seed.has_value(), options.verify_requests > 0,
          "with --verify-requests above 0 (the verifying simulation's draws)"},
     });
+    // --emit NAME plans with that runtime's current build, unless --runtime names one of its builds.
+    std::optional<std::string> runtime = options.runtime;
+    if (options.emit && options.json) throw core::UsageError("--emit prints a shell script; it cannot be combined with --json");
+    if (options.emit) {
+        const std::string wanted = *options.emit == "trtllm" ? "tensorrt-llm" : *options.emit;
+        if (!runtime) {
+            runtime = wanted;
+        } else if (runtime->substr(0, runtime->find('@')) != wanted) {
+            throw core::UsageError(fmt::format("--emit {} writes {}'s launch command; --runtime {} is another runtime",
+                                               *options.emit, wanted, *runtime));
+        }
+    }
     if (options.prefill_hardware && (options.users || options.disaggregation == "off")) {
         throw core::UsageError("--prefill-hardware plans disaggregated pools, for --rate (not --users) and without "
                                "--disaggregation off");
@@ -178,7 +191,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     for (long long pp : core::parse_integer_list(options.pipeline_parallel, "--pp", 1, kMaxTensorParallel, kMaxTensorParallel)) {
         space.pipeline_parallel.push_back(static_cast<int>(pp));
     }
-    space.runtime = runtime_chooser(catalog, options.runtime);
+    space.runtime = runtime_chooser(catalog, runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.in_process = options.in_process;
     space.scheduler = options.scheduler.resolved();
@@ -344,7 +357,14 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                 workload.output_tokens)
                                   : fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt),
                                                 workload::describe(resolved.output));
-    if (options.json) {
+    if (options.emit && !plan.options.empty()) {
+        const std::string script = report::launch_script(conditions, plan);
+        if (script.empty()) {
+            throw core::NothingComputed(fmt::format("runtime {} states no launch command (launch: in its profile)",
+                                                    plan.options.front().deployment.runtime_profile().id));
+        }
+        io.out << script;
+    } else if (options.json) {
         io.out << report::json_text(report::plan_to_json(conditions, plan));
     } else {
         io.out << report::wrap_text(report::plan_to_text(conditions, plan));
@@ -446,6 +466,12 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "when cheaper; open loop only), off, or only")
         ->capture_default_str()
         ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
+    command->add_option("--emit", options->emit,
+                        "Print the best option as a shell script instead of the table: its launch command for this "
+                        "runtime (vllm, sglang, trtllm, llama.cpp; planned with that runtime), the router of "
+                        "disaggregated pools, the benchmark command that checks it, and the figures it should "
+                        "reproduce (docs/serving.md)")
+        ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp"}));
     command->add_option("--prefill-hardware", options->prefill_hardware,
                         "Plan disaggregated pools whose prefill instances run on this device (id or profile) and "
                         "whose decode instances run on each candidate; the KV cache crosses both sides' scale-out "

@@ -320,6 +320,34 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     return text;
 }
 
+std::string launch_script(const PlanConditions& c, const serving::Plan& plan) {
+    if (plan.options.empty()) return {};
+    const serving::PlanOption& best = plan.options.front();
+    const auto launch = launch_command(best, c.model_repo, planned_load(c));
+    if (!launch) return {};
+    std::string script = "#!/bin/sh\n";
+    script += fmt::format("# decodesim plan: {}, {}\n", core::printable(c.model), c.workload);
+    script += fmt::format("# the deployment: {} on {}, {}; runtime {}\n", layout(best), best.hardware,
+                          best.deployment.weights->name, c.runtime);
+    if (best.verification) {
+        const serving::PlanVerification& v = *best.verification;
+        script += fmt::format("# what the check should reproduce (serve, {} requests, seed {}): TTFT p99 {}, TPOT p99 {}, "
+                              "last token p99 {}, {:.1f}% of requests on target\n",
+                              v.requests, v.seed, core::format_seconds(v.ttft_p99_s), core::format_seconds(v.tpot_p99_s),
+                              core::format_seconds(v.e2e_p99_s), v.met_share * 100.0);
+    }
+    for (const auto& note : launch->notes) script += fmt::format("# {}\n", note);
+    if (launch->serve_decode) {
+        script += fmt::format("\n# each prefill instance\n{}\n", shell_lines(launch->serve));
+        script += fmt::format("\n# each decode instance\n{}\n", shell_lines(*launch->serve_decode));
+        if (launch->router) script += fmt::format("\n# route\n# {}\n", *launch->router);
+    } else {
+        script += fmt::format("\n# each instance\n{}\n", shell_lines(launch->serve));
+    }
+    script += fmt::format("\n# check it, from a client, once the server is up\n{}\n", shell_lines(launch->verify));
+    return script;
+}
+
 nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) {
     nlohmann::json document;
     document["schema_version"] = kSchemaVersion;
