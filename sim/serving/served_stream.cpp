@@ -47,6 +47,8 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
     served.load.rate_per_s = span > 0.0 ? (count - 1.0) / span : count;
     served.load.prompt_tokens = prompt_sum / count;
     served.load.output_tokens = output_sum / count;
+    // The steady state beside a replay waits as the trace's gaps vary, not as Poisson arrivals.
+    served.load.arrival_cv2 = arrival_gaps_cv2(served.requests);
     served.arrivals = fmt::format("trace {} ({:.3g}/s)", name, served.load.rate_per_s);
     served.prompt = fmt::format("trace (mean {:.0f})", served.load.prompt_tokens);
     served.output = fmt::format("trace (mean {:.0f})", served.load.output_tokens);

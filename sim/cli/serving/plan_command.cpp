@@ -216,7 +216,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     if (traced) {
         workload.prompt_tokens = traced->load.prompt_tokens;
         workload.output_tokens = traced->load.output_tokens;
-        workload.arrival_cv2 = serving::arrival_gaps_cv2(traced->requests);
+        workload.arrival_cv2 = traced->load.arrival_cv2;
         workload.trace = std::make_shared<const std::vector<workload::Request>>(traced->requests);
     }
     std::vector<profiles::HardwareProfile> candidates;
