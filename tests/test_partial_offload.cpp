@@ -139,7 +139,10 @@ TEST_CASE("a public -ngl sweep: Qwen2.5-Coder-14B Q4_K_M on an RTX 5060 Ti besid
     // decodesim was fitted on it (the host's 73% comes from synthetic read measurements).
     const std::vector<std::pair<int, double>> measured{{0, 2.89},  {8, 3.58},  {16, 4.24}, {24, 5.61},
                                                        {32, 7.26}, {40, 12.5}, {49, 43.18}};
-    for (const auto& [ngl, tokens_per_s] : measured) {
+    for (const auto& row : measured) {
+        // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+        const int ngl = row.first;
+        const double tokens_per_s = row.second;
         CAPTURE(ngl);
         const auto result = testing::run({"predict", "--hardware", "rtx-5060-ti", "--model", "qwen2.5-14b", "--weights",
                                           "q4_k_m", "--gpu-layers", std::to_string(ngl), "--host", "ddr4-2400x2",
