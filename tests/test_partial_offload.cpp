@@ -123,6 +123,8 @@ TEST_CASE("partial offload refuses what it does not model, each with the flag to
     refused({"--gpu-layers", "auto", "--batch", "4"}, "--batch 1");
     refused({"--gpu-layers", "auto", "--tp", "2"}, "one GPU");
     refused({"--gpu-layers", "auto", "--band"}, "--band");
+    refused({"--gpu-layers", "auto", "--images", "1"}, "--images");
+    refused({"--gpu-layers", "auto", "--prefix-tokens", "100"}, "--prefix-tokens");
     refused({"--gpu-layers", "some"}, "--gpu-layers 'some'");
     refused({"--gpu-layers", "-3"}, "--gpu-layers");
     refused({"--gpu-layers", "auto", "--host", "ddr6-6000x2"}, "unknown generation 'ddr6'");

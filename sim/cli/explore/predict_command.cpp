@@ -49,6 +49,10 @@ engine::LayerPlacement chosen_placement(const std::string& gpu_layers, const eng
 int run_partial_offload(const PredictOptions& options, const profiles::Catalog& catalog, Io io) {
     const engine::HostMemory host = parse_host_memory(options.host);
     if (options.band) throw core::UsageError("--band is not given with --gpu-layers: the host side has no measured range");
+    if (options.point.workload.images > 0 || options.point.workload.shared_prefix > 0) {
+        throw core::UsageError("--images and --prefix-tokens are not modelled with --gpu-layers: the vision encoder's "
+                               "placement and a cached prefix's are not");
+    }
     if (options.point.workload.batch != 1) {
         throw core::UsageError("--gpu-layers is modelled for one stream (--batch 1): the CPU layers' arithmetic, "
                                "which more streams would need, is not");
