@@ -809,6 +809,12 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
     CHECK_FALSE(testing::shipped_runtime("exllamav2")->launch.has_value());
     CHECK(testing::shipped_runtime("sglang")->launch.has_value());
     CHECK(testing::shipped_runtime("tensorrt-llm@1.0")->launch.has_value());  // inherited from 0.17, its base
+    // profiles show states it, placeholders unfilled, conditional flags with their condition.
+    const auto shown = testing::run({"profiles", "show", "sglang"});
+    REQUIRE(shown.exit_code == 0);
+    CHECK(shown.out.find("launch: python -m sglang.launch_server --model-path ${model}") != std::string::npos);
+    CHECK(shown.out.find("[expert_parallel: --ep-size ${ep}]") != std::string::npos);
+    CHECK(testing::run({"profiles", "show", "mlx"}).out.find("launch: none stated") != std::string::npos);
 
     // Bad launch data names its file, line and key.
     const auto messages = [&](const std::string& launch_lines) {

@@ -93,6 +93,17 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                             passes, eager.op_time.value * 1e6, eager.attention_block, eager.latent_attention_block,
                             eager.dense_mlp_block, eager.moe_mlp_block);
     }
+    // The launch command as the profile states it, placeholders unfilled (plan fills them).
+    if (runtime.launch) {
+        std::string command = runtime.launch->serve;
+        for (const profiles::LaunchPiece& flag : runtime.launch->flags) {
+            const std::string_view when = core::name_of(profiles::kLaunchConditionNames, flag.when);
+            command += when == "always" ? " " + flag.text : fmt::format(" [{}: {}]", when, flag.text);
+        }
+        text += fmt::format("  launch: {}\n  check: {}\n", command, runtime.launch->verify);
+    } else {
+        text += "  launch: none stated (plan prints no command for it)\n";
+    }
     std::vector<std::string> columns{"factor"};
     for (core::MemoryFamily family : core::kMemoryFamilies) columns.emplace_back(core::memory_family_name(family));
     TextTable factors(columns);
