@@ -1,11 +1,12 @@
 #include "cli/host_option.hpp"
 
-#include <charconv>
+#include <cstdint>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace decodesim::cli {
 namespace {
@@ -16,11 +17,10 @@ namespace {
                                        spec, why));
 }
 
-// A positive whole number, all of `text`.
-std::optional<long long> whole_number(std::string_view text) {
-    long long value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || value <= 0) return std::nullopt;
+// A positive whole number in the project's number grammar (core::parse_whole_number), all of `text`.
+std::optional<std::int64_t> whole_number(std::string_view text) {
+    std::int64_t value = 0;
+    if (!core::parse_whole_number(text, value) || value <= 0) return std::nullopt;
     return value;
 }
 

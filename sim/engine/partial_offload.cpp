@@ -29,6 +29,11 @@ bool per_layer(OperatorKind kind) {
     }
 }
 
+// The weights of the repeating layers on one device: all but the input embeddings and the output layer.
+core::Bytes repeating_layer_weights(const CostModel& cost) {
+    return cost.weight_bytes() - cost.lm_head.bytes - cost.embedding_table_bytes;
+}
+
 void check_deployment(const Evaluator& gpu) {
     const Deployment& deployment = gpu.deployment();
     if (deployment.parallelism.any()) {
@@ -68,7 +73,7 @@ PartialOffload predict_partial_offload(const Evaluator& gpu, const HostMemory& h
     // Tied embeddings (no table of their own) are read by the output layer on the GPU from a copy.
     const core::Bytes output = cost.lm_head.bytes;
     const core::Bytes input_table = cost.embedding_table_bytes.value > 0.0 ? cost.embedding_table_bytes : output;
-    const core::Bytes layer_weights = cost.weight_bytes() - output - cost.embedding_table_bytes;
+    const core::Bytes layer_weights = repeating_layer_weights(cost);
     result.gpu_weights = layer_weights * on_gpu + (placement.output_on_gpu ? output : core::Bytes());
     result.host_weights = layer_weights * on_host + (placement.output_on_gpu ? core::Bytes() : output);
     if (cost.embedding_table_bytes.value > 0.0 || placement.output_on_gpu) result.host_weights += input_table;
@@ -129,12 +134,12 @@ PartialOffload predict_partial_offload(const Evaluator& gpu, const HostMemory& h
 
 LayerPlacement most_layers_that_fit(const Evaluator& gpu, double context) {
     const int layers = static_cast<int>(std::lround(gpu.cost_model().layers));
-    // Every layer and the output layer, when the whole model fits.
-    if (gpu.memory(1.0, context).fits) return placement_for(layers + 1, layers);
-    const CostModel& cost = gpu.cost_model();
-    const core::Bytes layer_weights = cost.weight_bytes() - cost.lm_head.bytes - cost.embedding_table_bytes;
-    const core::Bytes per_layer_bytes = (layer_weights + cost.kv_bytes_per_sequence(context)) / std::max(layers, 1);
     const MemoryFootprint footprint = gpu.memory(1.0, context);
+    // Every layer and the output layer, when the whole model fits.
+    if (footprint.fits) return placement_for(layers + 1, layers);
+    const CostModel& cost = gpu.cost_model();
+    const core::Bytes layer_weights = repeating_layer_weights(cost);
+    const core::Bytes per_layer_bytes = (layer_weights + cost.kv_bytes_per_sequence(context)) / std::max(layers, 1);
     int fitting = 0;
     for (int n = layers; n >= 0; --n) {
         const core::Bytes held = per_layer_bytes * static_cast<double>(n);

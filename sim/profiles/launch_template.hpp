@@ -6,6 +6,7 @@
 // them for a plan, knowing no runtime by name.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,26 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 10> kLaunchCondit
 inline constexpr std::array<std::string_view, 13> kLaunchPlaceholders{
     "model",          "tp",         "stage_devices", "pp",     "dp",     "ep",  "max_sequences",
     "max_batched_tokens", "weights", "total_context", "prompt", "output", "load"};
+
+// `text` with each `${name}` replaced by `value(name)` (a std::optional<std::string>), or left as
+// written where it gives none: the one reading of the placeholders, for the loader (which refuses
+// a name it does not know) and for the renderer. An unterminated `${` has an empty name.
+template <typename Value>
+std::string fill_placeholders(std::string_view text, Value value) {
+    std::string filled;
+    std::size_t from = 0;
+    for (std::size_t at = text.find("${"); at != std::string_view::npos; at = text.find("${", from)) {
+        const std::size_t end = text.find('}', at);
+        const std::size_t after = end == std::string_view::npos ? text.size() : end + 1;
+        filled += text.substr(from, at - from);
+        const std::optional<std::string> replaced =
+            value(end == std::string_view::npos ? std::string_view() : text.substr(at + 2, end - at - 2));
+        filled += replaced ? std::string_view(*replaced) : text.substr(at, after - at);
+        from = after;
+    }
+    filled += text.substr(from);
+    return filled;
+}
 
 struct LaunchPiece {
     LaunchCondition when = LaunchCondition::always;

@@ -91,6 +91,18 @@ void read_block_count(StrictMap& section, const char* key, double& into) {
     if (auto value = section.non_negative_number(key, Presence::required, kMaxKernelsPerBlock)) into = *value;
 }
 
+// A value named by one row of `table` (core/enum_names.hpp); an unknown name is an error listing
+// the table's names joined by `separator`.
+template <typename Table>
+auto named_value(StrictMap& section, const std::string& key, Presence presence, const Table& table,
+                 const char* separator) -> std::optional<decltype(std::declval<typename Table::value_type>().value)> {
+    const auto name = section.string(key, presence);
+    if (!name) return std::nullopt;
+    if (const auto* row = core::find_named(table, *name)) return row->value;
+    section.error(key, fmt::format("unknown '{}'; expected {}", *name, fmt::join(core::names_of(table), separator)));
+    return std::nullopt;
+}
+
 // A required time from 0 to `maximum` seconds; `range` and `example` word its errors.
 void read_required_time(StrictMap& section, const char* key, double maximum, const std::string& range,
                         const char* example, core::Seconds& into) {
@@ -210,13 +222,8 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     }
     if (auto value = section.boolean("chunked_prefill", Presence::required)) limits.chunked_prefill = *value;
     if (auto value = section.boolean("prefix_caching", Presence::required)) limits.prefix_caching = *value;
-    if (auto passes = section.string("prefill_passes", Presence::optional)) {
-        if (const auto* row = core::find_named(kPrefillPassNames, *passes)) {
-            limits.separate_prefill = row->value;
-        } else {
-            section.error("prefill_passes", fmt::format("unknown '{}'; expected {}", *passes,
-                                                        fmt::join(core::names_of(kPrefillPassNames), " or ")));
-        }
+    if (auto separate = named_value(section, "prefill_passes", Presence::optional, kPrefillPassNames, " or ")) {
+        limits.separate_prefill = *separate;
     }
     if (auto budget = section.string("unchunked_budget", Presence::optional)) {
         if (*budget == "context") {
@@ -279,14 +286,16 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
 std::optional<std::string> launch_text(StrictMap& section, const std::string& key, Presence presence) {
     auto text = section.string(key, presence);
     if (!text) return text;
-    for (std::size_t at = text->find("${"); at != std::string::npos; at = text->find("${", at + 2)) {
-        const std::size_t end = text->find('}', at);
-        const std::string name = end == std::string::npos ? std::string() : text->substr(at + 2, end - at - 2);
-        if (std::find(kLaunchPlaceholders.begin(), kLaunchPlaceholders.end(), name) == kLaunchPlaceholders.end()) {
-            section.error(key, fmt::format("unknown placeholder '${{{}}}'; expected one of {}", name,
-                                           fmt::join(kLaunchPlaceholders, ", ")));
-            return std::nullopt;
-        }
+    std::optional<std::string> unknown;  // the first name no placeholder has
+    fill_placeholders(*text, [&unknown](std::string_view name) -> std::optional<std::string> {
+        const bool known = std::find(kLaunchPlaceholders.begin(), kLaunchPlaceholders.end(), name) != kLaunchPlaceholders.end();
+        if (!known && !unknown) unknown = std::string(name);
+        return std::nullopt;
+    });
+    if (unknown) {
+        section.error(key, fmt::format("unknown placeholder '${{{}}}'; expected one of {}", *unknown,
+                                       fmt::join(kLaunchPlaceholders, ", ")));
+        return std::nullopt;
     }
     return text;
 }
@@ -296,14 +305,7 @@ std::vector<LaunchPiece> launch_pieces(StrictMap& section, const std::string& ke
     std::vector<LaunchPiece> pieces;
     for (StrictMap& item : section.list_of_maps(key, Presence::optional)) {
         LaunchPiece piece;
-        if (auto when = item.string("when", Presence::required)) {
-            if (const auto* row = core::find_named(kLaunchConditionNames, *when)) {
-                piece.when = row->value;
-            } else {
-                item.error("when", fmt::format("unknown '{}'; expected {}", *when,
-                                               fmt::join(core::names_of(kLaunchConditionNames), ", ")));
-            }
-        }
+        if (auto when = named_value(item, "when", Presence::required, kLaunchConditionNames, ", ")) piece.when = *when;
         piece.text = launch_text(item, "text", Presence::required).value_or("");
         item.reject_unknown_keys({"when", "text"});
         pieces.push_back(std::move(piece));

@@ -31,7 +31,7 @@ KvLink kv_link(const profiles::HardwareProfile& hardware, const engine::RuntimeP
 }
 
 KvLink kv_link_between(const engine::Evaluator& prefill, const engine::Evaluator& decode) {
-    if (&prefill.hardware() == &decode.hardware() || prefill.hardware().id == decode.hardware().id) {
+    if (prefill.hardware().id == decode.hardware().id) {
         return kv_link(decode.hardware(), decode.deployment().runtime_profile());
     }
     for (const engine::Evaluator* side : {&prefill, &decode}) {

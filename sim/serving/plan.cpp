@@ -156,35 +156,28 @@ double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& wo
 }
 
 // The option's price (and its basis) and energy for its devices at its rate: one rule for every
-// option a plan builds or resizes.
-void set_costs(PlanOption& option, const profiles::HardwareProfile& hardware, const PlanWorkload& workload) {
-    const double output_per_s = option.rate_per_s * workload.output_tokens;
-    if (hardware.price_per_hour) {
-        option.cost_per_hour = *hardware.price_per_hour * option.devices;
-        option.price_basis = hardware.price_basis;
-        option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
-    }
-    if (hardware.power) option.joules_per_output_token = hardware.power->value * option.devices / output_per_s;
-}
-
-// The price and energy of pools on two kinds of device: each pool's devices at their own price and
-// power; no price when either has none, and the basis only when both state the same one.
-void set_pool_costs(PlanOption& option, const profiles::HardwareProfile& decode, const profiles::HardwareProfile& prefill,
-                    const PlanWorkload& workload) {
-    const int per_instance = option.deployment.parallelism.devices();
-    const double prefill_devices = static_cast<double>(option.disaggregated->pools.prefill_instances * per_instance);
-    const double decode_devices = static_cast<double>(option.disaggregated->pools.decode_instances * per_instance);
+// option a plan builds or resizes. `prefill`: the device a disaggregated option's prefill pool
+// runs on when it is not `hardware`; each pool's devices then count at their own device's price
+// and power, with no price when either has none, and the basis only when both state the same one.
+void set_costs(PlanOption& option, const profiles::HardwareProfile& hardware, const PlanWorkload& workload,
+               const profiles::HardwareProfile* prefill = nullptr) {
+    const profiles::HardwareProfile& other = prefill != nullptr ? *prefill : hardware;
+    const double other_devices = prefill != nullptr && option.disaggregated
+                                     ? static_cast<double>(option.disaggregated->pools.prefill_instances *
+                                                           option.deployment.parallelism.devices())
+                                     : 0.0;
+    const double own_devices = static_cast<double>(option.devices) - other_devices;
     const double output_per_s = option.rate_per_s * workload.output_tokens;
     option.cost_per_hour.reset();
     option.cost_per_million_output_tokens.reset();
     option.joules_per_output_token.reset();
-    if (decode.price_per_hour && prefill.price_per_hour) {
-        option.cost_per_hour = *decode.price_per_hour * decode_devices + *prefill.price_per_hour * prefill_devices;
-        option.price_basis = decode.price_basis == prefill.price_basis ? decode.price_basis : profiles::PriceBasis::unstated;
+    if (hardware.price_per_hour && other.price_per_hour) {
+        option.cost_per_hour = *hardware.price_per_hour * own_devices + *other.price_per_hour * other_devices;
+        option.price_basis = hardware.price_basis == other.price_basis ? hardware.price_basis : profiles::PriceBasis::unstated;
         option.cost_per_million_output_tokens = *option.cost_per_hour / (output_per_s * 3600.0) * 1e6;
     }
-    if (decode.power && prefill.power) {
-        option.joules_per_output_token = (decode.power->value * decode_devices + prefill.power->value * prefill_devices) / output_per_s;
+    if (hardware.power && other.power) {
+        option.joules_per_output_token = (hardware.power->value * own_devices + other.power->value * other_devices) / output_per_s;
     }
 }
 
@@ -203,15 +196,14 @@ PlanOption disaggregated_option(const profiles::HardwareProfile& hardware, const
     option.devices = option.replicas * deployment.parallelism.devices();
     option.rate_per_s = *workload.rate_per_s;
     option.per_replica = state.overall;
-    set_costs(option, hardware, workload);
     option.disaggregated = DisaggregatedPlan{state.pools, state.kv_transfer_s, state.prefill_utilization,
                                              state.decode_utilization, kv_link(hardware, deployment.runtime_profile()).name,
                                              ""};
     if (prefill != nullptr && decode != nullptr) {
         option.disaggregated->prefill_hardware = prefill->hardware().id;
         option.disaggregated->link = kv_link_between(*prefill, *decode).name;
-        set_pool_costs(option, hardware, prefill->hardware(), workload);
     }
+    set_costs(option, hardware, workload, prefill != nullptr ? &prefill->hardware() : nullptr);
     return option;
 }
 
@@ -307,13 +299,15 @@ bool excluded_deployment(const std::vector<engine::Deployment>& excluded, const 
     });
 }
 
-// An option's prefill pool deployment on the plan's prefill device: its formats and layout there.
-engine::Deployment prefill_deployment(const PlanOption& option, const profiles::ModelProfile& model, const PlanSpace& space) {
+// The prefill pool's deployment on the plan's prefill device: the decode pool's formats (the cache
+// crosses as it is) and layout, with that device's runtime.
+engine::Deployment prefill_deployment(const engine::Deployment& decode, const profiles::ModelProfile& model,
+                                      const PlanSpace& space) {
     engine::DeploymentChoice choice;
-    choice.weights = option.deployment.weights;
-    choice.kv = option.deployment.kv;
+    choice.weights = decode.weights;
+    choice.kv = decode.kv;
     choice.runtime = space.runtime(*space.prefill_hardware);
-    choice.parallelism = option.deployment.parallelism;
+    choice.parallelism = decode.parallelism;
     choice.clocks = space.clocks;
     choice.in_process = space.in_process;
     return engine::resolve_deployment(*space.prefill_hardware, model, choice);
@@ -356,11 +350,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 // that device's runtime; a layout it cannot take is skipped.
                 std::optional<engine::Evaluator> prefill_pool;
                 if (space.prefill_hardware) {
-                    engine::DeploymentChoice there = choice;
-                    there.runtime = space.runtime(*space.prefill_hardware);
                     try {
-                        prefill_pool.emplace(model, *space.prefill_hardware,
-                                             engine::resolve_deployment(*space.prefill_hardware, model, there));
+                        prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(deployment, model, space));
                     } catch (const core::InputError& error) {
                         if (built_reason.empty()) {
                             built_reason = fmt::format("the prefill pool on {}: {}", space.prefill_hardware->id,
@@ -434,7 +425,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     }
     if (best->disaggregated) {
         std::optional<engine::Evaluator> prefill_pool;
-        if (space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(*best, model, space));
+        if (space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(best->deployment, model, space));
         finish_disaggregated(*best, model, hardware, workload, targets, limits, prefill_pool ? &*prefill_pool : nullptr);
         return best;
     }
@@ -491,7 +482,7 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
         const std::optional<PoolShape> pools =
             option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
         std::optional<engine::Evaluator> prefill_pool;
-        if (pools && space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(option, model, space));
+        if (pools && space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(option.deployment, model, space));
         const PlanVerification verification =
             verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, option.limits, *space.verify, pools,
                             prefill_pool ? &*prefill_pool : nullptr);

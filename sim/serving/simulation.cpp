@@ -502,6 +502,9 @@ void Simulation::arrive(std::size_t index, double now) {
 void Simulation::start_step(Replica& replica, double now) {
     account(replica, now);
     const SchedulerLimits& limits = config_.limits;
+    // The deployment this replica runs: its passes' shapes and times are priced on it.
+    const engine::Evaluator& deployment = evaluator_of(replica);
+    const engine::CostModel& cost = deployment.cost_model();
     // A runtime that runs prefill in passes of its own (SGLang) takes one whenever a prompt is being
     // prefilled or a waiting request may join, and a decode pass otherwise; when no prompt could be
     // placed after all (the cache is full), the pass is formed again for the decodes.
@@ -568,14 +571,14 @@ void Simulation::start_step(Replica& replica, double now) {
             }
             Sequence& scheduled = replica.running[i];
             if (scheduled.prefilling()) {
-                shape += engine::prefill_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
+                shape += engine::prefill_shape(cost, 1.0, static_cast<double>(scheduled.cached), static_cast<double>(tokens),
                                                scheduled.cached + tokens == scheduled.target);
             } else if (speculates()) {
-                shape += engine::verification_shape(evaluator_of(replica).cost_model(), speculation_.length, 1.0, static_cast<double>(scheduled.cached));
+                shape += engine::verification_shape(cost, speculation_.length, 1.0, static_cast<double>(scheduled.cached));
                 decoding += 1.0;
                 decoding_context += static_cast<double>(scheduled.cached);
             } else {
-                shape += engine::decode_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(scheduled.cached + 1));
+                shape += engine::decode_shape(cost, 1.0, static_cast<double>(scheduled.cached + 1));
             }
             replica.step.push_back({i, tokens});
             budget -= tokens;
@@ -646,7 +649,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 records_[sequence.request].prefix_hit = true;
             }
             replica.waiting.pop_front();
-            shape += engine::prefill_shape(evaluator_of(replica).cost_model(), 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
+            shape += engine::prefill_shape(cost, 1.0, static_cast<double>(sequence.cached), static_cast<double>(tokens),
                                            sequence.cached + tokens == sequence.target);
             replica.running.push_back(sequence);
             replica.step.push_back({replica.running.size() - 1, tokens});
@@ -662,7 +665,7 @@ void Simulation::start_step(Replica& replica, double now) {
         replica.busy_until = -1.0;
         return;
     }
-    double pass = evaluator_of(replica).step_time(shape).value;
+    double pass = deployment.step_time(shape).value;
     if (decoding > 0.0) {
         // The drafter's k steps for the decoding sequences run before the verification pass.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,

@@ -1,6 +1,6 @@
 // `decodesim predict`: one operating point, as a table or JSON.
 
-#include <charconv>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/host_option.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "report/text_wrap.hpp"
 #include "report/json_units.hpp"
 #include "cli/point_options.hpp"
@@ -36,9 +37,8 @@ engine::LayerPlacement chosen_placement(const std::string& gpu_layers, const eng
                                         double context) {
     const int layers = static_cast<int>(evaluator.cost_model().layers);
     if (gpu_layers == "auto") return engine::most_layers_that_fit(evaluator, context);
-    long long ngl = -1;
-    const auto [end, error] = std::from_chars(gpu_layers.data(), gpu_layers.data() + gpu_layers.size(), ngl);
-    if (error != std::errc() || end != gpu_layers.data() + gpu_layers.size() || ngl < 0 || ngl > 100000) {
+    std::int64_t ngl = -1;
+    if (!core::parse_whole_number(gpu_layers, ngl) || ngl < 0 || ngl > 100000) {
         throw core::UsageError("--gpu-layers '" + gpu_layers + "': expected auto or a whole number of layers from 0 (" +
                                std::to_string(layers) + " layers and the output layer: " + std::to_string(layers + 1) + ")");
     }

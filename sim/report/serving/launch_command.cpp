@@ -84,16 +84,11 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     };
     // Every ${name} replaced by its value (the loader admits only names in kLaunchPlaceholders).
     auto fill = [&values](const std::string& text) {
-        std::string filled;
-        std::size_t from = 0;
-        for (std::size_t at = text.find("${"); at != std::string::npos; at = text.find("${", from)) {
-            const std::size_t end = text.find('}', at);
-            filled += text.substr(from, at - from);
-            const auto value = values.find(text.substr(at + 2, end - at - 2));
-            filled += value != values.end() ? value->second : text.substr(at, end - at + 1);
-            from = end + 1;
-        }
-        return filled + text.substr(from);
+        return profiles::fill_placeholders(text, [&values](std::string_view name) -> std::optional<std::string> {
+            const auto value = values.find(std::string(name));
+            if (value == values.end()) return std::nullopt;
+            return value->second;
+        });
     };
 
     LaunchCommand launch;
