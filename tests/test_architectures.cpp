@@ -224,7 +224,8 @@ TEST_CASE("hostile inputs to the new keys name the file, the line and the key") 
                                    "expected less than attention_layer_period"});
     CHECK(errors("index_topk: 2048\nindex_n_heads: 4\nindex_head_dim: 16\n") ==
           std::vector<std::string>{"hostile.yaml:12:13: error: index_topk: sparse attention (index_*) selects tokens of "
-                                   "an MLA latent cache; kv_lora_rank and the other MLA keys are required"});
+                                   "an MLA latent cache or compressed rows; kv_lora_rank and the other MLA keys, or "
+                                   "compress_ratios, are required"});
     CHECK(errors("attention_chunk_size: -5\n").size() == 1);
     CHECK(errors("attention_chunk_size: -5\n")[0].rfind("hostile.yaml:12:23: error: attention_chunk_size:", 0) == 0);
     CHECK(errors("linear_num_key_heads: 2\nmamba_d_state: 16\n").front().find("not both") != std::string::npos);

@@ -8,6 +8,7 @@
 #include "profiles/trace.hpp"
 #include "test_support.hpp"
 
+using namespace decodesim;
 using decodesim::testing::run;
 using decodesim::testing::write_temp;
 

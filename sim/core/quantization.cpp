@@ -228,6 +228,12 @@ const std::vector<WeightFormat>& weight_formats() {
         // 128 x 128 block of weights, 32 bits over 16,384 weights.
         {"fp8_block", "FP8 E4M3 W8A8, one fp32 scale per 128x128 block (DeepSeek-style); embedding and lm_head bf16",
          8.0 + 32.0 / (128 * 128), FormatCoverage::linear_layers, Datatype::fp8},
+        // DeepSeek-V4's checkpoints (quantization_config fp8 with block [128, 128] and scale_fmt
+        // ue8m0, expert_dtype fp4): one 8-bit E8M0 scale per 128 x 128 block, and the routed
+        // experts in MXFP4 (E2M1 with an E8M0 scale per 32).
+        {"fp8_mxfp4_moe", "FP8 E4M3, one E8M0 scale per 128x128 block, routed experts MXFP4 (DeepSeek-V4); embedding "
+                          "and lm_head bf16",
+         8.0 + 8.0 / (128 * 128), FormatCoverage::fp4_experts, Datatype::fp8},
         {"int8", "INT8 weight-only, per-channel fp16 scales; dequantized to bf16", 8.0,
          FormatCoverage::linear_layers, std::nullopt, true},
         {"int4", "INT4 weight-only AWQ/GPTQ, group 128 (fp16 scale + 4-bit zero per group)", 4.0 + 16.0 / 128 + 4.0 / 128,
@@ -330,6 +336,11 @@ double tensor_bits(const WeightFormat& format, TensorRole role, const LayerConte
             return role == TensorRole::embedding || role == TensorRole::lm_head ? kHalf : format.bits_per_weight;
         case FormatCoverage::mlp_only:
             return role == TensorRole::mlp_gate_up || role == TensorRole::mlp_down ? format.bits_per_weight : kHalf;
+        case FormatCoverage::fp4_experts: {
+            if (role == TensorRole::embedding || role == TensorRole::lm_head) return kHalf;
+            const bool expert_matrix = role == TensorRole::mlp_gate_up || role == TensorRole::mlp_down;
+            return context.routed_expert && expert_matrix ? kMxfp4 : format.bits_per_weight;
+        }
         case FormatCoverage::gguf_mixture: return gguf_tensor_bits(format.name, role, context);
     }
     return format.bits_per_weight;

@@ -30,6 +30,7 @@ enum class FormatCoverage {
     everything,      // every tensor in the format (bf16, fp16, fp32)
     linear_layers,   // attention and MLP matrices; embedding and lm_head stay 16-bit (fp8, int8, AWQ/GPTQ, nvfp4)
     mlp_only,        // MLP/expert matrices only; attention, embedding, lm_head stay 16-bit (GPT-OSS mxfp4)
+    fp4_experts,     // routed experts MXFP4, the other matrices in the format; embedding, lm_head 16-bit (DeepSeek-V4)
     gguf_mixture,    // llama.cpp file types: per-tensor rules of llama-quant (see docs/quantization.md)
 };
 

@@ -16,6 +16,8 @@ namespace {
 
 using core::TensorRole;
 
+constexpr double kFp32Bytes = 4.0;
+
 // Adds a matrix of `params` parameters (on this device) stored at `bits` per weight.
 void add_matrix(WeightGroup& group, double params, double bits) {
     group.params += params;
@@ -50,35 +52,80 @@ double expected_distinct_experts(double experts, double per_token, double tokens
     return experts * -std::expm1(tokens * std::log1p(-per_token / experts));
 }
 
-int CostModel::attention_layers() const { return full_attention_layers + sliding_layers + chunked_layers + sparse_layers; }
+int CostModel::attention_layers() const {
+    int layers = full_attention_layers + sliding_layers + chunked_layers + sparse_layers;
+    for (const CompressedLayers& group : compressed) layers += group.layers;
+    return layers;
+}
+
+namespace {
+
+// Compressed rows of a `context`-token sequence under `ratio`: one a whole block of the ratio's
+// tokens, taken at its mean (half a block still being pooled) so that costs grow smoothly.
+double compressed_rows(double context, double ratio) { return context / ratio; }
+
+}  // namespace
 
 double CostModel::attended_tokens(double context) const {
     const double sliding_context = window > 0.0 ? std::min(context, window) : context;
     const double chunk_context = chunk > 0.0 ? std::min(context, chunk) : context;
     const double sparse_context = topk > 0.0 ? std::min(context, topk) : context;
-    return full_attention_layers * context + sliding_layers * sliding_context + chunked_layers * chunk_context +
-           sparse_layers * sparse_context;
+    double attended = full_attention_layers * context + sliding_layers * sliding_context +
+                      chunked_layers * chunk_context + sparse_layers * sparse_context;
+    for (const CompressedLayers& group : compressed) {
+        const double rows = compressed_rows(context, group.ratio);
+        attended += group.layers * (sliding_context + (group.sparse ? std::min(rows, topk) : rows));
+    }
+    return attended;
 }
 
-double CostModel::indexed_tokens(double context) const { return indexer_width > 0.0 ? sparse_layers * context : 0.0; }
+double CostModel::indexed_tokens(double context) const {
+    if (indexer_width <= 0.0) return 0.0;
+    double indexed = sparse_layers * context;
+    for (const CompressedLayers& group : compressed) {
+        if (group.sparse) indexed += group.layers * compressed_rows(context, group.ratio);
+    }
+    return indexed;
+}
 
 core::Bytes CostModel::kv_bytes_per_token() const {
-    return kv_bytes_per_token_per_layer * attention_layers() + indexer_bytes_per_token_per_layer * sparse_layers;
+    // Every layer writes the token's row (a compressed layer into its window); a compressed layer
+    // adds a row, and its indexer a key, each ratio tokens.
+    core::Bytes written = kv_bytes_per_token_per_layer * attention_layers() + indexer_bytes_per_token_per_layer * sparse_layers;
+    for (const CompressedLayers& group : compressed) {
+        written += (kv_bytes_per_token_per_layer + (group.sparse ? indexer_bytes_per_token_per_layer : core::Bytes())) *
+                   (group.layers / group.ratio);
+    }
+    return written;
 }
 
 core::Bytes CostModel::kv_bytes_per_sequence(double context) const {
-    // DSA layers hold the whole context though they read only top-k of it.
+    // DSA layers hold the whole context though they read only top-k of it; compressed layers hold
+    // every row they made, and their indexers a key a row.
     const double sparse_read = topk > 0.0 ? std::min(context, topk) : context;
-    const double held = attended_tokens(context) + sparse_layers * (context - sparse_read);
-    return (held * kv_bytes_per_token_per_layer + indexer_bytes_per_token_per_layer * (sparse_layers * context) +
-            recurrent_state_bytes) /
+    double held = attended_tokens(context) + sparse_layers * (context - sparse_read);
+    double index_keys = sparse_layers * context;
+    for (const CompressedLayers& group : compressed) {
+        if (!group.sparse) continue;
+        const double rows = compressed_rows(context, group.ratio);
+        held += group.layers * (rows - std::min(rows, topk));
+        index_keys += group.layers * rows;
+    }
+    return (held * kv_bytes_per_token_per_layer + indexer_bytes_per_token_per_layer * index_keys +
+            recurrent_state_bytes + compressor_state_bytes) /
            static_cast<double>(parallelism.pipeline);
 }
 
 core::Bytes CostModel::shared_prefix_bytes(double prefix) const {
-    return (kv_bytes_per_token_per_layer * ((full_attention_layers + sparse_layers) * prefix) +
-            indexer_bytes_per_token_per_layer * (sparse_layers * prefix)) /
-           static_cast<double>(parallelism.pipeline);
+    // A compressed layer's rows of the prefix stay (its window moves on).
+    core::Bytes shared = kv_bytes_per_token_per_layer * ((full_attention_layers + sparse_layers) * prefix) +
+                         indexer_bytes_per_token_per_layer * (sparse_layers * prefix);
+    for (const CompressedLayers& group : compressed) {
+        const double rows = compressed_rows(prefix, group.ratio);
+        shared += (kv_bytes_per_token_per_layer + (group.sparse ? indexer_bytes_per_token_per_layer : core::Bytes())) *
+                  (group.layers * rows);
+    }
+    return shared / static_cast<double>(parallelism.pipeline);
 }
 
 core::Bytes CostModel::weight_bytes() const {
@@ -125,6 +172,17 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         cost.prefill_value_width = static_cast<double>(mla.v_head_dim);
         cost.query_key_value_width =
             heads * static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim) * 2.0 + latent;
+    } else if (model.compressed_attention) {
+        // One key-value head, its keys its values: a row serves the score and the product, and
+        // every device holds it whole (DeepSeek-V4's Attention.kv_cache).
+        cost.latent_cache = true;
+        cost.kv_bytes_per_token_per_layer = core::Bytes(head_dim * kv_element_bytes);
+        cost.score_width = head_dim;
+        cost.value_width = head_dim;
+        cost.prefill_score_width = head_dim;
+        cost.prefill_value_width = head_dim;
+        cost.query_key_value_width = 2.0 * heads * head_dim + head_dim;
+        cost.window = static_cast<double>(model.compressed_attention->window);
     } else {
         cost.kv_bytes_per_token_per_layer = core::Bytes(2.0 * kv_heads * head_dim * kv_element_bytes);
         cost.score_width = head_dim;
@@ -178,6 +236,27 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             // no attention or recurrent block
         } else if (recurrent) {
             ++cost.recurrent_layers;
+        } else if (model.compressed_attention) {
+            const int ratio = compress_ratio(model, layer);
+            if (ratio == 0) {
+                ++cost.sliding_layers;  // the window alone
+            } else {
+                const bool sparse = ratio == profiles::kSparseCompressRatio;
+                auto group = std::find_if(cost.compressed.begin(), cost.compressed.end(),
+                                          [&](const CostModel::CompressedLayers& g) { return g.ratio == ratio; });
+                if (group == cost.compressed.end()) {
+                    cost.compressed.push_back({0, static_cast<double>(ratio), sparse});
+                    group = cost.compressed.end() - 1;
+                }
+                ++group->layers;
+                // Its compressor's kv_state and score_state, [c r, c head_dim] each in fp32 (c = 2
+                // where blocks overlap), and at the sparse ratio its indexer's compressor's too.
+                const double overlap = sparse ? 2.0 : 1.0;
+                auto state = [&](double width) { return 2.0 * overlap * ratio * overlap * width * kFp32Bytes; };
+                double bytes = state(head_dim);
+                if (sparse && model.sparse_attention) bytes += state(static_cast<double>(model.sparse_attention->index_head_dim));
+                cost.compressor_state_bytes += core::Bytes(bytes);
+            }
         } else if (is_sliding_layer(model, layer)) {
             ++cost.sliding_layers;
         } else if (is_chunked_layer(model, layer)) {
@@ -234,6 +313,34 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                 add_matrix(cost.qkv, indexer_parameters(model) / tp, bits(TensorRole::attn_q));
                 cost.qkv.activation_width += cost.indexer_width / tp + model.sparse_attention->index_n_heads;
             }
+        } else if (model.compressed_attention) {
+            const auto& attention = *model.compressed_attention;
+            const int ratio = compress_ratio(model, layer);
+            const double q_lora = static_cast<double>(attention.q_lora_rank);
+            const double o_lora = static_cast<double>(attention.o_lora_rank);
+            const double groups = static_cast<double>(attention.o_groups) / tp;
+            add_matrix(cost.qkv, hidden * q_lora, bits(TensorRole::attn_q));            // wq_a, on every device
+            add_matrix(cost.qkv, q_lora * heads * head_dim, bits(TensorRole::attn_q));  // wq_b, this device's heads
+            add_matrix(cost.qkv, hidden * head_dim, bits(TensorRole::attn_k));          // wkv, the one head
+            add_matrix(cost.output, heads * head_dim * o_lora, bits(TensorRole::attn_output));  // wo_a, its heads' groups
+            add_matrix(cost.output, groups * o_lora * hidden, bits(TensorRole::attn_output));   // wo_b, their rows
+            cost.qkv.activation_width += hidden + q_lora + heads * head_dim + head_dim;
+            cost.output.activation_width += heads * head_dim + groups * o_lora + hidden;
+            // The compressor's wkv and wgate stay 16-bit in the checkpoint whatever its format
+            // (inference/model.py); at the sparse ratio the indexer adds its query heads, its head
+            // weights and its own compressor (split over the tensor group like DSA's indexer).
+            if (ratio > 0) {
+                const double overlap = ratio == profiles::kSparseCompressRatio ? 2.0 : 1.0;
+                add_matrix(cost.qkv, 2.0 * overlap * head_dim * hidden, norm_bits);
+                cost.qkv.activation_width += 2.0 * overlap * head_dim;
+            }
+            if (ratio == profiles::kSparseCompressRatio && model.sparse_attention) {
+                const auto& dsa = *model.sparse_attention;
+                const double index_dim = static_cast<double>(dsa.index_head_dim);
+                add_matrix(cost.qkv, q_lora * dsa.index_n_heads * index_dim / tp, bits(TensorRole::attn_q));
+                add_matrix(cost.qkv, (hidden * dsa.index_n_heads + 4.0 * index_dim * hidden) / tp, norm_bits);
+                cost.qkv.activation_width += cost.indexer_width / tp + dsa.index_n_heads;
+            }
         } else {
             // An output gate doubles the query projection's outputs (profiles/model_profile.hpp).
             const double query_outputs = (model.attn_output_gate ? 2.0 : 1.0) * heads * head_dim;
@@ -247,6 +354,12 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         if (mixes) {
             cost.qkv.layers += kProjectionKernels;
             cost.output.layers += kOutputKernels;
+        }
+        // Hyper-connections: each block mixes the copies of the residual stream through an fp32
+        // matrix every device holds, reading and writing all the copies.
+        if (const double connections = hyper_connection_parameters(model); connections > 0.0) {
+            add_matrix(cost.qkv, connections, 8.0 * kFp32Bytes);
+            cost.qkv.activation_width += 4.0 * model.compressed_attention->hc_mult * hidden;
         }
 
         // A gated MLP has gate and up (2 matrices of H x I) and down (I x H); a plain one up and down.
@@ -571,6 +684,12 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
                                        cost.sliding_layers * causal_pairs(start, tokens, cost.window) +
                                        cost.chunked_layers * chunked_pairs(start, tokens, cost.chunk) +
                                        cost.sparse_layers * causal_pairs(start, tokens, cost.topk));
+    // A compressed layer's query at position q attends to its window and to q / r rows (a sparse
+    // layer's to at most topk of them: min(q, topk r) / r).
+    for (const CostModel::CompressedLayers& group : cost.compressed) {
+        const double rows = causal_pairs(start, tokens, group.sparse ? cost.topk * group.ratio : 0.0) / group.ratio;
+        shape.prefill_pairs += sequences * group.layers * (causal_pairs(start, tokens, cost.window) + rows);
+    }
     shape.prefill_cached = start > 0.0 ? sequences * cost.attended_tokens(start) : 0.0;
     // A tile of R query rows loads each head's keys and values once; N queries take N / R loads,
     // N / R - 1 of them beyond the first: (1 - R / N) of the pairs, once more per R rows.
@@ -588,6 +707,11 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
     }
     if (cost.indexer_width > 0.0) {
         shape.prefill_index_pairs = sequences * cost.sparse_layers * causal_pairs(start, tokens, 0.0);
+        for (const CostModel::CompressedLayers& group : cost.compressed) {
+            if (group.sparse) {
+                shape.prefill_index_pairs += sequences * group.layers * causal_pairs(start, tokens, 0.0) / group.ratio;
+            }
+        }
         shape.prefill_indexed = sequences * cost.indexed_tokens(start);
     }
     // A chunk writes each state once, and reads it first unless it starts the prompt (zero state).

@@ -3,6 +3,7 @@
 // for any batch and context is a handful of multiply-adds (sweeps call it millions of times).
 
 #include <optional>
+#include <vector>
 
 #include "engine/deployment.hpp"
 #include "engine/operators.hpp"
@@ -76,6 +77,20 @@ struct CostModel {
     double topk = 0.0;
     core::Bytes indexer_bytes_per_token_per_layer;  // fp8 keys + one fp32 scale
     double indexer_width = 0.0;         // indexer multiply-adds per scanned token per layer (heads x dim)
+    // DeepSeek-V4's compressed attention (profiles::CompressedAttention): layers that keep the last
+    // `window` tokens whole and one compressed row per `ratio` tokens after them, a row of the
+    // one shared key-value head (kv_bytes_per_token_per_layer). A sparse group's indexer scans its
+    // own keys, one a row, and attention reads `topk` of the rows; the others read every row.
+    // Layers of ratio 0 keep the window alone and count among sliding_layers.
+    struct CompressedLayers {
+        int layers = 0;
+        double ratio = 0.0;
+        bool sparse = false;
+    };
+    std::vector<CompressedLayers> compressed;
+    // Each compressed layer's compressor carries the block it is pooling (and, where blocks
+    // overlap, the one before) in fp32 from token to token: held per sequence whatever the context.
+    core::Bytes compressor_state_bytes;  // one sequence, summed over layers, on one device
     // Recurrent layers (Gated DeltaNet, Mamba) hold a constant state per sequence instead of a
     // cache; each pass reads and writes it whole.
     int recurrent_layers = 0;

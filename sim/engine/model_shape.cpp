@@ -51,6 +51,12 @@ bool is_sliding_layer(const ModelProfile& model, int layer) {
     return pattern == 0 || (layer + 1) % pattern != 0;
 }
 
+int compress_ratio(const ModelProfile& model, int layer) {
+    if (!model.compressed_attention) return 0;
+    const auto& ratios = model.compressed_attention->ratios;
+    return layer >= 0 && layer < static_cast<int>(ratios.size()) ? ratios[static_cast<std::size_t>(layer)] : 0;
+}
+
 int moe_layer_count(const ModelProfile& model) {
     int count = 0;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) count += is_moe_layer(model, layer) ? 1 : 0;
@@ -130,6 +136,57 @@ double indexer_parameters(const ModelProfile& model) {
            hidden * heads;
 }
 
+double compressed_attention_parameters(const ModelProfile& model, int ratio) {
+    if (!model.compressed_attention) return 0.0;
+    const auto& attention = *model.compressed_attention;
+    const double hidden = static_cast<double>(model.hidden_size);
+    const double heads = model.num_attention_heads;
+    const double head_dim = static_cast<double>(model.head_dim);
+    const double q_lora = static_cast<double>(attention.q_lora_rank);
+    const double o_lora = static_cast<double>(attention.o_lora_rank);
+    // wq_a and q_norm, wq_b, wkv and kv_norm, wo_a (each group's heads to o_lora), wo_b, attn_sink.
+    double params = hidden * q_lora + q_lora + q_lora * heads * head_dim + hidden * head_dim + head_dim +
+                    heads * head_dim * o_lora + attention.o_groups * o_lora * hidden + heads;
+    // A compressor of ratio r: ape [r, c head_dim], wkv and wgate [c head_dim, hidden], its norm;
+    // c = 2 where blocks overlap (the sparse ratio), else 1.
+    auto compressor = [&](double r, double width) {
+        const double overlap = ratio == profiles::kSparseCompressRatio ? 2.0 : 1.0;
+        return r * overlap * width + 2.0 * overlap * width * hidden + width;
+    };
+    if (ratio > 0) params += compressor(ratio, head_dim);
+    if (ratio == profiles::kSparseCompressRatio && model.sparse_attention) {
+        // The indexer: wq_b from the query latent, weights_proj from the hidden state, and a
+        // compressor of its own at the indexer's head width.
+        const auto& dsa = *model.sparse_attention;
+        const double index_dim = static_cast<double>(dsa.index_head_dim);
+        params += q_lora * dsa.index_n_heads * index_dim + hidden * dsa.index_n_heads + compressor(ratio, index_dim);
+    }
+    return params;
+}
+
+namespace {
+
+// (2 + n) n mixes a block: n to read the copies into the block, n to write its output back, and
+// the n x n matrix that mixes the copies (hc_split_sinkhorn).
+double hyper_connection_mixes(int copies) { return (2.0 + copies) * copies; }
+
+}  // namespace
+
+double hyper_connection_parameters(const ModelProfile& model) {
+    if (!model.compressed_attention || model.compressed_attention->hc_mult <= 1) return 0.0;
+    const int copies = model.compressed_attention->hc_mult;
+    const double mixes = hyper_connection_mixes(copies);
+    // Per block: hc_fn [mixes, copies x hidden], hc_base [mixes], hc_scale [3].
+    return 2.0 * (mixes * copies * static_cast<double>(model.hidden_size) + mixes + 3.0);
+}
+
+double hyper_connection_head_parameters(const ModelProfile& model) {
+    if (!model.compressed_attention || model.compressed_attention->hc_mult <= 1) return 0.0;
+    const double copies = model.compressed_attention->hc_mult;
+    // hc_head_fn [copies, copies x hidden], hc_head_base [copies], hc_head_scale [1].
+    return copies * copies * static_cast<double>(model.hidden_size) + copies + 1.0;
+}
+
 double recurrent_state_elements(const ModelProfile& model) {
     if (!model.recurrent) return 0.0;
     const auto& r = *model.recurrent;
@@ -199,16 +256,20 @@ ParameterCount count_parameters(const ModelProfile& model) {
     const double lm_head = model.tie_word_embeddings ? 0.0 : embedding;
 
     ParameterCount count;
-    count.total = embedding + lm_head + hidden;  // + final norm
-    count.active = embedding + lm_head + hidden;
+    count.total = embedding + lm_head + hidden + hyper_connection_head_parameters(model);  // + final norm
+    count.active = count.total;
     for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
         // Each block (mixer, MLP) has its norm.
         const double norms = hidden * ((has_mixer(model, layer) ? 1.0 : 0.0) + (has_feedforward(model, layer) ? 1.0 : 0.0));
         count.total += norms;
         count.active += norms;
+        const double connections = hyper_connection_parameters(model);
+        count.total += connections;
+        count.active += connections;
         if (has_mixer(model, layer)) {
-            const double mixer = is_recurrent_layer(model, layer) ? recurrent_parameters(model)
-                                                                   : attention_parameters(model) + indexer_parameters(model);
+            const double mixer = is_recurrent_layer(model, layer)   ? recurrent_parameters(model)
+                                 : model.compressed_attention ? compressed_attention_parameters(model, compress_ratio(model, layer))
+                                                              : attention_parameters(model) + indexer_parameters(model);
             count.total += mixer;
             count.active += mixer;
         }

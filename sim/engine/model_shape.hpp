@@ -25,6 +25,10 @@ bool is_recurrent_layer(const ModelProfile& model, int layer);
 // Llama 4: layer i attends within its chunk unless (i + 1) % pattern == 0 (a global NoPE layer).
 bool is_chunked_layer(const ModelProfile& model, int layer);
 
+// DeepSeek-V4: layer i's compress ratio (profiles::CompressedAttention); 0 for a layer that keeps
+// only its window, and for every layer of a model without compressed attention.
+int compress_ratio(const ModelProfile& model, int layer);
+
 int moe_layer_count(const ModelProfile& model);
 int sliding_layer_count(const ModelProfile& model);
 int recurrent_layer_count(const ModelProfile& model);
@@ -52,6 +56,15 @@ struct RecurrentMixer {
 RecurrentMixer recurrent_mixer(const ModelProfile& model);
 // recurrent_mixer(model).total(); 0 for a model without recurrent layers.
 double recurrent_parameters(const ModelProfile& model);
+// Parameters of one compressed-attention layer of the given ratio (DeepSeek-V4's Attention: the
+// query latent and its norm, the query heads, the one key-value head and its norm, the grouped
+// output projection, the per-head attention sinks; a compressor for a ratio above 0, and the
+// lightning indexer with its own compressor at kSparseCompressRatio).
+double compressed_attention_parameters(const ModelProfile& model, int ratio);
+// The hyper-connection mixing weights of one layer (its attention and MLP blocks), and of the
+// head that folds the copies back into one hidden state; 0 for a plain residual stream.
+double hyper_connection_parameters(const ModelProfile& model);
+double hyper_connection_head_parameters(const ModelProfile& model);
 // Parameters of one layer's DSA lightning indexer; 0 without sparse attention.
 double indexer_parameters(const ModelProfile& model);
 // Elements of one recurrent layer's state for one sequence: the recurrent state proper and the

@@ -36,13 +36,18 @@ std::string moe_summary(const profiles::ModelProfile& model) {
                        model.moe->n_shared_experts > 0 ? fmt::format("+{}", model.moe->n_shared_experts) : "");
 }
 
-// KV bytes per token at 16-bit, on one device: a shape fact independent of any hardware.
-core::Bytes kv_bytes_per_token_bf16(const profiles::ModelProfile& model) {
+// The model's cache at 16-bit on one device: a shape fact independent of any hardware.
+engine::CostModel bf16_cost_model(const profiles::ModelProfile& model) {
     engine::Deployment deployment;
     deployment.weights = core::find_named(core::weight_formats(), "bf16");
     deployment.kv = core::find_named(core::kv_formats(), "bf16");
-    const engine::CostModel cost = engine::build_cost_model(model, deployment);
-    return cost.kv_bytes_per_token();
+    return engine::build_cost_model(model, deployment);
+}
+
+// The cache one sequence adds a token, averaged over a stretch far past any window or top-k.
+core::Bytes long_context_growth(const engine::CostModel& cost) {
+    const double from = 1 << 20, stretch = 1 << 20;
+    return (cost.kv_bytes_per_sequence(from + stretch) - cost.kv_bytes_per_sequence(from)) / stretch;
 }
 
 }  // namespace
@@ -61,7 +66,9 @@ ModelSummary summarize_model(const profiles::ModelProfile& model) {
     summary.attention = attention_kind(model);
     summary.mlp = moe_summary(model);
     summary.parameters = engine::count_parameters(model);
-    summary.kv_bytes_per_token_bf16 = kv_bytes_per_token_bf16(model);
+    const engine::CostModel cost = bf16_cost_model(model);
+    summary.kv_bytes_per_token_bf16 = cost.kv_bytes_per_token();
+    summary.kv_growth_per_token_bf16 = long_context_growth(cost);
     summary.weights_bf16 = core::Bytes(summary.parameters.total * 2.0);
     return summary;
 }

@@ -21,7 +21,10 @@ struct ModelSummary {
     std::string attention;                // "MHA", "MQA", "MLA", "GQA 32:8", with ", window 4096 (5:1)" when it slides
     std::string mlp;                      // "dense", or "MoE routed x per-token [+shared]"
     engine::ParameterCount parameters;    // derived from the shape
-    core::Bytes kv_bytes_per_token_bf16;  // 16-bit KV on one device
+    core::Bytes kv_bytes_per_token_bf16;  // 16-bit KV on one device: what a token writes
+    // What each further token keeps once the context is past every window (sliding layers and
+    // compressed attention keep less than they write; recurrent states not at all).
+    core::Bytes kv_growth_per_token_bf16;
     core::Bytes weights_bf16;             // every parameter at 2 bytes
 };
 

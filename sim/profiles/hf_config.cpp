@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "core/suggest.hpp"
 #include "core/text_escape.hpp"
 #include "profiles/model_loader.hpp"
@@ -127,6 +128,8 @@ constexpr FamilyEntry kFamilies[] = {
     {"qwen3_5_moe", Family::qwen3_next}, {"qwen3_5_moe_text", Family::qwen3_next},
     {"qwen3_5", Family::qwen3_5},        {"qwen3_5_text", Family::qwen3_5},
     {"glm_moe_dsa", Family::deepseek},   {"qwen2_5_vl", Family::qwen2},      {"qwen2_5_vl_text", Family::qwen2},
+    // DeepSeek-V4: DeepSeek's MoE and indexer keys around compressed attention (compress_ratios).
+    {"deepseek_v4", Family::deepseek},
     // Nemotron-H (Nemotron-3 Nano and Super): single-block layers of Mamba-2, attention and MoE.
     {"nemotron_h", Family::nemotron_h},
 };
@@ -380,7 +383,9 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     // Sliding windows.
     const bool window_declared = config.has("sliding_window");
     const bool window_disabled = config.boolean("use_sliding_window").value_or(true) == false;
-    if (window_declared && !window_disabled && family != Family::qwen2 && family != Family::qwen3 &&
+    // DeepSeek-V4's sliding_window is the window its compressed attention keeps (below).
+    const bool compressed = family == Family::deepseek && config.has("compress_ratios");
+    if (window_declared && !window_disabled && !compressed && family != Family::qwen2 && family != Family::qwen3 &&
         family != Family::qwen3_moe && family != Family::qwen2_moe && !is_gated_delta_hybrid(family) &&
         family != Family::jamba && family != Family::nemotron_h) {
         SlidingWindow window;
@@ -489,6 +494,34 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
         model.mla = mla;
     }
 
+    if (compressed) {
+        // config.json lists a ratio for each main layer and then the MTP layers' (num_nextn_predict_layers).
+        CompressedAttention attention;
+        const YAML::Node ratios = config.node()["compress_ratios"];
+        if (!ratios.IsSequence() || static_cast<int>(ratios.size()) < model.num_hidden_layers) {
+            config.fail("compress_ratios", fmt::format("expected a list of at least num_hidden_layers ({}) whole numbers",
+                                                       model.num_hidden_layers));
+        } else {
+            for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
+                double ratio = -1.0;
+                const YAML::Node entry = ratios[static_cast<std::size_t>(layer)];
+                if (!entry.IsScalar() || !core::parse_number(entry.Scalar(), ratio) || ratio < 0.0 ||
+                    ratio > static_cast<double>(model_size_limit("compress_ratios")) || ratio != std::floor(ratio)) {
+                    config.fail("compress_ratios", fmt::format("entry {} is not a whole number from 0 to {}", layer,
+                                                               model_size_limit("compress_ratios")));
+                    break;
+                }
+                attention.ratios.push_back(static_cast<int>(ratio));
+            }
+        }
+        attention.window = config.integer("sliding_window", true).value_or(0);
+        attention.q_lora_rank = config.integer("q_lora_rank", true).value_or(0);
+        attention.o_lora_rank = config.integer("o_lora_rank", true).value_or(0);
+        attention.o_groups = static_cast<int>(config.integer("o_groups", true).value_or(1));
+        attention.hc_mult = static_cast<int>(config.integer("hc_mult", false).value_or(1));
+        model.compressed_attention = attention;
+    }
+
     if (family == Family::deepseek && config.has("index_topk")) {
         SparseAttention dsa;
         dsa.index_topk = config.integer("index_topk", true).value_or(0);
@@ -590,7 +623,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     // silently wrong, so it is refused, whatever the family.
     if (config.has("layer_types")) {
         std::set<std::string> modelled{"full_attention"};
-        if (model.sliding_window) modelled.insert("sliding_attention");
+        if (model.sliding_window || model.compressed_attention) modelled.insert("sliding_attention");
         if (model.recurrent && model.recurrent->kind == RecurrentKind::gated_delta_net) modelled.insert("linear_attention");
         const YAML::Node layer_types = config.node()["layer_types"];
         std::map<std::string, int> unmodelled;
@@ -612,7 +645,14 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     }
 
     if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {
-        const auto [format, described] = checkpoint_format(quantization);
+        auto [format, described] = checkpoint_format(quantization);
+        // DeepSeek-V4 stores its routed experts in FP4 beside the FP8 blocks (expert_dtype "fp4", at
+        // the top level or in quantization_config).
+        const bool fp4_experts = top.text("expert_dtype", false).value_or(scalar_of(quantization, "expert_dtype")) == "fp4";
+        if (fp4_experts && format != nullptr && format->name == "fp8_block") {
+            format = format_named("fp8_mxfp4_moe");
+            described += " and fp4 experts";
+        }
         model.checkpoint_weights = format;
         model.checkpoint_quantization = described;
     }

@@ -30,7 +30,7 @@ constexpr std::int64_t model_size_limit(std::string_view key) {
     }
     if (key == "vocab_size") return kMaxVocabulary;
     if (key == "max_position_embeddings" || key == "sliding_window" || key == "attention_chunk_size" ||
-        key == "index_topk") {
+        key == "index_topk" || key == "compress_ratios") {
         return kMaxContext;
     }
     if (key == "n_routed_experts" || key == "num_local_experts" || key == "num_experts" ||

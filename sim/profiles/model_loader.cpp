@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/text_escape.hpp"
 #include "profiles/model_limits.hpp"
 #include "profiles/profile_id.hpp"
@@ -96,9 +98,39 @@ void check_model_consistency(const ModelProfile& model,
             }
         }
     }
-    if (model.sparse_attention && !model.mla) {
-        fail("index_topk", "sparse attention (index_*) selects tokens of an MLA latent cache; kv_lora_rank and the "
-                           "other MLA keys are required");
+    if (model.sparse_attention && !model.mla && !model.compressed_attention) {
+        fail("index_topk", "sparse attention (index_*) selects tokens of an MLA latent cache or compressed rows; "
+                           "kv_lora_rank and the other MLA keys, or compress_ratios, are required");
+    }
+    if (model.compressed_attention) {
+        const auto& attention = *model.compressed_attention;
+        if (static_cast<int>(attention.ratios.size()) != model.num_hidden_layers) {
+            fail("compress_ratios", fmt::format("{} ratios for {} layers; expected one a layer (config.json lists the "
+                                                "multi-token-prediction layers' after them: leave those out)",
+                                                attention.ratios.size(), model.num_hidden_layers));
+        }
+        const bool sparse_layers = std::find(attention.ratios.begin(), attention.ratios.end(), kSparseCompressRatio) !=
+                                   attention.ratios.end();
+        if (sparse_layers && !model.sparse_attention) {
+            fail("compress_ratios", fmt::format("layers of ratio {} pick their rows with a lightning indexer: index_topk, "
+                                                "index_n_heads and index_head_dim are required",
+                                                kSparseCompressRatio));
+        }
+        if (!sparse_layers && model.sparse_attention) {
+            fail("index_topk", fmt::format("only layers of ratio {} have an indexer, and no layer has that ratio",
+                                           kSparseCompressRatio));
+        }
+        if (model.num_key_value_heads != 1) {
+            fail("num_key_value_heads", "compressed attention has one key-value head (its keys are its values); expected 1");
+        }
+        if (model.num_attention_heads > 0 && model.num_attention_heads % attention.o_groups != 0) {
+            fail("o_groups", fmt::format("{} heads cannot form {} equal groups for the output projection",
+                                         model.num_attention_heads, attention.o_groups));
+        }
+        if (model.mla || model.recurrent || model.chunked_attention) {
+            fail("compress_ratios", "compressed attention is every layer's attention: it cannot be combined with MLA "
+                                    "(kv_lora_rank), recurrent layers or chunked attention");
+        }
     }
     if (model.chunked_attention && model.sliding_window) {
         fail("attention_chunk_size", "a model has sliding-window or chunked attention layers, not both");
@@ -142,7 +174,27 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
     model.attn_output_gate = root.boolean("attn_output_gate", optional).value_or(false);
     model.layer_pattern = root.string("layer_pattern", optional).value_or("");
 
-    if (root.has("sliding_window") || root.has("sliding_window_pattern")) {
+    // DeepSeek-V4 (compressed attention): its sliding_window is the window every layer keeps beside
+    // its compressed rows, and its q_lora_rank feeds plain heads, not MLA's.
+    const bool compressed = root.has("compress_ratios") || root.has("o_lora_rank") || root.has("o_groups") ||
+                            root.has("hc_mult");
+    if (compressed) {
+        CompressedAttention attention;
+        for (const std::int64_t ratio :
+             root.integers("compress_ratios", required, 0, model_size_limit("compress_ratios")).value_or(std::vector<std::int64_t>{})) {
+            attention.ratios.push_back(static_cast<int>(ratio));
+        }
+        attention.window = root.positive_integer("sliding_window", required, model_size_limit("sliding_window")).value_or(0);
+        attention.q_lora_rank = root.positive_integer("q_lora_rank", required, model_size_limit("q_lora_rank")).value_or(0);
+        attention.o_lora_rank = root.positive_integer("o_lora_rank", required, model_size_limit("o_lora_rank")).value_or(0);
+        attention.o_groups = static_cast<int>(root.positive_integer("o_groups", required, model_size_limit("o_groups")).value_or(1));
+        attention.hc_mult = static_cast<int>(root.positive_integer("hc_mult", optional, model_size_limit("hc_mult")).value_or(1));
+        if (root.has("sliding_window_pattern")) {
+            root.error("sliding_window_pattern", "compressed attention (compress_ratios) keeps its window on every layer; "
+                                                 "remove sliding_window_pattern");
+        }
+        model.compressed_attention = attention;
+    } else if (root.has("sliding_window") || root.has("sliding_window_pattern")) {
         SlidingWindow window;
         window.window = root.positive_integer("sliding_window", required, model_size_limit("sliding_window")).value_or(0);
         window.pattern = static_cast<int>(root.positive_integer("sliding_window_pattern", optional, model_size_limit("sliding_window_pattern")).value_or(0));
@@ -172,8 +224,8 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         model.moe = moe;
     }
 
-    const bool has_mla = root.has("kv_lora_rank") || root.has("q_lora_rank") || root.has("qk_rope_head_dim") ||
-                         root.has("qk_nope_head_dim") || root.has("v_head_dim");
+    const bool has_mla = root.has("kv_lora_rank") || (root.has("q_lora_rank") && !compressed) ||
+                         root.has("qk_rope_head_dim") || root.has("qk_nope_head_dim") || root.has("v_head_dim");
     if (has_mla) {
         LatentAttention mla;
         mla.kv_lora_rank = root.positive_integer("kv_lora_rank", required, model_size_limit("kv_lora_rank")).value_or(0);
@@ -290,7 +342,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                               "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
                               "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate",
                               "layer_pattern", "mamba2_num_heads", "mamba2_head_dim", "mamba2_n_groups",
-                              "moe_latent_size", "vision"});
+                              "moe_latent_size", "vision", "compress_ratios", "o_lora_rank", "o_groups", "hc_mult"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/quantization.hpp"
 
@@ -83,6 +84,26 @@ struct SparseAttention {
     std::int64_t index_head_dim = 0;
 };
 
+// DeepSeek-V4's compressed attention (CSA and HCA; its inference/model.py, Attention and
+// Compressor). Every layer has one key-value head of head_dim, its keys and values the same
+// vector, and keeps its last `window` tokens whole; a layer of ratio r > 0 also pools each r
+// tokens into one compressed row and attends to those. A layer of ratio kSparseCompressRatio is
+// CSA: its compressor pools overlapping blocks, and a lightning indexer (the index_* keys,
+// SparseAttention) picks index_topk of its rows; any other ratio is HCA, which attends to all of
+// them. Queries go through a q_lora_rank latent; the output projection is grouped: each of
+// o_groups groups of heads is projected to o_lora_rank, and their concatenation to the hidden
+// state. The residual stream is hc_mult copies wide (manifold-constrained hyper-connections).
+inline constexpr int kSparseCompressRatio = 4;
+
+struct CompressedAttention {
+    std::vector<int> ratios;         // compress_ratios, one a layer; 0: the window alone
+    std::int64_t window = 0;         // sliding_window, tokens
+    std::int64_t q_lora_rank = 0;
+    std::int64_t o_lora_rank = 0;
+    int o_groups = 1;
+    int hc_mult = 1;
+};
+
 // Chunked local attention (Llama 4 iRoPE): a chunked layer attends only within its
 // attention_chunk_size-token chunk; every pattern-th layer ((i + 1) % pattern == 0) is global.
 struct ChunkedAttention {
@@ -138,6 +159,7 @@ struct ModelProfile {
     std::optional<RecurrentLayers> recurrent;
     std::optional<SparseAttention> sparse_attention;
     std::optional<ChunkedAttention> chunked_attention;
+    std::optional<CompressedAttention> compressed_attention;
     // How the checkpoint stores its weights, from config.json's quantization_config: the weight
     // format a deployment takes unless --weights says otherwise (null: none stated, or not one
     // decodesim reads). `checkpoint_quantization` says what the config stated, for messages.

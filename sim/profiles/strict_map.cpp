@@ -226,6 +226,17 @@ std::optional<StrictMap> StrictMap::map(const std::string& key, Presence presenc
 
 std::optional<std::vector<std::int64_t>> StrictMap::increasing_integers(const std::string& key, Presence presence,
                                                                          std::int64_t maximum) {
+    return whole_number_list(key, presence, 1, maximum, true);
+}
+
+std::optional<std::vector<std::int64_t>> StrictMap::integers(const std::string& key, Presence presence,
+                                                             std::int64_t minimum, std::int64_t maximum) {
+    return whole_number_list(key, presence, minimum, maximum, false);
+}
+
+std::optional<std::vector<std::int64_t>> StrictMap::whole_number_list(const std::string& key, Presence presence,
+                                                                      std::int64_t minimum, std::int64_t maximum,
+                                                                      bool increasing) {
     read_keys_.insert(key);
     if (!valid_) return std::nullopt;
     for (const auto& entry : node_) {
@@ -239,12 +250,13 @@ std::optional<std::vector<std::int64_t>> StrictMap::increasing_integers(const st
             const YAML::Node item = entry.second[i];
             double value = 0.0;
             const bool number = item.IsScalar() && core::parse_number(item.Scalar(), value);
-            if (!number || value < 1.0 || value > static_cast<double>(maximum) || value != static_cast<double>(static_cast<std::int64_t>(value))) {
+            if (!number || value < static_cast<double>(minimum) || value > static_cast<double>(maximum) ||
+                value != static_cast<double>(static_cast<std::int64_t>(value))) {
                 diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
-                                         fmt::format("expected a whole number from 1 to {}", maximum)});
+                                         fmt::format("expected a whole number from {} to {}", minimum, maximum)});
                 return std::nullopt;
             }
-            if (!values.empty() && static_cast<std::int64_t>(value) <= values.back()) {
+            if (increasing && !values.empty() && static_cast<std::int64_t>(value) <= values.back()) {
                 diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
                                          "expected the numbers in increasing order"});
                 return std::nullopt;

@@ -48,6 +48,9 @@ public:
     // A non-empty list of positive integers, each at most `maximum`, in increasing order.
     std::optional<std::vector<std::int64_t>> increasing_integers(const std::string& key, Presence presence,
                                                                  std::int64_t maximum);
+    // A non-empty list of whole numbers, each from `minimum` to `maximum`, in any order.
+    std::optional<std::vector<std::int64_t>> integers(const std::string& key, Presence presence, std::int64_t minimum,
+                                                      std::int64_t maximum);
     // A list of mappings, each a StrictMap whose messages name "key[i]".
     std::vector<StrictMap> list_of_maps(const std::string& key, Presence presence);
 
@@ -61,6 +64,9 @@ public:
 
 private:
     std::optional<YAML::Node> scalar(const std::string& key, Presence presence, const char* expected);
+    std::optional<std::vector<std::int64_t>> whole_number_list(const std::string& key, Presence presence,
+                                                               std::int64_t minimum, std::int64_t maximum,
+                                                               bool increasing);
 
     YAML::Node node_;
     std::string file_;

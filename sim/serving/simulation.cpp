@@ -880,7 +880,10 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     for (const Replica& replica : replicas_) {
         result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_of(replica));
     }
-    result.kv_capacity_tokens = capacity_bytes_ / kv_bytes(1);
+    // Tokens one sequence could hold: what a sequence holds however short (recurrent states,
+    // compressors' carried blocks) first, then a token's cache for each further token.
+    const double fixed = kv_bytes(0);
+    result.kv_capacity_tokens = std::max(0.0, capacity_bytes_ - fixed) / (kv_bytes(1) - fixed);
     result.preemptions = preemptions_;
     result.prefix_hits = prefix_hits_;
     result.steps = steps_;

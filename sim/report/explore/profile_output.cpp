@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "report/text_table.hpp"
 
 namespace decodesim::report {
@@ -78,7 +80,13 @@ std::string model_to_text(const profiles::ModelProfile& model, const explore::Mo
     text += fmt::format("  parameters  {} derived from the shape ({} active per token){}\n",
                         core::format_count(count.total), core::format_count(count.active),
                         model.parameters ? fmt::format("; {} stated", core::format_count(*model.parameters)) : "");
-    text += fmt::format("  KV cache    {} per token at 16-bit\n", summary.kv_bytes_per_token_bf16);
+    text += fmt::format("  KV cache    {} per token at 16-bit", summary.kv_bytes_per_token_bf16);
+    // Windows, compressed rows and recurrent states keep less than a token writes.
+    const double kept = summary.kv_growth_per_token_bf16.value, written = summary.kv_bytes_per_token_bf16.value;
+    if (std::abs(kept - written) > 0.01 * written) {
+        text += fmt::format(", {} of it kept once the context is past every window", summary.kv_growth_per_token_bf16);
+    }
+    text += "\n";
     if (model.max_position_embeddings) text += fmt::format("  max context {}\n", *model.max_position_embeddings);
     text += fmt::format("  weights     {} at bf16\n", summary.weights_bf16);
     return text;
