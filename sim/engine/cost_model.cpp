@@ -71,7 +71,7 @@ double CostModel::attended_tokens(double context) const {
     const double chunk_context = chunk > 0.0 ? std::min(context, chunk) : context;
     const double sparse_context = topk > 0.0 ? std::min(context, topk) : context;
     double attended = full_attention_layers * context + sliding_layers * sliding_context +
-                      chunked_layers * chunk_context + sparse_layers * sparse_context;
+                      chunked_layers * chunk_context + sparse_layers * sparse_context + cross_layers * cross_states;
     for (const CompressedLayers& group : compressed) {
         const double rows = compressed_rows(context, group.ratio);
         attended += group.layers * (sliding_context + (group.sparse ? std::min(rows, topk) : rows));
@@ -130,12 +130,12 @@ core::Bytes CostModel::shared_prefix_bytes(double prefix) const {
 
 core::Bytes CostModel::weight_bytes() const {
     // The groups hold every layer (a pipeline pass runs them all); a device holds its stage's share.
-    return (qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes +
+    return (qkv.bytes + output.bytes + mlp.bytes + router.bytes + shared_experts.bytes + lm_head.bytes + cross_kv.bytes +
             expert.bytes * local_experts + norms_weight_bytes + embedding_table_bytes) /
            static_cast<double>(parallelism.pipeline);
 }
 
-CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment) {
+CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment, double cross_states) {
     const int tp = deployment.parallelism.tensor;
     const core::WeightFormat& format = *deployment.weights;
     // Each expert is split over the stage's devices that do not hold other experts: with full
@@ -225,6 +225,17 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         expert_context.routed_expert = true;
         auto bits = [&](TensorRole role) { return core::tensor_bits(format, role, context); };
 
+        // A cross-attention layer without images to read is skipped: its weights are only held.
+        const bool cross = is_cross_attention_layer(model, layer);
+        if (cross && cross_states <= 0.0) {
+            const double held_bits = (attention_parameters(model) * bits(TensorRole::attn_output) +
+                                      mlp_parameters(model, static_cast<double>(model.intermediate_size)) *
+                                          bits(TensorRole::mlp_gate_up)) / tp +
+                                     2.0 * hidden * norm_bits;  // its two norms, on every device
+            cost.encoder_weight_bytes += core::Bytes(held_bits / 8.0);
+            continue;
+        }
+
         // A single-block layer (Nemotron-H's layer_pattern) is a mixer or an MLP, with one norm.
         const bool mixes = has_mixer(model, layer);
         const bool feeds_forward = has_feedforward(model, layer);
@@ -236,6 +247,8 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             // no attention or recurrent block
         } else if (recurrent) {
             ++cost.recurrent_layers;
+        } else if (cross) {
+            ++cost.cross_layers;
         } else if (model.compressed_attention) {
             const int ratio = compress_ratio(model, layer);
             if (ratio == 0) {
@@ -313,6 +326,14 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                 add_matrix(cost.qkv, indexer_parameters(model) / tp, bits(TensorRole::attn_q));
                 cost.qkv.activation_width += cost.indexer_width / tp + model.sparse_attention->index_n_heads;
             }
+        } else if (cross) {
+            // Queries and output on the tokens; keys and values on the image states, once a prompt.
+            add_matrix(cost.qkv, hidden * heads * head_dim, bits(TensorRole::attn_q));
+            add_matrix(cost.output, heads * head_dim * hidden, bits(TensorRole::attn_output));
+            add_matrix(cost.cross_kv, 2.0 * hidden * kv_heads * head_dim, bits(TensorRole::attn_k));
+            cost.qkv.activation_width += hidden + heads * head_dim;
+            cost.output.activation_width += heads * head_dim + hidden;
+            cost.cross_kv.activation_width += hidden + 2.0 * kv_heads * head_dim;
         } else if (model.compressed_attention) {
             const auto& attention = *model.compressed_attention;
             const int ratio = compress_ratio(model, layer);
@@ -403,7 +424,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.norm_count += 1;
     // A vision encoder stays in the activation datatype (vLLM quantizes the language model only)
     // and is split over the tensor group with it.
-    if (model.vision) cost.encoder_weight_bytes = core::Bytes(model.vision->parameters * cost.activation_bytes.value / tp);
+    if (model.vision) cost.encoder_weight_bytes += core::Bytes(model.vision->parameters * cost.activation_bytes.value / tp);
     if (model.moe) {
         cost.routed_experts = experts;
         cost.local_experts = experts / deployment.parallelism.expert;
@@ -433,13 +454,16 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     // The runtime's graph: its launches beyond the structural kernels, per attention, dense MLP and
     // routed MoE block (shared experts and recurrent mixers keep their structural kernels).
     const KernelGraph& graph = deployment.runtime_profile().graph;
-    cost.elementwise_kernels = cost.attention_layers() * extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
+    cost.cross_states = cost.cross_layers > 0 ? cross_states : 0.0;
+    cost.elementwise_kernels = (cost.attention_layers() + cost.cross_layers) *
+                                   extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
                                cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                                cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);
     // Passes dispatched op by op: each layer's attention (MLA's or grouped-query) and MLP blocks
     // as the runtime's source launches them.
     const EagerPasses& eager = deployment.runtime_profile().eager;
-    const double ops_a_pass = cost.attention_layers() * (model.mla ? eager.latent_attention_block : eager.attention_block) +
+    const double ops_a_pass = (cost.attention_layers() + cost.cross_layers) *
+                                  (model.mla ? eager.latent_attention_block : eager.attention_block) +
                               cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
     if (deployment.eager.prefill) cost.eager_prefill_ops = ops_a_pass;
     if (deployment.eager.decode) cost.eager_decode_ops = ops_a_pass;
@@ -605,6 +629,7 @@ StepShape scaled(StepShape shape, double factor) {
     shape.prefill_index_pairs *= factor;
     shape.prefill_indexed *= factor;
     shape.state_passes *= factor;
+    shape.encoded_states *= factor;
     shape.sequences *= factor;
     shape.prefill_sequences *= factor;
     return shape;
@@ -657,6 +682,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     prefill_index_pairs += other.prefill_index_pairs;
     prefill_indexed += other.prefill_indexed;
     state_passes += other.state_passes;
+    encoded_states += other.encoded_states;
     sequences += other.sequences;
     prefill_sequences += other.prefill_sequences;
     return *this;
@@ -684,6 +710,10 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
                                        cost.sliding_layers * causal_pairs(start, tokens, cost.window) +
                                        cost.chunked_layers * chunked_pairs(start, tokens, cost.chunk) +
                                        cost.sparse_layers * causal_pairs(start, tokens, cost.topk));
+    // Each prompt token of a cross-attention layer attends to every image state; the first chunk
+    // projects the states' keys and values.
+    shape.prefill_pairs += sequences * tokens * cost.cross_layers * cost.cross_states;
+    if (start <= 0.0) shape.encoded_states = sequences * cost.cross_states;
     // A compressed layer's query at position q attends to its window and to q / r rows (a sparse
     // layer's to at most topk of them: min(q, topk r) / r).
     for (const CostModel::CompressedLayers& group : cost.compressed) {
@@ -746,6 +776,13 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
         cost.kv_bytes_per_token_per_layer * shape.prefill_cached;
     const Bytes state_and_index_traffic = cost.recurrent_state_bytes * shape.state_passes +
                                           cost.indexer_bytes_per_token_per_layer * (shape.decode_indexed + shape.prefill_indexed);
+    // The image states' cross-attention keys and values: projected and written once a prompt.
+    if (shape.encoded_states > 0.0 && cost.cross_layers > 0) {
+        OperatorCost& projection = step[OperatorKind::qkv_projection];
+        projection.flops += Flops(2.0 * shape.encoded_states * cost.cross_kv.params);
+        projection.bytes += cost.cross_kv.bytes + cost.activation_bytes * (shape.encoded_states * cost.cross_kv.activation_width);
+        step[OperatorKind::kv_write].bytes += cost.kv_bytes_per_token_per_layer * (shape.encoded_states * cost.cross_layers);
+    }
     // Unfused attention multiplies every query of a block by every key up to the block's end.
     const double prefill_scored = cost.unfused_attention ? shape.prefill_masked_pairs : shape.prefill_pairs;
     const double score_flops = 2.0 * cost.query_heads *

@@ -34,8 +34,8 @@ struct CostModel {
     double hidden_size = 0.0;
     core::Bytes activation_bytes{2.0};  // per activation element
     double layers = 0.0;
-    // Weights held but not read by a decode step: a vision encoder's (its pass is priced per image,
-    // Evaluator::vision_encoder_time), on one device.
+    // Weights held but not read by a decode step, on one device: a vision encoder's (its pass is
+    // priced per image, Evaluator::vision_encoder_time), and cross-attention layers' without images.
     core::Bytes encoder_weight_bytes;
     int mixer_layers = 0;      // layers with attention or a recurrent mixer (all but Nemotron-H's MLP blocks)
     double norm_count = 0.0;   // norms a token passes: each block's and the final one
@@ -91,6 +91,14 @@ struct CostModel {
     // Each compressed layer's compressor carries the block it is pooling (and, where blocks
     // overlap, the one before) in fp32 from token to token: held per sequence whatever the context.
     core::Bytes compressor_state_bytes;  // one sequence, summed over layers, on one device
+    // Llama 3.2 Vision's cross-attention layers when the requests carry images: every such layer
+    // reads each sequence's `cross_states` image states at every pass, a cache that does not grow
+    // (kv_bytes_per_token_per_layer a state), after the prompt's first pass has projected their
+    // keys and values (cross_kv). Without images (0 states) the layers are skipped whole and their
+    // weights only held (encoder_weight_bytes).
+    int cross_layers = 0;
+    double cross_states = 0.0;
+    WeightGroup cross_kv;
     // Recurrent layers (Gated DeltaNet, Mamba) hold a constant state per sequence instead of a
     // cache; each pass reads and writes it whole.
     int recurrent_layers = 0;
@@ -128,8 +136,9 @@ struct CostModel {
 // Bytes of one weight in the dequantized copy cuBLAS multiplies: fp16.
 inline constexpr double kCopyBytesPerWeight = 2.0;
 
-// Expects a deployment that validate_deployment (prediction.hpp) accepted.
-CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment);
+// Expects a deployment that validate_deployment (prediction.hpp) accepted. `cross_states`: the
+// image states each sequence carries into a model's cross-attention layers (0: text only).
+CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment& deployment, double cross_states = 0.0);
 
 // Operators whose cost is structurally zero for this model and deployment (no MoE, no dense MLP,
 // no tensor parallelism) are left out of per-operator reports.
@@ -157,6 +166,7 @@ struct StepShape {
     double prefill_index_pairs = 0.0;  // layer-summed (query, key) pairs the DSA indexer scores in the chunks
     double prefill_indexed = 0.0;    // layer-tokens of earlier indexer keys the chunks read: sum of indexed_tokens(start)
     double state_passes = 0.0;       // whole recurrent states read or written: 2 per decode sequence, 1 or 2 per chunk
+    double encoded_states = 0.0;     // image states whose cross-attention keys and values the chunks project (first chunks)
     double sequences = 0.0;          // sequences in the pass (pipeline micro-batches split these)
     double prefill_sequences = 0.0;  // of them, those passing a prompt chunk (each chunk stays whole on one attention replica)
 

@@ -45,6 +45,11 @@ bool is_chunked_layer(const ModelProfile& model, int layer) {
     return pattern == 0 || (layer + 1) % pattern != 0;
 }
 
+bool is_cross_attention_layer(const ModelProfile& model, int layer) {
+    const auto& layers = model.cross_attention_layers;
+    return std::binary_search(layers.begin(), layers.end(), layer);
+}
+
 bool is_sliding_layer(const ModelProfile& model, int layer) {
     if (!model.sliding_window) return false;
     const int pattern = model.sliding_window->pattern;
@@ -270,8 +275,10 @@ ParameterCount count_parameters(const ModelProfile& model) {
             const double mixer = is_recurrent_layer(model, layer)   ? recurrent_parameters(model)
                                  : model.compressed_attention ? compressed_attention_parameters(model, compress_ratio(model, layer))
                                                               : attention_parameters(model) + indexer_parameters(model);
-            count.total += mixer;
-            count.active += mixer;
+            // A cross-attention layer also norms its queries and keys, and gates its two blocks.
+            const double cross = is_cross_attention_layer(model, layer) ? 2.0 * static_cast<double>(model.head_dim) + 2.0 : 0.0;
+            count.total += mixer + cross;
+            count.active += mixer + cross;
         }
         if (!has_feedforward(model, layer)) continue;
         if (is_moe_layer(model, layer)) {
@@ -306,7 +313,27 @@ double image_tokens(const profiles::VisionEncoder& vision, double image_size) {
     return side * side;
 }
 
+double image_tiles(const profiles::VisionEncoder& vision, double image_size) {
+    if (vision.tile_size <= 0) return 1.0;
+    const double side = std::max(1.0, std::ceil(image_size / static_cast<double>(vision.tile_size)));
+    return std::min(side * side, static_cast<double>(vision.max_tiles));
+}
+
+namespace {
+
+double tile_patches(const profiles::VisionEncoder& vision) {
+    const double side = std::floor(static_cast<double>(vision.tile_size) / static_cast<double>(vision.patch_size));
+    return side * side;
+}
+
+}  // namespace
+
+double image_states(const profiles::VisionEncoder& vision, double image_size) {
+    return image_tiles(vision, image_size) * (tile_patches(vision) + 1.0);
+}
+
 double image_patches(const profiles::VisionEncoder& vision, double image_size) {
+    if (vision.tile_size > 0) return image_tiles(vision, image_size) * tile_patches(vision);
     const double side = tokens_a_side(vision, image_size) * static_cast<double>(vision.merge);
     return side * side;
 }
@@ -314,7 +341,8 @@ double image_patches(const profiles::VisionEncoder& vision, double image_size) {
 Workload with_images(Workload workload, const ModelProfile& model, double images, double image_size) {
     if (!model.vision || images <= 0.0) return workload;
     const double size = image_size > 0.0 ? image_size : static_cast<double>(model.vision->image_size);
-    const double tokens = images * image_tokens(*model.vision, size);
+    // A tiled encoder's states go to the cross-attention layers, not into the prompt.
+    const double tokens = model.vision->tile_size > 0 ? 0.0 : images * image_tokens(*model.vision, size);
     if (workload.is_request()) {
         workload.prompt = *workload.prompt + tokens;
     } else {
@@ -322,6 +350,7 @@ Workload with_images(Workload workload, const ModelProfile& model, double images
     }
     workload.images = images;
     workload.image_size = size;
+    workload.image_states = model.cross_attention_layers.empty() ? 0.0 : image_states(*model.vision, size);
     return workload;
 }
 

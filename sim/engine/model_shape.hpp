@@ -16,6 +16,8 @@ bool has_feedforward(const ModelProfile& model, int layer);
 // HF DeepSeek rule: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0;
 // with a layer pattern, the 'E' layers.
 bool is_moe_layer(const ModelProfile& model, int layer);
+// Llama 3.2 Vision: layer i attends to the images' states (ModelProfile::cross_attention_layers).
+bool is_cross_attention_layer(const ModelProfile& model, int layer);
 // Layer i is global when (i + 1) % pattern == 0; every other layer slides (all, when pattern is 0).
 bool is_sliding_layer(const ModelProfile& model, int layer);
 
@@ -84,6 +86,12 @@ double expert_parameters(const ModelProfile& model);
 // patches, and the encoder's FLOPs (2 a parameter and patch, plus attention's 4 x patches x
 // attended patches x width a layer, the windowed layers attending within their window).
 double image_tokens(const profiles::VisionEncoder& vision, double image_size);
+// A tiled encoder (VisionEncoder::tile_size): the tiles an image of `image_size` pixels a side
+// takes, ceil(size / tile)^2 up to max_tiles (vLLM's mllama processor takes the tiles the image
+// needs; transformers pads every image to max_tiles), and the states the cross-attention layers
+// read: a tile's patches and its class token.
+double image_tiles(const profiles::VisionEncoder& vision, double image_size);
+double image_states(const profiles::VisionEncoder& vision, double image_size);
 double image_patches(const profiles::VisionEncoder& vision, double image_size);
 double vision_encoder_flops(const profiles::VisionEncoder& vision, double image_size);
 

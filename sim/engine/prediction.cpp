@@ -131,11 +131,7 @@ Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::Hardwa
                      Deployment deployment, const Efficiency& efficiency)
     : model_(&model), hardware_(&hardware), deployment_(deployment) {
     validate_deployment(hardware, model, deployment);
-    cost_ = build_cost_model(model, deployment);
-    if (deployment.kv_offload) {
-        const MemoryFootprint empty = memory_footprint(cost_, hardware, 0.0, 1.0);
-        cost_.kv_device_room = core::max(core::Bytes(), empty.usable - empty.weights);
-    }
+    build_costs(0.0);
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     const Parallelism& parallel = deployment.parallelism;
     rates_ = device_rates(hardware, matmul, deployment.activation, parallel, efficiency,
@@ -154,6 +150,14 @@ Evaluator::Evaluator(const OperatingPoint& point) : Evaluator(point.model, point
     if (point.deployment.speculation.enabled() && !point.deployment.speculation.multi_token_heads && point.draft) {
         draft_ = std::make_shared<const Evaluator>(*point.draft, point.hardware,
                                                    draft_deployment(point.deployment, *point.draft));
+    }
+}
+
+void Evaluator::build_costs(double cross_states) {
+    cost_ = build_cost_model(*model_, deployment_, cross_states);
+    if (deployment_.kv_offload) {
+        const MemoryFootprint empty = memory_footprint(cost_, *hardware_, 0.0, 1.0);
+        cost_.kv_device_room = core::max(core::Bytes(), empty.usable - empty.weights);
     }
 }
 
@@ -247,6 +251,14 @@ core::Bytes Evaluator::kv_bytes_per_sequence(double tokens) const {
 }
 
 Prediction Evaluator::predict(const Workload& workload, Detail detail, const PrefillResult* own_prefill) const {
+    // Images read by cross-attention layers (Llama 3.2 Vision) wake those layers, which a text-only
+    // evaluator skips: the request is evaluated with its images' states in every layer's reach.
+    if (!model_->cross_attention_layers.empty() && model_->vision && workload.images > 0.0 && cost_.cross_states <= 0.0) {
+        Evaluator with_images = *this;
+        const double size = workload.image_size > 0.0 ? workload.image_size : static_cast<double>(model_->vision->image_size);
+        with_images.build_costs(workload.images * image_states(*model_->vision, size));
+        return with_images.predict(workload, detail);
+    }
     Prediction prediction;
     const double batch = workload.batch;
     prediction.batch = batch;

@@ -147,6 +147,9 @@ public:
     core::Bytes kv_bytes_per_sequence(double tokens) const;
 
 private:
+    // Builds cost_ for this deployment with `cross_states` image states a sequence (0: text only),
+    // and the KV room an offloading deployment leaves on the device.
+    void build_costs(double cross_states);
     template <typename Figure>
     double mean_decode(double batch, double first, double last, const DeviceRates& rates, Figure figure) const;
 

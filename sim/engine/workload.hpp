@@ -29,9 +29,12 @@ struct Workload {
     // and the cache holds them once; each decode step still reads them for every stream.
     double shared_prefix = 0.0;
     // Images each prompt carries (engine::with_images), their side in pixels: their tokens are
-    // already counted in `prompt`; the vision encoder's pass over them adds to the first token.
+    // already counted in `prompt`; the vision encoder's pass over them adds to the first token. A
+    // model with cross-attention layers reads each image's `image_states` states there instead
+    // (0 for a model whose image tokens join the prompt).
     double images = 0.0;
     double image_size = 0.0;
+    double image_states = 0.0;
 
     bool is_request() const { return prompt.has_value(); }
     // The longest context a stream holds: the step's context, or a request's prompt plus output.

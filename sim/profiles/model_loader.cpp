@@ -102,6 +102,30 @@ void check_model_consistency(const ModelProfile& model,
         fail("index_topk", "sparse attention (index_*) selects tokens of an MLA latent cache or compressed rows; "
                            "kv_lora_rank and the other MLA keys, or compress_ratios, are required");
     }
+    if (!model.cross_attention_layers.empty()) {
+        const auto& layers = model.cross_attention_layers;
+        if (!std::is_sorted(layers.begin(), layers.end()) ||
+            std::adjacent_find(layers.begin(), layers.end()) != layers.end()) {
+            fail("cross_attention_layers", "expected each layer once, in increasing order");
+        }
+        if (layers.back() >= model.num_hidden_layers) {
+            fail("cross_attention_layers", fmt::format("layer {} of {}; expected indices below num_hidden_layers",
+                                                       layers.back(), model.num_hidden_layers));
+        }
+        if (!model.vision || model.vision->tile_size == 0) {
+            fail("cross_attention_layers", "cross-attention layers read a tiled vision encoder's states: a vision block "
+                                           "with tile_size and max_tiles is required");
+        }
+        if (model.mla || model.recurrent || model.compressed_attention || !model.layer_pattern.empty()) {
+            fail("cross_attention_layers", "cross-attention layers sit among plain attention layers: not with MLA, "
+                                           "recurrent layers, compressed attention or a layer_pattern");
+        }
+        if (static_cast<int>(layers.size()) >= model.num_hidden_layers) {
+            fail("cross_attention_layers", "every layer would be a cross-attention layer; nothing attends to the tokens");
+        }
+    } else if (model.vision && model.vision->tile_size > 0) {
+        fail("vision", "a tiled encoder's states are read by cross-attention layers: cross_attention_layers is required");
+    }
     if (model.compressed_attention) {
         const auto& attention = *model.compressed_attention;
         if (static_cast<int>(attention.ratios.size()) != model.num_hidden_layers) {
@@ -298,6 +322,14 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         vision.merge = block->positive_integer("merge", optional, 64).value_or(1);
         vision.image_size = block->positive_integer("image_size", required, 65536).value_or(0);
         vision.window_patches = block->non_negative_integer("window_patches", optional, 1 << 20).value_or(0);
+        vision.tile_size = block->positive_integer("tile_size", optional, 65536).value_or(0);
+        vision.max_tiles = static_cast<int>(block->positive_integer("max_tiles", vision.tile_size > 0 ? required : optional, 64).value_or(1));
+        if (vision.tile_size > 0 && vision.tile_size < vision.patch_size) {
+            block->error("tile_size", fmt::format("{} px is less than one {} px patch", vision.tile_size, vision.patch_size));
+        }
+        if (vision.tile_size == 0 && block->has("max_tiles")) {
+            block->error("max_tiles", "tiles need tile_size, the pixels a side of one");
+        }
         vision.full_attention_layers = static_cast<int>(
             block->non_negative_integer("full_attention_layers", vision.window_patches > 0 ? required : optional,
                                         model_size_limit("num_hidden_layers"))
@@ -310,7 +342,7 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                                                    vision.patch_size * vision.merge, vision.patch_size * vision.merge));
         }
         block->reject_unknown_keys({"source", "parameters", "layers", "hidden_size", "patch_size", "merge", "image_size",
-                                    "window_patches", "full_attention_layers"});
+                                    "window_patches", "full_attention_layers", "tile_size", "max_tiles"});
         model.vision = vision;
     }
 
@@ -320,6 +352,11 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
         dsa.index_n_heads = static_cast<int>(root.positive_integer("index_n_heads", required, model_size_limit("index_n_heads")).value_or(0));
         dsa.index_head_dim = root.positive_integer("index_head_dim", required, model_size_limit("index_head_dim")).value_or(0);
         model.sparse_attention = dsa;
+    }
+
+    for (const std::int64_t layer : root.integers("cross_attention_layers", optional, 0, model_size_limit("num_hidden_layers"))
+                                        .value_or(std::vector<std::int64_t>{})) {
+        model.cross_attention_layers.push_back(static_cast<int>(layer));
     }
 
     if (root.has("attention_chunk_size") || root.has("chunked_attention_pattern")) {
@@ -342,7 +379,8 @@ ModelProfile parse_model_profile(const std::string& text, const std::string& pat
                               "mamba_dt_rank", "index_topk", "index_n_heads", "index_head_dim",
                               "attention_chunk_size", "chunked_attention_pattern", "mtp_layers", "attn_output_gate",
                               "layer_pattern", "mamba2_num_heads", "mamba2_head_dim", "mamba2_n_groups",
-                              "moe_latent_size", "vision", "compress_ratios", "o_lora_rank", "o_groups", "hc_mult"});
+                              "moe_latent_size", "vision", "compress_ratios", "o_lora_rank", "o_groups", "hc_mult",
+                              "cross_attention_layers"});
     if (diagnostics.empty()) check_model_consistency(
         model, [&root](const std::string& key) { return root.location_of(key); }, diagnostics);
     if (!diagnostics.empty()) throw core::InputError(std::move(diagnostics));

@@ -114,7 +114,10 @@ struct ChunkedAttention {
 // A vision encoder whose image tokens join the language model's prompt (Qwen2.5-VL and its
 // kind): patches of patch_size pixels, merge x merge of them one token of the language model. Its
 // attention runs over the whole image in full_attention_layers of its layers and within windows of
-// window_patches patches in the rest.
+// window_patches patches in the rest. A tiled encoder (Llama 3.2 Vision, tile_size > 0) cuts an
+// image into up to max_tiles tiles of tile_size pixels a side and attends over all of them; each
+// tile gives (tile_size / patch_size)^2 patch states and a class token, which the language
+// model's cross-attention layers read instead of prompt tokens.
 struct VisionEncoder {
     double parameters = 0.0;            // the encoder and its projector into the language model
     int layers = 0;
@@ -124,6 +127,8 @@ struct VisionEncoder {
     std::int64_t image_size = 0;        // pixels a side of the image predicted by default
     int full_attention_layers = 0;      // all layers when 0 window_patches
     std::int64_t window_patches = 0;    // 0: every layer attends over the whole image
+    std::int64_t tile_size = 0;         // pixels a side of a tile; 0: the image is not tiled
+    int max_tiles = 1;
     std::string source;
 };
 
@@ -153,6 +158,12 @@ struct ModelProfile {
     // Single-block layers (see kRecurrentBlock); empty for mixer-plus-MLP layers.
     std::string layer_pattern;
     std::optional<VisionEncoder> vision;
+    // Layers that attend to the images' states instead of the tokens (Llama 3.2 Vision's
+    // cross_attention_layers, in increasing order): query and output projections on the tokens,
+    // keys and values of the vision encoder's states, and an MLP. They keep no per-token cache,
+    // and a request without images skips them whole (transformers' MllamaTextModel, vLLM's
+    // skip_cross_attention).
+    std::vector<int> cross_attention_layers;
     std::optional<SlidingWindow> sliding_window;
     std::optional<MixtureOfExperts> moe;
     std::optional<LatentAttention> mla;

@@ -33,10 +33,13 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
                             conditions.workload->shared_prefix);
     }
     if (conditions.workload && conditions.workload->images > 0.0) {
-        text += fmt::format("  images        {:.0f} of {:.0f} px in each prompt (their tokens counted in it); the vision "
-                            "encoder takes {} of the TTFT\n",
-                            conditions.workload->images, conditions.workload->image_size,
-                            core::format_seconds(prediction.vision_encoder.value));
+        const engine::Workload& workload = *conditions.workload;
+        const std::string where = workload.image_states > 0.0
+                                      ? fmt::format("{:.0f} states each, read by the cross-attention layers", workload.image_states)
+                                      : std::string("their tokens counted in it");
+        text += fmt::format("  images        {:.0f} of {:.0f} px in each prompt ({}); the vision encoder takes {} of "
+                            "the TTFT\n",
+                            workload.images, workload.image_size, where, core::format_seconds(prediction.vision_encoder.value));
     }
     const std::string parallel = parallelism_text(conditions.parallelism);
     text += fmt::format("  concurrency   {:.0f} stream{}{}\n", prediction.batch, prediction.batch == 1.0 ? "" : "s",
