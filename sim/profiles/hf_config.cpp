@@ -57,6 +57,31 @@ public:
         diagnostics_->push_back({locate(key), key, message});
     }
 
+    // A non-empty list of whole numbers from `minimum` up to the key's limit (a per-layer list).
+    std::optional<std::vector<int>> integers(const char* key, bool required, std::int64_t minimum) {
+        if (!has(key)) {
+            if (required) fail(key, "missing required key; expected a list of whole numbers");
+            return std::nullopt;
+        }
+        const YAML::Node list = node_[key];
+        const std::int64_t maximum = model_size_limit(key);
+        if (!list.IsSequence() || list.size() == 0) {
+            fail(key, "expected a non-empty list of whole numbers");
+            return std::nullopt;
+        }
+        std::vector<int> values;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            std::int64_t value = 0;
+            if (!list[i].IsScalar() || !core::parse_whole_number(list[i].Scalar(), value) || value < minimum ||
+                value > maximum) {
+                fail(key, fmt::format("entry {}: expected a whole number from {} to {}", i, minimum, maximum));
+                return std::nullopt;
+            }
+            values.push_back(static_cast<int>(value));
+        }
+        return values;
+    }
+
     // A size of the model's shape, within the same range a YAML model profile allows (profiles/model_limits.hpp).
     std::optional<std::int64_t> integer(const char* key, bool required, std::int64_t minimum = 1) {
         if (!has(key)) {
@@ -130,6 +155,9 @@ constexpr FamilyEntry kFamilies[] = {
     {"glm_moe_dsa", Family::deepseek},   {"qwen2_5_vl", Family::qwen2},      {"qwen2_5_vl_text", Family::qwen2},
     // DeepSeek-V4: DeepSeek's MoE and indexer keys around compressed attention (compress_ratios).
     {"deepseek_v4", Family::deepseek},
+    // Llama 3.2 Vision: a Llama language model in text_config with cross_attention_layers, and a
+    // tiled vision encoder in vision_config.
+    {"mllama", Family::llama},
     // Nemotron-H (Nemotron-3 Nano and Super): single-block layers of Mamba-2, attention and MoE.
     {"nemotron_h", Family::nemotron_h},
 };
@@ -297,6 +325,51 @@ std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::
         return {nullptr, "compressed-tensors " + format};
     }
     return {nullptr, method.empty() ? std::string("no quant_method") : method};
+}
+
+// Llama 3.2 Vision (MllamaForConditionalGeneration): the text model's cross_attention_layers and
+// the tiled encoder of vision_config, its parameters counted from transformers'
+// modeling_mllama.py: the patch convolution (no bias), the class embedding, the gated position
+// embeddings (a tile's states, and one per aspect-ratio row, tile and state), the pre- and
+// post-tile embeddings, two LayerNorms, the local and the gated global layers (q, k, v, o without
+// bias; fc1 and fc2 with; two LayerNorms), and the projector from vision_output_dim to the text
+// model's hidden size.
+void read_tiled_vision(const YAML::Node& document, ModelProfile& model, ConfigReader& top, ConfigReader& text,
+                       const std::string& path, std::vector<core::Diagnostic>& diagnostics) {
+    if (auto layers = text.integers("cross_attention_layers", true, 0)) model.cross_attention_layers = *layers;
+    const YAML::Node node = document["vision_config"];
+    if (!node || !node.IsMap()) {
+        top.fail("vision_config", "missing: a mllama model's cross-attention layers read its vision encoder");
+        return;
+    }
+    ConfigReader config(node, path, diagnostics);
+    VisionEncoder vision;
+    vision.source = path + " (vision_config)";
+    vision.hidden_size = config.integer("hidden_size", true).value_or(0);
+    const std::int64_t local = config.integer("num_hidden_layers", true).value_or(0);
+    const std::int64_t global = config.integer("num_global_layers", true).value_or(0);
+    vision.layers = static_cast<int>(local + global);
+    vision.patch_size = config.integer("patch_size", true).value_or(0);
+    vision.tile_size = config.integer("image_size", true).value_or(0);
+    vision.max_tiles = static_cast<int>(config.integer("max_num_tiles", false).value_or(4));
+    const double intermediate = static_cast<double>(config.integer("intermediate_size", true).value_or(0));
+    const double output_dim = static_cast<double>(config.integer("vision_output_dim", true).value_or(0));
+    const YAML::Node ratios = node["supported_aspect_ratios"];
+    const double aspect_rows = (ratios && ratios.IsSequence() ? static_cast<double>(ratios.size()) : 8.0) + 1.0;
+    if (vision.patch_size <= 0 || vision.tile_size < vision.patch_size) return;
+    // The largest image: a square grid of the tiles.
+    vision.image_size = vision.tile_size * static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(vision.max_tiles))));
+    const double h = static_cast<double>(vision.hidden_size);
+    const double p = static_cast<double>(vision.patch_size);
+    const double tile_side = std::floor(static_cast<double>(vision.tile_size) / p);
+    const double states = tile_side * tile_side + 1.0;
+    const double tiles = vision.max_tiles;
+    const double layer = 4.0 * h * h + 2.0 * h * intermediate + intermediate + h + 4.0 * h;
+    vision.parameters = 3.0 * p * p * h + h + (states * h + aspect_rows * tiles * states * h + 1.0) +
+                        2.0 * (aspect_rows * tiles * h + 1.0) + 4.0 * h + static_cast<double>(local) * layer +
+                        static_cast<double>(global) * (layer + 2.0) +
+                        output_dim * static_cast<double>(model.hidden_size) + static_cast<double>(model.hidden_size);
+    model.vision = vision;
 }
 
 }  // namespace
@@ -497,21 +570,12 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     if (compressed) {
         // config.json lists a ratio for each main layer and then the MTP layers' (num_nextn_predict_layers).
         CompressedAttention attention;
-        const YAML::Node ratios = config.node()["compress_ratios"];
-        if (!ratios.IsSequence() || static_cast<int>(ratios.size()) < model.num_hidden_layers) {
-            config.fail("compress_ratios", fmt::format("expected a list of at least num_hidden_layers ({}) whole numbers",
-                                                       model.num_hidden_layers));
-        } else {
-            for (int layer = 0; layer < model.num_hidden_layers; ++layer) {
-                double ratio = -1.0;
-                const YAML::Node entry = ratios[static_cast<std::size_t>(layer)];
-                if (!entry.IsScalar() || !core::parse_number(entry.Scalar(), ratio) || ratio < 0.0 ||
-                    ratio > static_cast<double>(model_size_limit("compress_ratios")) || ratio != std::floor(ratio)) {
-                    config.fail("compress_ratios", fmt::format("entry {} is not a whole number from 0 to {}", layer,
-                                                               model_size_limit("compress_ratios")));
-                    break;
-                }
-                attention.ratios.push_back(static_cast<int>(ratio));
+        if (auto ratios = config.integers("compress_ratios", true, 0)) {
+            if (static_cast<int>(ratios->size()) < model.num_hidden_layers) {
+                config.fail("compress_ratios", fmt::format("{} ratios for {} layers; expected one a layer at least",
+                                                           ratios->size(), model.num_hidden_layers));
+            } else {
+                attention.ratios.assign(ratios->begin(), ratios->begin() + model.num_hidden_layers);
             }
         }
         attention.window = config.integer("sliding_window", true).value_or(0);
@@ -643,6 +707,8 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
                                                    fmt::join(modelled, ", ")));
         }
     }
+
+    if (*model_type == "mllama") read_tiled_vision(document, model, top, config, path, diagnostics);
 
     if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {
         auto [format, described] = checkpoint_format(quantization);

@@ -25,7 +25,8 @@ constexpr std::int64_t model_size_limit(std::string_view key) {
         key == "attention_layer_period" || key == "attention_layer_offset" || key == "chunked_attention_pattern" ||
         key == "full_attention_interval" || key == "attn_layer_period" || key == "attn_layer_offset" ||
         key == "expert_layer_period" || key == "expert_layer_offset" || key == "interleave_moe_layer_step" ||
-        key == "mtp_layers" || key == "num_nextn_predict_layers" || key == "mtp_num_hidden_layers") {
+        key == "mtp_layers" || key == "num_nextn_predict_layers" || key == "mtp_num_hidden_layers" ||
+        key == "cross_attention_layers" || key == "num_global_layers") {
         return kMaxLayers;
     }
     if (key == "vocab_size") return kMaxVocabulary;
