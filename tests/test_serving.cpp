@@ -840,6 +840,19 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
     const auto scalar = messages("launch: off\n");
     REQUIRE(scalar.size() == 1);
     CHECK(scalar[0].find("or none") != std::string::npos);
+    // An orchestrator without its front end, or named twice, names the key.
+    const std::string head = "launch:\n  source: \"t\"\n  serve: \"s\"\n  verify: \"b\"\n  orchestrators:\n";
+    const auto no_front = messages(head + "    - {name: dynamo, source: \"t\", serve: \"w ${model}\", verify: \"v\"}\n");
+    REQUIRE(no_front.size() == 1);
+    CHECK(no_front[0].find("router") != std::string::npos);
+    const std::string one = "    - {name: dynamo, source: \"t\", serve: \"w\", router: \"f\", verify: \"v\"}\n";
+    const auto twice = messages(head + one + one);
+    REQUIRE(twice.size() == 1);
+    CHECK(twice[0].find("'dynamo' twice") != std::string::npos);
+    const auto bad_flag = messages(head + "    - {name: d, source: \"t\", serve: \"w\", router: \"f\", verify: \"v\", "
+                                          "verify_flags: [{when: open_loop, text: \"--rate ${rat}\"}]}\n");
+    REQUIRE(bad_flag.size() == 1);
+    CHECK(bad_flag[0].find("unknown placeholder '${rat}'") != std::string::npos);
 }
 
 TEST_CASE("plan --emit writes the best option's launch script, its flags the plan's own") {
@@ -891,4 +904,37 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
     CHECK(with({"--emit", "vllm", "--runtime", "sglang"}).exit_code != 0);
     CHECK(with({"--emit", "vllm", "--json"}).exit_code != 0);
     CHECK(with({"--emit", "mlx"}).exit_code != 0);
+
+    // Under NVIDIA Dynamo: the front end once, each worker `python -m dynamo.vllm` with the same
+    // vLLM flags as `vllm serve` above (they pass through), and AIPerf at the planned rate.
+    const auto dynamo = with({"--emit", "dynamo"});
+    REQUIRE(dynamo.exit_code == 0);
+    const std::string under = joined(dynamo.out);
+    CHECK(under.find("# the front end, once\npython -m dynamo.frontend --http-port 8000") != std::string::npos);
+    std::string worker = serve;
+    worker.replace(0, std::string("vllm serve meta-llama/Llama-3.1-70B").size(),
+                   "python -m dynamo.vllm --model meta-llama/Llama-3.1-70B --discovery-backend file");
+    CHECK(under.find(worker + "\n") != std::string::npos);
+    CHECK(under.find("aiperf profile -m meta-llama/Llama-3.1-70B") != std::string::npos);
+    CHECK(under.find("--request-count 1000 --request-rate 4\n") != std::string::npos);
+    // Disaggregated under Dynamo with SGLang workers: Dynamo's roles and transfer backend, not
+    // SGLang's router; a closed loop of users becomes AIPerf's concurrency.
+    const auto dynamo_pools = with({"--emit", "dynamo", "--runtime", "sglang", "--disaggregation", "only"});
+    REQUIRE(dynamo_pools.exit_code == 0);
+    const std::string dpd = joined(dynamo_pools.out);
+    CHECK(dpd.find("# each prefill instance\npython -m dynamo.sglang --model-path meta-llama/Llama-3.1-70B --tp-size") !=
+          std::string::npos);
+    CHECK(dpd.find("--disaggregation-mode decode --disaggregation-transfer-backend nixl\n") != std::string::npos);
+    CHECK(dpd.find("sglang_router") == std::string::npos);
+    std::vector<std::string> closed = common;
+    closed[3] = "--users";
+    closed[4] = "20";
+    closed.insert(closed.end(), {"--emit", "dynamo"});
+    const auto users = testing::run(closed);
+    REQUIRE(users.exit_code == 0);
+    CHECK(joined(users.out).find("--concurrency 20") != std::string::npos);
+    // A runtime without a Dynamo launch in its profile is refused with the reason.
+    const auto trt = with({"--emit", "dynamo", "--runtime", "tensorrt-llm"});
+    CHECK(trt.exit_code != 0);
+    CHECK(trt.err.find("launch.orchestrators") != std::string::npos);
 }

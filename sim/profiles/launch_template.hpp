@@ -27,8 +27,10 @@ enum class LaunchCondition {
     fp8_any,             // either
     no_prefix_caching,   // the plan ran without a prefix cache
     disaggregated,       // prefill and decode pools
+    closed_loop,         // the plan's load is a number of clients (--users)
+    open_loop,           // the plan's load is a rate of arrivals (--rate)
 };
-inline constexpr std::array<core::NamedValue<LaunchCondition>, 10> kLaunchConditionNames{{
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 12> kLaunchConditionNames{{
     {LaunchCondition::always, "always"},
     {LaunchCondition::tensor_parallel, "tensor_parallel"},
     {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
@@ -39,15 +41,18 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 10> kLaunchCondit
     {LaunchCondition::fp8_any, "fp8_any"},
     {LaunchCondition::no_prefix_caching, "no_prefix_caching"},
     {LaunchCondition::disaggregated, "disaggregated"},
+    {LaunchCondition::closed_loop, "closed_loop"},
+    {LaunchCondition::open_loop, "open_loop"},
 }};
 
 // The placeholders a launch text may hold, each `${name}`: the model's repository, the layout
 // (tensor group, stage devices, stages, attention replicas, expert group), the scheduler's limits,
-// the weight format, the context all sequences hold together, the planned lengths and the load
-// generator's load flags (a rate or a concurrency, and a request count).
-inline constexpr std::array<std::string_view, 13> kLaunchPlaceholders{
-    "model",          "tp",         "stage_devices", "pp",     "dp",     "ep",  "max_sequences",
-    "max_batched_tokens", "weights", "total_context", "prompt", "output", "load"};
+// the weight format, the context all sequences hold together, the planned lengths, the load
+// generator's load flags in vLLM's and SGLang's benchmark spelling (a rate or a concurrency, and a
+// request count), and the load's parts for other generators (clients, rate, requests).
+inline constexpr std::array<std::string_view, 16> kLaunchPlaceholders{
+    "model",          "tp",         "stage_devices", "pp",     "dp",     "ep",    "max_sequences",
+    "max_batched_tokens", "weights", "total_context", "prompt", "output", "load", "users", "rate", "requests"};
 
 // `text` with each `${name}` replaced by `value(name)` (a std::optional<std::string>), or left as
 // written where it gives none: the one reading of the placeholders, for the loader (which refuses
@@ -74,6 +79,21 @@ struct LaunchPiece {
     std::string text;
 };
 
+// A serving framework that runs the runtime's engine under its own front end (NVIDIA Dynamo): its
+// worker command takes the engine's flags after its own head; its roles, front end, load
+// generator and notes replace the engine's. `plan --emit NAME` asks for it by name.
+struct Orchestrator {
+    std::string name;
+    std::string source;
+    std::string serve;                   // the worker command and its model, before the engine's flags
+    std::string prefill_role;
+    std::string decode_role;
+    std::string router;                  // the front end every request enters by, colocated or not
+    std::string verify;
+    std::vector<LaunchPiece> verify_flags;  // appended to verify, each when its condition holds
+    std::vector<LaunchPiece> notes;
+};
+
 struct LaunchTemplate {
     std::string source;                 // where the flags come from (the runtime's CLI reference, its version)
     std::string serve;                  // the command and its model: "vllm serve ${model}"
@@ -83,6 +103,7 @@ struct LaunchTemplate {
     std::string router;                 // disaggregated: what sends each request to a prefill and a decode instance
     std::string verify;                 // the load generator replaying the plan against it
     std::vector<LaunchPiece> notes;     // what a flag cannot set, each when its condition holds
+    std::vector<Orchestrator> orchestrators;
 };
 
 }  // namespace decodesim::profiles

@@ -323,7 +323,26 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
     launch.router = launch_text(section, "router", Presence::optional).value_or("");
     launch.verify = launch_text(section, "verify", Presence::required).value_or("");
     launch.notes = launch_pieces(section, "notes");
-    section.reject_unknown_keys({"source", "serve", "flags", "prefill_role", "decode_role", "router", "verify", "notes"});
+    for (StrictMap& item : section.list_of_maps("orchestrators", Presence::optional)) {
+        Orchestrator orchestrator;
+        orchestrator.name = item.string("name", Presence::required).value_or("");
+        orchestrator.source = item.string("source", Presence::required).value_or("");
+        orchestrator.serve = launch_text(item, "serve", Presence::required).value_or("");
+        orchestrator.prefill_role = launch_text(item, "prefill_role", Presence::optional).value_or("");
+        orchestrator.decode_role = launch_text(item, "decode_role", Presence::optional).value_or("");
+        orchestrator.router = launch_text(item, "router", Presence::required).value_or("");
+        orchestrator.verify = launch_text(item, "verify", Presence::required).value_or("");
+        orchestrator.verify_flags = launch_pieces(item, "verify_flags");
+        orchestrator.notes = launch_pieces(item, "notes");
+        item.reject_unknown_keys({"name", "source", "serve", "prefill_role", "decode_role", "router", "verify",
+                                  "verify_flags", "notes"});
+        for (const Orchestrator& earlier : launch.orchestrators) {
+            if (earlier.name == orchestrator.name) item.error("name", fmt::format("'{}' twice", orchestrator.name));
+        }
+        launch.orchestrators.push_back(std::move(orchestrator));
+    }
+    section.reject_unknown_keys({"source", "serve", "flags", "prefill_role", "decode_role", "router", "verify", "notes",
+                                 "orchestrators"});
 }
 
 void read_factors(StrictMap& section, RuntimeProfile& profile) {

@@ -101,6 +101,10 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
             command += when == "always" ? " " + flag.text : fmt::format(" [{}: {}]", when, flag.text);
         }
         text += fmt::format("  launch: {}\n  check: {}\n", command, runtime.launch->verify);
+        for (const profiles::Orchestrator& under : runtime.launch->orchestrators) {
+            text += fmt::format("  under {} (plan --emit {}): front end {}; each worker {} and the flags above\n",
+                                under.name, under.name, under.router, under.serve);
+        }
     } else {
         text += "  launch: none stated (plan prints no command for it)\n";
     }

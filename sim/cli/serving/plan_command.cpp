@@ -143,7 +143,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     // --emit NAME plans with that runtime's current build, unless --runtime names one of its builds.
     std::optional<std::string> runtime = options.runtime;
     if (options.emit && options.json) throw core::UsageError("--emit prints a shell script; it cannot be combined with --json");
-    if (options.emit) {
+    // --emit dynamo runs the engine --runtime names (vllm unless it says sglang) under Dynamo's front end.
+    const bool orchestrated = options.emit && *options.emit == "dynamo";
+    if (options.emit && !orchestrated) {
         const std::string wanted = *options.emit == "trtllm" ? "tensorrt-llm" : *options.emit;
         if (!runtime) {
             runtime = wanted;
@@ -152,6 +154,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                                *options.emit, wanted, *runtime));
         }
     }
+    if (orchestrated && !runtime) runtime = "vllm";
     if (options.prefill_hardware && (options.users || options.disaggregation == "off")) {
         throw core::UsageError("--prefill-hardware plans disaggregated pools, for --rate (not --users) and without "
                                "--disaggregation off");
@@ -358,10 +361,14 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                   : fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt),
                                                 workload::describe(resolved.output));
     if (options.emit && !plan.options.empty()) {
-        const std::string script = report::launch_script(conditions, plan);
+        const std::string script = report::launch_script(conditions, plan, orchestrated ? *options.emit : std::string());
         if (script.empty()) {
-            throw core::NothingComputed(fmt::format("runtime {} states no launch command (launch: in its profile)",
-                                                    plan.options.front().deployment.runtime_profile().id));
+            const std::string& id = plan.options.front().deployment.runtime_profile().id;
+            throw core::NothingComputed(
+                orchestrated ? fmt::format("runtime {} states no {} launch (launch.orchestrators in its profile); the "
+                                           "vllm and sglang profiles do",
+                                           id, *options.emit)
+                             : fmt::format("runtime {} states no launch command (launch: in its profile)", id));
         }
         io.out << script;
     } else if (options.json) {
@@ -468,10 +475,11 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::IsMember(core::names_of(serving::kPlanDisaggregationNames)));
     command->add_option("--emit", options->emit,
                         "Print the best option as a shell script instead of the table: its launch command for this "
-                        "runtime (vllm, sglang, trtllm, llama.cpp; planned with that runtime), the router of "
+                        "runtime (vllm, sglang, trtllm, llama.cpp; planned with that runtime) or the engine of "
+                        "--runtime (vllm or sglang) under NVIDIA Dynamo's front end (dynamo), the router of "
                         "disaggregated pools, the benchmark command that checks it, and the figures it should "
                         "reproduce (docs/serving.md)")
-        ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp"}));
+        ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp", "dynamo"}));
     command->add_option("--prefill-hardware", options->prefill_hardware,
                         "Plan disaggregated pools whose prefill instances run on this device (id or profile) and "
                         "whose decode instances run on each candidate; the KV cache crosses both sides' scale-out "

@@ -41,10 +41,17 @@ std::optional<std::string> hugging_face_repo(const std::string& source) {
 }
 
 std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, const std::string& model,
-                                            const PlannedLoad& load) {
+                                            const PlannedLoad& load, const std::string& orchestrator) {
     const engine::Deployment& d = option.deployment;
     const auto& template_ = d.runtime_profile().launch;
     if (!template_) return std::nullopt;
+    const profiles::Orchestrator* under = nullptr;
+    if (!orchestrator.empty()) {
+        for (const auto& candidate : template_->orchestrators) {
+            if (candidate.name == orchestrator) under = &candidate;
+        }
+        if (under == nullptr) return std::nullopt;
+    }
     const engine::Parallelism& p = d.parallelism;
     const std::string weights(d.weights->name);
     const std::string kv(d.kv->name);
@@ -63,6 +70,8 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
             case profiles::LaunchCondition::fp8_any: return online_fp8 || kv == "fp8";
             case profiles::LaunchCondition::no_prefix_caching: return !limits.prefix_caching;
             case profiles::LaunchCondition::disaggregated: return option.disaggregated.has_value();
+            case profiles::LaunchCondition::closed_loop: return load.users.has_value();
+            case profiles::LaunchCondition::open_loop: return !load.users.has_value();
         }
         return false;
     };
@@ -81,6 +90,9 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         {"prompt", fmt::format("{:.0f}", load.prompt_tokens)},
         {"output", fmt::format("{:.0f}", load.output_tokens)},
         {"load", load_flags(load)},
+        {"users", load.users ? fmt::format("{:.0f}", *load.users) : std::string()},
+        {"rate", load.rate_per_s ? fmt::format("{:g}", *load.rate_per_s) : std::string()},
+        {"requests", std::to_string(request_count(load))},
     };
     // Every ${name} replaced by its value (the loader admits only names in kLaunchPlaceholders).
     auto fill = [&values](const std::string& text) {
@@ -96,9 +108,11 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
                               ? option.disaggregated->pools.prefill_instances + option.disaggregated->pools.decode_instances
                               : option.replicas;
     if (instances > 1) {
-        launch.notes.push_back(fmt::format("{} instances of this command, each on its own {} device{}, behind a router that "
-                                           "sends each request to the instance with the fewest outstanding",
-                                           instances, p.devices(), p.devices() == 1 ? "" : "s"));
+        launch.notes.push_back(fmt::format("{} instances of this command, each on its own {} device{}, behind {}", instances,
+                                           p.devices(), p.devices() == 1 ? "" : "s",
+                                           under ? "the front end"
+                                                 : "a router that sends each request to the instance with the fewest "
+                                                   "outstanding"));
     }
     if (option.disaggregated) {
         launch.notes.push_back(fmt::format("disaggregated: {} of them prefill{} and {} decode, the KV cache sent between them",
@@ -113,18 +127,28 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
                                            "which); the command takes the format from it",
                                            weights));
     }
-    launch.serve = fill(template_->serve);
+    // Under an orchestrator its worker command heads the engine's flags, and its roles, front end
+    // and load generator stand in for the engine's.
+    launch.serve = fill(under ? under->serve : template_->serve);
     for (const profiles::LaunchPiece& flag : template_->flags) {
         if (holds(flag.when)) launch.serve += " " + fill(flag.text);
     }
+    const std::string& prefill_role = under ? under->prefill_role : template_->prefill_role;
+    const std::string& decode_role = under ? under->decode_role : template_->decode_role;
     if (option.disaggregated) {
         launch.serve_decode = launch.serve;
-        if (!template_->decode_role.empty()) *launch.serve_decode += " " + fill(template_->decode_role);
-        if (!template_->prefill_role.empty()) launch.serve += " " + fill(template_->prefill_role);
+        if (!decode_role.empty()) *launch.serve_decode += " " + fill(decode_role);
+        if (!prefill_role.empty()) launch.serve += " " + fill(prefill_role);
         if (!template_->router.empty()) launch.router = fill(template_->router);
     }
-    launch.verify = fill(template_->verify);
-    for (const profiles::LaunchPiece& note : template_->notes) {
+    if (under) launch.router = fill(under->router);
+    launch.verify = fill(under ? under->verify : template_->verify);
+    if (under) {
+        for (const profiles::LaunchPiece& flag : under->verify_flags) {
+            if (holds(flag.when)) launch.verify += " " + fill(flag.text);
+        }
+    }
+    for (const profiles::LaunchPiece& note : under ? under->notes : template_->notes) {
         if (holds(note.when)) launch.notes.push_back(fill(note.text));
     }
     return launch;

@@ -16,7 +16,9 @@ struct LaunchCommand {
     // disaggregated pools, a prefill instance.
     std::string serve;
     std::optional<std::string> serve_decode;  // disaggregated: a decode instance
-    std::optional<std::string> router;        // disaggregated: what sends each request to a prefill and a decode instance
+    // Disaggregated: what sends each request to a prefill and a decode instance; under an
+    // orchestrator, its front end, colocated or not.
+    std::optional<std::string> router;
     std::string verify;   // the load of the plan, replayed against it (vllm bench serve or sglang.bench_serving)
     std::vector<std::string> notes;  // replicas, disaggregated pools, formats a flag cannot set
 };
@@ -34,7 +36,9 @@ struct PlannedLoad {
 };
 
 // Nothing for a runtime without a serving command decodesim knows (the roofline, MLX, ...).
+// `orchestrator`: the runtime's engine under that framework's front end (the runtime profile's
+// launch.orchestrators, by name); nothing when the runtime states none of that name.
 std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, const std::string& model,
-                                            const PlannedLoad& load);
+                                            const PlannedLoad& load, const std::string& orchestrator = "");
 
 }  // namespace decodesim::report

@@ -320,10 +320,10 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
     return text;
 }
 
-std::string launch_script(const PlanConditions& c, const serving::Plan& plan) {
+std::string launch_script(const PlanConditions& c, const serving::Plan& plan, const std::string& orchestrator) {
     if (plan.options.empty()) return {};
     const serving::PlanOption& best = plan.options.front();
-    const auto launch = launch_command(best, c.model_repo, planned_load(c));
+    const auto launch = launch_command(best, c.model_repo, planned_load(c), orchestrator);
     if (!launch) return {};
     std::string script = "#!/bin/sh\n";
     script += fmt::format("# decodesim plan: {}, {}\n", core::printable(c.model), c.workload);
@@ -337,10 +337,14 @@ std::string launch_script(const PlanConditions& c, const serving::Plan& plan) {
                               core::format_seconds(v.e2e_p99_s), v.met_share * 100.0);
     }
     for (const auto& note : launch->notes) script += fmt::format("# {}\n", note);
+    // An orchestrator's front end is a command of its own, started once before the workers.
+    if (!orchestrator.empty() && launch->router) {
+        script += fmt::format("\n# the front end, once\n{}\n", shell_lines(*launch->router));
+    }
     if (launch->serve_decode) {
         script += fmt::format("\n# each prefill instance\n{}\n", shell_lines(launch->serve));
         script += fmt::format("\n# each decode instance\n{}\n", shell_lines(*launch->serve_decode));
-        if (launch->router) script += fmt::format("\n# route\n# {}\n", *launch->router);
+        if (launch->router && orchestrator.empty()) script += fmt::format("\n# route\n# {}\n", *launch->router);
     } else {
         script += fmt::format("\n# each instance\n{}\n", shell_lines(launch->serve));
     }

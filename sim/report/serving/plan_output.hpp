@@ -49,7 +49,8 @@ struct PlanConditions {
 std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);
 // `plan --emit`: a shell script that launches the best option and checks it, with the figures the
 // check should reproduce in its comments; empty when the option's runtime states no launch.
-std::string launch_script(const PlanConditions& conditions, const serving::Plan& plan);
+// `orchestrator`: under that framework's front end (NVIDIA Dynamo), as the runtime profile states it.
+std::string launch_script(const PlanConditions& conditions, const serving::Plan& plan, const std::string& orchestrator = "");
 nlohmann::json plan_to_json(const PlanConditions& conditions, const serving::Plan& plan);
 
 }  // namespace decodesim::report
