@@ -3,9 +3,11 @@
 // "Compressed attention"), and the checks on profiles that describe it.
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 
+#include "cli_runner.hpp"
 #include "core/quantization.hpp"
 #include "core/registry.hpp"
 #include "engine/cost_model.hpp"
@@ -217,4 +219,17 @@ TEST_CASE("deepseek-v4: the model card's cache and FLOPs against DeepSeek-V3.2 a
     MESSAGE("V4-Pro / V3.2 at 1M tokens: cache " << cache_ratio << ", FLOPs " << flops_ratio);
     CHECK(flops_ratio > 0.20);
     CHECK(flops_ratio < 0.34);
+}
+
+// predict says what a token writes and what it keeps. Flash at 32,768 tokens with fp8 rows: every
+// layer writes the token's 512 B row into its window (43 x 512 = 22,016 B) and the compressed
+// layers a row and a key per ratio (21 x 644 / 4 + 20 x 512 / 128 = 3,461 B): 25,477 B written;
+// past the windows it keeps 3,461 B.
+TEST_CASE("deepseek-v4: predict names the bytes a token writes and keeps") {
+    const auto result = testing::run({"predict", "--hardware", "b200", "--model", "deepseek-v4-flash", "--weights",
+                                      "fp8_mxfp4_moe", "--kv", "fp8", "--tp", "4", "--context", "32768", "--json"});
+    REQUIRE(result.exit_code == 0);
+    const auto json = nlohmann::json::parse(result.out);
+    CHECK(json["memory"]["kv_bytes_per_token"].get<double>() == doctest::Approx(25477.0));
+    CHECK(json["memory"]["kv_growth_bytes_per_token"].get<double>() == doctest::Approx(3461.0));
 }

@@ -12,6 +12,9 @@ namespace decodesim::engine {
 struct MemoryFootprint {
     core::Bytes weights;             // on one device
     core::Bytes kv_per_token;        // one token of one sequence, all layers, one device (no window cap)
+    // What one more token adds to a sequence at this context: less than kv_per_token once sliding
+    // windows are full, and for compressed attention's rows (one a ratio of tokens).
+    core::Bytes kv_growth_per_token;
     core::Bytes kv_per_sequence;     // one sequence at its context, windows applied
     core::Bytes kv;                  // the batch at its context, windows applied
     core::Bytes capacity;

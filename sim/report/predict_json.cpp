@@ -185,6 +185,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
     }
     document["memory"] = {
         {"weights_bytes", memory.weights}, {"kv_bytes_per_token", memory.kv_per_token},
+        {"kv_growth_bytes_per_token", memory.kv_growth_per_token},
         {"kv_bytes", memory.kv},           {"capacity_bytes", memory.capacity},
         {"reserve_bytes", memory.reserve}, {"usable_bytes", memory.usable},
         {"fits", memory.fits},                   {"max_batch", memory.max_batch},

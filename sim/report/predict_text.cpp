@@ -112,7 +112,11 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
 
     text += fmt::format("\nmemory ({} usable of {}, {} reserved)\n", memory.usable, memory.capacity, memory.reserve);
     text += fmt::format("  weights            {}\n", memory.weights);
-    text += fmt::format("  KV cache           {} ({} per token)\n", memory.kv, memory.kv_per_token);
+    // Windows and compressed rows keep less than a token writes: both, where they differ.
+    const bool keeps_less = memory.kv_growth_per_token.value < 0.99 * memory.kv_per_token.value;
+    text += keeps_less ? fmt::format("  KV cache           {} ({} written a token, {} kept)\n", memory.kv,
+                                     memory.kv_per_token, memory.kv_growth_per_token)
+                       : fmt::format("  KV cache           {} ({} per token)\n", memory.kv, memory.kv_per_token);
     if (memory.spilled.value > 0.0) text += fmt::format("  spilled to host    {} (KV offload)\n", memory.spilled);
     text += fmt::format("  fits               {}\n", memory.fits ? "yes" : "NO");
     text += fmt::format("  largest batch      {} streams at this context\n", memory.max_batch);
