@@ -167,24 +167,10 @@ TEST_CASE("deepseek-v4: a profile of compressed attention is checked against its
               .find("sliding_window_pattern") != std::string::npos);
 }
 
-// DeepSeek-V4-Flash's config.json as published (its keys; the 44th ratio is the MTP block's),
-// imported as the shipped profile counts it, its checkpoint format included.
+// DeepSeek-V4-Flash's config.json as published (its keys, tests/data/hf_configs; the 44th ratio
+// is the MTP block's), imported as the shipped profile counts it, its checkpoint format included.
 TEST_CASE("deepseek-v4: config.json imports like the shipped profile") {
-    std::string ratios = "[0, 0";
-    for (int layer = 2; layer < 43; ++layer) ratios += layer % 2 == 0 ? ", 4" : ", 128";
-    ratios += ", 0]";
-    const std::string config = R"({"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4",
-        "hidden_size": 4096, "num_hidden_layers": 43, "num_nextn_predict_layers": 1, "num_attention_heads": 64,
-        "num_key_value_heads": 1, "head_dim": 512, "qk_rope_head_dim": 64, "q_lora_rank": 1024, "o_lora_rank": 1024,
-        "o_groups": 8, "sliding_window": 128, "compress_ratios": )" +
-                               ratios + R"(, "compress_rope_theta": 160000, "index_n_heads": 64,
-        "index_head_dim": 128, "index_topk": 512, "n_routed_experts": 256, "n_shared_experts": 1,
-        "num_experts_per_tok": 6, "moe_intermediate_size": 2048, "num_hash_layers": 3, "hc_mult": 4,
-        "hc_sinkhorn_iters": 20, "vocab_size": 129280, "max_position_embeddings": 1048576,
-        "tie_word_embeddings": false, "hidden_act": "silu", "expert_dtype": "fp4",
-        "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "scale_fmt": "ue8m0",
-                                "weight_block_size": [128, 128]}})";
-    const auto imported = profiles::parse_hf_config(config, "config.json");
+    const auto imported = profiles::load_hf_config(testing::test_data("hf_configs/deepseek-v4-flash.json"));
     const auto shipped = testing::shipped_catalog().model("deepseek-v4-flash");
     CHECK(engine::count_parameters(imported).total == engine::count_parameters(shipped).total);
     CHECK(engine::count_parameters(imported).active == engine::count_parameters(shipped).active);
