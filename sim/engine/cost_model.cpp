@@ -264,7 +264,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                 ++group->layers;
                 // Its compressor's kv_state and score_state, [c r, c head_dim] each in fp32 (c = 2
                 // where blocks overlap), and at the sparse ratio its indexer's compressor's too.
-                const double overlap = sparse ? 2.0 : 1.0;
+                const double overlap = compressor_overlap(ratio);
                 auto state = [&](double width) { return 2.0 * overlap * ratio * overlap * width * kFp32Bytes; };
                 double bytes = state(head_dim);
                 if (sparse && model.sparse_attention) bytes += state(static_cast<double>(model.sparse_attention->index_head_dim));
@@ -351,7 +351,7 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             // (inference/model.py); at the sparse ratio the indexer adds its query heads, its head
             // weights and its own compressor (split over the tensor group like DSA's indexer).
             if (ratio > 0) {
-                const double overlap = ratio == profiles::kSparseCompressRatio ? 2.0 : 1.0;
+                const double overlap = compressor_overlap(ratio);
                 add_matrix(cost.qkv, 2.0 * overlap * head_dim * hidden, norm_bits);
                 cost.qkv.activation_width += 2.0 * overlap * head_dim;
             }
@@ -359,7 +359,8 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                 const auto& dsa = *model.sparse_attention;
                 const double index_dim = static_cast<double>(dsa.index_head_dim);
                 add_matrix(cost.qkv, q_lora * dsa.index_n_heads * index_dim / tp, bits(TensorRole::attn_q));
-                add_matrix(cost.qkv, (hidden * dsa.index_n_heads + 4.0 * index_dim * hidden) / tp, norm_bits);
+                add_matrix(cost.qkv, (hidden * dsa.index_n_heads + 2.0 * compressor_overlap(ratio) * index_dim * hidden) / tp,
+                           norm_bits);
                 cost.qkv.activation_width += cost.indexer_width / tp + dsa.index_n_heads;
             }
         } else {

@@ -141,6 +141,8 @@ double indexer_parameters(const ModelProfile& model) {
            hidden * heads;
 }
 
+double compressor_overlap(int ratio) { return ratio == profiles::kSparseCompressRatio ? 2.0 : 1.0; }
+
 double compressed_attention_parameters(const ModelProfile& model, int ratio) {
     if (!model.compressed_attention) return 0.0;
     const auto& attention = *model.compressed_attention;
@@ -155,7 +157,7 @@ double compressed_attention_parameters(const ModelProfile& model, int ratio) {
     // A compressor of ratio r: ape [r, c head_dim], wkv and wgate [c head_dim, hidden], its norm;
     // c = 2 where blocks overlap (the sparse ratio), else 1.
     auto compressor = [&](double r, double width) {
-        const double overlap = ratio == profiles::kSparseCompressRatio ? 2.0 : 1.0;
+        const double overlap = compressor_overlap(ratio);
         return r * overlap * width + 2.0 * overlap * width * hidden + width;
     };
     if (ratio > 0) params += compressor(ratio, head_dim);

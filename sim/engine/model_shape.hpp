@@ -58,6 +58,9 @@ struct RecurrentMixer {
 RecurrentMixer recurrent_mixer(const ModelProfile& model);
 // recurrent_mixer(model).total(); 0 for a model without recurrent layers.
 double recurrent_parameters(const ModelProfile& model);
+// A compressor's width in rows of its head: 2 at kSparseCompressRatio, whose blocks overlap (each
+// row pools the block before it too), 1 at any other ratio (DeepSeek-V4's Compressor, coff).
+double compressor_overlap(int ratio);
 // Parameters of one compressed-attention layer of the given ratio (DeepSeek-V4's Attention: the
 // query latent and its norm, the query heads, the one key-value head and its norm, the grouped
 // output projection, the per-head attention sinks; a compressor for a ratio above 0, and the
