@@ -116,6 +116,10 @@ core::Bytes CostModel::kv_bytes_per_sequence(double context) const {
            static_cast<double>(parallelism.pipeline);
 }
 
+core::Bytes CostModel::kv_growth_per_token(double context, double stretch) const {
+    return (kv_bytes_per_sequence(context + stretch) - kv_bytes_per_sequence(context)) / stretch;
+}
+
 core::Bytes CostModel::shared_prefix_bytes(double prefix) const {
     // A compressed layer's rows of the prefix stay (its window moves on).
     core::Bytes shared = kv_bytes_per_token_per_layer * ((full_attention_layers + sparse_layers) * prefix) +

@@ -126,6 +126,10 @@ struct CostModel {
     // KV bytes on one device for one sequence at `context` (its pipeline stage's layers): the
     // cache the layers hold (all of it under DSA, which reads only top-k) plus the recurrent state.
     core::Bytes kv_bytes_per_sequence(double context) const;
+    // What one more token keeps in a sequence of `context` tokens, averaged over the next
+    // `stretch` tokens (so that a compressed row a ratio of tokens counts at its share): less than
+    // kv_bytes_per_token once sliding windows are full, and for compressed rows.
+    core::Bytes kv_growth_per_token(double context, double stretch) const;
     core::Bytes weight_bytes() const;  // every weight on one device (its experts, its stage's layers)
     // KV bytes on one device of a `prefix` every sequence shares. Only layers that keep every token
     // (full and DSA attention) still hold a prefix once the context has moved on; sliding, chunked

@@ -20,9 +20,7 @@ MemoryFootprint memory_footprint(const CostModel& cost, const profiles::Hardware
     memory.weights = cost.weight_bytes() + cost.encoder_weight_bytes;
     memory.kv_per_token = cost.kv_bytes_per_token() / static_cast<double>(cost.parallelism.pipeline);
     const core::Bytes per_sequence = cost.kv_bytes_per_sequence(context);
-    // Over the next block of tokens, so that a compressed row a ratio of tokens counts at its share.
-    const double ahead = 1024.0;
-    memory.kv_growth_per_token = (cost.kv_bytes_per_sequence(context + ahead) - per_sequence) / ahead;
+    memory.kv_growth_per_token = cost.kv_growth_per_token(context, 1024.0);
     memory.kv_per_sequence = per_sequence;
     // Each attention replica of a stage holds its own sequences, each whole: the busiest one's, as
     // its step runs them (engine/cost_model.cpp, busiest_replica).

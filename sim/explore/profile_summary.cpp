@@ -44,12 +44,6 @@ engine::CostModel bf16_cost_model(const profiles::ModelProfile& model) {
     return engine::build_cost_model(model, deployment);
 }
 
-// The cache one sequence adds a token, averaged over a stretch far past any window or top-k.
-core::Bytes long_context_growth(const engine::CostModel& cost) {
-    const double from = 1 << 20, stretch = 1 << 20;
-    return (cost.kv_bytes_per_sequence(from + stretch) - cost.kv_bytes_per_sequence(from)) / stretch;
-}
-
 }  // namespace
 
 HardwareSummary summarize_hardware(const profiles::HardwareProfile& hardware, const engine::RuntimeProfile& runtime) {
@@ -68,7 +62,8 @@ ModelSummary summarize_model(const profiles::ModelProfile& model) {
     summary.parameters = engine::count_parameters(model);
     const engine::CostModel cost = bf16_cost_model(model);
     summary.kv_bytes_per_token_bf16 = cost.kv_bytes_per_token();
-    summary.kv_growth_per_token_bf16 = long_context_growth(cost);
+    // Far past any window or top-k.
+    summary.kv_growth_per_token_bf16 = cost.kv_growth_per_token(1 << 20, 1 << 20);
     summary.weights_bf16 = core::Bytes(summary.parameters.total * 2.0);
     return summary;
 }

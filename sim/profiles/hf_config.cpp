@@ -263,8 +263,11 @@ std::string scalar_of_index(const YAML::Node& node, std::size_t index) {
 // The weight format a quantization_config describes (transformers' quantizers: fp8, compressed-
 // tensors, AWQ, GPTQ, bitsandbytes, MXFP4, ModelOpt), and a short description of what it said.
 // Formats map to decodesim's nearest (docs/quantization.md): 4-bit integer schemes to int4
-// (group 128), 8-bit integers to int8, FP8 with per-tensor or block scales to fp8.
-std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::Node& config) {
+// (group 128), 8-bit integers to int8, FP8 with per-tensor or block scales to fp8. `expert_dtype`:
+// what config.json says of the routed experts beside it ("fp4": DeepSeek-V4's MXFP4 experts, at
+// the top level or in quantization_config).
+std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::Node& config, std::string expert_dtype) {
+    if (expert_dtype.empty()) expert_dtype = scalar_of(config, "expert_dtype");
     std::string method = scalar_of(config, "quant_method");
     for (auto& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string bits = scalar_of(config, "bits");
@@ -274,6 +277,9 @@ std::pair<const core::WeightFormat*, std::string> checkpoint_format(const YAML::
         const YAML::Node block = config["weight_block_size"];
         if (block && block.IsSequence() && block.size() == 2) {
             const std::string shape = fmt::format("{}x{}", scalar_of_index(block, 0), scalar_of_index(block, 1));
+            if (expert_dtype == "fp4") {
+                return {format_named("fp8_mxfp4_moe"), fmt::format("{} with {} block scales and fp4 experts", method, shape)};
+            }
             return {format_named("fp8_block"), fmt::format("{} with {} block scales", method, shape)};
         }
         return {format_named("fp8"), method};
@@ -711,14 +717,7 @@ ModelProfile parse_hf_config(const std::string& text, const std::string& path) {
     if (*model_type == "mllama") read_tiled_vision(document, model, top, config, path, diagnostics);
 
     if (const YAML::Node quantization = top.node()["quantization_config"]; quantization && quantization.IsMap()) {
-        auto [format, described] = checkpoint_format(quantization);
-        // DeepSeek-V4 stores its routed experts in FP4 beside the FP8 blocks (expert_dtype "fp4", at
-        // the top level or in quantization_config).
-        const bool fp4_experts = top.text("expert_dtype", false).value_or(scalar_of(quantization, "expert_dtype")) == "fp4";
-        if (fp4_experts && format != nullptr && format->name == "fp8_block") {
-            format = format_named("fp8_mxfp4_moe");
-            described += " and fp4 experts";
-        }
+        const auto [format, described] = checkpoint_format(quantization, top.text("expert_dtype", false).value_or(""));
         model.checkpoint_weights = format;
         model.checkpoint_quantization = described;
     }

@@ -336,8 +336,8 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
         orchestrator.notes = launch_pieces(item, "notes");
         item.reject_unknown_keys({"name", "source", "serve", "prefill_role", "decode_role", "router", "verify",
                                   "verify_flags", "notes"});
-        for (const Orchestrator& earlier : launch.orchestrators) {
-            if (earlier.name == orchestrator.name) item.error("name", fmt::format("'{}' twice", orchestrator.name));
+        if (core::find_named(launch.orchestrators, orchestrator.name)) {
+            item.error("name", fmt::format("'{}' twice", orchestrator.name));
         }
         launch.orchestrators.push_back(std::move(orchestrator));
     }

@@ -6,6 +6,8 @@
 #include <map>
 #include <regex>
 
+#include "core/registry.hpp"
+
 namespace decodesim::report {
 
 namespace {
@@ -47,9 +49,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     if (!template_) return std::nullopt;
     const profiles::Orchestrator* under = nullptr;
     if (!orchestrator.empty()) {
-        for (const auto& candidate : template_->orchestrators) {
-            if (candidate.name == orchestrator) under = &candidate;
-        }
+        under = core::find_named(template_->orchestrators, orchestrator);
         if (under == nullptr) return std::nullopt;
     }
     const engine::Parallelism& p = d.parallelism;
