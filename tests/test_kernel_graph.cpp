@@ -23,12 +23,20 @@ engine::CostModel cost_on_rtx_4090(const std::string& model, const std::string& 
     return engine::build_cost_model(s.model, s.deployment);
 }
 
-double decode_kernels(const std::string& model, const std::string& runtime, const std::string& weights) {
+double step_kernels(const engine::CostModel& cost) {
     double kernels = 0.0;
-    for (const auto& op : engine::decode_step_costs(cost_on_rtx_4090(model, runtime, weights), 1.0, 512.0).operators) {
-        kernels += op.kernels;
-    }
+    for (const auto& op : engine::decode_step_costs(cost, 1.0, 512.0).operators) kernels += op.kernels;
     return kernels;
+}
+
+double decode_kernels(const std::string& model, const std::string& runtime, const std::string& weights) {
+    return step_kernels(cost_on_rtx_4090(model, runtime, weights));
+}
+
+double decode_kernels_on(const std::string& hardware, const std::string& model, const std::string& runtime,
+                         const std::string& weights) {
+    auto s = testing::setup_on(hardware, model, weights, runtime);
+    return step_kernels(engine::build_cost_model(s.model, s.deployment));
 }
 
 }  // namespace
@@ -47,7 +55,7 @@ TEST_CASE("llama.cpp launches 18 kernels a dense layer and 22 a MoE layer: its g
     // A fused engine keeps the structural kernels: attention 5, dense MLP 3, MoE 4.
     //   Llama-2-7B: 32 x (5 + 3) + 3 = 259;   gpt-oss-20b: 24 x (5 + 4) + 3 = 219
     CHECK(decode_kernels("llama-2-7b", "tensorrt-llm", "fp8") == doctest::Approx(259.0));
-    CHECK(decode_kernels("gpt-oss-20b", "vllm", "mxfp4") == doctest::Approx(219.0));
+    CHECK(decode_kernels("gpt-oss-20b", "gpt-fast", "mxfp4") == doctest::Approx(219.0));
     CHECK(decode_kernels("llama-2-7b", "ideal", "q4_0") == doctest::Approx(259.0));
 }
 
@@ -147,4 +155,64 @@ TEST_CASE("a run states the unfused graph through its runtime build") {
                                     "llama.cpp", "--kernel-graph", "unfused"});
     CHECK(flag.exit_code == 2);
     CHECK(flag.err.find("--kernel-graph") != std::string::npos);
+}
+
+TEST_CASE("vLLM's and SGLang's decode graphs on Hopper, counted by hand from their sources") {
+    // vLLM at dc48ba0 (v0.11; runtime_profiles/vllm-0.8.yaml): grouped-query attention 9, MLA 20,
+    // dense MLP 4, routed MoE 12, a layer's shared experts 6. SGLang v0.5.6: attention 10, MLA 16,
+    // dense MLP 4, routed MoE 12, shared experts folded into the routed launches (0). Each step
+    // adds the embedding, the final norm and the lm_head: 3.
+    //   Llama-3.1-8B, 32 dense layers:   vLLM 32 x (9 + 4) + 3 = 419;   SGLang 32 x (10 + 4) + 3 = 451
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "vllm@0.8", "bf16") == doctest::Approx(419.0));
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "sglang", "bf16") == doctest::Approx(451.0));
+    //   DeepSeek-V3, 61 MLA layers, 3 of them dense and 58 MoE with one shared expert:
+    //   vLLM    61 x 20 + 3 x 4 + 58 x (12 + 6) + 3 = 1,220 + 12 + 1,044 + 3 = 2,279
+    //   SGLang  61 x 16 + 3 x 4 + 58 x (12 + 0) + 3 =   976 + 12 +   696 + 3 = 1,687
+    CHECK(decode_kernels_on("h100-sxm", "deepseek-v3", "vllm@0.8", "fp8_block") == doctest::Approx(2279.0));
+    CHECK(decode_kernels_on("h100-sxm", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(1687.0));
+    // On a family the counts were not read for the blocks keep the structural kernels: attention
+    // 5, dense MLP 3, MoE 4, a shared expert 2. DeepSeek-V3 under SGLang on a B200 (FlashInfer and
+    // fused MoE there): 61 x 5 + 3 x 3 + 58 x (4 + 2) + 3 = 305 + 9 + 348 + 3 = 665.
+    CHECK(decode_kernels_on("b200", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(665.0));
+    // MXFP4 experts run other kernels (matmul_ogs): gpt-oss-20b's 24 layers count vLLM's attention,
+    // 9, and the structural MoE, 4: 24 x (9 + 4) + 3 = 315.
+    CHECK(decode_kernels_on("h100-sxm", "gpt-oss-20b", "vllm@0.8", "mxfp4") == doctest::Approx(315.0));
+    // Another build of vLLM inherits the graph; another runtime on vLLM's factors does not.
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "vllm@0.6", "bf16") == doctest::Approx(419.0));
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "gpt-fast", "bf16") == doctest::Approx(32.0 * 8.0 + 3.0));
+}
+
+TEST_CASE("a kernel graph's families and MoE formats are checked when the profile loads") {
+    const auto catalog = testing::shipped_catalog();
+    const auto messages = [&](const std::string& graph_lines) {
+        const auto path = testing::write_temp("graph-families.yaml",
+                                              "name: vllm\nversion: \"9.9\"\nbase: vllm@0.8\nsource: \"t\"\n"
+                                              "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
+                                              "  attention_block: 9\n  dense_mlp_block: 4\n  moe_mlp_block: 12\n" +
+                                                  graph_lines);
+        return testing::error_messages([&] { catalog.runtime(path); });
+    };
+    const auto family = messages("  families: [Hopper]\n");
+    REQUIRE(family.size() == 1);
+    CHECK(family[0].find("graph-families.yaml:12:") != std::string::npos);
+    CHECK(family[0].find("kernel_graph.families") != std::string::npos);
+    CHECK(family[0].find("vendor-architecture") != std::string::npos);
+    const auto format = messages("  moe_formats: [bf16, fp9]\n");
+    REQUIRE(format.size() == 1);
+    CHECK(format[0].find("kernel_graph.moe_formats") != std::string::npos);
+    CHECK(format[0].find("unknown weight format 'fp9'") != std::string::npos);
+    const auto empty = messages("  families: []\n");
+    REQUIRE(empty.size() == 1);
+    CHECK(empty[0].find("non-empty list") != std::string::npos);
+    const auto shared = messages("  shared_expert_block: -1\n");
+    REQUIRE(shared.size() == 1);
+    CHECK(shared[0].find("kernel_graph.shared_expert_block") != std::string::npos);
+    // A graph that names a family only there: Llama-3.1-8B on an H100 keeps its structural kernels.
+    const auto path = testing::write_temp("graph-elsewhere.yaml",
+                                          "name: vllm\nversion: \"9.8\"\nbase: vllm@0.8\nsource: \"t\"\n"
+                                          "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
+                                          "  families: [amd-cdna]\n  attention_block: 9\n  dense_mlp_block: 4\n"
+                                          "  moe_mlp_block: 12\n");
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", path, "bf16") == doctest::Approx(32.0 * 8.0 + 3.0));
+    CHECK(decode_kernels_on("mi300x", "llama-3.1-8b", path, "bf16") == doctest::Approx(419.0));
 }

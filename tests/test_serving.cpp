@@ -359,8 +359,11 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     // enough, where a request-level run at that load keeps fewer than 99% of requests on target.
     // Whatever plan answers, serve given the same deployment, load, request count and seed must
     // agree with it, because plan reports only what that simulation verified.
+    // The pinned vLLM build (tests/data/runtime_profiles): the case's premise is that build's
+    // physics, which a refit of the shipped one must not move.
+    const std::string runtime = testing::test_data("runtime_profiles/pinned-vllm-0.8.yaml");
     const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
-                                    "--scenario", "chat", "--verify-requests", "2000", "--json"});
+                                    "--scenario", "chat", "--verify-requests", "2000", "--runtime", runtime, "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto best = nlohmann::json::parse(plan.out)["options"][0];
     REQUIRE(best["verified_by_serve"].is_object());
@@ -369,7 +372,7 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     CHECK(replicas == best["verified_by_serve"]["replicas"].get<int>());
     const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
                                      "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "2000",
-                                     "--seed", "1", "--json"});
+                                     "--seed", "1", "--runtime", runtime, "--json"});
     REQUIRE(serve.exit_code == 0);
     const auto served = nlohmann::json::parse(serve.out);
     CHECK(served["goodput"]["fraction"].get<double>() >= 0.99);

@@ -261,12 +261,15 @@ TEST_CASE("the knee drawn on the curve is the knee scenarios compute and `why` r
     CHECK(marker->x <= high);
     CHECK(render_chart(chart).find(fmt::format("knee: {} streams<", *knee)) != std::string::npos);
 
+    // The CLI on the build the evaluator above uses (testing::setup's pinned vLLM).
+    const std::string runtime = decodesim::testing::test_data("runtime_profiles/pinned-vllm-0.8.yaml");
     const auto why = decodesim::testing::run(
-        {"why", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128", "--json"});
+        {"why", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128", "--runtime", runtime, "--json"});
     REQUIRE(why.exit_code == 0);
     CHECK(nlohmann::json::parse(why.out)["compute_bound_batch"] == *knee);
     const auto curve_json = decodesim::testing::run(
-        {"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128", "--max-batch", "1024", "--json"});
+        {"curve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128", "--max-batch", "1024",
+         "--runtime", runtime, "--json"});
     REQUIRE(curve_json.exit_code == 0);
     CHECK(nlohmann::json::parse(curve_json.out)["knee_batch"] == *knee);
 }

@@ -417,6 +417,10 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             add_matrix(cost.router, hidden * experts, bits(TensorRole::router));
             cost.router.activation_width += hidden + experts;
             cost.router.layers += kRouterKernels;
+            if (moe.n_shared_experts > 0) {
+                ++cost.shared_expert_layers;
+                cost.shared_expert_matrix_kernels += kMlpMatrixKernels * moe.n_shared_experts;
+            }
             for (int shared = 0; shared < moe.n_shared_experts; ++shared) {
                 add_mlp(cost.shared_experts, static_cast<double>(moe.shared_expert_intermediate_size), tp, false);
             }
@@ -456,14 +460,24 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     // decompressed keys and values in the activation datatype.
     cost.prefill_rows_per_kv_load = rows_per_memory_load(deployment.runtime_profile().tile_rows_on(deployment.backend));
     cost.prefill_kv_element_bytes = model.mla ? cost.activation_bytes : core::Bytes(kv_element_bytes);
-    // The runtime's graph: its launches beyond the structural kernels, per attention, dense MLP and
-    // routed MoE block (shared experts and recurrent mixers keep their structural kernels).
-    const KernelGraph& graph = deployment.runtime_profile().graph;
+    // The runtime's graph: its launches beyond the structural kernels, per attention (MLA's where
+    // counted), dense MLP, routed MoE and shared-expert block (recurrent mixers keep their
+    // structural kernels).
+    const KernelGraph graph = deployment.kernel_graph();
     cost.cross_states = cost.cross_layers > 0 ? cross_states : 0.0;
-    cost.elementwise_kernels = (cost.attention_layers() + cost.cross_layers) *
-                                   extra_kernels(graph.attention_block, kStructuralAttentionKernels) +
-                               cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
-                               cost.moe_layers * extra_kernels(graph.moe_mlp_block, kStructuralMoeKernels);
+    const double attention_graph =
+        model.mla && graph.latent_attention_block > 0.0 ? graph.latent_attention_block : graph.attention_block;
+    // Shared experts the runtime folds into the routed launches spare their structural kernels.
+    const bool moe_counted = graph.moe_counted_for(format.name);
+    const double moe_graph = moe_counted ? graph.moe_mlp_block : 0.0;
+    const double shared_expert_extra =
+        moe_counted && graph.shared_expert_block
+            ? cost.shared_expert_layers * *graph.shared_expert_block - cost.shared_expert_matrix_kernels
+            : 0.0;
+    cost.elementwise_kernels = std::max(
+        0.0, (cost.attention_layers() + cost.cross_layers) * extra_kernels(attention_graph, kStructuralAttentionKernels) +
+                 cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
+                 cost.moe_layers * extra_kernels(moe_graph, kStructuralMoeKernels) + shared_expert_extra);
     // Passes dispatched op by op: each layer's attention (MLA's or grouped-query) and MLP blocks
     // as the runtime's source launches them.
     const EagerPasses& eager = deployment.runtime_profile().eager;

@@ -24,6 +24,8 @@ struct CostModel {
     // Routed experts: one expert's weights, summed over MoE layers, on one device.
     WeightGroup expert;
     int moe_layers = 0;
+    int shared_expert_layers = 0;             // MoE layers with shared experts
+    double shared_expert_matrix_kernels = 0;  // their structural kernels: two each shared expert
     int dense_layers = 0;      // layers with a dense MLP (each ends in a tensor-parallel all-reduce)
     int routed_experts = 0;    // in the model, per MoE layer
     int local_experts = 0;     // of them on one device (routed_experts / expert parallelism)

@@ -56,6 +56,9 @@ struct Deployment {
     // Never null once resolved; read through runtime_profile().
     std::shared_ptr<const RuntimeProfile> runtime;
     core::Backend backend = core::Backend::cuda;  // the interface the runtime's kernels run on
+    // The device's family (HardwareProfile::family()): which of the runtime's counted kernel
+    // graphs hold (KernelGraph::families); empty: the runtime's graph as stated.
+    std::string hardware_family;
     Parallelism parallelism;
     ClockState clocks;  // the shares of the listed peaks it runs at
     bool kv_offload = false;  // KV beyond device memory lives in CPU memory, read over the host link
@@ -69,6 +72,12 @@ struct Deployment {
     EagerDispatch eager;
 
     const RuntimeProfile& runtime_profile() const { return runtime ? *runtime : structural_runtime(); }
+    // The runtime's kernel graph on this device: the counted one where it was read for the
+    // device's family, the structural kernels elsewhere.
+    KernelGraph kernel_graph() const {
+        const KernelGraph& graph = runtime_profile().graph;
+        return graph.counted_on(hardware_family) ? graph : KernelGraph{};
+    }
     // The way a request takes between the client and the scheduler: the runtime's, or none for a
     // client in the engine's process.
     RequestPath request_path() const { return in_process ? RequestPath{} : runtime_profile().request_path; }

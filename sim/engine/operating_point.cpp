@@ -17,6 +17,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     Deployment deployment;
     deployment.runtime = choice.runtime;
     deployment.backend = choice.backend.value_or(hardware.native_backend);
+    deployment.hardware_family = hardware.family();
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/quantization.hpp"
 #include "core/registry.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
@@ -115,10 +116,45 @@ void read_required_time(StrictMap& section, const char* key, double maximum, con
 
 void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
     require_source(section);
+    // `structural: true`: the runtime's launches are not counted (a compiled or fused engine on
+    // a base whose graph is counted): its blocks keep the structural kernels.
+    if (section.boolean("structural", Presence::optional).value_or(false)) {
+        section.reject_unknown_keys({"source", "structural"});
+        return;
+    }
     read_block_count(section, "attention_block", graph.attention_block);
     read_block_count(section, "dense_mlp_block", graph.dense_mlp_block);
     read_block_count(section, "moe_mlp_block", graph.moe_mlp_block);
-    section.reject_unknown_keys({"source", "attention_block", "dense_mlp_block", "moe_mlp_block"});
+    if (auto latent = section.non_negative_number("latent_attention_block", Presence::optional, kMaxKernelsPerBlock)) {
+        graph.latent_attention_block = *latent;
+    }
+    graph.shared_expert_block =
+        section.non_negative_number("shared_expert_block", Presence::optional, kMaxKernelsPerBlock);
+    if (auto families = section.strings("families", Presence::optional)) {
+        for (const std::string& family : *families) {
+            const bool well_formed = family.find('-') != std::string::npos &&
+                                     std::all_of(family.begin(), family.end(), [](unsigned char c) {
+                                         return std::islower(c) || std::isdigit(c) || c == '-' || c == '.';
+                                     });
+            if (!well_formed) {
+                section.error("families", fmt::format("'{}' is not a hardware family; expected vendor-architecture, "
+                                                      "as a hardware profile's vendor and architecture (nvidia-hopper)",
+                                                      family));
+            }
+        }
+        graph.families = *families;
+    }
+    if (auto formats = section.strings("moe_formats", Presence::optional)) {
+        for (const std::string& format : *formats) {
+            if (!core::find_named(core::weight_formats(), format)) {
+                section.error("moe_formats", fmt::format("unknown weight format '{}'; expected {}", format,
+                                                         fmt::join(core::names_of(core::weight_formats()), ", ")));
+            }
+        }
+        graph.moe_formats = *formats;
+    }
+    section.reject_unknown_keys({"source", "structural", "attention_block", "latent_attention_block",
+                                 "dense_mlp_block", "moe_mlp_block", "shared_expert_block", "families", "moe_formats"});
 }
 
 void read_attention(StrictMap& section, RuntimeProfile& profile, bool has_base) {
@@ -485,7 +521,10 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     }
 
     const Presence section_presence = has_base || profile.ideal ? Presence::optional : Presence::required;
-    if (auto section = root.map("kernel_graph", Presence::optional)) read_kernel_graph(*section, profile.graph);
+    if (auto section = root.map("kernel_graph", Presence::optional)) {
+        profile.graph = KernelGraph{};  // replaces the base's whole
+        read_kernel_graph(*section, profile.graph);
+    }
     if (auto section = root.map("attention", section_presence)) read_attention(*section, profile, has_base);
     if (auto section = root.map("matmul", Presence::optional)) read_matmul(*section, profile);
     if (auto section = root.map("kv_cache", section_presence)) read_kv_cache(*section, profile.kv_sizing);

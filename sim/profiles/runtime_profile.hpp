@@ -5,6 +5,7 @@
 // only gives them a shape.
 
 #include <array>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,8 +85,34 @@ enum class AttentionKernels { fused, unfused };
 // matrix products' inputs included; 0: not counted (the structural ones of a fused engine).
 struct KernelGraph {
     double attention_block = 0.0;  // norm, projections, rotary, cache writes, attention, output, residual
+    // A multi-head latent attention block (DeepSeek's MLA, its decode absorbed): norms of the
+    // latents, the down and up projections, the absorbed key and value products; 0: as a
+    // grouped-query block (attention_block).
+    double latent_attention_block = 0.0;
     double dense_mlp_block = 0.0;  // norm, gate/up and activation, down, residual
     double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
+    // A MoE layer's shared experts, run as one MLP beside the routed ones (vLLM: 6 launches) or
+    // folded into the routed launches as one more expert (SGLang: 0); unset: their structural two
+    // matrix kernels each.
+    std::optional<double> shared_expert_block;
+    // The hardware families (HardwareProfile::family(), "nvidia-hopper") whose kernels the counts
+    // were read for; empty: every family. Elsewhere the runtime picks other kernels (FlashInfer
+    // and fused MoE on Blackwell, AITER on CDNA) whose launches are not counted, and its blocks
+    // keep the structural kernels.
+    std::vector<std::string> families;
+    // The weight formats whose MoE kernels the MoE and shared-expert counts were read for (vLLM
+    // and SGLang: the Triton fused-MoE path of bf16 and fp8 experts); empty: every format. Other
+    // formats take other kernels (MXFP4 experts: triton_kernels' matmul_ogs with the gather,
+    // scatter and activation fused), not counted: their MoE blocks keep the structural kernels.
+    std::vector<std::string> moe_formats;
+
+    bool moe_counted_for(std::string_view format) const {
+        return moe_formats.empty() || std::find(moe_formats.begin(), moe_formats.end(), format) != moe_formats.end();
+    }
+
+    bool counted_on(const std::string& family) const {
+        return families.empty() || family.empty() || std::find(families.begin(), families.end(), family) != families.end();
+    }
 };
 
 // The passes a runtime runs without a captured graph, op by op from the host, and what each op

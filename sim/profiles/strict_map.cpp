@@ -234,6 +234,31 @@ std::optional<std::vector<std::int64_t>> StrictMap::integers(const std::string& 
     return whole_number_list(key, presence, minimum, maximum, false);
 }
 
+std::optional<std::vector<std::string>> StrictMap::strings(const std::string& key, Presence presence) {
+    read_keys_.insert(key);
+    if (!valid_) return std::nullopt;
+    for (const auto& entry : node_) {
+        if (entry.first.Scalar() != key) continue;
+        if (!entry.second.IsSequence() || entry.second.size() == 0) {
+            error(key, "expected a non-empty list of names");
+            return std::nullopt;
+        }
+        std::vector<std::string> values;
+        for (std::size_t i = 0; i < entry.second.size(); ++i) {
+            const YAML::Node item = entry.second[i];
+            if (!item.IsScalar() || item.Scalar().empty()) {
+                diagnostics_->push_back(
+                    {location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i), "expected a name"});
+                return std::nullopt;
+            }
+            values.push_back(item.Scalar());
+        }
+        return values;
+    }
+    if (presence == Presence::required) error(key, "missing required key");
+    return std::nullopt;
+}
+
 std::optional<std::vector<std::int64_t>> StrictMap::whole_number_list(const std::string& key, Presence presence,
                                                                       std::int64_t minimum, std::int64_t maximum,
                                                                       bool increasing) {

@@ -51,6 +51,8 @@ public:
     // A non-empty list of whole numbers, each from `minimum` to `maximum`, in any order.
     std::optional<std::vector<std::int64_t>> integers(const std::string& key, Presence presence, std::int64_t minimum,
                                                       std::int64_t maximum);
+    // A non-empty list of non-empty strings.
+    std::optional<std::vector<std::string>> strings(const std::string& key, Presence presence);
     // A list of mappings, each a StrictMap whose messages name "key[i]".
     std::vector<StrictMap> list_of_maps(const std::string& key, Presence presence);
 

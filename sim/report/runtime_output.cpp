@@ -49,8 +49,20 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     text += fmt::format("  factors from: {} (decodesim accuracy --fit)\n", runtime.fit_group);
     const engine::KernelGraph& graph = runtime.graph;
     if (graph.attention_block > 0.0 || graph.dense_mlp_block > 0.0 || graph.moe_mlp_block > 0.0) {
-        text += fmt::format("  kernel graph: {:g} kernels an attention block, {:g} a dense MLP, {:g} an MoE block\n",
+        text += fmt::format("  kernel graph: {:g} kernels an attention block, {:g} a dense MLP, {:g} an MoE block",
                             graph.attention_block, graph.dense_mlp_block, graph.moe_mlp_block);
+        if (graph.latent_attention_block > 0.0) {
+            text += fmt::format(", {:g} a latent (MLA) attention block", graph.latent_attention_block);
+        }
+        if (graph.shared_expert_block) {
+            text += fmt::format(", {:g} a layer's shared experts", *graph.shared_expert_block);
+        }
+        if (!graph.families.empty()) text += fmt::format("; on {}", fmt::join(graph.families, ", "));
+        if (!graph.moe_formats.empty()) {
+            text += fmt::format("; MoE counts for {} experts", fmt::join(graph.moe_formats, ", "));
+        }
+        if (!graph.families.empty() || !graph.moe_formats.empty()) text += " (elsewhere the structural kernels)";
+        text += "\n";
     } else {
         text += "  kernel graph: fused (the structural kernels)\n";
     }
