@@ -856,6 +856,17 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
                                           "verify_flags: [{when: open_loop, text: \"--rate ${rat}\"}]}\n");
     REQUIRE(bad_flag.size() == 1);
     CHECK(bad_flag[0].find("unknown placeholder '${rat}'") != std::string::npos);
+    // A manifest (llm-d's values file) needs the file's name and what installs it; its placeholders
+    // are checked like a command's, and it stands in for the worker command.
+    const auto no_install = messages(head + "    - {name: m, source: \"t\", manifest: \"a: ${replicas}\", "
+                                            "manifest_file: v.yaml, router: \"f\", verify: \"v\"}\n");
+    REQUIRE(no_install.size() == 1);
+    CHECK(no_install[0].find("install") != std::string::npos);
+    const auto bad_manifest = messages(head + "    - {name: m, source: \"t\", manifest: \"a: ${replica}\", "
+                                              "manifest_file: v.yaml, install: \"i\", router: \"f\", verify: \"v\"}\n");
+    REQUIRE(bad_manifest.size() == 1);
+    CHECK(bad_manifest[0].find("manifest") != std::string::npos);
+    CHECK(bad_manifest[0].find("unknown placeholder '${replica}'") != std::string::npos);
 }
 
 TEST_CASE("plan --emit writes the best option's launch script, its flags the plan's own") {
@@ -940,4 +951,77 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
     const auto trt = with({"--emit", "dynamo", "--runtime", "tensorrt-llm"});
     CHECK(trt.exit_code != 0);
     CHECK(trt.err.find("launch.orchestrators") != std::string::npos);
+}
+
+TEST_CASE("plan --emit llm-d writes llm-d's Helm values for the plan, its pools and flags the plan's own") {
+    const std::vector<std::string> common{"plan",     "--model",  "llama-3.1-70b", "--rate",     "4",     "--prompt",
+                                          "2000",     "--output", "300",           "--hardware", "h100-sxm", "--ttft-p99",
+                                          "2",        "--tpot-p99", "0.05"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return testing::run(args);
+    };
+    // The values file between `cat > values.yaml <<'EOF'` and `EOF`, line by line.
+    const auto values_of = [](const std::string& script) {
+        const std::string head = "cat > values.yaml <<'EOF'\n";
+        const auto from = script.find(head);
+        REQUIRE(from != std::string::npos);
+        const auto to = script.find("\nEOF\n", from);
+        REQUIRE(to != std::string::npos);
+        return script.substr(from + head.size(), to - from - head.size() + 1);
+    };
+    // One pool (tensor parallel, maybe pipeline stages): llm-d-modelservice's decode section holds
+    // the replicas and the tensor group, the chart adds --tensor-parallel-size itself, so the args
+    // are the plan's other vLLM flags; the GPU count is the instance's devices (tp x pp).
+    const auto plan = nlohmann::json::parse(with({"--runtime", "vllm", "--json"}).out)["options"][0];
+    const int tp = plan["tp"].get<int>();
+    const int pp = plan["pp"].get<int>();
+    const auto one_pool = with({"--emit", "llm-d"});
+    REQUIRE(one_pool.exit_code == 0);
+    const std::string values = values_of(one_pool.out);
+    CHECK(values.find("  uri: \"hf://meta-llama/Llama-3.1-70B\"\n") != std::string::npos);
+    CHECK(values.find("decode:\n  create: true\n  replicas: " + std::to_string(plan["replicas"].get<int>()) +
+                      "\n  parallelism:\n    tensor: " + std::to_string(tp) + "\n") != std::string::npos);
+    std::string args = "args: [";
+    if (pp > 1) args += "\"--pipeline-parallel-size\", \"" + std::to_string(pp) + "\", ";
+    args += "\"--max-num-seqs\", \"" + std::to_string(plan["scheduler"]["max_sequences"].get<long long>()) +
+            "\", \"--max-num-batched-tokens\", \"" + std::to_string(plan["scheduler"]["max_batched_tokens"].get<long long>()) +
+            "\"]";
+    CHECK(values.find(args) != std::string::npos);
+    CHECK(values.find("--tensor-parallel-size") == std::string::npos);
+    CHECK(values.find("nvidia.com/gpu: \"" + std::to_string(tp * pp) + "\"") != std::string::npos);
+    CHECK(values.find("prefill:\n  create: false\n  replicas: 0\n") != std::string::npos);
+    CHECK(values.find("    enabled: false\n") != std::string::npos);
+    CHECK(one_pool.out.find("helm install ms-decodesim llm-d-modelservice/llm-d-modelservice --version 0.4.9") !=
+          std::string::npos);
+    CHECK(one_pool.out.find("--base-url http://GATEWAY_IP") != std::string::npos);
+    // Disaggregated: the prefill and decode pools' sizes, the routing sidecar on, and vLLM's NIXL
+    // connector in both roles' args, the connector's JSON one argument.
+    const auto pd_plan = nlohmann::json::parse(with({"--runtime", "vllm", "--disaggregation", "only", "--json"}).out)["options"][0];
+    REQUIRE(pd_plan["disaggregated"].get<bool>());
+    const auto pools = with({"--emit", "llm-d", "--disaggregation", "only"});
+    REQUIRE(pools.exit_code == 0);
+    const std::string pd = values_of(pools.out);
+    CHECK(pd.find("decode:\n  create: true\n  replicas: " + std::to_string(pd_plan["decode_instances"].get<int>()) + "\n") !=
+          std::string::npos);
+    CHECK(pd.find("prefill:\n  create: true\n  replicas: " + std::to_string(pd_plan["prefill_instances"].get<int>()) +
+                  "\n") != std::string::npos);
+    CHECK(pd.find("    enabled: true\n    connector: nixlv2\n") != std::string::npos);
+    const std::string connector = R"("--kv-transfer-config", "{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}")";
+    const auto first = pd.find(connector);
+    REQUIRE(first != std::string::npos);
+    CHECK(pd.find(connector, first + 1) != std::string::npos);  // in the prefill pool's args too
+    // llm-d runs vLLM: SGLang's profile states no llm-d launch, and says so.
+    const auto sglang = with({"--emit", "llm-d", "--runtime", "sglang"});
+    CHECK(sglang.exit_code != 0);
+    CHECK(sglang.err.find("launch.orchestrators") != std::string::npos);
+}
+
+TEST_CASE("shell_words and yaml_string_list keep a quoted argument one word") {
+    using report::shell_words;
+    CHECK(shell_words("--a 1  --b '{\"k\": \"v\"}' \"x y\"") ==
+          std::vector<std::string>{"--a", "1", "--b", "{\"k\": \"v\"}", "x y"});
+    CHECK(report::yaml_string_list({"--b", "{\"k\":\"v\"}", "a\\b"}) == R"(["--b", "{\"k\":\"v\"}", "a\\b"])");
+    CHECK(shell_words("").empty());
 }

@@ -49,10 +49,14 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 12> kLaunchCondit
 // (tensor group, stage devices, stages, attention replicas, expert group), the scheduler's limits,
 // the weight format, the context all sequences hold together, the planned lengths, the load
 // generator's load flags in vLLM's and SGLang's benchmark spelling (a rate or a concurrency, and a
-// request count), and the load's parts for other generators (clients, rate, requests).
-inline constexpr std::array<std::string_view, 16> kLaunchPlaceholders{
-    "model",          "tp",         "stage_devices", "pp",     "dp",     "ep",    "max_sequences",
-    "max_batched_tokens", "weights", "total_context", "prompt", "output", "load", "users", "rate", "requests"};
+// request count), and the load's parts for other generators (clients, rate, requests). For an
+// orchestrator's manifest also: the engine's flags as a YAML list (engine_args), the instances
+// (replicas: every instance, or the decode ones when disaggregated; prefill_replicas: 0 unless
+// disaggregated), whether it is (disaggregated: true or false) and the devices of one instance.
+inline constexpr std::array<std::string_view, 21> kLaunchPlaceholders{
+    "model",    "tp",          "stage_devices", "pp",           "dp",         "ep",       "max_sequences",
+    "max_batched_tokens", "weights", "total_context", "prompt", "output",     "load",     "users",
+    "rate",     "requests",    "engine_args",   "replicas",     "prefill_replicas", "disaggregated", "devices"};
 
 // `text` with each `${name}` replaced by `value(name)` (a std::optional<std::string>), or left as
 // written where it gives none: the one reading of the placeholders, for the loader (which refuses
@@ -86,6 +90,14 @@ struct Orchestrator {
     std::string name;
     std::string source;
     std::string serve;                   // the worker command and its model, before the engine's flags
+    // A framework deployed from a file (llm-d's Helm values): the file's text, its name, the
+    // commands that deploy it, and the engine flags the file sets itself (left out of
+    // ${engine_args}: the chart passes --tensor-parallel-size from its own key). Empty manifest:
+    // the worker command above.
+    std::string manifest;
+    std::string manifest_file;
+    std::string install;
+    std::vector<std::string> sets_flags;
     std::string prefill_role;
     std::string decode_role;
     std::string router;                  // the front end every request enters by, colocated or not

@@ -319,8 +319,9 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
 }
 
 // A launch text: a string whose every `${name}` is a placeholder the renderer fills (kLaunchPlaceholders).
-std::optional<std::string> launch_text(StrictMap& section, const std::string& key, Presence presence) {
-    auto text = section.string(key, presence);
+std::optional<std::string> launch_text(StrictMap& section, const std::string& key, Presence presence,
+                                       bool lines = false) {
+    auto text = lines ? section.text_block(key, presence) : section.string(key, presence);
     if (!text) return text;
     std::optional<std::string> unknown;  // the first name no placeholder has
     fill_placeholders(*text, [&unknown](std::string_view name) -> std::optional<std::string> {
@@ -363,15 +364,23 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
         Orchestrator orchestrator;
         orchestrator.name = item.string("name", Presence::required).value_or("");
         orchestrator.source = item.string("source", Presence::required).value_or("");
-        orchestrator.serve = launch_text(item, "serve", Presence::required).value_or("");
+        // Deployed from a file or run as a worker command: the key decides, so a bad manifest is one error.
+        const bool from_file = item.has("manifest");
+        orchestrator.manifest = launch_text(item, "manifest", Presence::optional, true).value_or("");
+        orchestrator.serve = launch_text(item, "serve", from_file ? Presence::optional : Presence::required).value_or("");
+        if (from_file) {
+            orchestrator.manifest_file = item.string("manifest_file", Presence::required).value_or("");
+            orchestrator.install = launch_text(item, "install", Presence::required).value_or("");
+            orchestrator.sets_flags = item.strings("sets_flags", Presence::optional).value_or(std::vector<std::string>{});
+        }
         orchestrator.prefill_role = launch_text(item, "prefill_role", Presence::optional).value_or("");
         orchestrator.decode_role = launch_text(item, "decode_role", Presence::optional).value_or("");
         orchestrator.router = launch_text(item, "router", Presence::required).value_or("");
         orchestrator.verify = launch_text(item, "verify", Presence::required).value_or("");
         orchestrator.verify_flags = launch_pieces(item, "verify_flags");
         orchestrator.notes = launch_pieces(item, "notes");
-        item.reject_unknown_keys({"name", "source", "serve", "prefill_role", "decode_role", "router", "verify",
-                                  "verify_flags", "notes"});
+        item.reject_unknown_keys({"name", "source", "serve", "manifest", "manifest_file", "install", "sets_flags",
+                                  "prefill_role", "decode_role", "router", "verify", "verify_flags", "notes"});
         if (core::find_named(launch.orchestrators, orchestrator.name)) {
             item.error("name", fmt::format("'{}' twice", orchestrator.name));
         }

@@ -116,6 +116,25 @@ std::optional<std::string> StrictMap::string(const std::string& key, Presence pr
     return core::printable(text);  // names reach terminals and every output: no control characters
 }
 
+std::optional<std::string> StrictMap::text_block(const std::string& key, Presence presence) {
+    const auto node = scalar(key, presence, "a text value");
+    if (!node) return std::nullopt;
+    const std::string text = node->Scalar();
+    if (text.empty()) {
+        error(key, "expected a non-empty text value");
+        return std::nullopt;
+    }
+    std::string kept;
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const std::size_t end = std::min(text.find('\n', from), text.size());
+        if (!kept.empty() || from > 0) kept += '\n';
+        kept += core::printable(text.substr(from, end - from));
+        from = end + 1;
+    }
+    return kept;
+}
+
 std::optional<double> StrictMap::quantity(const std::string& key, core::Dimension dimension, Presence presence) {
     const auto node = scalar(key, presence, "a value with a unit");
     if (!node) return std::nullopt;

@@ -30,6 +30,8 @@ public:
     void accept(const std::string& key);
 
     std::optional<std::string> string(const std::string& key, Presence presence);
+    // A text of several lines (a YAML block scalar): its line breaks kept, each line as string() reads it.
+    std::optional<std::string> text_block(const std::string& key, Presence presence);
     std::optional<double> quantity(const std::string& key, core::Dimension dimension, Presence presence);
     // A positive integer no larger than `maximum`.
     std::optional<std::int64_t> positive_integer(const std::string& key, Presence presence,

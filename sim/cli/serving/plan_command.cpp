@@ -143,8 +143,9 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     // --emit NAME plans with that runtime's current build, unless --runtime names one of its builds.
     std::optional<std::string> runtime = options.runtime;
     if (options.emit && options.json) throw core::UsageError("--emit prints a shell script; it cannot be combined with --json");
-    // --emit dynamo runs the engine --runtime names (vllm unless it says sglang) under Dynamo's front end.
-    const bool orchestrated = options.emit && *options.emit == "dynamo";
+    // --emit dynamo runs the engine --runtime names (vllm unless it says sglang) under Dynamo's front
+    // end; --emit llm-d writes llm-d's Helm values around vLLM (the profile's launch.orchestrators).
+    const bool orchestrated = options.emit && (*options.emit == "dynamo" || *options.emit == "llm-d");
     if (options.emit && !orchestrated) {
         const std::string wanted = *options.emit == "trtllm" ? "tensorrt-llm" : *options.emit;
         if (!runtime) {
@@ -365,8 +366,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         if (script.empty()) {
             const std::string& id = plan.options.front().deployment.runtime_profile().id;
             throw core::NothingComputed(
-                orchestrated ? fmt::format("runtime {} states no {} launch (launch.orchestrators in its profile); the "
-                                           "vllm and sglang profiles do",
+                orchestrated ? fmt::format("runtime {} states no {} launch (launch.orchestrators in its profile); "
+                                           "the vllm profile states dynamo and llm-d, the sglang profile dynamo",
                                            id, *options.emit)
                              : fmt::format("runtime {} states no launch command (launch: in its profile)", id));
         }
@@ -476,10 +477,10 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--emit", options->emit,
                         "Print the best option as a shell script instead of the table: its launch command for this "
                         "runtime (vllm, sglang, trtllm, llama.cpp; planned with that runtime) or the engine of "
-                        "--runtime (vllm or sglang) under NVIDIA Dynamo's front end (dynamo), the router of "
-                        "disaggregated pools, the benchmark command that checks it, and the figures it should "
-                        "reproduce (docs/serving.md)")
-        ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp", "dynamo"}));
+                        "--runtime (vllm or sglang) under NVIDIA Dynamo's front end (dynamo), or llm-d's Helm "
+                        "values for vLLM (llm-d), the router of disaggregated pools, the benchmark command that "
+                        "checks it, and the figures it should reproduce (docs/serving.md)")
+        ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp", "dynamo", "llm-d"}));
     command->add_option("--prefill-hardware", options->prefill_hardware,
                         "Plan disaggregated pools whose prefill instances run on this device (id or profile) and "
                         "whose decode instances run on each candidate; the KV cache crosses both sides' scale-out "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -32,6 +33,48 @@ std::string load_flags(const PlannedLoad& load) {
 }
 
 }  // namespace
+
+std::vector<std::string> shell_words(const std::string& line) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;
+    char quote = 0;
+    for (const char c : line) {
+        if (quote != 0) {
+            if (c == quote) {
+                quote = 0;
+            } else {
+                word += c;
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            in_word = true;
+        } else if (c == ' ' || c == '\t') {
+            if (in_word) words.push_back(word);
+            word.clear();
+            in_word = false;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) words.push_back(word);
+    return words;
+}
+
+std::string yaml_string_list(const std::vector<std::string>& words) {
+    std::string list = "[";
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (i > 0) list += ", ";
+        list += '"';
+        for (const char c : words[i]) {
+            if (c == '"' || c == '\\') list += '\\';
+            list += c;
+        }
+        list += '"';
+    }
+    return list + "]";
+}
 
 std::optional<std::string> hugging_face_repo(const std::string& source) {
     static const std::regex repo(R"(huggingface\.co/([A-Za-z0-9][A-Za-z0-9._-]*)/([A-Za-z0-9][A-Za-z0-9._-]*))");
@@ -75,7 +118,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         }
         return false;
     };
-    const std::map<std::string, std::string> values{
+    std::map<std::string, std::string> values{
         {"model", model},
         {"tp", std::to_string(p.tensor)},
         {"stage_devices", std::to_string(p.stage_devices())},
@@ -93,6 +136,10 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         {"users", load.users ? fmt::format("{:.0f}", *load.users) : std::string()},
         {"rate", load.rate_per_s ? fmt::format("{:g}", *load.rate_per_s) : std::string()},
         {"requests", std::to_string(request_count(load))},
+        {"replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.decode_instances : option.replicas)},
+        {"prefill_replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.prefill_instances : 0)},
+        {"disaggregated", option.disaggregated ? "true" : "false"},
+        {"devices", std::to_string(p.devices())},
     };
     // Every ${name} replaced by its value (the loader admits only names in kLaunchPlaceholders).
     auto fill = [&values](const std::string& text) {
@@ -129,10 +176,39 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     }
     // Under an orchestrator its worker command heads the engine's flags, and its roles, front end
     // and load generator stand in for the engine's.
-    launch.serve = fill(under ? under->serve : template_->serve);
+    std::string engine_flags;
     for (const profiles::LaunchPiece& flag : template_->flags) {
-        if (holds(flag.when)) launch.serve += " " + fill(flag.text);
+        if (holds(flag.when)) engine_flags += " " + fill(flag.text);
     }
+    if (under && !under->manifest.empty()) {
+        // A deployment file: the engine's flags become its argument list, less those the file
+        // sets from its own keys (each with its value, unless written --flag=value).
+        std::vector<std::string> args;
+        const std::vector<std::string> words = shell_words(engine_flags);
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (std::find(under->sets_flags.begin(), under->sets_flags.end(), words[i]) != under->sets_flags.end()) {
+                if (i + 1 < words.size() && !words[i + 1].starts_with("--")) ++i;
+                continue;
+            }
+            args.push_back(words[i]);
+        }
+        values["engine_args"] = yaml_string_list(args);
+        // The file states the instances and roles itself; only a note on the checkpoint stays.
+        std::erase_if(launch.notes, [](const std::string& note) { return !note.starts_with("weights "); });
+        launch.manifest = fill(under->manifest);
+        launch.manifest_file = under->manifest_file;
+        launch.install = fill(under->install);
+        launch.verify = fill(under->verify);
+        for (const profiles::LaunchPiece& flag : under->verify_flags) {
+            if (holds(flag.when)) launch.verify += " " + fill(flag.text);
+        }
+        if (!under->router.empty()) launch.router = fill(under->router);
+        for (const profiles::LaunchPiece& note : under->notes) {
+            if (holds(note.when)) launch.notes.push_back(fill(note.text));
+        }
+        return launch;
+    }
+    launch.serve = fill(under ? under->serve : template_->serve) + engine_flags;
     const std::string& prefill_role = under ? under->prefill_role : template_->prefill_role;
     const std::string& decode_role = under ? under->decode_role : template_->decode_role;
     if (option.disaggregated) {

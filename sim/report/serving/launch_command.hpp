@@ -20,8 +20,20 @@ struct LaunchCommand {
     // orchestrator, its front end, colocated or not.
     std::optional<std::string> router;
     std::string verify;   // the load of the plan, replayed against it (vllm bench serve or sglang.bench_serving)
+    // Under an orchestrator deployed from a file (llm-d): the file, its name, and what deploys it;
+    // `serve` is then empty.
+    std::optional<std::string> manifest;
+    std::string manifest_file;
+    std::string install;
     std::vector<std::string> notes;  // replicas, disaggregated pools, formats a flag cannot set
 };
+
+// A command line's words as a shell reads them: split at blanks, a '...' or "..." span one word
+// without its quotes.
+std::vector<std::string> shell_words(const std::string& line);
+
+// Words as one YAML flow sequence of double-quoted strings: ["--max-num-seqs", "256"].
+std::string yaml_string_list(const std::vector<std::string>& words);
 
 // The Hugging Face repository a model profile's `source:` names (huggingface.co/ORG/NAME/...),
 // or nothing when it names none.

@@ -337,6 +337,16 @@ std::string launch_script(const PlanConditions& c, const serving::Plan& plan, co
                               core::format_seconds(v.e2e_p99_s), v.met_share * 100.0);
     }
     for (const auto& note : launch->notes) script += fmt::format("# {}\n", note);
+    // A framework deployed from a file: the file, then what deploys it.
+    if (launch->manifest) {
+        script += fmt::format("\n# the deployment, as {}\ncat > {} <<'EOF'\n{}", launch->manifest_file,
+                              launch->manifest_file, *launch->manifest);
+        if (!launch->manifest->ends_with('\n')) script += '\n';
+        script += fmt::format("EOF\n\n# deploy it\n{}\n", launch->install);
+        if (launch->router) script += fmt::format("\n# route\n# {}\n", *launch->router);
+        script += fmt::format("\n# check it, from a client, once the server is up\n{}\n", shell_lines(launch->verify));
+        return script;
+    }
     // An orchestrator's front end is a command of its own, started once before the workers.
     if (!orchestrator.empty() && launch->router) {
         script += fmt::format("\n# the front end, once\n{}\n", shell_lines(*launch->router));
