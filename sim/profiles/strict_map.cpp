@@ -270,7 +270,7 @@ std::optional<std::vector<std::string>> StrictMap::strings(const std::string& ke
                     {location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i), "expected a name"});
                 return std::nullopt;
             }
-            values.push_back(item.Scalar());
+            values.push_back(core::printable(item.Scalar()));  // names reach terminals: no control characters
         }
         return values;
     }

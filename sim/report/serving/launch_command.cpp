@@ -180,19 +180,20 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     for (const profiles::LaunchPiece& flag : template_->flags) {
         if (holds(flag.when)) engine_flags += " " + fill(flag.text);
     }
-    if (under && !under->manifest.empty()) {
-        // A deployment file: the engine's flags become its argument list, less those the file
-        // sets from its own keys (each with its value, unless written --flag=value).
-        std::vector<std::string> args;
-        const std::vector<std::string> words = shell_words(engine_flags);
-        for (std::size_t i = 0; i < words.size(); ++i) {
-            if (std::find(under->sets_flags.begin(), under->sets_flags.end(), words[i]) != under->sets_flags.end()) {
-                if (i + 1 < words.size() && !words[i + 1].starts_with("--")) ++i;
-                continue;
-            }
-            args.push_back(words[i]);
+    // The engine's flags as an argument list, less those an orchestrator's file sets from its own
+    // keys (each with its value, unless written --flag=value).
+    std::vector<std::string> args;
+    const std::vector<std::string> words = shell_words(engine_flags);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (under && std::find(under->sets_flags.begin(), under->sets_flags.end(), words[i]) != under->sets_flags.end()) {
+            if (i + 1 < words.size() && !words[i + 1].starts_with("--")) ++i;
+            continue;
         }
-        values["engine_args"] = yaml_string_list(args);
+        args.push_back(words[i]);
+    }
+    values["engine_args"] = yaml_string_list(args);
+    if (under && !under->manifest.empty()) {
+        // A deployment file: the flags are its argument list.
         // The file states the instances and roles itself; only a note on the checkpoint stays.
         std::erase_if(launch.notes, [](const std::string& note) { return !note.starts_with("weights "); });
         launch.manifest = fill(under->manifest);
