@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "engine/cost_model.hpp"
 #include "engine/kernel_graph.hpp"
 #include "engine/operating_point.hpp"
@@ -204,6 +206,16 @@ TEST_CASE("a kernel graph's families and MoE formats are checked when the profil
     const auto empty = messages("  families: []\n");
     REQUIRE(empty.size() == 1);
     CHECK(empty[0].find("non-empty list") != std::string::npos);
+    // Marked structural, a graph states no counts.
+    const auto path_structural = testing::write_temp("graph-structural.yaml",
+                                                     "name: vllm\nversion: \"9.7\"\nbase: vllm@0.8\nsource: \"t\"\n"
+                                                     "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
+                                                     "  structural: true\n  attention_block: 9\n");
+    const auto structural = testing::error_messages([&] { catalog.runtime(path_structural); });
+    REQUIRE(structural.size() == 1);
+    CHECK(structural[0].find("graph-structural.yaml:10:") != std::string::npos);
+    CHECK(structural[0].find("kernel_graph.attention_block") != std::string::npos);
+    CHECK(structural[0].find("structural: true states no counts") != std::string::npos);
     const auto shared = messages("  shared_expert_block: -1\n");
     REQUIRE(shared.size() == 1);
     CHECK(shared[0].find("kernel_graph.shared_expert_block") != std::string::npos);
@@ -215,4 +227,22 @@ TEST_CASE("a kernel graph's families and MoE formats are checked when the profil
                                           "  moe_mlp_block: 12\n");
     CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", path, "bf16") == doctest::Approx(32.0 * 8.0 + 3.0));
     CHECK(decode_kernels_on("mi300x", "llama-3.1-8b", path, "bf16") == doctest::Approx(419.0));
+}
+
+TEST_CASE("every family a shipped kernel graph names is a shipped device's") {
+    // A family typed wrong ("nvidia-hoper") would leave its graph counted nowhere, silently.
+    const auto catalog = testing::shipped_catalog();
+    std::set<std::string> families;
+    for (const std::string& id : catalog.hardware_ids()) families.insert(catalog.hardware(id).family());
+    int named = 0;
+    for (const std::string& id : catalog.runtime_ids()) {
+        const auto runtime = catalog.runtime(id);  // held: a range over a temporary's member would dangle
+        for (const std::string& family : runtime->graph.families) {
+            CAPTURE(id);
+            CHECK(families.count(family) == 1);
+            ++named;
+        }
+    }
+    // vLLM's builds name Hopper, Ampere and Ada, SGLang Hopper: the check read them.
+    CHECK(named >= 4);
 }

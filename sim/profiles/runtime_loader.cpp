@@ -119,6 +119,13 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
     // `structural: true`: the runtime's launches are not counted (a compiled or fused engine on
     // a base whose graph is counted): its blocks keep the structural kernels.
     if (section.boolean("structural", Presence::optional).value_or(false)) {
+        for (const char* count : {"attention_block", "latent_attention_block", "dense_mlp_block", "moe_mlp_block",
+                                  "shared_expert_block", "families", "moe_formats"}) {
+            if (section.has(count)) {
+                section.accept(count);
+                section.error(count, "a graph marked structural: true states no counts; remove one of the two");
+            }
+        }
         section.reject_unknown_keys({"source", "structural"});
         return;
     }
