@@ -35,6 +35,14 @@ double decode_kernels(const std::string& model, const std::string& runtime, cons
     return step_kernels(cost_on_rtx_4090(model, runtime, weights));
 }
 
+// A build of vLLM on vllm@0.8 whose kernel_graph section is `graph_lines` (after its source),
+// written to `file`.
+std::string vllm_with_graph(const std::string& file, const std::string& version, const std::string& graph_lines) {
+    return testing::write_temp(file, "name: vllm\nversion: \"" + version +
+                                         "\"\nbase: vllm@0.8\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
+                                         "kernel_graph:\n  source: \"t\"\n" + graph_lines);
+}
+
 double decode_kernels_on(const std::string& hardware, const std::string& model, const std::string& runtime,
                          const std::string& weights) {
     auto s = testing::setup_on(hardware, model, weights, runtime);
@@ -187,11 +195,8 @@ TEST_CASE("vLLM's and SGLang's decode graphs on Hopper, counted by hand from the
 TEST_CASE("a kernel graph's families and MoE formats are checked when the profile loads") {
     const auto catalog = testing::shipped_catalog();
     const auto messages = [&](const std::string& graph_lines) {
-        const auto path = testing::write_temp("graph-families.yaml",
-                                              "name: vllm\nversion: \"9.9\"\nbase: vllm@0.8\nsource: \"t\"\n"
-                                              "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
-                                              "  attention_block: 9\n  dense_mlp_block: 4\n  moe_mlp_block: 12\n" +
-                                                  graph_lines);
+        const auto path = vllm_with_graph("graph-families.yaml", "9.9",
+                                          "  attention_block: 9\n  dense_mlp_block: 4\n  moe_mlp_block: 12\n" + graph_lines);
         return testing::error_messages([&] { catalog.runtime(path); });
     };
     const auto family = messages("  families: [Hopper]\n");
@@ -207,10 +212,8 @@ TEST_CASE("a kernel graph's families and MoE formats are checked when the profil
     REQUIRE(empty.size() == 1);
     CHECK(empty[0].find("non-empty list") != std::string::npos);
     // Marked structural, a graph states no counts.
-    const auto path_structural = testing::write_temp("graph-structural.yaml",
-                                                     "name: vllm\nversion: \"9.7\"\nbase: vllm@0.8\nsource: \"t\"\n"
-                                                     "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
-                                                     "  structural: true\n  attention_block: 9\n");
+    const auto path_structural =
+        vllm_with_graph("graph-structural.yaml", "9.7", "  structural: true\n  attention_block: 9\n");
     const auto structural = testing::error_messages([&] { catalog.runtime(path_structural); });
     REQUIRE(structural.size() == 1);
     CHECK(structural[0].find("graph-structural.yaml:10:") != std::string::npos);
@@ -220,11 +223,9 @@ TEST_CASE("a kernel graph's families and MoE formats are checked when the profil
     REQUIRE(shared.size() == 1);
     CHECK(shared[0].find("kernel_graph.shared_expert_block") != std::string::npos);
     // A graph that names a family only there: Llama-3.1-8B on an H100 keeps its structural kernels.
-    const auto path = testing::write_temp("graph-elsewhere.yaml",
-                                          "name: vllm\nversion: \"9.8\"\nbase: vllm@0.8\nsource: \"t\"\n"
-                                          "measured: false\nmeasurements: \"t\"\nkernel_graph:\n  source: \"t\"\n"
-                                          "  families: [amd-cdna]\n  attention_block: 9\n  dense_mlp_block: 4\n"
-                                          "  moe_mlp_block: 12\n");
+    const auto path = vllm_with_graph("graph-elsewhere.yaml", "9.8",
+                                      "  families: [amd-cdna]\n  attention_block: 9\n  dense_mlp_block: 4\n"
+                                      "  moe_mlp_block: 12\n");
     CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", path, "bf16") == doctest::Approx(32.0 * 8.0 + 3.0));
     CHECK(decode_kernels_on("mi300x", "llama-3.1-8b", path, "bf16") == doctest::Approx(419.0));
 }

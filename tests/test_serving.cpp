@@ -34,6 +34,18 @@ workload::Request request_at(double arrival, long long prompt, long long output,
     return request;
 }
 
+// The plan the --emit cases launch: Llama-3.1-70B at 4 requests/s on H100s within a 2 s TTFT and a
+// 50 ms TPOT, with `extra` flags after it.
+const std::vector<std::string> kEmitPlan{"plan",     "--model",  "llama-3.1-70b", "--rate",     "4",        "--prompt",
+                                         "2000",     "--output", "300",           "--hardware", "h100-sxm", "--ttft-p99",
+                                         "2",        "--tpot-p99", "0.05"};
+
+testing::CliResult run_emit_plan(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = kEmitPlan;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::run(args);
+}
+
 }  // namespace
 
 using testing::fixed_stream;
@@ -881,18 +893,10 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
         }
         return lines + script.substr(from);
     };
-    const std::vector<std::string> common{"plan",     "--model",  "llama-3.1-70b", "--rate",     "4",     "--prompt",
-                                          "2000",     "--output", "300",           "--hardware", "h100-sxm", "--ttft-p99",
-                                          "2",        "--tpot-p99", "0.05"};
-    auto with = [&](std::vector<std::string> extra) {
-        std::vector<std::string> args = common;
-        args.insert(args.end(), extra.begin(), extra.end());
-        return testing::run(args);
-    };
     // A tensor-parallel plan: vllm serve with the plan's tp, pp and scheduler limits.
-    const auto emitted = with({"--emit", "vllm"});
+    const auto emitted = run_emit_plan({"--emit", "vllm"});
     REQUIRE(emitted.exit_code == 0);
-    const auto plan = nlohmann::json::parse(with({"--runtime", "vllm", "--json"}).out);
+    const auto plan = nlohmann::json::parse(run_emit_plan({"--runtime", "vllm", "--json"}).out);
     const auto& best = plan["options"][0];
     const std::string script = joined(emitted.out);
     CHECK(script.starts_with("#!/bin/sh\n"));
@@ -906,7 +910,7 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
           std::string::npos);
     CHECK(script.find("of requests on target") != std::string::npos);
     // Disaggregated pools under SGLang: each pool's role on its own command, and the router.
-    const auto pools = with({"--emit", "sglang", "--disaggregation", "only"});
+    const auto pools = run_emit_plan({"--emit", "sglang", "--disaggregation", "only"});
     REQUIRE(pools.exit_code == 0);
     const std::string pd = joined(pools.out);
     CHECK(pd.find("# each prefill instance\npython -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B") !=
@@ -915,13 +919,13 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
     CHECK(pd.find("--disaggregation-mode decode\n") != std::string::npos);
     CHECK(pd.find("sglang_router.launch_router --pd-disaggregation") != std::string::npos);
     // Another runtime beside --emit, or --json, is refused; so is a runtime with no launch data.
-    CHECK(with({"--emit", "vllm", "--runtime", "sglang"}).exit_code != 0);
-    CHECK(with({"--emit", "vllm", "--json"}).exit_code != 0);
-    CHECK(with({"--emit", "mlx"}).exit_code != 0);
+    CHECK(run_emit_plan({"--emit", "vllm", "--runtime", "sglang"}).exit_code != 0);
+    CHECK(run_emit_plan({"--emit", "vllm", "--json"}).exit_code != 0);
+    CHECK(run_emit_plan({"--emit", "mlx"}).exit_code != 0);
 
     // Under NVIDIA Dynamo: the front end once, each worker `python -m dynamo.vllm` with the same
     // vLLM flags as `vllm serve` above (they pass through), and AIPerf at the planned rate.
-    const auto dynamo = with({"--emit", "dynamo"});
+    const auto dynamo = run_emit_plan({"--emit", "dynamo"});
     REQUIRE(dynamo.exit_code == 0);
     const std::string under = joined(dynamo.out);
     CHECK(under.find("# the front end, once\npython -m dynamo.frontend --http-port 8000") != std::string::npos);
@@ -933,14 +937,14 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
     CHECK(under.find("--request-count 1000 --request-rate 4\n") != std::string::npos);
     // Disaggregated under Dynamo with SGLang workers: Dynamo's roles and transfer backend, not
     // SGLang's router; a closed loop of users becomes AIPerf's concurrency.
-    const auto dynamo_pools = with({"--emit", "dynamo", "--runtime", "sglang", "--disaggregation", "only"});
+    const auto dynamo_pools = run_emit_plan({"--emit", "dynamo", "--runtime", "sglang", "--disaggregation", "only"});
     REQUIRE(dynamo_pools.exit_code == 0);
     const std::string dpd = joined(dynamo_pools.out);
     CHECK(dpd.find("# each prefill instance\npython -m dynamo.sglang --model-path meta-llama/Llama-3.1-70B --tp-size") !=
           std::string::npos);
     CHECK(dpd.find("--disaggregation-mode decode --disaggregation-transfer-backend nixl\n") != std::string::npos);
     CHECK(dpd.find("sglang_router") == std::string::npos);
-    std::vector<std::string> closed = common;
+    std::vector<std::string> closed = kEmitPlan;
     closed[3] = "--users";
     closed[4] = "20";
     closed.insert(closed.end(), {"--emit", "dynamo"});
@@ -948,20 +952,12 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
     REQUIRE(users.exit_code == 0);
     CHECK(joined(users.out).find("--concurrency 20") != std::string::npos);
     // A runtime without a Dynamo launch in its profile is refused with the reason.
-    const auto trt = with({"--emit", "dynamo", "--runtime", "tensorrt-llm"});
+    const auto trt = run_emit_plan({"--emit", "dynamo", "--runtime", "tensorrt-llm"});
     CHECK(trt.exit_code != 0);
     CHECK(trt.err.find("launch.orchestrators") != std::string::npos);
 }
 
 TEST_CASE("plan --emit llm-d writes llm-d's Helm values for the plan, its pools and flags the plan's own") {
-    const std::vector<std::string> common{"plan",     "--model",  "llama-3.1-70b", "--rate",     "4",     "--prompt",
-                                          "2000",     "--output", "300",           "--hardware", "h100-sxm", "--ttft-p99",
-                                          "2",        "--tpot-p99", "0.05"};
-    auto with = [&](std::vector<std::string> extra) {
-        std::vector<std::string> args = common;
-        args.insert(args.end(), extra.begin(), extra.end());
-        return testing::run(args);
-    };
     // The values file between `cat > values.yaml <<'EOF'` and `EOF`, line by line.
     const auto values_of = [](const std::string& script) {
         const std::string head = "cat > values.yaml <<'EOF'\n";
@@ -974,10 +970,10 @@ TEST_CASE("plan --emit llm-d writes llm-d's Helm values for the plan, its pools 
     // One pool (tensor parallel, maybe pipeline stages): llm-d-modelservice's decode section holds
     // the replicas and the tensor group, the chart adds --tensor-parallel-size itself, so the args
     // are the plan's other vLLM flags; the GPU count is the instance's devices (tp x pp).
-    const auto plan = nlohmann::json::parse(with({"--runtime", "vllm", "--json"}).out)["options"][0];
+    const auto plan = nlohmann::json::parse(run_emit_plan({"--runtime", "vllm", "--json"}).out)["options"][0];
     const int tp = plan["tp"].get<int>();
     const int pp = plan["pp"].get<int>();
-    const auto one_pool = with({"--emit", "llm-d"});
+    const auto one_pool = run_emit_plan({"--emit", "llm-d"});
     REQUIRE(one_pool.exit_code == 0);
     const std::string values = values_of(one_pool.out);
     CHECK(values.find("  uri: \"hf://meta-llama/Llama-3.1-70B\"\n") != std::string::npos);
@@ -998,9 +994,9 @@ TEST_CASE("plan --emit llm-d writes llm-d's Helm values for the plan, its pools 
     CHECK(one_pool.out.find("--base-url http://GATEWAY_IP") != std::string::npos);
     // Disaggregated: the prefill and decode pools' sizes, the routing sidecar on, and vLLM's NIXL
     // connector in both roles' args, the connector's JSON one argument.
-    const auto pd_plan = nlohmann::json::parse(with({"--runtime", "vllm", "--disaggregation", "only", "--json"}).out)["options"][0];
+    const auto pd_plan = nlohmann::json::parse(run_emit_plan({"--runtime", "vllm", "--disaggregation", "only", "--json"}).out)["options"][0];
     REQUIRE(pd_plan["disaggregated"].get<bool>());
-    const auto pools = with({"--emit", "llm-d", "--disaggregation", "only"});
+    const auto pools = run_emit_plan({"--emit", "llm-d", "--disaggregation", "only"});
     REQUIRE(pools.exit_code == 0);
     const std::string pd = values_of(pools.out);
     CHECK(pd.find("decode:\n  create: true\n  replicas: " + std::to_string(pd_plan["decode_instances"].get<int>()) + "\n") !=
@@ -1013,7 +1009,7 @@ TEST_CASE("plan --emit llm-d writes llm-d's Helm values for the plan, its pools 
     REQUIRE(first != std::string::npos);
     CHECK(pd.find(connector, first + 1) != std::string::npos);  // in the prefill pool's args too
     // llm-d runs vLLM: SGLang's profile states no llm-d launch, and says so.
-    const auto sglang = with({"--emit", "llm-d", "--runtime", "sglang"});
+    const auto sglang = run_emit_plan({"--emit", "llm-d", "--runtime", "sglang"});
     CHECK(sglang.exit_code != 0);
     CHECK(sglang.err.find("launch.orchestrators") != std::string::npos);
 }

@@ -105,31 +105,31 @@ std::optional<YAML::Node> StrictMap::scalar(const std::string& key, Presence pre
     return std::nullopt;
 }
 
-std::optional<std::string> StrictMap::string(const std::string& key, Presence presence) {
+std::optional<std::string> StrictMap::nonempty_text(const std::string& key, Presence presence) {
     const auto node = scalar(key, presence, "a text value");
     if (!node) return std::nullopt;
-    const std::string text = node->Scalar();
+    std::string text = node->Scalar();
     if (text.empty()) {
         error(key, "expected a non-empty text value");
         return std::nullopt;
     }
-    return core::printable(text);  // names reach terminals and every output: no control characters
+    return text;
+}
+
+std::optional<std::string> StrictMap::string(const std::string& key, Presence presence) {
+    const auto text = nonempty_text(key, presence);
+    if (!text) return std::nullopt;
+    return core::printable(*text);  // names reach terminals and every output: no control characters
 }
 
 std::optional<std::string> StrictMap::text_block(const std::string& key, Presence presence) {
-    const auto node = scalar(key, presence, "a text value");
-    if (!node) return std::nullopt;
-    const std::string text = node->Scalar();
-    if (text.empty()) {
-        error(key, "expected a non-empty text value");
-        return std::nullopt;
-    }
+    const auto text = nonempty_text(key, presence);
+    if (!text) return std::nullopt;
     std::string kept;
-    std::size_t from = 0;
-    while (from <= text.size()) {
-        const std::size_t end = std::min(text.find('\n', from), text.size());
-        if (!kept.empty() || from > 0) kept += '\n';
-        kept += core::printable(text.substr(from, end - from));
+    for (std::size_t from = 0; from <= text->size();) {
+        const std::size_t end = std::min(text->find('\n', from), text->size());
+        if (from > 0) kept += '\n';
+        kept += core::printable(text->substr(from, end - from));
         from = end + 1;
     }
     return kept;
@@ -253,66 +253,64 @@ std::optional<std::vector<std::int64_t>> StrictMap::integers(const std::string& 
     return whole_number_list(key, presence, minimum, maximum, false);
 }
 
-std::optional<std::vector<std::string>> StrictMap::strings(const std::string& key, Presence presence) {
+std::optional<YAML::Node> StrictMap::nonempty_list(const std::string& key, Presence presence, const char* what) {
     read_keys_.insert(key);
     if (!valid_) return std::nullopt;
     for (const auto& entry : node_) {
         if (entry.first.Scalar() != key) continue;
         if (!entry.second.IsSequence() || entry.second.size() == 0) {
-            error(key, "expected a non-empty list of names");
+            error(key, fmt::format("expected a non-empty list of {}", what));
             return std::nullopt;
         }
-        std::vector<std::string> values;
-        for (std::size_t i = 0; i < entry.second.size(); ++i) {
-            const YAML::Node item = entry.second[i];
-            if (!item.IsScalar() || item.Scalar().empty()) {
-                diagnostics_->push_back(
-                    {location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i), "expected a name"});
-                return std::nullopt;
-            }
-            values.push_back(core::printable(item.Scalar()));  // names reach terminals: no control characters
-        }
-        return values;
-    }
-    if (presence == Presence::required) error(key, "missing required key");
-    return std::nullopt;
-}
-
-std::optional<std::vector<std::int64_t>> StrictMap::whole_number_list(const std::string& key, Presence presence,
-                                                                      std::int64_t minimum, std::int64_t maximum,
-                                                                      bool increasing) {
-    read_keys_.insert(key);
-    if (!valid_) return std::nullopt;
-    for (const auto& entry : node_) {
-        if (entry.first.Scalar() != key) continue;
-        if (!entry.second.IsSequence() || entry.second.size() == 0) {
-            error(key, "expected a non-empty list of whole numbers");
-            return std::nullopt;
-        }
-        std::vector<std::int64_t> values;
-        for (std::size_t i = 0; i < entry.second.size(); ++i) {
-            const YAML::Node item = entry.second[i];
-            double value = 0.0;
-            const bool number = item.IsScalar() && core::parse_number(item.Scalar(), value);
-            if (!number || value < static_cast<double>(minimum) || value > static_cast<double>(maximum) ||
-                value != static_cast<double>(static_cast<std::int64_t>(value))) {
-                diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
-                                         fmt::format("expected a whole number from {} to {}", minimum, maximum)});
-                return std::nullopt;
-            }
-            if (increasing && !values.empty() && static_cast<std::int64_t>(value) <= values.back()) {
-                diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), i),
-                                         "expected the numbers in increasing order"});
-                return std::nullopt;
-            }
-            values.push_back(static_cast<std::int64_t>(value));
-        }
-        return values;
+        return entry.second;
     }
     if (presence == Presence::required) {
         diagnostics_->push_back({location(), path_of(key), "missing required list"});
     }
     return std::nullopt;
+}
+
+void StrictMap::item_error(const std::string& key, std::size_t index, const YAML::Node& item, const std::string& message) {
+    diagnostics_->push_back({location_of_node(file_, item), fmt::format("{}[{}]", path_of(key), index), message});
+}
+
+std::optional<std::vector<std::string>> StrictMap::strings(const std::string& key, Presence presence) {
+    const auto list = nonempty_list(key, presence, "names");
+    if (!list) return std::nullopt;
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const YAML::Node item = (*list)[i];
+        if (!item.IsScalar() || item.Scalar().empty()) {
+            item_error(key, i, item, "expected a name");
+            return std::nullopt;
+        }
+        values.push_back(core::printable(item.Scalar()));  // names reach terminals: no control characters
+    }
+    return values;
+}
+
+std::optional<std::vector<std::int64_t>> StrictMap::whole_number_list(const std::string& key, Presence presence,
+                                                                      std::int64_t minimum, std::int64_t maximum,
+                                                                      bool increasing) {
+    const auto list = nonempty_list(key, presence, "whole numbers");
+    if (!list) return std::nullopt;
+    std::vector<std::int64_t> values;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const YAML::Node item = (*list)[i];
+        double value = 0.0;
+        const bool number = item.IsScalar() && core::parse_number(item.Scalar(), value);
+        if (!number || value < static_cast<double>(minimum) || value > static_cast<double>(maximum) ||
+            value != static_cast<double>(static_cast<std::int64_t>(value))) {
+            item_error(key, i, item, fmt::format("expected a whole number from {} to {}", minimum, maximum));
+            return std::nullopt;
+        }
+        if (increasing && !values.empty() && static_cast<std::int64_t>(value) <= values.back()) {
+            item_error(key, i, item, "expected the numbers in increasing order");
+            return std::nullopt;
+        }
+        values.push_back(static_cast<std::int64_t>(value));
+    }
+    return values;
 }
 
 std::vector<StrictMap> StrictMap::list_of_maps(const std::string& key, Presence presence) {

@@ -68,6 +68,13 @@ public:
 
 private:
     std::optional<YAML::Node> scalar(const std::string& key, Presence presence, const char* expected);
+    // A text value as written, or an error when it is empty.
+    std::optional<std::string> nonempty_text(const std::string& key, Presence presence);
+    // The key's value when it is a non-empty list; an error ("expected a non-empty list of `what`")
+    // when it is there but is not one, "missing required list" when a required one is absent.
+    std::optional<YAML::Node> nonempty_list(const std::string& key, Presence presence, const char* what);
+    // An error at one item of the list under `key`, named "key[index]".
+    void item_error(const std::string& key, std::size_t index, const YAML::Node& item, const std::string& message);
     std::optional<std::vector<std::int64_t>> whole_number_list(const std::string& key, Presence presence,
                                                                std::int64_t minimum, std::int64_t maximum,
                                                                bool increasing);

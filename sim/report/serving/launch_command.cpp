@@ -193,30 +193,22 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     }
     values["engine_args"] = yaml_string_list(args);
     if (under && !under->manifest.empty()) {
-        // A deployment file: the flags are its argument list.
-        // The file states the instances and roles itself; only a note on the checkpoint stays.
+        // A deployment file, the flags its argument list: it states the instances and roles
+        // itself, so only a note on the checkpoint stays.
         std::erase_if(launch.notes, [](const std::string& note) { return !note.starts_with("weights "); });
         launch.manifest = fill(under->manifest);
         launch.manifest_file = under->manifest_file;
         launch.install = fill(under->install);
-        launch.verify = fill(under->verify);
-        for (const profiles::LaunchPiece& flag : under->verify_flags) {
-            if (holds(flag.when)) launch.verify += " " + fill(flag.text);
+    } else {
+        launch.serve = fill(under ? under->serve : template_->serve) + engine_flags;
+        const std::string& prefill_role = under ? under->prefill_role : template_->prefill_role;
+        const std::string& decode_role = under ? under->decode_role : template_->decode_role;
+        if (option.disaggregated) {
+            launch.serve_decode = launch.serve;
+            if (!decode_role.empty()) *launch.serve_decode += " " + fill(decode_role);
+            if (!prefill_role.empty()) launch.serve += " " + fill(prefill_role);
+            if (!template_->router.empty()) launch.router = fill(template_->router);
         }
-        if (!under->router.empty()) launch.router = fill(under->router);
-        for (const profiles::LaunchPiece& note : under->notes) {
-            if (holds(note.when)) launch.notes.push_back(fill(note.text));
-        }
-        return launch;
-    }
-    launch.serve = fill(under ? under->serve : template_->serve) + engine_flags;
-    const std::string& prefill_role = under ? under->prefill_role : template_->prefill_role;
-    const std::string& decode_role = under ? under->decode_role : template_->decode_role;
-    if (option.disaggregated) {
-        launch.serve_decode = launch.serve;
-        if (!decode_role.empty()) *launch.serve_decode += " " + fill(decode_role);
-        if (!prefill_role.empty()) launch.serve += " " + fill(prefill_role);
-        if (!template_->router.empty()) launch.router = fill(template_->router);
     }
     if (under) launch.router = fill(under->router);
     launch.verify = fill(under ? under->verify : template_->verify);
