@@ -26,6 +26,19 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
     served.arrivals = workload::describe_arrivals(workload.arrivals, workload.burstiness, stream.arrivals.rate_per_s);
     served.prompt = workload::describe(workload.prompt);
     served.output = workload::describe(workload.output);
+    if (stream.conversations) {
+        // A later turn's prompt is the conversation so far: the load sees the prompts as sent.
+        double prompt_sum = 0.0;
+        for (const auto& request : served.requests) prompt_sum += static_cast<double>(request.prompt_tokens);
+        served.load.prompt_tokens = prompt_sum / static_cast<double>(served.requests.size());
+        served.prompt = fmt::format("{} first, then the conversation and {} more a turn (mean {:.0f})", served.prompt,
+                                    workload::describe(stream.conversations->follow_up), served.load.prompt_tokens);
+        served.arrivals = fmt::format("conversations of {} turns{}, {}", workload::describe(stream.conversations->turns),
+                                      stream.conversations->think_time_s > 0.0
+                                          ? fmt::format(" {:g} s apart", stream.conversations->think_time_s)
+                                          : std::string(),
+                                      served.arrivals);
+    }
     return served;
 }
 

@@ -105,18 +105,26 @@ struct CachedPrefix {
 // dropped from its end, as it is used from its start).
 using EvictionOrder = std::set<std::tuple<double, int, long long>>;
 
-// The prefix chain of a request: its block ids, or its one shared prefix as a chain of one link.
+// The prefix chain of a request: its block ids, or its one shared prefix as a chain of one link;
+// after the prompt's links, those its output completes (Request::output_block_ids).
 struct PrefixChain {
     const workload::Request& request;
-    std::size_t links() const {
+    // Links of the prompt: looked up when it is admitted and left in the cache after its prefill.
+    std::size_t prompt_links() const {
         if (!request.block_ids.empty()) return request.block_ids.size();
         return request.prefix_id >= 0 && request.prefix_tokens > 0 ? 1 : 0;
     }
-    long long id(std::size_t link) const { return request.block_ids.empty() ? request.prefix_id : request.block_ids[link]; }
-    // Prompt tokens up to and including `link`.
+    // Every link: the output's are left in the cache when the request finishes.
+    std::size_t links() const { return prompt_links() + request.output_block_ids.size(); }
+    long long id(std::size_t link) const {
+        if (link >= prompt_links()) return request.output_block_ids[link - prompt_links()];
+        return request.block_ids.empty() ? request.prefix_id : request.block_ids[link];
+    }
+    // Tokens up to and including `link`.
     long long tokens(std::size_t link) const {
-        if (request.block_ids.empty()) return request.prefix_tokens;
-        return std::min(static_cast<long long>(link + 1) * request.block_tokens, request.prompt_tokens);
+        if (link < prompt_links() && request.block_ids.empty()) return request.prefix_tokens;
+        const long long end = static_cast<long long>(link + 1) * request.block_tokens;
+        return link < prompt_links() ? std::min(end, request.prompt_tokens) : end;
     }
 };
 
@@ -187,6 +195,19 @@ public:
         prefill_capacity_bytes_ = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
         records_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
+        successors_.assign(requests.size(), -1);
+        sent_.assign(requests.size(), false);
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const long long previous = requests[i].follows;
+            if (previous < 0) continue;
+            if (previous >= static_cast<long long>(i) || successors_[static_cast<std::size_t>(previous)] >= 0) {
+                throw core::InputError(core::unlocated(
+                    "follows", fmt::format("request {} follows request {}: a turn follows one earlier turn, and no turn has two next turns",
+                                           i, previous)));
+            }
+            successors_[static_cast<std::size_t>(previous)] = static_cast<long long>(i);
+        }
+        while (next_head_ < requests.size() && requests[next_head_].follows >= 0) ++next_head_;
         if (config.closed_loop) {
             if (config.closed_loop->clients < 1 || !(config.closed_loop->think_time_s >= 0.0)) {
                 throw core::InputError(core::unlocated("concurrency", "a closed loop needs at least one client and a think time of at least 0"));
@@ -231,22 +252,27 @@ private:
         return (tokens + block - 1) / block * block;
     }
 
-    void arrive(std::size_t index, double now);
+    // Sends the next request (next_send) and routes it.
+    void arrive(double now);
     void start_step(Replica& replica, double now);
     void finish_step(Replica& replica, double now);
     bool reserve(Replica& replica, Sequence& sequence, long long tokens_needed);
     bool evict_prefix(Replica& replica);
     void release(Replica& replica, Sequence& sequence);
+    void leave_in_cache(Replica& replica, Sequence& sequence, std::size_t end, double now);
     void preempt(Replica& replica, std::size_t index);
     Sequence admit(Replica& replica, std::size_t request, double now);
     void sample(double now);
     void reject(Replica& replica, double now);
-    // When the next request is sent: its stated time, or in a closed loop when a client is ready.
-    double send_s(std::size_t next) const;
+    // The next request to be sent and when: a conversation's next turn whose client has thought
+    // long enough, else the next request that starts something (at its stated time, or in a closed
+    // loop when a client is ready); infinity when none is left to send.
+    std::pair<double, std::size_t> next_send() const;
     // When the scheduler can take the next request: its send plus the way in (RequestRecord::scheduled_s).
-    double next_arrival_s(std::size_t next) const;
-    // A request has left (finished or refused): in a closed loop its client sends again after thinking.
-    void client_done(double now);
+    double next_arrival_s() const;
+    // A request has left (finished or refused): its client sends its next turn, or in a closed loop
+    // its next request, after thinking.
+    void client_done(std::size_t request, double now);
     SpeculationStats speculation_stats() const;
     // Integrates the replica's running and waiting sequences up to `now`: called before anything
     // changes them, so each replica is brought up to date only when it changes, not at every event.
@@ -268,6 +294,14 @@ private:
     double last_scheduled_s_ = 0.0;  // when the scheduler took the last request
     // A closed loop's clients, by the time each will send its next request.
     std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
+    // Each request's next turn in its conversation (Request::follows turned round), or -1.
+    std::vector<long long> successors_;
+    // Later turns their clients will send, as (send time, request), soonest first.
+    std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+        follow_ups_;
+    std::size_t next_head_ = 0;  // the next request in order that follows none
+    std::size_t arrived_ = 0;
+    std::vector<bool> sent_;  // by request: whether it has been sent
     std::vector<Replica> replicas_;
     std::vector<RequestRecord> records_;
     std::vector<TimelineSample> timeline_;
@@ -424,6 +458,24 @@ void hold_prefix(Replica& replica, long long id, CachedPrefix& prefix, double no
 
 }  // namespace
 
+// Hands the sequence's links up to `end` (exclusive), beyond those it reads already, to the prefix
+// cache: with their bytes, held by the sequence until it leaves. Stops at the first link another
+// request has left there meanwhile (the rest of the chain is that one's).
+void Simulation::leave_in_cache(Replica& replica, Sequence& sequence, std::size_t end, double now) {
+    if (!config_.limits.prefix_caching || replica.role == Role::decode) return;
+    const PrefixChain chain{requests_[sequence.request]};
+    for (std::size_t link = sequence.shared_links; link < end && !replica.prefixes.count(chain.id(link)); ++link) {
+        const long long before = sequence.shared;
+        const long long tokens = chain.tokens(link);
+        CachedPrefix prefix{tokens, kv_bytes(replica, tokens) - (before > 0 ? kv_bytes(replica, before) : 0.0), 1, now,
+                            static_cast<int>(link)};
+        sequence.shared = tokens;
+        sequence.shared_links = link + 1;
+        sequence.bytes -= prefix.bytes;
+        replica.prefixes.emplace(chain.id(link), prefix);
+    }
+}
+
 void Simulation::release(Replica& replica, Sequence& sequence) {
     replica.used_bytes -= sequence.bytes;
     sequence.bytes = 0.0;
@@ -456,40 +508,63 @@ void Simulation::reject(Replica& replica, double now) {
     ++rejected_;
     const Sequence sequence = replica.waiting.front();
     records_[sequence.request].rejected = true;
-    client_done(now);
+    client_done(sequence.request, now);
     replica.waiting.pop_front();
     if (sequence.remote) release_source(sequence.request, now);
 }
 
-double Simulation::send_s(std::size_t next) const {
-    if (!config_.closed_loop) return requests_[next].arrival_s;
-    return ready_clients_.empty() ? std::numeric_limits<double>::infinity() : ready_clients_.top();
+std::pair<double, std::size_t> Simulation::next_send() const {
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    double head = kNever;
+    if (next_head_ < requests_.size()) {
+        head = !config_.closed_loop ? requests_[next_head_].arrival_s
+                                    : (ready_clients_.empty() ? kNever : ready_clients_.top());
+    }
+    if (!follow_ups_.empty() && follow_ups_.top().first < head) return follow_ups_.top();
+    return {head, next_head_};
 }
 
 // The scheduler sees a request after its way in, and never before one sent earlier: the front end
 // hands requests to the engine in the order it received them.
-double Simulation::next_arrival_s(std::size_t next) const {
-    if (next >= requests_.size()) return std::numeric_limits<double>::infinity();
-    const double path_in = path_.before(static_cast<double>(requests_[next].prompt_tokens)).value;
-    return std::max(last_scheduled_s_, send_s(next) + path_in);
+double Simulation::next_arrival_s() const {
+    const auto [sent, index] = next_send();
+    if (!std::isfinite(sent)) return sent;
+    const double path_in = path_.before(static_cast<double>(requests_[index].prompt_tokens)).value;
+    return std::max(last_scheduled_s_, sent + path_in);
 }
 
-// The client has the last token (or the refusal) after the way out, then thinks.
-void Simulation::client_done(double now) {
-    if (config_.closed_loop) ready_clients_.push(now + path_.after_step.value + config_.closed_loop->think_time_s);
-}
-
-void Simulation::arrive(std::size_t index, double now) {
-    if (config_.closed_loop) {
-        const double sent = ready_clients_.top();
-        ready_clients_.pop();
-        requests_[index].arrival_s = sent;
-        records_[index].request.arrival_s = sent;
+// The client has the last token (or the refusal) after the way out, then thinks: it sends its
+// conversation's next turn, or in a closed loop its next request.
+void Simulation::client_done(std::size_t request, double now) {
+    const double delivered = now + path_.after_step.value;
+    if (const long long next_turn = successors_[request]; next_turn >= 0) {
+        follow_ups_.push({delivered + requests_[static_cast<std::size_t>(next_turn)].think_s, static_cast<std::size_t>(next_turn)});
+    } else if (config_.closed_loop) {
+        ready_clients_.push(delivered + config_.closed_loop->think_time_s);
     }
+}
+
+void Simulation::arrive(double now) {
+    const auto [sent, index] = next_send();
+    if (!follow_ups_.empty() && follow_ups_.top().second == index && follow_ups_.top().first == sent) {
+        follow_ups_.pop();
+    } else {
+        if (config_.closed_loop) ready_clients_.pop();
+        ++next_head_;
+        while (next_head_ < requests_.size() && requests_[next_head_].follows >= 0) ++next_head_;
+    }
+    ++arrived_;
+    sent_[index] = true;
+    requests_[index].arrival_s = sent;
+    records_[index].request.arrival_s = sent;
     records_[index].scheduled_s = now;
     records_[index].delivery_s = path_.after_step.value;
     last_scheduled_s_ = now;
-    const std::size_t chosen = least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
+    // A conversation's later turn goes where its previous turn went, whose cache holds its start (the
+    // affinity of cache-aware routers); any other request to the least loaded instance.
+    const long long previous = requests_[index].follows;
+    const std::size_t chosen = previous >= 0 ? static_cast<std::size_t>(records_[static_cast<std::size_t>(previous)].replica)
+                                             : least_loaded(0, disaggregated() ? prefill_count_ : replicas_.size());
     Sequence sequence;
     sequence.request = index;
     sequence.target = requests_[index].prompt_tokens;
@@ -552,7 +627,7 @@ void Simulation::start_step(Replica& replica, double now) {
                     release(replica, sequence);
                     ++rejected_;
                     records_[sequence.request].rejected = true;
-                    client_done(now);
+                    client_done(sequence.request, now);
                     replica.running.clear();
                     preempted_self = true;
                     break;
@@ -610,7 +685,7 @@ void Simulation::start_step(Replica& replica, double now) {
             const PrefixChain chain{request};
             std::size_t hit_links = 0;
             if (limits.prefix_caching && replica.role != Role::decode && sequence.cached == 0) {
-                while (hit_links < chain.links() && replica.prefixes.count(chain.id(hit_links))) ++hit_links;
+                while (hit_links < chain.prompt_links() && replica.prefixes.count(chain.id(hit_links))) ++hit_links;
             }
             const bool hit = hit_links > 0;
             if (hit) {
@@ -711,23 +786,11 @@ void Simulation::finish_step(Replica& replica, double now) {
             gaps_.add(now - sequence.last_token_s);
         }
         sequence.last_token_s = now;
-        const workload::Request& request = requests_[sequence.request];
-        const PrefixChain chain{request};
-        if (was_prefilling && config_.limits.prefix_caching && replica.role != Role::decode &&
-            sequence.shared_links < chain.links() && !replica.prefixes.count(chain.id(sequence.shared_links))) {
+        if (was_prefilling) {
             // The first prefill of a prompt leaves the links of its chain beyond those it read in the
-            // cache for later requests, up to the first another request has left there meanwhile.
-            for (std::size_t link = sequence.shared_links; link < chain.links() && !replica.prefixes.count(chain.id(link));
-                 ++link) {
-                const long long before = sequence.shared;
-                const long long tokens = chain.tokens(link);
-                CachedPrefix prefix{tokens, kv_bytes(replica, tokens) - (before > 0 ? kv_bytes(replica, before) : 0.0), 1, now,
-                                    static_cast<int>(link)};
-                sequence.shared = tokens;
-                sequence.shared_links = link + 1;
-                sequence.bytes -= prefix.bytes;
-                replica.prefixes.emplace(chain.id(link), prefix);
-            }
+            // cache for later requests.
+            const PrefixChain chain{requests_[sequence.request]};
+            leave_in_cache(replica, sequence, chain.prompt_links(), now);
         }
     }
     // Finished sequences leave, in order.
@@ -736,7 +799,11 @@ void Simulation::finish_step(Replica& replica, double now) {
         Sequence& sequence = replica.running[i];
         if (sequence.generated >= requests_[sequence.request].output_tokens) {
             records_[sequence.request].finish_s = now;
-            client_done(now);
+            client_done(sequence.request, now);
+            // Its whole prompt in the cache, a finished request leaves the blocks its output
+            // completed there too: the next turn of its conversation starts with them.
+            const PrefixChain chain{requests_[sequence.request]};
+            if (sequence.shared_links == chain.prompt_links()) leave_in_cache(replica, sequence, chain.links(), now);
             release(replica, sequence);
             continue;
         }
@@ -791,7 +858,6 @@ void Simulation::sample(double now) {
 
 ServeResult Simulation::run(const ServiceTargets& targets) {
     ServeResult result;
-    std::size_t next = 0;
     double now = 0.0;
     bool counted_last_arrival = false;
     while (true) {
@@ -799,7 +865,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
         const double transfer_end =
             transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
-        const double arrival = next_arrival_s(next);
+        const double arrival = next_arrival_s();
         const bool arrival_first = std::isfinite(arrival) && arrival <= std::min(step_end, transfer_end);
         const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
         if (!arrival_first && !transfer_first && soonest == nullptr) break;
@@ -809,9 +875,9 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
             transfers_.pop();
             finish_transfer(transfer, now);
         } else if (arrival_first) {
-            arrive(next++, now);
-            if (config_.progress && next % 4096 == 0) config_.progress(static_cast<double>(next) / requests_.size());
-            if (next == requests_.size() && !counted_last_arrival) {
+            arrive(now);
+            if (config_.progress && arrived_ % 4096 == 0) config_.progress(static_cast<double>(arrived_) / requests_.size());
+            if (arrived_ == requests_.size() && !counted_last_arrival) {
                 counted_last_arrival = true;
                 for (const Replica& replica : replicas_) {
                     result.waiting_at_last_arrival += static_cast<long long>(replica.waiting.size());
@@ -839,6 +905,13 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         }
     }
 
+    // A later turn never sent (the turn before it never finished) was not served either.
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (sent_[i]) continue;
+        records_[i].rejected = true;
+        ++rejected_;
+    }
+
     // Latencies of the requests that were served.
     std::vector<double> ttft, server_ttft, tpot, e2e;
     double output_tokens = 0.0, total_tokens = 0.0, met = 0.0, last_finish = 0.0;
@@ -853,8 +926,13 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         last_finish = std::max(last_finish, record.finish_s + record.delivery_s);
         met += within_targets(record, targets) ? 1.0 : 0.0;
     }
-    const double first_arrival = requests_.empty() ? 0.0 : requests_.front().arrival_s;
-    const double last_arrival = requests_.empty() ? 0.0 : requests_.back().arrival_s;
+    // Sends in time order: a conversation's later turns are sent after the requests that follow it.
+    double first_arrival = requests_.empty() ? 0.0 : std::numeric_limits<double>::infinity(), last_arrival = 0.0;
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (!sent_[i]) continue;
+        first_arrival = std::min(first_arrival, requests_[i].arrival_s);
+        last_arrival = std::max(last_arrival, requests_[i].arrival_s);
+    }
     result.duration_s = last_finish - first_arrival;
     result.ttft_s = percentiles(ttft);
     result.server_ttft_s = percentiles(server_ttft);

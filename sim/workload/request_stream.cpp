@@ -103,8 +103,90 @@ std::string describe(const LengthDistribution& length) {
     return text;
 }
 
+namespace {
+
+// A request's lengths from the stream's distributions, truncated to the model's context: the
+// output first keeps room for one prompt token, then the prompt takes what is left.
+Request draw_request(const StreamSpec& spec, std::mt19937_64& random) {
+    Request request;
+    request.prompt_tokens = draw(spec.prompt, random);
+    request.output_tokens = draw(spec.output, random);
+    if (spec.max_context > 0) {
+        request.output_tokens = std::min(request.output_tokens, std::max(1LL, spec.max_context - 1));
+        request.prompt_tokens = std::max(1LL, std::min(request.prompt_tokens, spec.max_context - request.output_tokens));
+    }
+    return request;
+}
+
+// One of the shared prefixes, or -1: drawn for each request (each conversation) that may start with one.
+long long draw_prefix_group(const StreamSpec& spec, std::mt19937_64& random) {
+    if (spec.prefix_fraction <= 0.0 || core::uniform_unit(random) >= spec.prefix_fraction) return -1;
+    return static_cast<long long>(core::uniform_unit(random) * static_cast<double>(spec.prefix_groups));
+}
+
+// Block ids of generated conversations lie above any trace's (Mooncake's are at most 2^53): block
+// `index` of conversation `chain` counts from kConversationBlocks, of shared prefix `chain` from
+// kSharedPrefixBlocks, each chain with room for kBlocksPerChain blocks.
+constexpr long long kConversationBlocks = 1LL << 60;
+constexpr long long kSharedPrefixBlocks = 1LL << 61;
+constexpr long long kBlocksPerChain = 1LL << 24;
+
+// The turns of conversations: each later turn's prompt is the conversation so far and the user's
+// next message; its whole blocks are named by the conversation (or, under a shared prefix, by the
+// prefix's group) and their position, so a turn's chain starts with the previous turn's.
+std::vector<Request> generate_conversations(const StreamSpec& spec, std::mt19937_64& random) {
+    const Conversations& talk = *spec.conversations;
+    std::vector<Request> requests;
+    requests.reserve(static_cast<std::size_t>(spec.requests));
+    const double shape = spec.arrivals.kind == Arrivals::Kind::gamma ? spec.arrivals.burstiness : 1.0;
+    const double start_rate = spec.arrivals.rate_per_s / std::max(1.0, talk.turns.mean());
+    const double gap_scale = 1.0 / (shape * start_rate);
+    const long long block = talk.block_tokens;
+    // No conversation grows past the model's context, nor past its chain's ids.
+    const long long context_limit = std::min(spec.max_context > 0 ? spec.max_context : kBlocksPerChain * block,
+                                             kBlocksPerChain * block);
+    double time = 0.0;
+    for (long long conversation = 0; static_cast<long long>(requests.size()) < spec.requests; ++conversation) {
+        if (conversation > 0) time += core::gamma(random, shape, gap_scale);
+        const long long turns = draw(talk.turns, random);
+        const long long group = draw_prefix_group(spec, random);
+        long long context = 0;  // the conversation's tokens before this turn's message
+        for (long long turn = 0; turn < turns && static_cast<long long>(requests.size()) < spec.requests; ++turn) {
+            Request request;
+            if (turn == 0) {
+                request = draw_request(spec, random);
+                request.arrival_s = time;
+            } else {
+                request.prompt_tokens = context + draw(talk.follow_up, random);
+                request.output_tokens = draw(spec.output, random);
+                if (request.prompt_tokens + request.output_tokens > context_limit) break;
+                request.follows = static_cast<long long>(requests.size()) - 1;
+                request.think_s = talk.think_time_s;
+            }
+            // The prompt's whole blocks, then those its reply completes: the cache holds the reply's
+            // tokens but its last, which is never fed back.
+            const long long prefix_blocks = group >= 0 ? std::min(spec.prefix_tokens, request.prompt_tokens) / block : 0;
+            const auto id = [&](long long index) {
+                return index < prefix_blocks ? kSharedPrefixBlocks + group * kBlocksPerChain + index
+                                             : kConversationBlocks + conversation * kBlocksPerChain + index;
+            };
+            const long long prompt_blocks = request.prompt_tokens / block;
+            const long long context_blocks = (request.prompt_tokens + request.output_tokens - 1) / block;
+            for (long long index = 0; index < prompt_blocks; ++index) request.block_ids.push_back(id(index));
+            for (long long index = prompt_blocks; index < context_blocks; ++index) request.output_block_ids.push_back(id(index));
+            request.block_tokens = block;
+            context = request.prompt_tokens + request.output_tokens;
+            requests.push_back(std::move(request));
+        }
+    }
+    return requests;
+}
+
+}  // namespace
+
 std::vector<Request> generate_requests(const StreamSpec& spec) {
     std::mt19937_64 random(spec.seed);
+    if (spec.conversations) return generate_conversations(spec, random);
     std::vector<Request> requests;
     requests.reserve(static_cast<std::size_t>(spec.requests));
     const double shape = spec.arrivals.kind == Arrivals::Kind::gamma ? spec.arrivals.burstiness : 1.0;
@@ -114,16 +196,10 @@ std::vector<Request> generate_requests(const StreamSpec& spec) {
     double time = 0.0;
     for (long long i = 0; i < spec.requests; ++i) {
         if (i > 0) time += core::gamma(random, shape, gap_scale);
-        Request request;
+        Request request = draw_request(spec, random);
         request.arrival_s = time;
-        request.prompt_tokens = draw(spec.prompt, random);
-        request.output_tokens = draw(spec.output, random);
-        if (spec.max_context > 0) {
-            request.output_tokens = std::min(request.output_tokens, std::max(1LL, spec.max_context - 1));
-            request.prompt_tokens = std::max(1LL, std::min(request.prompt_tokens, spec.max_context - request.output_tokens));
-        }
-        if (spec.prefix_fraction > 0.0 && core::uniform_unit(random) < spec.prefix_fraction) {
-            request.prefix_id = static_cast<long long>(core::uniform_unit(random) * static_cast<double>(spec.prefix_groups));
+        if (const long long group = draw_prefix_group(spec, random); group >= 0) {
+            request.prefix_id = group;
             request.prefix_tokens = std::min(spec.prefix_tokens, request.prompt_tokens);
         }
         requests.push_back(request);

@@ -25,6 +25,15 @@ struct Request {
     // prefix above, if any.
     std::vector<long long> block_ids;
     long long block_tokens = 0;
+    // The ids of the whole blocks the output completes after the prompt's (block_ids then names
+    // whole blocks only): a finished request leaves them in the cache, as vLLM and SGLang keep a
+    // finished sequence's blocks, so the next turn of a conversation reads its reply from there.
+    std::vector<long long> output_block_ids;
+    // A later turn of a conversation: the index of the request it answers (-1: none). It is sent
+    // `think_s` after the client has the last token of that one, from the same client, and its
+    // arrival_s is set when it is sent.
+    long long follows = -1;
+    double think_s = 0.0;
 };
 
 // A length: fixed, or drawn from a distribution (rounded, at least 1 token), optionally capped
@@ -53,6 +62,16 @@ struct Arrivals {
     double burstiness = 1.0;  // gamma shape k: the coefficient of variation of gaps is 1/sqrt(k); 1 is Poisson
 };
 
+// Multi-turn conversations (chat, agents): each turn's prompt is the whole conversation so far, the
+// previous prompt and reply and the user's next message, so it starts with the previous turn's
+// cache. The stream's prompt length is the first turn's.
+struct Conversations {
+    LengthDistribution turns;      // turns a conversation has, at least 1
+    LengthDistribution follow_up;  // tokens the user adds at each later turn
+    double think_time_s = 0.0;     // from a reply's last token to the next turn's send
+    long long block_tokens = 16;   // the cache's block: the unit of the ids a turn shares
+};
+
 struct StreamSpec {
     Arrivals arrivals;
     LengthDistribution prompt;
@@ -67,12 +86,17 @@ struct StreamSpec {
     // The model's context: a prompt is truncated so that prompt + output fits (agent frameworks
     // compact their context; a server refuses what does not fit). 0: no limit.
     long long max_context = 0;
+    // Set: the requests are the turns of conversations, `requests` of them in all. Conversations
+    // start at the arrival process's times at rate_per_s / mean turns, so that requests arrive at
+    // about rate_per_s; a conversation ends early at the turn that would pass max_context.
+    std::optional<Conversations> conversations;
 };
 
 // "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512" (a cap named where it binds).
 std::string describe(const LengthDistribution& length);
 
-// The requests of `spec`, sorted by arrival, the first at time 0.
+// The requests of `spec`, sorted by arrival, the first at time 0; with conversations, each
+// conversation's turns in order after its first (sent as the conversation proceeds).
 std::vector<Request> generate_requests(const StreamSpec& spec);
 
 }  // namespace decodesim::workload

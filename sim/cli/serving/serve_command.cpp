@@ -55,6 +55,8 @@ struct ServeOptions {
     std::optional<double> prefix_fraction;
     std::optional<long long> prefix_tokens;
     std::optional<long long> prefix_groups;
+    std::optional<std::string> turns;      // conversations: turns each (a length distribution)
+    std::optional<std::string> follow_up;  // and the tokens each later turn adds
     SchedulerOptions scheduler;
     std::optional<double> ttft_slo;
     std::optional<double> tpot_slo;
@@ -88,6 +90,10 @@ void refuse_serve_flags_without_effect(const ServeOptions& options, const worklo
          "with --prefix-fraction above 0 on a generated stream (a trace names its prefixes in its rows)"},
         {"--prefix-groups", options.prefix_groups.has_value(), !replay && prefix,
          "with --prefix-fraction and --prefix-tokens above 0 on a generated stream"},
+        {"--think-time", options.think_time.has_value(), options.concurrency.has_value() || (!replay && options.turns),
+         "with --concurrency (between a client's requests) or --turns (between a conversation's turns)"},
+        {"--follow-up", options.follow_up.has_value(), !replay && options.turns.has_value(),
+         "with --turns on a generated stream"},
         {"--seed", options.seed.has_value(), !replay || options.deployment.draft.has_value(),
          "on a generated stream, or with --draft (a trace's draws are its rows; speculation draws its accepted tokens)"},
     });
@@ -105,6 +111,13 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (options.concurrency && (pools || options.max_output)) {
         throw core::UsageError("--concurrency runs a closed loop of colocated replicas; it cannot be combined with "
                                "--disaggregate or --max-output");
+    }
+    if (options.turns && !options.follow_up && options.trace.empty()) {
+        throw core::UsageError("--turns needs --follow-up: the tokens the user adds at each later turn of a conversation");
+    }
+    if (options.turns && (pools || options.max_output)) {
+        throw core::UsageError("--turns runs conversations on colocated replicas; it cannot be combined with --disaggregate "
+                               "or --max-output");
     }
     if (!options.trace.empty() && (scenario || options.max_output)) {
         throw core::UsageError("--trace replays its own lengths and arrivals; it cannot be combined with --scenario or --max-output");
@@ -142,6 +155,11 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_fraction = options.prefix_fraction.value_or(0.0);
         spec.prefix_tokens = options.prefix_tokens.value_or(0);
         spec.prefix_groups = options.prefix_groups.value_or(1);
+        if (options.turns) {
+            spec.conversations = workload::Conversations{parse_length(*options.turns, "--turns", "turns"),
+                                                         parse_length(*options.follow_up, "--follow-up"),
+                                                         resolved.think_time_s};
+        }
         refuse_prefix_beyond_prompt(spec.prefix_tokens, spec.prefix_fraction, resolved.prompt);
         stream = serving::generated_stream(resolved, spec, options.max_output);
         warn_prefix_beyond_prompt(io, spec.prefix_tokens, stream.requests);
@@ -306,10 +324,16 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                             ->check(CLI::Range(1LL, 1'000'000LL));
     concurrency->excludes(rate)->excludes(arrivals)->excludes(burstiness);
     command->add_option("--think-time", options->think_time,
-                        "Closed loop: seconds each client waits between a response and its next request (default 0, "
-                        "or the scenario's)")
-        ->check(CLI::Range(0.0, 1e6))
-        ->needs(concurrency);
+                        "Seconds a client waits between a response and its next request (--concurrency) or its "
+                        "conversation's next turn (--turns); default 0, or the scenario's")
+        ->check(CLI::Range(0.0, 1e6));
+    auto* turns = command->add_option("--turns", options->turns,
+                                      "Multi-turn conversations of this many turns (N, uniform:LOW:HIGH, ...): each later "
+                                      "turn's prompt is the conversation so far and --follow-up tokens, and starts with "
+                                      "its cache (docs/serving.md)");
+    turns->excludes(trace);
+    command->add_option("--follow-up", options->follow_up,
+                        "With --turns: tokens the user adds at each later turn, as for --prompt");
     command->add_option("--prefix-fraction", options->prefix_fraction,
                         "Share of requests that start with a shared prefix (with --prefix-tokens)")
         ->check(CLI::Range(0.0, 1.0));

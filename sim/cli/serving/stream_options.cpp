@@ -15,11 +15,11 @@ namespace decodesim::cli {
 
 using workload::LengthDistribution;
 
-LengthDistribution parse_length(const std::string& text, const std::string& flag) {
+LengthDistribution parse_length(const std::string& text, const std::string& flag, std::string_view unit) {
     auto refuse = [&](const std::string& why) {
         throw core::UsageError(fmt::format("{}: '{}' {}; expected N, uniform:LOW:HIGH, normal:MEAN:SD or "
-                                           "lognormal:MEAN:SD (tokens)",
-                                           flag, text, why));
+                                           "lognormal:MEAN:SD ({})",
+                                           flag, text, why, unit));
     };
     std::vector<std::string> parts;
     std::size_t start = 0;
@@ -68,8 +68,15 @@ serving::ServedStream traced_stream(const std::string& path, Io io) {
     std::vector<workload::Request> rows;
     profiles::Trace trace = profiles::load_trace(path);
     for (auto& row : trace.rows) {
-        rows.push_back({row.arrival_s, row.prompt_tokens, row.output_tokens, row.prefix_id, row.prefix_tokens,
-                        std::move(row.block_ids), row.block_tokens});
+        workload::Request request;
+        request.arrival_s = row.arrival_s;
+        request.prompt_tokens = row.prompt_tokens;
+        request.output_tokens = row.output_tokens;
+        request.prefix_id = row.prefix_id;
+        request.prefix_tokens = row.prefix_tokens;
+        request.block_ids = std::move(row.block_ids);
+        request.block_tokens = row.block_tokens;
+        rows.push_back(std::move(request));
     }
     if (trace.failed_rows > 0) {
         warn(io, fmt::format("{}: {} requests the traced service failed (zero prompt or response tokens) are left out; "

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli/io.hpp"
 #include "workload/request_stream.hpp"
@@ -14,8 +15,9 @@
 namespace decodesim::cli {
 
 // Parses "1000", "uniform:500:1500", "normal:1000:200" or "lognormal:1000:500" (the mean and
-// standard deviation of the length itself). Throws core::UsageError naming `flag`.
-workload::LengthDistribution parse_length(const std::string& text, const std::string& flag);
+// standard deviation of the length itself), counted in `unit`. Throws core::UsageError naming `flag`.
+workload::LengthDistribution parse_length(const std::string& text, const std::string& flag,
+                                          std::string_view unit = "tokens");
 using workload::describe;
 
 // A trace file's requests as serve replays them (profiles::load_trace, serving::replayed_stream):
