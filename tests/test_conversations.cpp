@@ -184,6 +184,13 @@ TEST_CASE("serve --turns simulates conversations, and refuses what they cannot m
     const auto document = nlohmann::json::parse(ok.out);
     CHECK(document["prefix_hits"] == 30);
     CHECK(document["conditions"]["arrivals"].get<std::string>().find("conversations of 4 turns 3 s apart") == 0);
+    // The same conversations, each opening with one shared 500-token system prompt: every request but
+    // the very first finds something in the cache, 39.
+    const auto shared = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2",
+                                      "--requests", "40", "--prompt", "1000", "--output", "200", "--turns", "4",
+                                      "--follow-up", "100", "--prefix-fraction", "1", "--prefix-tokens", "500", "--json"});
+    REQUIRE(shared.exit_code == 0);
+    CHECK(nlohmann::json::parse(shared.out)["prefix_hits"] == 39);
     const auto no_follow_up = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--turns", "4"});
     CHECK(no_follow_up.exit_code == 2);
     CHECK(no_follow_up.err.find("--follow-up") != std::string::npos);
