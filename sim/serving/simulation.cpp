@@ -139,6 +139,8 @@ enum class Role { colocated, prefill, decode };
 
 struct Replica {
     Role role = Role::colocated;
+    const engine::Evaluator* deployment = nullptr;  // what its passes run: its device, layout and formats
+    double capacity_bytes = 0.0;                     // its KV room, one device
     std::deque<Sequence> waiting;
     std::vector<Sequence> running;
     std::unordered_map<long long, CachedPrefix> prefixes;
@@ -174,7 +176,8 @@ public:
         : evaluator_(evaluator), requests_(requests), config_(config),
           path_(evaluator.deployment().request_path()),
           replicas_(static_cast<std::size_t>(config.disaggregation ? config.disaggregation->instances()
-                                                                   : std::max(1, config.replicas))),
+                                                                   : std::max(1, config.replicas)) +
+                    (config.disaggregation ? 0 : config.added_replicas.size())),
           speculation_(evaluator.deployment().speculation), draft_(evaluator.draft()), random_(config.seed) {
         if (config.disaggregation) {
             if (config.disaggregation->prefill_instances < 1 || config.disaggregation->decode_instances < 1) {
@@ -191,8 +194,33 @@ public:
                 replicas_[r].role = r < prefill_count_ ? Role::prefill : Role::decode;
             }
         }
+        if (!config.added_replicas.empty()) {
+            if (config.disaggregation) {
+                throw core::InputError(core::unlocated("add-replicas", "a mixed fleet is of colocated replicas, not disaggregated pools"));
+            }
+            for (const engine::Evaluator* added : config.added_replicas) {
+                if (added->deployment().speculation.enabled() || evaluator.deployment().speculation.enabled()) {
+                    throw core::InputError(core::unlocated("add-replicas", "speculative decoding is not simulated in a mixed fleet"));
+                }
+            }
+        }
         capacity_bytes_ = kv_room(evaluator);
-        prefill_capacity_bytes_ = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
+        const double prefill_capacity = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
+        // The replicas of the evaluator's deployment first, then those added on other devices.
+        const std::size_t own = replicas_.size() - (config.disaggregation ? 0 : config.added_replicas.size());
+        for (std::size_t r = 0; r < replicas_.size(); ++r) {
+            Replica& replica = replicas_[r];
+            if (r >= own) {
+                replica.deployment = config.added_replicas[r - own];
+                replica.capacity_bytes = kv_room(*replica.deployment);
+            } else if (replica.role == Role::prefill) {
+                replica.deployment = &prefiller();
+                replica.capacity_bytes = prefill_capacity;
+            } else {
+                replica.deployment = &evaluator_;
+                replica.capacity_bytes = capacity_bytes_;
+            }
+        }
         records_.resize(requests.size());
         for (std::size_t i = 0; i < requests.size(); ++i) records_[i].request = requests[i];
         successors_.assign(requests.size(), -1);
@@ -228,12 +256,8 @@ private:
     }
     // The deployment a replica runs: the prefill pool's for a prefill instance on other devices.
     const engine::Evaluator& prefiller() const { return config_.prefill_pool != nullptr ? *config_.prefill_pool : evaluator_; }
-    const engine::Evaluator& evaluator_of(const Replica& replica) const {
-        return replica.role == Role::prefill ? prefiller() : evaluator_;
-    }
-    double capacity_of(const Replica& replica) const {
-        return replica.role == Role::prefill ? prefill_capacity_bytes_ : capacity_bytes_;
-    }
+    const engine::Evaluator& evaluator_of(const Replica& replica) const { return *replica.deployment; }
+    double capacity_of(const Replica& replica) const { return replica.capacity_bytes; }
     // What the weights leave a device for the KV cache; refused when not one block's worth.
     double kv_room(const engine::Evaluator& deployment) const {
         const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
@@ -307,8 +331,7 @@ private:
     std::vector<TimelineSample> timeline_;
     std::size_t sample_stride_ = 1, steps_since_sample_ = 0;
     LogHistogram gaps_;
-    double capacity_bytes_ = 0.0;          // KV room of a decode instance or a colocated replica, one device
-    double prefill_capacity_bytes_ = 0.0;  // of a prefill instance
+    double capacity_bytes_ = 0.0;  // KV room of a decode instance or a colocated replica of evaluator_'s, one device
     double waiting_time_ = 0.0;
     // Pass ends as (time, replica index), smallest first; an entry whose replica has since become
     // idle or started another pass is dropped when it surfaces.
@@ -950,7 +973,16 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         result.mean_running_batch = running_time / result.duration_s / static_cast<double>(replicas_.size() - prefill_count_);
         result.mean_waiting = waiting_time_ / result.duration_s;
     }
-    if (disaggregated()) result.disaggregation = pool_stats(result.duration_s);
+    if (disaggregated()) {
+        result.disaggregation = pool_stats(result.duration_s);
+    } else {
+        result.replica_loads.resize(replicas_.size());
+        for (const RequestRecord& record : records_) ++result.replica_loads[static_cast<std::size_t>(record.replica)].requests;
+        for (std::size_t r = 0; r < replicas_.size() && result.duration_s > 0.0; ++r) {
+            result.replica_loads[r].utilization = replicas_[r].busy_time / result.duration_s;
+            result.replica_loads[r].mean_running_batch = replicas_[r].running_time / result.duration_s;
+        }
+    }
     if (speculates()) result.speculation = speculation_stats();
     result.goodput_fraction = ttft.empty() ? 0.0 : met / static_cast<double>(records_.size());
     result.offered_rate_per_s =

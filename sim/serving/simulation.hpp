@@ -36,6 +36,10 @@ struct ServeConfig {
     // With disaggregation: the prefill pool's deployment when it runs on other devices than the
     // decode pool (simulate_serving's evaluator); null: the same. The caller keeps it alive.
     const engine::Evaluator* prefill_pool = nullptr;
+    // A mixed fleet: colocated replicas on other devices (or layouts), after the `replicas` of the
+    // evaluator's deployment, one for each entry, behind the same router. Not with
+    // `disaggregation`. The caller keeps them alive.
+    std::vector<const engine::Evaluator*> added_replicas;
     // Seeds the draws of accepted draft tokens under speculative decoding: the same seed gives
     // the same run.
     unsigned long long seed = 1;
@@ -127,6 +131,13 @@ struct SpeculationStats {
     double draft_time_fraction = 0.0;               // of the time in passes, the drafter's
 };
 
+// One colocated replica's part of a run.
+struct ReplicaLoad {
+    long long requests = 0;           // routed to it
+    double utilization = 0.0;         // share of the run it spent in passes
+    double mean_running_batch = 0.0;  // time-weighted
+};
+
 struct ServeResult {
     std::vector<RequestRecord> requests;   // in arrival order
     std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
@@ -151,6 +162,8 @@ struct ServeResult {
     bool saturated = false;                // arrivals outran service (docs/serving.md)
     std::optional<DisaggregationStats> disaggregation;  // set for a disaggregated run
     std::optional<SpeculationStats> speculation;        // set when the deployment speculates
+    // Colocated runs: each replica's part, the evaluator's replicas first, then ServeConfig::added_replicas.
+    std::vector<ReplicaLoad> replica_loads;
 };
 
 // Simulates `requests` (sorted by arrival; in a closed loop, in the order the clients send them) on `config.replicas` copies of the evaluator's

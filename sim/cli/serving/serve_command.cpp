@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@ struct ServeOptions {
     std::string prices;  // --price: "id=usd"
     std::string price_file;  // --prices FILE
     int replicas = 1;
+    std::optional<std::string> add_replicas;  // a mixed fleet: "ID:N[:TP],..." beside the --replicas
     std::optional<std::string> disaggregate;  // "2P3D": prefill and decode pools instead of replicas
     std::optional<std::string> prefill_hardware;  // the prefill pool's device, with --disaggregate
     std::optional<int> prefill_tp;                // and its tensor parallelism (unset: --tp)
@@ -107,6 +109,12 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         options.scenario ? &workload::workload_scenario_named(*options.scenario) : nullptr;
     if (pools && options.max_output) {
         throw core::UsageError("--max-output reports its saving for colocated replicas; it cannot be combined with --disaggregate");
+    }
+    const std::vector<AddedReplicas> added =
+        options.add_replicas ? parse_added_replicas(*options.add_replicas, "--add-replicas") : std::vector<AddedReplicas>{};
+    if (!added.empty() && (options.max_output || options.deployment.draft)) {
+        throw core::UsageError("--add-replicas simulates a mixed fleet of colocated replicas; it cannot be combined with "
+                               "--max-output or --draft");
     }
     if (options.concurrency && (pools || options.max_output)) {
         throw core::UsageError("--concurrency runs a closed loop of colocated replicas; it cannot be combined with "
@@ -185,8 +193,26 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         prefill_evaluator.emplace(*prefill_point);
     }
 
+    // A mixed fleet: each group's deployment on its own device, resolved as the first is.
+    std::deque<engine::OperatingPoint> added_points;
+    std::deque<engine::Evaluator> added_evaluators;
+    std::vector<report::FleetGroup> fleet;
+    if (!added.empty()) fleet.push_back({point.hardware.id, point.deployment.parallelism, options.replicas});
+    for (const AddedReplicas& group : added) {
+        DeploymentOptions group_options = options.deployment;
+        group_options.hardware = group.hardware;
+        group_options.tensor_parallel = group.tensor_parallel.value_or(options.deployment.tensor_parallel);
+        added_points.push_back(resolve_point(catalog, group_options,
+                                             engine::Workload::request(1.0, load.prompt_tokens, load.output_tokens), io));
+        added_evaluators.emplace_back(added_points.back());
+        fleet.push_back({added_points.back().hardware.id, added_points.back().deployment.parallelism, group.replicas});
+    }
+
     serving::ServeConfig config;
     config.replicas = options.replicas;
+    for (std::size_t g = 0; g < added.size(); ++g) {
+        for (int r = 0; r < added[g].replicas; ++r) config.added_replicas.push_back(&added_evaluators[g]);
+    }
     ProgressBar progress(io, static_cast<double>(requests.size()), "requests", stderr_is_terminal());
     config.progress = [&progress, total = static_cast<double>(requests.size())](double share) {
         progress.advance(share * total);
@@ -203,15 +229,17 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     const serving::ServeResult result = serving::simulate_serving(evaluator, requests, config, targets);
     progress.finish();
     // The analytic steady state at the same load per replica, for comparison.
+    // A mixed fleet's steady state is the first device's at an even share of the load.
+    const int all_replicas = options.replicas + static_cast<int>(config.added_replicas.size());
     serving::LoadShape per_replica = load;
-    per_replica.rate_per_s = load.rate_per_s / options.replicas;
+    per_replica.rate_per_s = load.rate_per_s / all_replicas;
     std::optional<serving::DisaggregatedState> pools_analytic;
     if (pools) pools_analytic = serving::disaggregated_state(evaluator, load, config.limits, *pools, config.prefill_pool);
     // A closed loop's clients spread over the replicas as the router spreads their requests.
     const serving::SteadyState analytic =
         pools_analytic ? pools_analytic->overall
         : closed_loop  ? serving::closed_loop_state(evaluator, per_replica, config.limits,
-                                                    static_cast<double>(closed_loop->clients) / options.replicas,
+                                                    static_cast<double>(closed_loop->clients) / all_replicas,
                                                     closed_loop->think_time_s)
                        : serving::steady_state(evaluator, per_replica, config.limits);
 
@@ -233,7 +261,8 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
                                                              point.deployment.parallelism.tensor,
                                                              priced.front().price_per_hour);
     }
-    conditions.replicas = pools ? pools->instances() : options.replicas;
+    conditions.replicas = pools ? pools->instances() : all_replicas;
+    conditions.fleet = fleet;
     conditions.disaggregation = pools_analytic;
     if (prefill_point) {
         conditions.prefill_hardware = prefill_point->hardware.id;
@@ -288,6 +317,11 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                         "With --prefill-hardware: the prefill instances' tensor parallelism (default: --tp)")
         ->check(CLI::Range(1, kMaxTensorParallel))
         ->needs(prefill_hardware);
+    command->add_option("--add-replicas", options->add_replicas,
+                        "A mixed fleet: more replicas on other devices beside the --replicas on --hardware, as "
+                        "ID:REPLICAS[:TP],... (a100-sxm-80gb:3), the same model and flags, behind one least-loaded "
+                        "router (docs/serving.md)")
+        ->excludes(disaggregate);
     auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
                      ->capture_default_str()
                      ->check(CLI::Range(1e-6, 1e7));

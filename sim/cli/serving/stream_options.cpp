@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/registry.hpp"
+#include "core/text_escape.hpp"
 #include "profiles/trace.hpp"
 
 namespace decodesim::cli {
@@ -84,6 +85,42 @@ serving::ServedStream traced_stream(const std::string& path, Io io) {
                              path, trace.failed_rows, rows.size()));
     }
     return serving::replayed_stream(std::move(rows), path);
+}
+
+std::vector<AddedReplicas> parse_added_replicas(const std::string& text, const std::string& flag) {
+    std::vector<AddedReplicas> groups;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        auto refuse = [&](const std::string& why) {
+            throw core::UsageError(fmt::format("{}: '{}' {}; expected ID:REPLICAS or ID:REPLICAS:TP, comma-separated "
+                                               "(a100-sxm-80gb:3, h200-sxm:1:2)",
+                                               flag, core::printable(entry), why));
+        };
+        std::vector<std::string> fields;
+        for (std::size_t from = 0;;) {
+            const auto colon = entry.find(':', from);
+            fields.push_back(entry.substr(from, colon == std::string::npos ? std::string::npos : colon - from));
+            if (colon == std::string::npos) break;
+            from = colon + 1;
+        }
+        if (fields.size() < 2 || fields.size() > 3 || fields[0].empty()) refuse("is not of that form");
+        auto whole = [&](const std::string& digits, const char* what, std::int64_t most) {
+            std::int64_t value = 0;
+            if (!core::parse_whole_number(digits, value)) refuse(fmt::format("has {} that is {}", what, core::why_not_whole_number(digits)));
+            if (value < 1 || value > most) refuse(fmt::format("has {} out of range 1 to {}", what, most));
+            return static_cast<int>(value);
+        };
+        AddedReplicas group;
+        group.hardware = fields[0];
+        group.replicas = whole(fields[1], "a replica count", 4096);
+        if (fields.size() == 3) group.tensor_parallel = whole(fields[2], "a tensor parallelism", kMaxTensorParallel);
+        groups.push_back(group);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return groups;
 }
 
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/io.hpp"
 #include "workload/request_stream.hpp"
@@ -27,6 +28,18 @@ serving::ServedStream traced_stream(const std::string& path, Io io);
 // Parses "2P3D" (x prefill and y decode instances, each at least 1; case-insensitive). Throws
 // core::UsageError naming `flag`.
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
+
+// One group of a mixed fleet (serve --add-replicas): replicas of the same model on another device,
+// at their own tensor parallelism (unset: --tp).
+struct AddedReplicas {
+    std::string hardware;
+    int replicas = 1;
+    std::optional<int> tensor_parallel;
+};
+
+// Parses "a100-sxm-80gb:3" or "h200-sxm:1:2,l40s:4" (device, replicas, tensor parallelism). Throws
+// core::UsageError naming `flag`.
+std::vector<AddedReplicas> parse_added_replicas(const std::string& text, const std::string& flag);
 
 // --seed: a whole number from 0 to 2^53 (JSON states it exactly; a negative seed is refused,
 // never wrapped). Unset: the command's default.

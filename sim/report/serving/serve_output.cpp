@@ -2,6 +2,7 @@
 #include "report/serving/scheduler_json.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/units.hpp"
 #include "report/svg_chart.hpp"
@@ -19,6 +20,38 @@ std::string seconds(double value) { return core::format_seconds(value); }
 
 std::string plural(int count, const char* noun) { return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s"); }
 
+// A mixed fleet's groups with their replicas' part of the run summed (utilization and batch as
+// their replicas' mean).
+struct GroupLoad {
+    const FleetGroup* group;
+    serving::ReplicaLoad load;
+};
+
+std::vector<GroupLoad> group_loads(const ServeConditions& c, const serving::ServeResult& r) {
+    std::vector<GroupLoad> groups;
+    std::size_t first = 0;
+    for (const FleetGroup& group : c.fleet) {
+        GroupLoad summed{&group, {}};
+        for (std::size_t i = first; i < first + static_cast<std::size_t>(group.replicas) && i < r.replica_loads.size(); ++i) {
+            summed.load.requests += r.replica_loads[i].requests;
+            summed.load.utilization += r.replica_loads[i].utilization / group.replicas;
+            summed.load.mean_running_batch += r.replica_loads[i].mean_running_batch / group.replicas;
+        }
+        first += static_cast<std::size_t>(group.replicas);
+        groups.push_back(summed);
+    }
+    return groups;
+}
+
+std::string fleet_text(const std::vector<FleetGroup>& fleet) {
+    std::vector<std::string> parts;
+    for (const FleetGroup& group : fleet) {
+        parts.push_back(fmt::format("{} x{}{}", group.hardware, group.replicas,
+                                    group.parallelism.any() ? fmt::format(" ({} each)", parallelism_text(group.parallelism)) : ""));
+    }
+    return fmt::format("{}", fmt::join(parts, " and "));
+}
+
 }  // namespace
 
 std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& r, const serving::SteadyState& a) {
@@ -30,6 +63,7 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                           plural(r.disaggregation->pools.prefill_instances, "prefill instance"), c.prefill_hardware,
                           c.prefill_parallelism.any() ? fmt::format(" ({} each)", parallelism_text(c.prefill_parallelism)) : "",
                           plural(r.disaggregation->pools.decode_instances, "decode instance"), p.hardware, each)
+        : !c.fleet.empty() ? fmt::format("{} on a mixed fleet: {}\n", p.model, fleet_text(c.fleet))
         : r.disaggregation
             ? fmt::format("{} on {}: {} and {}, disaggregated{}\n", p.model, p.hardware,
                           plural(r.disaggregation->pools.prefill_instances, "prefill instance"),
@@ -96,6 +130,11 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                         "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes\n",
                         r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
                         r.preemptions, r.prefix_hits, r.steps);
+    for (const GroupLoad& group : group_loads(c, r)) {
+        text += fmt::format("fleet         {} x{}: {} requests, {:.0f}% busy, mean running batch {:.1f} per replica\n",
+                            group.group->hardware, group.group->replicas, group.load.requests,
+                            100.0 * group.load.utilization, group.load.mean_running_batch);
+    }
     if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
     if (r.speculation) {
         const serving::SpeculationStats& s = *r.speculation;
@@ -152,6 +191,22 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
             given["prefill_hardware"] = c.prefill_hardware;
             given["prefill_tensor_parallel"] = c.prefill_parallelism.tensor;
         }
+    }
+    if (!c.fleet.empty()) {
+        nlohmann::json groups = nlohmann::json::array();
+        nlohmann::json loads = nlohmann::json::array();
+        for (const GroupLoad& group : group_loads(c, r)) {
+            groups.push_back({{"hardware", group.group->hardware},
+                              {"tensor_parallel", group.group->parallelism.tensor},
+                              {"replicas", group.group->replicas}});
+            loads.push_back({{"hardware", group.group->hardware},
+                             {"replicas", group.group->replicas},
+                             {"requests", group.load.requests},
+                             {"utilization", group.load.utilization},
+                             {"mean_running_batch", group.load.mean_running_batch}});
+        }
+        given["fleet"] = groups;
+        document["fleet"] = loads;
     }
     given["arrivals"] = c.arrivals;
     given["prompt_tokens"] = c.prompt;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "report/predict_json.hpp"
 #include "serving/output_cap.hpp"
@@ -13,6 +14,13 @@
 namespace decodesim::report {
 
 // The stream as the user gave it, echoed in every output.
+// A group of a mixed fleet's replicas on one device and layout (serve --add-replicas).
+struct FleetGroup {
+    std::string hardware;
+    engine::Parallelism parallelism;
+    int replicas = 0;
+};
+
 struct ServeConditions {
     Conditions point;            // hardware, model, formats, runtime, tensor parallelism (no workload)
     int replicas = 1;
@@ -29,6 +37,8 @@ struct ServeConditions {
     // --prefill-hardware: the prefill pool's device and parallelism; empty: the decode pool's.
     std::string prefill_hardware;
     engine::Parallelism prefill_parallelism;
+    // A mixed fleet: its groups in replica order, the first the deployment's own; empty otherwise.
+    std::vector<FleetGroup> fleet;
 };
 
 std::string serve_to_text(const ServeConditions& conditions, const serving::ServeResult& result,
