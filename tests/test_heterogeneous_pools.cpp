@@ -6,7 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 #include "cli_runner.hpp"
+#include "serving/simulation.hpp"
+#include "test_support.hpp"
 
 using namespace decodesim;
 
@@ -102,4 +106,92 @@ TEST_CASE("plan --prefill-hardware prices each pool at its own device and verifi
                                      "--prefill-hardware", "h200-sxm"});
     CHECK(users.exit_code != 0);
     CHECK(users.err.find("--prefill-hardware") != std::string::npos);
+}
+
+TEST_CASE("plan --prefill-hardware with several devices takes, for each decode device, the cheapest of them") {
+    // The definition: each candidate's option over two prefill devices is the cheaper of its options
+    // with either alone (ties aside), so its cost is the minimum of the two single-device plans'.
+    // A layout whose weights leave the prefill device no room for the cache (Llama-3.1-70B in bf16
+    // on one H200, 141 GB of weights in 136 GB usable, beside a B200 that holds them) is skipped,
+    // not a failed plan.
+    const auto plan_with = [](const std::string& prefill) {
+        const auto result = testing::run({"plan", "--model", "llama-3.1-70b", "--rate", "4", "--prompt", "2000",
+                                          "--output", "300", "--hardware", "h100-sxm,b200", "--prefill-hardware", prefill,
+                                          "--ttft-p99", "2", "--tpot-p99", "0.05", "--json"});
+        REQUIRE(result.exit_code == 0);
+        std::map<std::string, std::pair<double, std::string>> by_device;
+        const auto document = nlohmann::json::parse(result.out);
+        for (const auto& option : document["options"]) {
+            by_device[option["hardware"].get<std::string>()] = {option["cost_per_hour"].get<double>(),
+                                                                option["prefill_hardware"].get<std::string>()};
+        }
+        return by_device;
+    };
+    const auto h200 = plan_with("h200-sxm");
+    const auto mi300x = plan_with("mi300x");
+    const auto either = plan_with("h200-sxm,mi300x");
+    REQUIRE(either.size() == 2);
+    for (const auto& [device, option] : either) {
+        CAPTURE(device);
+        REQUIRE(h200.count(device) == 1);
+        REQUIRE(mi300x.count(device) == 1);
+        const double cheapest = std::min(h200.at(device).first, mi300x.at(device).first);
+        CHECK(option.first == doctest::Approx(cheapest));
+        CHECK(option.second == (h200.at(device).first < mi300x.at(device).first ? "h200-sxm" : "mi300x"));
+    }
+}
+
+TEST_CASE("a mixed fleet runs each replica at its own device's speed behind one router") {
+    // An H100 replica and an A100 replica, two requests sent together: the first goes to replica 0
+    // (both idle: ties go to the lowest index), the second to replica 1 (the H100 has one). Each is
+    // alone on its replica, so each sees exactly one stream's figures on its own device: predict's.
+    const auto h100 = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto a100 = testing::setup("a100-sxm-80gb", "llama-3.1-8b");
+    const auto fast = h100.realistic();
+    const auto slow = a100.realistic();
+    std::vector<workload::Request> requests(2);
+    for (auto& request : requests) {
+        request.prompt_tokens = 1000;
+        request.output_tokens = 200;
+    }
+    serving::ServeConfig config;
+    config.added_replicas = {&slow};
+    const auto result = serving::simulate_serving(fast, requests, config, {});
+    REQUIRE(result.requests.size() == 2);
+    CHECK(result.requests[0].replica == 0);
+    CHECK(result.requests[1].replica == 1);
+    const auto on_h100 = fast.predict(engine::Workload::request(1.0, 1000.0, 200.0));
+    const auto on_a100 = slow.predict(engine::Workload::request(1.0, 1000.0, 200.0));
+    CHECK(result.requests[0].ttft() == doctest::Approx(on_h100.ttft.value).epsilon(1e-9));
+    CHECK(result.requests[1].ttft() == doctest::Approx(on_a100.ttft.value).epsilon(1e-9));
+    CHECK(result.requests[1].tpot() == doctest::Approx(on_a100.request->time_per_output_token.value).epsilon(1e-9));
+    CHECK(result.requests[1].tpot() > 1.3 * result.requests[0].tpot());  // 2.0 against 3.35 TB/s
+    REQUIRE(result.replica_loads.size() == 2);
+    CHECK(result.replica_loads[0].requests == 1);
+    CHECK(result.replica_loads[1].requests == 1);
+}
+
+TEST_CASE("serve --add-replicas reports each device's part of a mixed fleet and refuses what it cannot mean") {
+    const auto ok = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "10",
+                                  "--requests", "300", "--add-replicas", "a100-sxm-80gb:2", "--json"});
+    REQUIRE(ok.exit_code == 0);
+    const auto document = nlohmann::json::parse(ok.out);
+    CHECK(document["conditions"]["replicas"] == 3);
+    REQUIRE(document["fleet"].size() == 2);
+    CHECK(document["fleet"][0]["hardware"] == "h100-sxm");
+    CHECK(document["fleet"][1]["hardware"] == "a100-sxm-80gb");
+    CHECK(document["fleet"][1]["replicas"] == 2);
+    // Every request goes to one replica or another.
+    CHECK(document["fleet"][0]["requests"].get<long long>() + document["fleet"][1]["requests"].get<long long>() == 300);
+    for (const char* bad : {"a100-sxm-80gb", "a100-sxm-80gb:0", "a100-sxm-80gb:1:2:3", ":2"}) {
+        CAPTURE(bad);
+        const auto refused = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                                           "--add-replicas", bad});
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("--add-replicas") != std::string::npos);
+    }
+    const auto unknown = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--add-replicas",
+                                       "a100-sxm4-80gb:1"});
+    CHECK(unknown.exit_code != 0);
+    CHECK(unknown.err.find("a100-sxm-80gb") != std::string::npos);  // the id meant
 }

@@ -299,18 +299,28 @@ bool excluded_deployment(const std::vector<engine::Deployment>& excluded, const 
     });
 }
 
-// The prefill pool's deployment on the plan's prefill device: the decode pool's formats (the cache
-// crosses as it is) and layout, with that device's runtime.
+// The prefill pool's deployment on a prefill device: the decode pool's formats (the cache crosses
+// as it is) and layout, with that device's runtime.
 engine::Deployment prefill_deployment(const engine::Deployment& decode, const profiles::ModelProfile& model,
-                                      const PlanSpace& space) {
+                                      const profiles::HardwareProfile& prefill, const PlanSpace& space) {
     engine::DeploymentChoice choice;
     choice.weights = decode.weights;
     choice.kv = decode.kv;
-    choice.runtime = space.runtime(*space.prefill_hardware);
+    choice.runtime = space.runtime(prefill);
     choice.parallelism = decode.parallelism;
     choice.clocks = space.clocks;
     choice.in_process = space.in_process;
-    return engine::resolve_deployment(*space.prefill_hardware, model, choice);
+    return engine::resolve_deployment(prefill, model, choice);
+}
+
+// A disaggregated option's prefill pool: on the prefill device it names, or on its own device
+// (null) when the plan has none of its own.
+std::optional<engine::Evaluator> prefill_pool_of(const PlanOption& option, const profiles::ModelProfile& model,
+                                                 const PlanSpace& space) {
+    if (!option.disaggregated || option.disaggregated->prefill_hardware.empty()) return std::nullopt;
+    const auto device = std::find_if(space.prefill_hardware.begin(), space.prefill_hardware.end(),
+                                     [&](const profiles::HardwareProfile& h) { return h.id == option.disaggregated->prefill_hardware; });
+    return std::optional<engine::Evaluator>(std::in_place, model, *device, prefill_deployment(option.deployment, model, *device, space));
 }
 
 // The best deployment of one device by the steady state, skipping `excluded` (layouts the serve
@@ -321,7 +331,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                                          const std::vector<engine::Deployment>& excluded, std::string& reason) {
     // Closed loops are planned colocated (docs/serving.md).
     // With the prefill pool on a device of its own, every option is disaggregated.
-    const bool colocated = space.disaggregation != PlanDisaggregation::only && !space.prefill_hardware;
+    const bool colocated = space.disaggregation != PlanDisaggregation::only && space.prefill_hardware.empty();
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
     const SchedulerLimits limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
@@ -329,6 +339,10 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     // Why it cannot serve: a deployment that ran but missed is more telling than one that
     // could not be built (a tp the device has no link for), so the first of those wins.
     std::string ran_reason, built_reason;
+    // The prefill pool's devices: the plan's own, or (null) the candidate itself.
+    std::vector<const profiles::HardwareProfile*> prefill_devices;
+    for (const profiles::HardwareProfile& device : space.prefill_hardware) prefill_devices.push_back(&device);
+    if (prefill_devices.empty()) prefill_devices.push_back(nullptr);
     for (const core::WeightFormat* weights : space.weights) {
         for (const core::KvFormat* kv : space.kv) {
             for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
@@ -346,21 +360,6 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 }
                 if (excluded_deployment(excluded, deployment)) continue;
                 const engine::Evaluator evaluator(model, hardware, deployment);
-                // The prefill pool's deployment: the same formats and layout on its own device, with
-                // that device's runtime; a layout it cannot take is skipped.
-                std::optional<engine::Evaluator> prefill_pool;
-                if (space.prefill_hardware) {
-                    try {
-                        prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(deployment, model, space));
-                    } catch (const core::InputError& error) {
-                        if (built_reason.empty()) {
-                            built_reason = fmt::format("the prefill pool on {}: {}", space.prefill_hardware->id,
-                                                       error.diagnostics().front().message);
-                        }
-                        continue;
-                    }
-                }
-                const engine::Evaluator* prefill_evaluator = prefill_pool ? &*prefill_pool : nullptr;
                 auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                 auto offer = [&](const PlanOption& option) {
                     // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
@@ -370,7 +369,24 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                         best = option;
                     }
                 };
-                if (disaggregated) {
+                for (const profiles::HardwareProfile* prefill_device : disaggregated ? prefill_devices
+                                                                                     : std::vector<const profiles::HardwareProfile*>{}) {
+                    // The prefill pool's deployment: the same formats and layout on its own device, with
+                    // that device's runtime; a layout it cannot take is skipped.
+                    std::optional<engine::Evaluator> prefill_pool;
+                    if (prefill_device != nullptr) {
+                        try {
+                            prefill_pool.emplace(model, *prefill_device, prefill_deployment(deployment, model, *prefill_device, space));
+                            kv_room(*prefill_pool, limits.block_tokens);  // the weights leave its cache room there
+                        } catch (const core::InputError& error) {
+                            if (built_reason.empty()) {
+                                built_reason = fmt::format("the prefill pool on {}: {}", prefill_device->id,
+                                                           error.diagnostics().front().message);
+                            }
+                            continue;
+                        }
+                    }
+                    const engine::Evaluator* prefill_evaluator = prefill_pool ? &*prefill_pool : nullptr;
                     std::string why;
                     std::optional<DisaggregatedState> state;
                     try {
@@ -382,7 +398,9 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                         offer(disaggregated_option(hardware, deployment, limits, *state, workload, &evaluator,
                                                    prefill_evaluator));
                     } else if (!colocated && ran_reason.empty()) {
-                        ran_reason = fmt::format("{}, disaggregated: {}", spread, why);
+                        ran_reason = prefill_device != nullptr
+                                         ? fmt::format("{}, disaggregated with prefill on {}: {}", spread, prefill_device->id, why)
+                                         : fmt::format("{}, disaggregated: {}", spread, why);
                     }
                 }
                 if (!colocated) continue;
@@ -424,8 +442,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
         return std::nullopt;
     }
     if (best->disaggregated) {
-        std::optional<engine::Evaluator> prefill_pool;
-        if (space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(best->deployment, model, space));
+        const std::optional<engine::Evaluator> prefill_pool = prefill_pool_of(*best, model, space);
         finish_disaggregated(*best, model, hardware, workload, targets, limits, prefill_pool ? &*prefill_pool : nullptr);
         return best;
     }
@@ -481,8 +498,7 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
         const engine::Evaluator evaluator(model, *hardware, option.deployment);
         const std::optional<PoolShape> pools =
             option.disaggregated ? std::optional<PoolShape>(option.disaggregated->pools) : std::nullopt;
-        std::optional<engine::Evaluator> prefill_pool;
-        if (pools && space.prefill_hardware) prefill_pool.emplace(model, *space.prefill_hardware, prefill_deployment(option.deployment, model, space));
+        const std::optional<engine::Evaluator> prefill_pool = prefill_pool_of(option, model, space);
         const PlanVerification verification =
             verify_replicas(evaluator, pools ? 1 : option.replicas, load, targets, option.limits, *space.verify, pools,
                             prefill_pool ? &*prefill_pool : nullptr);

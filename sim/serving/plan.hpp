@@ -58,9 +58,10 @@ struct PlanSpace {
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
-    // Set: every option is disaggregated, its prefill pool on this device (the same formats and
-    // layout, this device's runtime) and its decode pool on the candidate (plan --prefill-hardware).
-    std::optional<profiles::HardwareProfile> prefill_hardware;
+    // Not empty: every option is disaggregated, its prefill pool on one of these devices (the same
+    // formats and layout, that device's runtime) and its decode pool on the candidate; each
+    // candidate's option is its best over them (plan --prefill-hardware a,b).
+    std::vector<profiles::HardwareProfile> prefill_hardware;
     // Set: every option is simulated request by request at its planned load (plan = serve);
     // unset: the analytic steady state alone decides.
     std::optional<VerifySettings> verify;

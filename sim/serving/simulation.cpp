@@ -258,17 +258,7 @@ private:
     const engine::Evaluator& prefiller() const { return config_.prefill_pool != nullptr ? *config_.prefill_pool : evaluator_; }
     const engine::Evaluator& evaluator_of(const Replica& replica) const { return *replica.deployment; }
     double capacity_of(const Replica& replica) const { return replica.capacity_bytes; }
-    // What the weights leave a device for the KV cache; refused when not one block's worth.
-    double kv_room(const engine::Evaluator& deployment) const {
-        const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
-        const double room = (memory.usable - memory.weights).value;
-        if (room <= deployment.kv_bytes_per_sequence(static_cast<double>(config_.limits.block_tokens)).value) {
-            throw core::InputError(core::unlocated(
-                "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
-                                      memory.weights, memory.usable, deployment.hardware().name)));
-        }
-        return room;
-    }
+    double kv_room(const engine::Evaluator& deployment) const { return serving::kv_room(deployment, config_.limits.block_tokens); }
     bool speculates() const { return speculation_.enabled(); }
     long long accepted_drafts();
     long long round_up_to_block(long long tokens) const {
@@ -1064,6 +1054,17 @@ Percentiles percentiles(std::vector<double> values) {
     result.mean = sum / static_cast<double>(values.size());
     result.max = values.back();
     return result;
+}
+
+double kv_room(const engine::Evaluator& deployment, long long block_tokens) {
+    const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
+    const double room = (memory.usable - memory.weights).value;
+    if (room <= deployment.kv_bytes_per_sequence(static_cast<double>(block_tokens)).value) {
+        throw core::InputError(core::unlocated(
+            "memory", fmt::format("the weights ({}) leave no room for the KV cache in the {} usable on {}",
+                                  memory.weights, memory.usable, deployment.hardware().name)));
+    }
+    return room;
 }
 
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,

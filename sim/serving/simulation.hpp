@@ -174,6 +174,10 @@ struct ServeResult {
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,
                              const ServeConfig& config, const ServiceTargets& targets);
 
+// What the weights leave one device of `deployment` for the KV cache, in bytes. Throws
+// core::InputError naming the memory when that is not one block of `block_tokens` tokens.
+double kv_room(const engine::Evaluator& deployment, long long block_tokens);
+
 // Percentiles of `values` (core::quantile_of_sorted: interpolated between ranks); all zero when empty.
 Percentiles percentiles(std::vector<double> values);
 

@@ -242,7 +242,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     // The prefill pool's device takes the same prices and basis as the candidates: it rides at the
     // end of the list through them, then leaves it.
-    if (options.prefill_hardware) candidates.push_back(catalog.hardware(*options.prefill_hardware));
+    const std::vector<std::string> prefill_ids =
+        options.prefill_hardware ? core::parse_name_list(*options.prefill_hardware, "--prefill-hardware")
+                                 : std::vector<std::string>{};
+    for (const std::string& id : prefill_ids) candidates.push_back(catalog.hardware(id));
     const std::map<std::string, double> prices =
         apply_given_prices(options.prices, options.price_file, catalog, candidates);
     // --basis: only prices of that basis are costed, so a purchase price is never ranked against a
@@ -275,10 +278,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
             }
         }
     }
-    if (options.prefill_hardware) {
-        space.prefill_hardware = std::move(candidates.back());
-        candidates.pop_back();
-    }
+    // The prefill devices leave the end of the list for the plan's space.
+    space.prefill_hardware.assign(std::make_move_iterator(candidates.end() - static_cast<std::ptrdiff_t>(prefill_ids.size())),
+                                  std::make_move_iterator(candidates.end()));
+    candidates.resize(candidates.size() - prefill_ids.size());
     // On a terminal, a bar for each stage once it has run a second (cli/progress_bar.hpp).
     std::optional<ProgressBar> search_bar, verify_bar;
     space.progress = [&](serving::PlanStage stage, std::size_t done, std::size_t total) {
@@ -332,7 +335,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     }
     conditions.order = options.by;
     conditions.disaggregation =
-        options.prefill_hardware ? fmt::format("prefill on {}", space.prefill_hardware->id) : options.disaggregation;
+        options.prefill_hardware ? fmt::format("prefill on {}", fmt::join(prefill_ids, " or ")) : options.disaggregation;
     conditions.given_prices = prices;
     conditions.ownership = ownership;
     conditions.ownership_assumptions = assumptions;
@@ -482,9 +485,9 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "checks it, and the figures it should reproduce (docs/serving.md)")
         ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "llama.cpp", "dynamo", "llm-d"}));
     command->add_option("--prefill-hardware", options->prefill_hardware,
-                        "Plan disaggregated pools whose prefill instances run on this device (id or profile) and "
-                        "whose decode instances run on each candidate; the KV cache crosses both sides' scale-out "
-                        "networks (docs/serving.md)");
+                        "Plan disaggregated pools whose prefill instances run on this device, or on the best of "
+                        "a comma-separated list (ids or profiles), and whose decode instances run on each "
+                        "candidate; the KV cache crosses both sides' scale-out networks (docs/serving.md)");
     command->add_option("--verify-requests", options->verify_requests,
                         "Requests the request-level simulation runs to verify every option at its planned load "
                         "(plan = serve); 0 leaves the answer to the steady state alone")
