@@ -8,7 +8,9 @@
 
 #include "cli_runner.hpp"
 #include "core/error.hpp"
+#include "serving/served_stream.hpp"
 #include "serving/simulation.hpp"
+#include "serving/steady_state.hpp"
 #include "test_support.hpp"
 #include "workload/request_stream.hpp"
 
@@ -205,4 +207,91 @@ TEST_CASE("serve --turns simulates conversations, and refuses what they cannot m
                                     "--follow-up", "100"});
     CHECK(zero.exit_code == 2);
     CHECK(zero.err.find("(turns)") != std::string::npos);
+}
+
+TEST_CASE("the steady state computes only a prompt's uncached tokens, after the cached ones") {
+    // At a vanishing rate the pass that carries a prompt is that prompt's prefill alone: with 1,500
+    // of 2,000 tokens in the cache, a 500-token chunk after 1,500 cached, as the simulation prices a
+    // hit (test "a shared prefix is prefilled once and then skipped").
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    serving::LoadShape load{1e-6, 2000.0, 200.0, 1.0, 1500.0};
+    CHECK(load.computed_prompt_tokens() == 500.0);
+    const auto cached = serving::steady_state(evaluator, load, {});
+    const double chunk = evaluator.step_time(engine::prefill_shape(evaluator.cost_model(), 1.0, 1500.0, 500.0)).value;
+    CHECK(cached.prompt_step_s == doctest::Approx(chunk).epsilon(0.01).scale(0.0));
+    load.cached_prompt_tokens = 0.0;
+    CHECK(serving::steady_state(evaluator, load, {}).prompt_step_s > 2.0 * cached.prompt_step_s);
+}
+
+TEST_CASE("the steady state agrees with the simulation on conversations") {
+    // Conversations of 4 turns (1,000 tokens first, 100 more a turn, replies of 200, 5 s apart) at
+    // a quarter and half of saturation: the mean batch and TPOT within 10%, the mean TTFT within
+    // 35%, as for independent requests (test "the analytic steady state agrees with the
+    // simulation where its assumptions hold").
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    workload::StreamSpec spec;
+    spec.prompt.first = 1000.0;
+    spec.output.first = 200.0;
+    spec.requests = 4000;
+    spec.conversations = workload::Conversations{};
+    spec.conversations->turns.first = 4.0;
+    spec.conversations->follow_up.first = 100.0;
+    spec.conversations->think_time_s = 5.0;
+    workload::ResolvedWorkload lengths;
+    lengths.prompt = spec.prompt;
+    lengths.output = spec.output;
+    spec.arrivals.rate_per_s = 1.0;
+    const serving::LoadShape shape = serving::generated_stream(lengths, spec, std::nullopt).load;
+    serving::LoadShape at_one = shape;
+    const double capacity = serving::steady_state(evaluator, at_one, {}).saturation_rate_per_s;
+    for (double share : {0.25, 0.5}) {
+        CAPTURE(share);
+        spec.arrivals.rate_per_s = share * capacity;
+        const serving::ServedStream stream = serving::generated_stream(lengths, spec, std::nullopt);
+        const auto analytic = serving::steady_state(evaluator, stream.load, {});
+        const auto simulated = serving::simulate_serving(evaluator, stream.requests, {}, {});
+        REQUIRE(analytic.stable);
+        CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.10).scale(0.0));
+        CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.10).scale(0.0));
+        CHECK(analytic.ttft_s.mean == doctest::Approx(simulated.ttft_s.mean).epsilon(0.35).scale(0.0));
+    }
+}
+
+TEST_CASE("plan --turns plans for conversations, and serve at the planned replicas meets the targets") {
+    // plan = serve for conversations: the verification runs the stream serve --turns generates
+    // with the same flags, count and seed, so serve at the planned replicas meets the targets for
+    // at least 99% of requests.
+    const std::vector<std::string> load{"--rate", "30", "--prompt", "1000", "--output", "200", "--turns", "4",
+                                        "--follow-up", "100", "--think-time", "5"};
+    std::vector<std::string> plan_args{"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--ttft-p99", "1",
+                                       "--tpot-p99", "0.05", "--json"};
+    plan_args.insert(plan_args.end(), load.begin(), load.end());
+    const auto planned = testing::run(plan_args);
+    REQUIRE(planned.exit_code == 0);
+    const auto plan = nlohmann::json::parse(planned.out);
+    REQUIRE(!plan["options"].empty());
+    const int replicas = plan["options"][0]["replicas"].get<int>();
+    // Turns 2 to 4 find the turn before in the cache: 1,184, 1,488 and 1,792 tokens (the previous
+    // prompt and its reply but the last token, in whole 16-token blocks), over 4 requests: 1,116.
+    CHECK(plan["conditions"]["conversations"]["turns"] == "4");
+    CHECK(plan["conditions"]["conversations"]["cached_prompt_tokens"].get<double>() == doctest::Approx(1116.0));
+    std::vector<std::string> serve_args{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--replicas",
+                                        std::to_string(replicas), "--requests", "2000", "--seed", "1", "--ttft-slo", "1",
+                                        "--tpot-slo", "0.05", "--json"};
+    serve_args.insert(serve_args.end(), load.begin(), load.end());
+    const auto served = testing::run(serve_args);
+    REQUIRE(served.exit_code == 0);
+    CHECK(nlohmann::json::parse(served.out)["goodput"]["fraction"].get<double>() >= 0.99);
+    // The same mean prompt without the reuse needs at least as many replicas.
+    const auto cold = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--ttft-p99", "1",
+                                    "--tpot-p99", "0.05", "--rate", "30", "--prompt", "1450", "--output", "200", "--json"});
+    REQUIRE(cold.exit_code == 0);
+    CHECK(nlohmann::json::parse(cold.out)["options"][0]["replicas"].get<int>() >= replicas);
+    const auto no_follow_up = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "3", "--turns", "4"});
+    CHECK(no_follow_up.exit_code == 2);
+    CHECK(no_follow_up.err.find("--follow-up") != std::string::npos);
+    const auto alone = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "3", "--follow-up", "50"});
+    CHECK(alone.exit_code == 2);
 }

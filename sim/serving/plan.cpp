@@ -17,7 +17,7 @@ namespace {
 constexpr int kMaxReplicas = 100'000;
 
 LoadShape load_of(const PlanWorkload& workload, double rate) {
-    return {rate, workload.prompt_tokens, workload.output_tokens, workload.arrival_cv2};
+    return {rate, workload.prompt_tokens, workload.output_tokens, workload.arrival_cv2, workload.cached_prompt_tokens};
 }
 
 // One deployment's per-replica figures at the targets.
@@ -484,6 +484,7 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
     load.rate_per_s = workload.rate_per_s;
     load.users = workload.users;
     load.trace = workload.trace;
+    load.conversations = workload.conversations;
     auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
     // The layouts of each device the serve check refused; a device gets kLayoutsTried at most.
     constexpr std::size_t kLayoutsTried = 4;

@@ -33,6 +33,11 @@ struct PlanWorkload {
     // Set: a recorded trace (its rows sorted by arrival, the first at 0) whose mean rate, lengths
     // and arrival burstiness are the load, and which the verification replays as recorded.
     std::shared_ptr<const std::vector<workload::Request>> trace;
+    // Set: the requests are the turns of conversations (serve --turns), generated so for the
+    // verification; `prompt_tokens` is then the mean prompt as sent and `cached_prompt_tokens` the
+    // mean of it the prefix cache holds from the turn before.
+    std::optional<workload::Conversations> conversations;
+    double cached_prompt_tokens = 0.0;
 };
 
 // Whether plan considers disaggregated prefill and decode pools beside colocated replicas.

@@ -27,6 +27,7 @@ Run simulate(const engine::Evaluator& evaluator, int replicas, const VerifyLoad&
     spec.arrivals.rate_per_s = load.rate_per_s.value_or(1.0);
     spec.requests = settings.requests;
     spec.seed = settings.seed;
+    spec.conversations = load.conversations;
     const std::vector<workload::Request> requests =
         load.trace ? *load.trace : generated_stream(load.lengths, spec, std::nullopt).requests;
     ServeConfig config;

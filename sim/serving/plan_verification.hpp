@@ -38,6 +38,8 @@ struct VerifyLoad {
     std::optional<double> users;       // closed loop
     // Set: these requests are replayed as recorded (a trace), in place of a generated stream.
     std::shared_ptr<const std::vector<workload::Request>> trace;
+    // Set: a generated stream is of conversations (PlanWorkload::conversations).
+    std::optional<workload::Conversations> conversations;
 };
 
 // Simulates `replicas` colocated replicas of `evaluator`'s deployment under `load`, adding replicas

@@ -28,16 +28,20 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
     served.output = workload::describe(workload.output);
     if (stream.conversations) {
         // A later turn's prompt is the conversation so far: the load sees the prompts as sent.
-        double prompt_sum = 0.0;
-        for (const auto& request : served.requests) prompt_sum += static_cast<double>(request.prompt_tokens);
+        // A later turn finds the turn before it in the cache: that turn's prompt and reply blocks.
+        double prompt_sum = 0.0, cached_sum = 0.0;
+        for (const auto& request : served.requests) {
+            prompt_sum += static_cast<double>(request.prompt_tokens);
+            if (request.follows < 0) continue;
+            const auto& before = served.requests[static_cast<std::size_t>(request.follows)];
+            cached_sum += static_cast<double>((before.block_ids.size() + before.output_block_ids.size()) * before.block_tokens);
+        }
         served.load.prompt_tokens = prompt_sum / static_cast<double>(served.requests.size());
-        served.prompt = fmt::format("{} first, then the conversation and {} more a turn (mean {:.0f})", served.prompt,
-                                    workload::describe(stream.conversations->follow_up), served.load.prompt_tokens);
-        served.arrivals = fmt::format("conversations of {} turns{}, {}", workload::describe(stream.conversations->turns),
-                                      stream.conversations->think_time_s > 0.0
-                                          ? fmt::format(" {:g} s apart", stream.conversations->think_time_s)
-                                          : std::string(),
-                                      served.arrivals);
+        served.load.cached_prompt_tokens = cached_sum / static_cast<double>(served.requests.size());
+        served.prompt = fmt::format("{} first, then the conversation and {} more a turn (mean {:.0f}, {:.0f} of it cached)",
+                                    served.prompt, workload::describe(stream.conversations->follow_up),
+                                    served.load.prompt_tokens, served.load.cached_prompt_tokens);
+        served.arrivals = describe_conversations(*stream.conversations) + ", " + served.arrivals;
     }
     return served;
 }
@@ -79,6 +83,11 @@ double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {
     for (double gap : gaps) variance += (gap - mean) * (gap - mean);
     variance /= static_cast<double>(gaps.size());
     return mean > 0.0 ? variance / (mean * mean) : 1.0;
+}
+
+std::string describe_conversations(const workload::Conversations& talk) {
+    return fmt::format("conversations of {} turns{}", workload::describe(talk.turns),
+                       talk.think_time_s > 0.0 ? fmt::format(" {:g} s apart", talk.think_time_s) : std::string());
 }
 
 std::string describe_closed_loop(const ClosedLoop& loop) {

@@ -35,6 +35,9 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
 // Poisson arrivals, more for bursts; 1 when there is no gap to measure.
 double arrival_gaps_cv2(const std::vector<workload::Request>& requests);
 
+// "conversations of 4 turns", "... 5 s apart" (the think time between turns).
+std::string describe_conversations(const workload::Conversations& talk);
+
 // "closed loop of 32 clients", "... thinking 5 s".
 std::string describe_closed_loop(const ClosedLoop& loop);
 

@@ -69,7 +69,9 @@ struct Model {
     // speculating, the drafter's k steps for the batch before it.
     double step(double batch, double prompts) const {
         engine::StepShape shape = decode_part(batch);
-        if (prompts > 0.0) shape += engine::prefill_shape(cost, prompts, 0.0, load.prompt_tokens);
+        if (prompts > 0.0) {
+            shape += engine::prefill_shape(cost, prompts, load.cached_prompt_tokens, load.computed_prompt_tokens());
+        }
         double time = evaluator.step_time(shape).value;
         if (drafts > 0) {
             time += engine::draft_round_time(evaluator, evaluator.draft(), drafts, batch, std::max(0.0, context - 1.0)).value;
@@ -153,8 +155,8 @@ struct PassTable {
 PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     PassTable table;
     const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
-    const double chunk = std::min(model.load.prompt_tokens, room);
-    table.chunk_share = chunk / model.load.prompt_tokens;
+    const double chunk = std::min(model.load.computed_prompt_tokens(), room);
+    table.chunk_share = chunk / model.load.computed_prompt_tokens();
     const double mean_chunks = mean_prompts / table.chunk_share;
     const double most_chunks = std::max(1.0, std::floor(room / chunk));
     double probability = std::exp(-mean_chunks);
@@ -236,7 +238,7 @@ bool solve(const Model& model, double rate, SteadyState& state) {
     // prompt tokens that arrived meanwhile; the batch stays within the replica's.
     auto within_limits = [&](double step) {
         const double batch = rate * decode_passes * step, prompts = rate * step;
-        return batch <= model.max_batch && batch * model.positions() + prompts * model.load.prompt_tokens <=
+        return batch <= model.max_batch && batch * model.positions() + prompts * model.load.computed_prompt_tokens() <=
                                                static_cast<double>(model.limits.max_batched_tokens);
     };
     const std::optional<core::FixedPoint> found =
@@ -324,7 +326,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     // batching is c = max_batch parallel slots, each held for the request's decode: Erlang C gives
     // the chance of finding them all busy and an exponential wait (M/M/c; docs/serving.md).
     const double residual = mixture.second_moment / (2.0 * mixture.mean);
-    const double chunks = std::ceil(load.prompt_tokens / static_cast<double>(limits.max_batched_tokens));
+    const double chunks = std::ceil(load.computed_prompt_tokens() / static_cast<double>(limits.max_batched_tokens));
     const double own = chunks * state.prompt_step_s;
     const double slots = std::max(1.0, std::floor(model.max_batch));
     const double hold = passes * state.step_s + own;  // a slot's occupancy per request
@@ -357,13 +359,15 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
 // One prompt alone on a prefill instance: a pass per chunk of the token budget (infinite when a
 // whole prompt cannot fit a pass without chunked prefill).
 double prefill_alone(const Model& model) {
-    const double prompt = model.load.prompt_tokens;
+    // The tokens the cache holds are read; the rest are computed, chunk by chunk after them.
+    const double prompt = model.load.computed_prompt_tokens();
+    const double cached = model.load.cached_prompt_tokens;
     const double budget = static_cast<double>(model.limits.max_batched_tokens);
     if (!model.limits.chunked_prefill && prompt > budget) return std::numeric_limits<double>::infinity();
     double time = 0.0;
     for (double start = 0.0; start < prompt; start += budget) {
         const double chunk = std::min(budget, prompt - start);
-        time += model.evaluator.step_time(engine::prefill_shape(model.cost, 1.0, start, chunk, start + chunk >= prompt)).value;
+        time += model.evaluator.step_time(engine::prefill_shape(model.cost, 1.0, cached + start, chunk, start + chunk >= prompt)).value;
     }
     return time;
 }

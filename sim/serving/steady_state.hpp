@@ -4,6 +4,7 @@
 // with their tails, and the saturation rate. Fast enough to search deployments (`plan`); the
 // request-level simulation (serving.hpp) checks it where its assumptions hold (docs/serving.md).
 
+#include <algorithm>
 #include <optional>
 
 #include "engine/prediction.hpp"
@@ -17,6 +18,12 @@ struct LoadShape {
     double prompt_tokens = 1.0;   // mean
     double output_tokens = 1.0;   // mean
     double arrival_cv2 = 1.0;     // squared coefficient of variation of the gaps: 1 for Poisson, 1/k for gamma(k)
+    // Mean tokens of a prompt found in the prefix cache (a conversation's earlier turns): they are
+    // read, not computed, though the sequence's cache still holds them.
+    double cached_prompt_tokens = 0.0;
+
+    // The prompt tokens a prefill computes, at least the last (its logits give the first token).
+    double computed_prompt_tokens() const { return std::max(1.0, prompt_tokens - cached_prompt_tokens); }
 };
 
 struct SteadyState {

@@ -94,7 +94,9 @@ struct PlanOptions {
     SchedulerOptions scheduler;
     std::string by = "cost";
     std::string disaggregation = "auto";
-    std::optional<std::string> prefill_hardware;  // every option's prefill pool on this device
+    std::optional<std::string> turns;      // conversations: turns each (a length distribution)
+    std::optional<std::string> follow_up;  // and the tokens each later turn adds
+    std::optional<std::string> prefill_hardware;  // every option's prefill pool on one of these devices
     std::optional<std::string> emit;              // vllm|sglang|trtllm|llama.cpp: the best option's launch script
     long long verify_requests = 2000;  // 0: the steady state alone decides
     std::optional<long long> seed;  // unset: 1
@@ -117,6 +119,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     // A recorded trace: its mean rate, mean lengths and burstiness are the load, and each option's
     // verification replays it as recorded.
     std::optional<serving::ServedStream> traced;
+    if (options.turns && !options.follow_up) {
+        throw core::UsageError("--turns needs --follow-up: the tokens the user adds at each later turn of a conversation");
+    }
+    if (options.turns && options.max_output) {
+        throw core::UsageError("--turns plans conversations; it cannot be combined with --max-output");
+    }
     if (!options.trace.empty() && (options.prompt || options.output || options.scenario || options.max_output)) {
         throw core::UsageError("--trace plans for its own lengths; it cannot be combined with --prompt, --output, "
                                "--scenario or --max-output");
@@ -135,8 +143,10 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     refuse_flags_without_effect({
         {"--segments", options.segments != kDefaultSegments, options.hardware.empty(),
          "without --hardware (every device --hardware names is considered)"},
-        {"--think-time", options.think_time.has_value(), options.users.has_value(),
-         "with --users (a closed loop); --rate's arrivals do not wait on responses"},
+        {"--think-time", options.think_time.has_value(), options.users.has_value() || options.turns.has_value(),
+         "with --users (a closed loop) or --turns (between a conversation's turns); --rate's arrivals do not wait on "
+         "responses"},
+        {"--follow-up", options.follow_up.has_value(), options.turns.has_value(), "with --turns"},
         {"--seed", options.seed.has_value(), options.verify_requests > 0,
          "with --verify-requests above 0 (the verifying simulation's draws)"},
     });
@@ -217,6 +227,21 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     workload.output_tokens = resolved.output.mean();
     workload.arrival_cv2 = resolved.arrival_cv2();
     workload.lengths = resolved;
+    // Conversations: the mean prompt as sent and its cached part, from the stream the verification
+    // generates (its count and seed).
+    std::optional<serving::ServedStream> conversations;
+    if (options.turns) {
+        workload::StreamSpec spec;
+        spec.arrivals.rate_per_s = rate.value_or(1.0);
+        spec.requests = options.verify_requests > 0 ? options.verify_requests : 2000;
+        spec.seed = static_cast<unsigned long long>(options.seed.value_or(1));
+        spec.conversations = workload::Conversations{parse_length(*options.turns, "--turns", "turns"),
+                                                     parse_length(*options.follow_up, "--follow-up"), resolved.think_time_s};
+        conversations = serving::generated_stream(resolved, spec, std::nullopt);
+        workload.prompt_tokens = conversations->load.prompt_tokens;
+        workload.cached_prompt_tokens = conversations->load.cached_prompt_tokens;
+        workload.conversations = spec.conversations;
+    }
     if (traced) {
         workload.prompt_tokens = traced->load.prompt_tokens;
         workload.output_tokens = traced->load.output_tokens;
@@ -316,6 +341,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.users = workload.users;
     conditions.think_time_s = workload.think_time_s;
     conditions.prompt_tokens = workload.prompt_tokens;
+    conditions.conversations = workload.conversations;
+    conditions.cached_prompt_tokens = workload.cached_prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
     conditions.targets = targets;
     conditions.default_ttft = default_ttft;
@@ -360,8 +387,11 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                           : rate ? fmt::format("{:g} requests/s{}", *rate, curve ? " at the load curve's peak" : "")
                                        : fmt::format("{} users thinking {:g} s between requests", *options.users,
                                                      workload.think_time_s);
+    if (workload.conversations) conditions.workload += ", " + serving::describe_conversations(*workload.conversations);
     conditions.workload += traced ? fmt::format(", prompt {:.0f} and output {:.0f} tokens on average", workload.prompt_tokens,
                                                 workload.output_tokens)
+                           : conversations ? fmt::format(", prompt {}, output {} tokens", conversations->prompt,
+                                                         workload::describe(resolved.output))
                                   : fmt::format(", prompt {}, output {} tokens", workload::describe(resolved.prompt),
                                                 workload::describe(resolved.output));
     if (options.emit && !plan.options.empty()) {
@@ -448,11 +478,16 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::Range(0.0, 1e6));
     rate->excludes(users);
     curve->excludes(rate)->excludes(users);
+    auto* turns = command->add_option("--turns", options->turns,
+                                      "Plan for multi-turn conversations of this many turns (N or a distribution): each "
+                                      "later turn's prompt is the conversation so far and --follow-up tokens, read from "
+                                      "the prefix cache up to them (docs/serving.md, 'Conversations')");
+    command->add_option("--follow-up", options->follow_up, "With --turns: tokens the user adds at each later turn");
     auto* trace = command->add_option("--trace", options->trace,
                                       "Plan for a recorded load (decodesim's CSV, an Azure LLM inference trace, BurstGPT "
                                       "CSV or Mooncake JSONL): its rate, lengths and burstiness; each option's check "
                                       "replays it as recorded");
-    trace->excludes(rate)->excludes(users)->excludes(curve);
+    trace->excludes(rate)->excludes(users)->excludes(curve)->excludes(turns);
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "burstiness and targets; explicit flags override");

@@ -379,6 +379,12 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
         conditions["uncapped_output_tokens"] = c.uncapped_output_tokens;
     }
     if (c.rate_per_s) conditions["rate_per_s"] = *c.rate_per_s;
+    if (c.conversations) {
+        conditions["conversations"] = {{"turns", workload::describe(c.conversations->turns)},
+                                       {"follow_up_tokens", workload::describe(c.conversations->follow_up)},
+                                       {"think_time_s", c.conversations->think_time_s},
+                                       {"cached_prompt_tokens", c.cached_prompt_tokens}};
+    }
     if (c.users) {
         conditions["users"] = *c.users;
         conditions["think_time_s"] = c.think_time_s;

@@ -19,6 +19,10 @@ struct PlanConditions {
     double think_time_s = 0.0;
     double prompt_tokens = 0.0;
     double output_tokens = 0.0;
+    // --turns: the conversations (prompt_tokens is then the mean prompt as sent) and the mean of a
+    // prompt the prefix cache holds.
+    std::optional<workload::Conversations> conversations;
+    double cached_prompt_tokens = 0.0;
     serving::ServiceTargets targets;
     bool default_ttft = false;  // the TTFT target is serving::kDefaultTtftLimitS, not the user's
     std::string runtime;
