@@ -181,9 +181,15 @@ TEST_CASE("vLLM's and SGLang's decode graphs on Hopper, counted by hand from the
     CHECK(decode_kernels_on("h100-sxm", "deepseek-v3", "vllm@0.8", "fp8_block") == doctest::Approx(2279.0));
     CHECK(decode_kernels_on("h100-sxm", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(1687.0));
     // On a family the counts were not read for the blocks keep the structural kernels: attention
-    // 5, dense MLP 3, MoE 4, a shared expert 2. DeepSeek-V3 under SGLang on a B200 (FlashInfer and
-    // fused MoE there): 61 x 5 + 3 x 3 + 58 x (4 + 2) + 3 = 305 + 9 + 348 + 3 = 665.
-    CHECK(decode_kernels_on("b200", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(665.0));
+    // 5, dense MLP 3, MoE 4, a shared expert 2. DeepSeek-V3 under vLLM on a B200 (CUTLASS MLA and
+    // DeepGEMM there, not counted): 61 x 5 + 3 x 3 + 58 x (4 + 2) + 3 = 305 + 9 + 348 + 3 = 665.
+    CHECK(decode_kernels_on("b200", "deepseek-v3", "vllm@0.8", "fp8_block") == doctest::Approx(665.0));
+    // SGLang's graph on Blackwell, counted apart (other_families): attention 9, MLA 14, dense MLP 4,
+    // routed MoE 11, its shared experts 5 (unfused under flashinfer_trtllm):
+    //   DeepSeek-V3 on a B200: 61 x 14 + 3 x 4 + 58 x (11 + 5) + 3 = 854 + 12 + 928 + 3 = 1,797
+    //   Llama-3.1-8B on a B200: 32 x (9 + 4) + 3 = 419
+    CHECK(decode_kernels_on("b200", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(1797.0));
+    CHECK(decode_kernels_on("b200", "llama-3.1-8b", "sglang", "bf16") == doctest::Approx(419.0));
     // MXFP4 experts run other kernels (matmul_ogs): gpt-oss-20b's 24 layers count vLLM's attention,
     // 9, and the structural MoE, 4: 24 x (9 + 4) + 3 = 315.
     CHECK(decode_kernels_on("h100-sxm", "gpt-oss-20b", "vllm@0.8", "mxfp4") == doctest::Approx(315.0));
@@ -230,6 +236,45 @@ TEST_CASE("a kernel graph's families and MoE formats are checked when the profil
     CHECK(decode_kernels_on("mi300x", "llama-3.1-8b", path, "bf16") == doctest::Approx(419.0));
 }
 
+TEST_CASE("a graph counted on other families prices its launches at its own launch time there") {
+    // SGLang's Blackwell graph states 3.75 us a launch (fitted on three DeepSeek-R1 runs at one user
+    // on eight B200s; docs/validation.md); on Hopper the runtime's fitted 6 us stays.
+    auto on = [](const std::string& hardware) {
+        auto s = testing::setup_on(hardware, "llama-3.1-8b", "bf16", "sglang");
+        return engine::deployment_efficiency(s.hardware, s.deployment).kernel_overhead.value;
+    };
+    CHECK(on("b200") == doctest::Approx(3.75e-6));
+    CHECK(on("h100-sxm") == doctest::Approx(6e-6));
+    // The loader: a graph of other families names its families, none of them its parent's or a
+    // sibling's, nests no further, and states its launch time as a time.
+    const auto catalog = testing::shipped_catalog();
+    const auto messages = [&](const std::string& others) {
+        const auto path = vllm_with_graph("graph-others.yaml", "9.6",
+                                          "  families: [nvidia-hopper]\n  attention_block: 9\n  dense_mlp_block: 4\n"
+                                          "  moe_mlp_block: 12\n  other_families:\n" + others);
+        return testing::error_messages([&] { catalog.runtime(path); });
+    };
+    const std::string counts = "      attention_block: 7\n      dense_mlp_block: 4\n      moe_mlp_block: 9\n";
+    const auto unnamed = messages("    - source: \"t\"\n" + counts);
+    REQUIRE(unnamed.size() == 1);
+    CHECK(unnamed[0].find("kernel_graph.other_families[0].families") != std::string::npos);
+    const auto twice = messages("    - source: \"t\"\n      families: [nvidia-hopper]\n" + counts);
+    REQUIRE(twice.size() == 1);
+    CHECK(twice[0].find("'nvidia-hopper' already has a graph here") != std::string::npos);
+    const auto launch = messages("    - source: \"t\"\n      families: [nvidia-blackwell]\n      launch_time: 3.75\n" + counts);
+    REQUIRE(launch.size() == 1);
+    CHECK(launch[0].find("launch_time") != std::string::npos);
+    const auto nested = messages("    - source: \"t\"\n      families: [nvidia-blackwell]\n      other_families: []\n" + counts);
+    REQUIRE(nested.size() == 1);
+    CHECK(nested[0].find("other_families") != std::string::npos);
+    // Well formed: Llama-3.1-8B on a B200 counts the Blackwell graph, 32 x (7 + 4) + 3 = 355.
+    const auto path = vllm_with_graph("graph-others-ok.yaml", "9.5",
+                                      "  families: [nvidia-hopper]\n  attention_block: 9\n  dense_mlp_block: 4\n"
+                                      "  moe_mlp_block: 12\n  other_families:\n    - source: \"t\"\n"
+                                      "      families: [nvidia-blackwell]\n" + counts);
+    CHECK(decode_kernels_on("b200", "llama-3.1-8b", path, "bf16") == doctest::Approx(355.0));
+}
+
 TEST_CASE("every family a shipped kernel graph names is a shipped device's") {
     // A family typed wrong ("nvidia-hoper") would leave its graph counted nowhere, silently.
     const auto catalog = testing::shipped_catalog();
@@ -238,7 +283,11 @@ TEST_CASE("every family a shipped kernel graph names is a shipped device's") {
     int named = 0;
     for (const std::string& id : catalog.runtime_ids()) {
         const auto runtime = catalog.runtime(id);  // held: a range over a temporary's member would dangle
-        for (const std::string& family : runtime->graph.families) {
+        std::vector<std::string> named_here = runtime->graph.families;
+        for (const auto& other : runtime->graph.other_families) {
+            named_here.insert(named_here.end(), other.families.begin(), other.families.end());
+        }
+        for (const std::string& family : named_here) {
             CAPTURE(id);
             CHECK(families.count(family) == 1);
             ++named;

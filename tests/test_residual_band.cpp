@@ -168,10 +168,11 @@ TEST_CASE("predict --band: at batch 1 the ends are the device class's held-out r
     // The high end scales the bandwidth by the band's high ratio, capped at the datasheet (3.35
     // TB/s), and the fixed costs by 1 / high. Under the vllm preset the step is 15.01e9 B of
     // weights at 0.82 x 3.35 TB/s (5.464 ms) + 1024 x 131,072 B of KV at the same rate (0.049 ms)
-    // + 259 kernels x 7 us (1.813 ms); at the high end the bytes move at min(0.82 x high, 1) x 3.35
-    // TB/s and the kernels cost 1.813 ms / high.
+    // + vLLM's 32 x (9 + 4) + 3 = 419 launches x 6 us (2.514 ms; docs/model.md, "Kernel graphs");
+    // at the high end the bytes move at min(0.82 x high, 1) x 3.35 TB/s and the launches cost
+    // 2.514 ms / high.
     REQUIRE(band.high > 1.0);
-    const double weights = 15009849344.0, kv = 1024 * 131072.0, fixed = 259 * 7e-6, peak = 3.35e12;
+    const double weights = 15009849344.0, kv = 1024 * 131072.0, fixed = 419 * 6e-6, peak = 3.35e12;
     const double nominal_step = weights / (0.82 * peak) + kv / (0.82 * peak) + fixed;
     const double high_rate = std::min(0.82 * band.high, 1.0) * peak;
     const double high_step = weights / high_rate + kv / high_rate + fixed / band.high;

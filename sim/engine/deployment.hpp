@@ -75,8 +75,11 @@ struct Deployment {
     // The runtime's kernel graph on this device: the counted one where it was read for the
     // device's family, the structural kernels elsewhere.
     KernelGraph kernel_graph() const {
-        const KernelGraph& graph = runtime_profile().graph;
-        return graph.counted_on(hardware_family) ? graph : KernelGraph{};
+        const KernelGraph* graph = runtime_profile().graph.on_family(hardware_family);
+        if (graph == nullptr) return KernelGraph{};
+        KernelGraph chosen = *graph;
+        chosen.other_families.clear();
+        return chosen;
     }
     // The way a request takes between the client and the scheduler: the runtime's, or none for a
     // client in the engine's process.

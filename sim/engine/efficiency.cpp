@@ -48,6 +48,11 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
     const auto& overrides = hardware.efficiency;
     if (overrides.memory_bandwidth) efficiency.memory_bandwidth = *overrides.memory_bandwidth;
     if (overrides.compute) efficiency.compute = *overrides.compute;
+    // A kernel graph counted on this device's family with a launch time of its own prices its
+    // launches so; a device's own measured kernel overhead still wins.
+    if (const KernelGraph* graph = preset.graph.on_family(hardware.family()); graph != nullptr && graph->launch_time) {
+        efficiency.kernel_overhead = *graph->launch_time;
+    }
     if (overrides.kernel_overhead) efficiency.kernel_overhead = *overrides.kernel_overhead;
     // On a multi-die package every kernel spans the dies: each one beyond the first adds its cost.
     efficiency.kernel_overhead = efficiency.kernel_overhead + factors.cross_die_kernel_overhead * (hardware.dies - 1.0);

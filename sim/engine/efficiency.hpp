@@ -50,7 +50,8 @@ Efficiency ideal_efficiency();
 
 // The engine's defaults for this device (by memory family), with the hardware profile's overrides
 // applied, under a runtime profile whose kernels are compiled for `backend` (an ideal runtime: the
-// datasheet).
+// datasheet). Its launches cost the launch time of the runtime's kernel graph counted on the
+// device's family where that graph states one (KernelGraph::launch_time), else the fitted factor.
 Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const RuntimeProfile& runtime,
                               core::Backend backend);
 // The same on the device's native backend.

@@ -114,13 +114,13 @@ void read_required_time(StrictMap& section, const char* key, double maximum, con
     }
 }
 
-void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
+void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = false) {
     require_source(section);
     // `structural: true`: the runtime's launches are not counted (a compiled or fused engine on
     // a base whose graph is counted): its blocks keep the structural kernels.
     if (section.boolean("structural", Presence::optional).value_or(false)) {
         for (const char* count : {"attention_block", "latent_attention_block", "dense_mlp_block", "moe_mlp_block",
-                                  "shared_expert_block", "families", "moe_formats"}) {
+                                  "shared_expert_block", "families", "moe_formats", "launch_time", "other_families"}) {
             if (section.has(count)) {
                 section.accept(count);
                 section.error(count, "a graph marked structural: true states no counts; remove one of the two");
@@ -160,8 +160,32 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph) {
         }
         graph.moe_formats = *formats;
     }
-    section.reject_unknown_keys({"source", "structural", "attention_block", "latent_attention_block",
-                                 "dense_mlp_block", "moe_mlp_block", "shared_expert_block", "families", "moe_formats"});
+    if (auto launch = overhead(section, "launch_time")) {
+        graph.launch_time = core::Seconds(*launch);
+    }
+    if (nested) {
+        // A graph for other families names them, and none is its parent's.
+        if (graph.families.empty()) section.error("families", "a graph of other_families states the families it was counted on");
+        section.reject_unknown_keys({"source", "attention_block", "latent_attention_block", "dense_mlp_block",
+                                     "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "launch_time"});
+        return;
+    }
+    std::vector<std::string> seen = graph.families;
+    for (StrictMap& other : section.list_of_maps("other_families", Presence::optional)) {
+        KernelGraph counted;
+        read_kernel_graph(other, counted, true);
+        for (const std::string& family : counted.families) {
+            if (graph.families.empty() || std::find(seen.begin(), seen.end(), family) != seen.end()) {
+                other.error("families", fmt::format("'{}' already has a graph here (the graph above{})", family,
+                                                    graph.families.empty() ? " counts every family: give it families" : ""));
+            }
+            seen.push_back(family);
+        }
+        graph.other_families.push_back(std::move(counted));
+    }
+    section.reject_unknown_keys({"source", "structural", "attention_block", "latent_attention_block", "dense_mlp_block",
+                                 "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "launch_time",
+                                 "other_families"});
 }
 
 void read_attention(StrictMap& section, RuntimeProfile& profile, bool has_base) {

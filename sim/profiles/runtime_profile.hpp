@@ -105,6 +105,22 @@ struct KernelGraph {
     // formats take other kernels (MXFP4 experts: triton_kernels' matmul_ogs with the gather,
     // scatter and activation fused), not counted: their MoE blocks keep the structural kernels.
     std::vector<std::string> moe_formats;
+    // The time a launch of this graph costs on its families, where it is not the runtime's fitted
+    // per-kernel time (RuntimeFactors::kernel_overhead): stated with the rows it was fitted on.
+    std::optional<core::Seconds> launch_time;
+    // The runtime's graphs counted on other families (Blackwell's FlashInfer and TensorRT-LLM
+    // kernels in place of Hopper's), each with its own families, counts and source; none of its
+    // own families is this graph's or another's.
+    std::vector<KernelGraph> other_families;
+
+    // The graph counted on `family`: this one, one of other_families, or none (structural).
+    const KernelGraph* on_family(const std::string& family) const {
+        if (counted_on(family)) return this;
+        for (const KernelGraph& other : other_families) {
+            if (other.counted_on(family)) return &other;
+        }
+        return nullptr;
+    }
 
     bool moe_counted_for(std::string_view format) const {
         return moe_formats.empty() || std::find(moe_formats.begin(), moe_formats.end(), format) != moe_formats.end();
