@@ -198,6 +198,19 @@ TEST_CASE("vLLM's and SGLang's decode graphs on Hopper, counted by hand from the
     CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "gpt-fast", "bf16") == doctest::Approx(32.0 * 8.0 + 3.0));
 }
 
+TEST_CASE("TensorRT-LLM's PyTorch backend graph on Hopper, counted by hand from its source") {
+    // tensorrt-llm@1.0 (runtime_profiles/tensorrt-llm-1.0.yaml): attention 5, dense MLP 4, MLA 17,
+    // routed MoE 12, a layer's shared expert 5; the embedding, final norm and lm_head 3.
+    //   DeepSeek-V3 on an H200: 61 x 17 + 3 x 4 + 58 x (12 + 5) + 3 = 1,037 + 12 + 986 + 3 = 2,038
+    //   Llama-3.1-8B on an H100: 32 x (5 + 4) + 3 = 291
+    CHECK(decode_kernels_on("h200-sxm", "deepseek-v3", "tensorrt-llm@1.0", "fp8_block") == doctest::Approx(2038.0));
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "tensorrt-llm@1.0", "bf16") == doctest::Approx(291.0));
+    // The compiled engines of 0.x keep the structural kernels: 32 x (5 + 3) + 3 = 259; so does 1.0
+    // on Blackwell, where no launch time of its own is fitted: 61 x 5 + 3 x 3 + 58 x (4 + 2) + 3 = 665.
+    CHECK(decode_kernels_on("h100-sxm", "llama-3.1-8b", "tensorrt-llm@0.17", "bf16") == doctest::Approx(259.0));
+    CHECK(decode_kernels_on("b200", "deepseek-v3", "tensorrt-llm@1.0", "fp8_block") == doctest::Approx(665.0));
+}
+
 TEST_CASE("a kernel graph's families and MoE formats are checked when the profile loads") {
     const auto catalog = testing::shipped_catalog();
     const auto messages = [&](const std::string& graph_lines) {
