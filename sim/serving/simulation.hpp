@@ -139,7 +139,7 @@ struct ReplicaLoad {
 };
 
 struct ServeResult {
-    std::vector<RequestRecord> requests;   // in arrival order
+    std::vector<RequestRecord> requests;   // in the order given (a conversation's later turns after their first)
     std::vector<TimelineSample> timeline;  // at most about 4,096 samples, evenly thinned
     Percentiles ttft_s, tpot_s, itl_s, e2e_s;  // as the client measures them
     Percentiles server_ttft_s;                 // RequestRecord::server_ttft
@@ -166,7 +166,8 @@ struct ServeResult {
     std::vector<ReplicaLoad> replica_loads;
 };
 
-// Simulates `requests` (sorted by arrival; in a closed loop, in the order the clients send them) on `config.replicas` copies of the evaluator's
+// Simulates `requests` (sorted by arrival; in a closed loop, in the order the clients send them;
+// a request that follows another is sent after it, Request::follows) on `config.replicas` copies of the evaluator's
 // deployment, or on its disaggregated pools. The KV room is what the weights leave, a draft
 // model's weights included; each token's KV holds the draft's too. Throws core::InputError when
 // the weights leave no room for one sequence's KV, or (disaggregated) when the device has no link
