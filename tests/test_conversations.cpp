@@ -46,10 +46,8 @@ workload::Request lone_request(double arrival, long long prompt, long long outpu
 
 TEST_CASE("a conversation's turns grow by the reply and the user's message and name their blocks by position") {
     // Turns of 3, 7 requests: conversations 0 and 1 whole, conversation 2 cut after its first turn.
-    // Prompts 100, 100 + 50 + 20 = 170, 170 + 50 + 20 = 240. In 16-token blocks: turn 1 has 6 whole
-    // prompt blocks (96 tokens) and its reply completes blocks 6 to 8 ((100 + 50 - 1) / 16 = 9: the
-    // last reply token's cache is never computed); turn 2 has 10 whole prompt blocks, the first 9
-    // turn 1's; turn 3 has 15, the first 13 turn 2's prompt and reply ((170 + 49) / 16 = 13).
+    // Prompts 100, 100 + 50 + 20 = 170, 170 + 50 + 20 = 240, each named by its conversation's chain
+    // in 16-token blocks (what a turn finds of the one before is the next test's).
     const auto requests = workload::generate_requests(talk_spec(3, 7, 2.0));
     REQUIRE(requests.size() == 7);
     const std::vector<long long> prompts{100, 170, 240, 100, 170, 240, 100};
@@ -62,17 +60,12 @@ TEST_CASE("a conversation's turns grow by the reply and the user's message and n
         CHECK(requests[i].think_s == (follows[i] >= 0 ? 2.0 : 0.0));
         CHECK(requests[i].block_tokens == 16);
     }
-    CHECK(requests[0].block_ids.size() == 6);
-    CHECK(requests[0].output_block_ids.size() == 3);
-    CHECK(requests[1].block_ids.size() == 10);
-    CHECK(requests[1].output_block_ids.size() == 3);  // blocks 10 to 12: (170 + 49) / 16 = 13
-    CHECK(requests[2].block_ids.size() == 15);
-    // A turn's chain starts with the previous turn's prompt and reply, block for block.
-    std::vector<long long> first_context = requests[0].block_ids;
-    first_context.insert(first_context.end(), requests[0].output_block_ids.begin(), requests[0].output_block_ids.end());
-    CHECK(std::equal(first_context.begin(), first_context.end(), requests[1].block_ids.begin()));
-    // Conversations share nothing.
-    CHECK(requests[3].block_ids.front() != requests[0].block_ids.front());
+    // One chain a conversation, named by its base: a turn's chain starts with the previous turn's.
+    CHECK(requests[0].chain_base >= 0);
+    CHECK(requests[1].chain_base == requests[0].chain_base);
+    CHECK(requests[2].chain_base == requests[0].chain_base);
+    CHECK(requests[3].chain_base != requests[0].chain_base);
+    CHECK(requests[0].block_ids.empty());
     // Conversations start at the stream's rate over the mean turns: about 1/3 per second; the later
     // turns' arrivals are set as the conversation runs.
     CHECK(requests[3].arrival_s > requests[0].arrival_s);

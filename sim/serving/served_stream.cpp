@@ -34,7 +34,9 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
             prompt_sum += static_cast<double>(request.prompt_tokens);
             if (request.follows < 0) continue;
             const auto& before = served.requests[static_cast<std::size_t>(request.follows)];
-            cached_sum += static_cast<double>((before.block_ids.size() + before.output_block_ids.size()) * before.block_tokens);
+            // Its prompt and reply but the last token, in whole blocks.
+            cached_sum += static_cast<double>((before.prompt_tokens + before.output_tokens - 1) / before.block_tokens *
+                                              before.block_tokens);
         }
         served.load.prompt_tokens = prompt_sum / static_cast<double>(served.requests.size());
         served.load.cached_prompt_tokens = cached_sum / static_cast<double>(served.requests.size());

@@ -105,26 +105,34 @@ struct CachedPrefix {
 // dropped from its end, as it is used from its start).
 using EvictionOrder = std::set<std::tuple<double, int, long long>>;
 
-// The prefix chain of a request: its block ids, or its one shared prefix as a chain of one link;
-// after the prompt's links, those its output completes (Request::output_block_ids).
+// The prefix chain of a request: its block ids, a generated conversation's implicit chain, or its
+// one shared prefix as a chain of one link; a conversation's chain goes on past the prompt into the
+// blocks its reply completes (Request::chain_base).
 struct PrefixChain {
     const workload::Request& request;
+    bool implicit() const { return request.chain_base >= 0 && request.block_tokens > 0; }
     // Links of the prompt: looked up when it is admitted and left in the cache after its prefill.
     std::size_t prompt_links() const {
+        if (implicit()) return static_cast<std::size_t>(request.prompt_tokens / request.block_tokens);
         if (!request.block_ids.empty()) return request.block_ids.size();
         return request.prefix_id >= 0 && request.prefix_tokens > 0 ? 1 : 0;
     }
-    // Every link: the output's are left in the cache when the request finishes.
-    std::size_t links() const { return prompt_links() + request.output_block_ids.size(); }
+    // Every link: a conversation's reply blocks, past the prompt's, are left in the cache when the
+    // request finishes.
+    std::size_t links() const {
+        if (!implicit()) return prompt_links();
+        return static_cast<std::size_t>((request.prompt_tokens + request.output_tokens - 1) / request.block_tokens);
+    }
     long long id(std::size_t link) const {
-        if (link >= prompt_links()) return request.output_block_ids[link - prompt_links()];
+        const auto index = static_cast<long long>(link);
+        if (implicit()) return index < request.shared_blocks ? request.shared_base + index : request.chain_base + index;
         return request.block_ids.empty() ? request.prefix_id : request.block_ids[link];
     }
     // Tokens up to and including `link`.
     long long tokens(std::size_t link) const {
-        if (link < prompt_links() && request.block_ids.empty()) return request.prefix_tokens;
+        if (!implicit() && request.block_ids.empty()) return request.prefix_tokens;
         const long long end = static_cast<long long>(link + 1) * request.block_tokens;
-        return link < prompt_links() ? std::min(end, request.prompt_tokens) : end;
+        return implicit() ? end : std::min(end, request.prompt_tokens);
     }
 };
 

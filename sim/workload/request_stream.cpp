@@ -133,7 +133,8 @@ constexpr long long kBlocksPerChain = 1LL << 24;
 
 // The turns of conversations: each later turn's prompt is the conversation so far and the user's
 // next message; its whole blocks are named by the conversation (or, under a shared prefix, by the
-// prefix's group) and their position, so a turn's chain starts with the previous turn's.
+// prefix's group) and their position (Request::chain_base), so a turn's chain starts with the
+// previous turn's.
 std::vector<Request> generate_conversations(const StreamSpec& spec, std::mt19937_64& random) {
     const Conversations& talk = *spec.conversations;
     std::vector<Request> requests;
@@ -163,17 +164,12 @@ std::vector<Request> generate_conversations(const StreamSpec& spec, std::mt19937
                 request.follows = static_cast<long long>(requests.size()) - 1;
                 request.think_s = talk.think_time_s;
             }
-            // The prompt's whole blocks, then those its reply completes: the cache holds the reply's
-            // tokens but its last, which is never fed back.
-            const long long prefix_blocks = group >= 0 ? std::min(spec.prefix_tokens, request.prompt_tokens) / block : 0;
-            const auto id = [&](long long index) {
-                return index < prefix_blocks ? kSharedPrefixBlocks + group * kBlocksPerChain + index
-                                             : kConversationBlocks + conversation * kBlocksPerChain + index;
-            };
-            const long long prompt_blocks = request.prompt_tokens / block;
-            const long long context_blocks = (request.prompt_tokens + request.output_tokens - 1) / block;
-            for (long long index = 0; index < prompt_blocks; ++index) request.block_ids.push_back(id(index));
-            for (long long index = prompt_blocks; index < context_blocks; ++index) request.output_block_ids.push_back(id(index));
+            // The conversation's chain, its first blocks the shared prefix's when it opens with one.
+            request.chain_base = kConversationBlocks + conversation * kBlocksPerChain;
+            if (group >= 0) {
+                request.shared_base = kSharedPrefixBlocks + group * kBlocksPerChain;
+                request.shared_blocks = std::min(spec.prefix_tokens, request.prompt_tokens) / block;
+            }
             request.block_tokens = block;
             context = request.prompt_tokens + request.output_tokens;
             requests.push_back(std::move(request));

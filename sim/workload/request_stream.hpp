@@ -25,10 +25,16 @@ struct Request {
     // prefix above, if any.
     std::vector<long long> block_ids;
     long long block_tokens = 0;
-    // The ids of the whole blocks the output completes after the prompt's (block_ids then names
-    // whole blocks only): a finished request leaves them in the cache, as vLLM and SGLang keep a
-    // finished sequence's blocks, so the next turn of a conversation reads its reply from there.
-    std::vector<long long> output_block_ids;
+    // A generated conversation's chain, named without a list (its memory does not grow with the
+    // context): whole block i of the prompt and the reply is chain_base + i, the first
+    // shared_blocks shared_base + i (a system prompt's group), in blocks of block_tokens. The
+    // prompt's whole blocks are looked up and left in the cache as block_ids are; those the reply
+    // completes (all but its last token, whose cache is never computed) are left there when the
+    // request finishes, as vLLM and SGLang keep a finished sequence's blocks, so the next turn
+    // reads them. chain_base < 0: none.
+    long long chain_base = -1;
+    long long shared_base = -1;
+    long long shared_blocks = 0;
     // A later turn of a conversation: the index of the request it answers (-1: none). It is sent
     // `think_s` after the client has the last token of that one, from the same client, and its
     // arrival_s is set when it is sent.
