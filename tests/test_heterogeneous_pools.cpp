@@ -131,7 +131,9 @@ TEST_CASE("plan --prefill-hardware with several devices takes, for each decode d
     const auto mi300x = plan_with("mi300x");
     const auto either = plan_with("h200-sxm,mi300x");
     REQUIRE(either.size() == 2);
-    for (const auto& [device, option] : either) {
+    for (const auto& entry : either) {
+        const std::string& device = entry.first;
+        const auto& option = entry.second;
         CAPTURE(device);
         REQUIRE(h200.count(device) == 1);
         REQUIRE(mi300x.count(device) == 1);
