@@ -190,6 +190,9 @@ TEST_CASE("vLLM's and SGLang's decode graphs on Hopper, counted by hand from the
     //   Llama-3.1-8B on a B200: 32 x (9 + 4) + 3 = 419
     CHECK(decode_kernels_on("b200", "deepseek-v3", "sglang", "fp8_block") == doctest::Approx(1797.0));
     CHECK(decode_kernels_on("b200", "llama-3.1-8b", "sglang", "bf16") == doctest::Approx(419.0));
+    // Only on Blackwell's HBM parts (sm100, `memory: [hbm]`): an RTX PRO 6000 (sm120, GDDR7) runs
+    // other kernels and keeps the structural ones, 32 x (5 + 3) + 3 = 259, at the fitted 6 us.
+    CHECK(decode_kernels_on("rtx-pro-6000", "llama-3.1-8b", "sglang", "bf16") == doctest::Approx(259.0));
     // MXFP4 experts run other kernels (matmul_ogs): gpt-oss-20b's 24 layers count vLLM's attention,
     // 9, and the structural MoE, 4: 24 x (9 + 4) + 3 = 315.
     CHECK(decode_kernels_on("h100-sxm", "gpt-oss-20b", "vllm@0.8", "mxfp4") == doctest::Approx(315.0));
@@ -258,6 +261,7 @@ TEST_CASE("a graph counted on other families prices its launches at its own laun
     };
     CHECK(on("b200") == doctest::Approx(3.75e-6));
     CHECK(on("h100-sxm") == doctest::Approx(6e-6));
+    CHECK(on("rtx-pro-6000") == doctest::Approx(6e-6));
     // The loader: a graph of other families names its families, none of them its parent's or a
     // sibling's, nests no further, and states its launch time as a time.
     const auto catalog = testing::shipped_catalog();
@@ -277,6 +281,9 @@ TEST_CASE("a graph counted on other families prices its launches at its own laun
     const auto launch = messages("    - source: \"t\"\n      families: [nvidia-blackwell]\n      launch_time: 3.75\n" + counts);
     REQUIRE(launch.size() == 1);
     CHECK(launch[0].find("launch_time") != std::string::npos);
+    const auto memory = messages("    - source: \"t\"\n      families: [nvidia-blackwell]\n      memory: [hbm3]\n" + counts);
+    REQUIRE(memory.size() == 1);
+    CHECK(memory[0].find("unknown memory family 'hbm3'") != std::string::npos);
     const auto nested = messages("    - source: \"t\"\n      families: [nvidia-blackwell]\n      other_families: []\n" + counts);
     REQUIRE(nested.size() == 1);
     CHECK(nested[0].find("other_families") != std::string::npos);

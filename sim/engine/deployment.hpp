@@ -59,6 +59,7 @@ struct Deployment {
     // The device's family (HardwareProfile::family()): which of the runtime's counted kernel
     // graphs hold (KernelGraph::families); empty: the runtime's graph as stated.
     std::string hardware_family;
+    core::MemoryFamily hardware_memory = core::MemoryFamily::hbm;  // and its memory family (KernelGraph::memory)
     Parallelism parallelism;
     ClockState clocks;  // the shares of the listed peaks it runs at
     bool kv_offload = false;  // KV beyond device memory lives in CPU memory, read over the host link
@@ -75,7 +76,7 @@ struct Deployment {
     // The runtime's kernel graph on this device: the counted one where it was read for the
     // device's family, the structural kernels elsewhere.
     KernelGraph kernel_graph() const {
-        const KernelGraph* graph = runtime_profile().graph.on_family(hardware_family);
+        const KernelGraph* graph = runtime_profile().graph.on_family(hardware_family, hardware_memory);
         if (graph == nullptr) return KernelGraph{};
         KernelGraph chosen = *graph;
         chosen.other_families.clear();

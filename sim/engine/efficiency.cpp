@@ -50,7 +50,7 @@ Efficiency runtime_efficiency(const profiles::HardwareProfile& hardware, const R
     if (overrides.compute) efficiency.compute = *overrides.compute;
     // A kernel graph counted on this device's family with a launch time of its own prices its
     // launches so; a device's own measured kernel overhead still wins.
-    if (const KernelGraph* graph = preset.graph.on_family(hardware.family()); graph != nullptr && graph->launch_time) {
+    if (const KernelGraph* graph = preset.graph.on_family(hardware.family(), hardware.memory_family); graph != nullptr && graph->launch_time) {
         efficiency.kernel_overhead = *graph->launch_time;
     }
     if (overrides.kernel_overhead) efficiency.kernel_overhead = *overrides.kernel_overhead;

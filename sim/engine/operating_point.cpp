@@ -18,6 +18,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.runtime = choice.runtime;
     deployment.backend = choice.backend.value_or(hardware.native_backend);
     deployment.hardware_family = hardware.family();
+    deployment.hardware_memory = hardware.memory_family;
     deployment.parallelism = choice.parallelism;
     deployment.clocks = resolve_clocks(hardware, choice.clocks);
     deployment.kv_offload = choice.kv_offload;

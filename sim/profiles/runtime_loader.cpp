@@ -120,7 +120,8 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
     // a base whose graph is counted): its blocks keep the structural kernels.
     if (section.boolean("structural", Presence::optional).value_or(false)) {
         for (const char* count : {"attention_block", "latent_attention_block", "dense_mlp_block", "moe_mlp_block",
-                                  "shared_expert_block", "families", "moe_formats", "launch_time", "other_families"}) {
+                                  "shared_expert_block", "families", "moe_formats", "memory", "launch_time",
+                                  "other_families"}) {
             if (section.has(count)) {
                 section.accept(count);
                 section.error(count, "a graph marked structural: true states no counts; remove one of the two");
@@ -160,6 +161,16 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
         }
         graph.moe_formats = *formats;
     }
+    if (auto memory = section.strings("memory", Presence::optional)) {
+        for (const std::string& name : *memory) {
+            if (const auto* row = core::find_named(core::kMemoryFamilyNames, name)) {
+                graph.memory.push_back(row->value);
+            } else {
+                section.error("memory", fmt::format("unknown memory family '{}'; expected {}", name,
+                                                    fmt::join(core::names_of(core::kMemoryFamilyNames), ", ")));
+            }
+        }
+    }
     if (auto launch = overhead(section, "launch_time")) {
         graph.launch_time = core::Seconds(*launch);
     }
@@ -167,7 +178,8 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
         // A graph for other families names them, and none is its parent's.
         if (graph.families.empty()) section.error("families", "a graph of other_families states the families it was counted on");
         section.reject_unknown_keys({"source", "attention_block", "latent_attention_block", "dense_mlp_block",
-                                     "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "launch_time"});
+                                     "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "memory",
+                                     "launch_time"});
         return;
     }
     std::vector<std::string> seen = graph.families;
@@ -184,8 +196,8 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
         graph.other_families.push_back(std::move(counted));
     }
     section.reject_unknown_keys({"source", "structural", "attention_block", "latent_attention_block", "dense_mlp_block",
-                                 "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "launch_time",
-                                 "other_families"});
+                                 "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "memory",
+                                 "launch_time", "other_families"});
 }
 
 void read_attention(StrictMap& section, RuntimeProfile& profile, bool has_base) {

@@ -105,6 +105,10 @@ struct KernelGraph {
     // formats take other kernels (MXFP4 experts: triton_kernels' matmul_ogs with the gather,
     // scatter and activation fused), not counted: their MoE blocks keep the structural kernels.
     std::vector<std::string> moe_formats;
+    // The memory families of the devices the counts hold for, where a hardware family spans chips
+    // that run other kernels (Blackwell's sm100 parts carry HBM; its sm120 parts, GDDR7 or LPDDR5X,
+    // run neither TensorRT-LLM-gen MLA nor its MoE); empty: every one.
+    std::vector<core::MemoryFamily> memory;
     // The time a launch of this graph costs on its families, where it is not the runtime's fitted
     // per-kernel time (RuntimeFactors::kernel_overhead): stated with the rows it was fitted on.
     std::optional<core::Seconds> launch_time;
@@ -113,11 +117,12 @@ struct KernelGraph {
     // own families is this graph's or another's.
     std::vector<KernelGraph> other_families;
 
-    // The graph counted on `family`: this one, one of other_families, or none (structural).
-    const KernelGraph* on_family(const std::string& family) const {
-        if (counted_on(family)) return this;
+    // The graph counted on a device of `family` and `memory_family`: this one, one of
+    // other_families, or none (structural).
+    const KernelGraph* on_family(const std::string& family, core::MemoryFamily memory_family) const {
+        if (counted_on(family, memory_family)) return this;
         for (const KernelGraph& other : other_families) {
-            if (other.counted_on(family)) return &other;
+            if (other.counted_on(family, memory_family)) return &other;
         }
         return nullptr;
     }
@@ -126,8 +131,10 @@ struct KernelGraph {
         return moe_formats.empty() || std::find(moe_formats.begin(), moe_formats.end(), format) != moe_formats.end();
     }
 
-    bool counted_on(const std::string& family) const {
-        return families.empty() || family.empty() || std::find(families.begin(), families.end(), family) != families.end();
+    bool counted_on(const std::string& family, core::MemoryFamily memory_family) const {
+        const bool on_family =
+            families.empty() || family.empty() || std::find(families.begin(), families.end(), family) != families.end();
+        return on_family && (memory.empty() || std::find(memory.begin(), memory.end(), memory_family) != memory.end());
     }
 };
 

@@ -63,8 +63,11 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
         }
         if (graph.launch_time) text += fmt::format("; {} a launch", core::format_seconds(graph.launch_time->value));
         for (const engine::KernelGraph& other : graph.other_families) {
-            text += fmt::format("; on {}: {:g}, {:g}, {:g}", fmt::join(other.families, ", "), other.attention_block,
-                                other.dense_mlp_block, other.moe_mlp_block);
+            std::vector<std::string_view> memory;
+            for (const core::MemoryFamily family : other.memory) memory.push_back(core::memory_family_name(family));
+            text += fmt::format("; on {}{}: {:g}, {:g}, {:g}", fmt::join(other.families, ", "),
+                                memory.empty() ? std::string() : fmt::format(" ({})", fmt::join(memory, ", ")),
+                                other.attention_block, other.dense_mlp_block, other.moe_mlp_block);
             if (other.latent_attention_block > 0.0) text += fmt::format(", MLA {:g}", other.latent_attention_block);
             if (other.shared_expert_block) text += fmt::format(", shared experts {:g}", *other.shared_expert_block);
             if (other.launch_time) text += fmt::format(", {} a launch", core::format_seconds(other.launch_time->value));
