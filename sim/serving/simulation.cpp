@@ -975,7 +975,9 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         result.disaggregation = pool_stats(result.duration_s);
     } else {
         result.replica_loads.resize(replicas_.size());
-        for (const RequestRecord& record : records_) ++result.replica_loads[static_cast<std::size_t>(record.replica)].requests;
+        for (std::size_t i = 0; i < records_.size(); ++i) {
+            if (sent_[i]) ++result.replica_loads[static_cast<std::size_t>(records_[i].replica)].requests;
+        }
         for (std::size_t r = 0; r < replicas_.size() && result.duration_s > 0.0; ++r) {
             result.replica_loads[r].utilization = replicas_[r].busy_time / result.duration_s;
             result.replica_loads[r].mean_running_batch = replicas_[r].running_time / result.duration_s;
