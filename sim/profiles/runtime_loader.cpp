@@ -114,18 +114,26 @@ void read_required_time(StrictMap& section, const char* key, double maximum, con
     }
 }
 
+// A kernel graph's keys beside its source: what a counted graph states, then what only a
+// runtime's own graph (not one of its other_families) may.
+const std::vector<std::string> kCountedGraphKeys{"attention_block", "latent_attention_block", "dense_mlp_block",
+                                                 "moe_mlp_block",   "shared_expert_block",    "families",
+                                                 "moe_formats",     "memory",                 "launch_time"};
+const std::vector<std::string> kOwnGraphKeys{"structural", "other_families"};
+
+// `nested`: one of another graph's other_families.
 void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = false) {
     require_source(section);
+    std::vector<std::string> known{"source"};
+    known.insert(known.end(), kCountedGraphKeys.begin(), kCountedGraphKeys.end());
+    if (!nested) known.insert(known.end(), kOwnGraphKeys.begin(), kOwnGraphKeys.end());
     // `structural: true`: the runtime's launches are not counted (a compiled or fused engine on
     // a base whose graph is counted): its blocks keep the structural kernels.
-    if (section.boolean("structural", Presence::optional).value_or(false)) {
-        for (const char* count : {"attention_block", "latent_attention_block", "dense_mlp_block", "moe_mlp_block",
-                                  "shared_expert_block", "families", "moe_formats", "memory", "launch_time",
-                                  "other_families"}) {
-            if (section.has(count)) {
-                section.accept(count);
-                section.error(count, "a graph marked structural: true states no counts; remove one of the two");
-            }
+    if (!nested && section.boolean("structural", Presence::optional).value_or(false)) {
+        for (const std::string& key : known) {
+            if (key == "source" || key == "structural" || !section.has(key)) continue;
+            section.accept(key);
+            section.error(key, "a graph marked structural: true states no counts; remove one of the two");
         }
         section.reject_unknown_keys({"source", "structural"});
         return;
@@ -177,9 +185,7 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
     if (nested) {
         // A graph for other families names them, and none is its parent's.
         if (graph.families.empty()) section.error("families", "a graph of other_families states the families it was counted on");
-        section.reject_unknown_keys({"source", "attention_block", "latent_attention_block", "dense_mlp_block",
-                                     "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "memory",
-                                     "launch_time"});
+        section.reject_unknown_keys(known);
         return;
     }
     std::vector<std::string> seen = graph.families;
@@ -195,9 +201,7 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
         }
         graph.other_families.push_back(std::move(counted));
     }
-    section.reject_unknown_keys({"source", "structural", "attention_block", "latent_attention_block", "dense_mlp_block",
-                                 "moe_mlp_block", "shared_expert_block", "families", "moe_formats", "memory",
-                                 "launch_time", "other_families"});
+    section.reject_unknown_keys(known);
 }
 
 void read_attention(StrictMap& section, RuntimeProfile& profile, bool has_base) {

@@ -119,9 +119,6 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     // A recorded trace: its mean rate, mean lengths and burstiness are the load, and each option's
     // verification replays it as recorded.
     std::optional<serving::ServedStream> traced;
-    if (options.turns && !options.follow_up) {
-        throw core::UsageError("--turns needs --follow-up: the tokens the user adds at each later turn of a conversation");
-    }
     if (options.turns && options.max_output) {
         throw core::UsageError("--turns plans conversations; it cannot be combined with --max-output");
     }
@@ -230,13 +227,12 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     // Conversations: the mean prompt as sent and its cached part, from the stream the verification
     // generates (its count and seed).
     std::optional<serving::ServedStream> conversations;
-    if (options.turns) {
+    if (auto talk = parse_conversations(options.turns, options.follow_up, resolved.think_time_s)) {
         workload::StreamSpec spec;
         spec.arrivals.rate_per_s = rate.value_or(1.0);
         spec.requests = options.verify_requests > 0 ? options.verify_requests : 2000;
         spec.seed = static_cast<unsigned long long>(options.seed.value_or(1));
-        spec.conversations = workload::Conversations{parse_length(*options.turns, "--turns", "turns"),
-                                                     parse_length(*options.follow_up, "--follow-up"), resolved.think_time_s};
+        spec.conversations = talk;
         conversations = serving::generated_stream(resolved, spec, std::nullopt);
         workload.prompt_tokens = conversations->load.prompt_tokens;
         workload.cached_prompt_tokens = conversations->load.cached_prompt_tokens;

@@ -120,9 +120,6 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         throw core::UsageError("--concurrency runs a closed loop of colocated replicas; it cannot be combined with "
                                "--disaggregate or --max-output");
     }
-    if (options.turns && !options.follow_up && options.trace.empty()) {
-        throw core::UsageError("--turns needs --follow-up: the tokens the user adds at each later turn of a conversation");
-    }
     if (options.turns && (pools || options.max_output)) {
         throw core::UsageError("--turns runs conversations on colocated replicas; it cannot be combined with --disaggregate "
                                "or --max-output");
@@ -163,11 +160,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         spec.prefix_fraction = options.prefix_fraction.value_or(0.0);
         spec.prefix_tokens = options.prefix_tokens.value_or(0);
         spec.prefix_groups = options.prefix_groups.value_or(1);
-        if (options.turns) {
-            spec.conversations = workload::Conversations{parse_length(*options.turns, "--turns", "turns"),
-                                                         parse_length(*options.follow_up, "--follow-up"),
-                                                         resolved.think_time_s};
-        }
+        spec.conversations = parse_conversations(options.turns, options.follow_up, resolved.think_time_s);
         refuse_prefix_beyond_prompt(spec.prefix_tokens, spec.prefix_fraction, resolved.prompt);
         stream = serving::generated_stream(resolved, spec, options.max_output);
         warn_prefix_beyond_prompt(io, spec.prefix_tokens, stream.requests);

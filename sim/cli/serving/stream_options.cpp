@@ -87,6 +87,17 @@ serving::ServedStream traced_stream(const std::string& path, Io io) {
     return serving::replayed_stream(std::move(rows), path);
 }
 
+std::optional<workload::Conversations> parse_conversations(const std::optional<std::string>& turns,
+                                                           const std::optional<std::string>& follow_up,
+                                                           double think_time_s) {
+    if (!turns) return std::nullopt;
+    if (!follow_up) {
+        throw core::UsageError("--turns needs --follow-up: the tokens the user adds at each later turn of a conversation");
+    }
+    return workload::Conversations{parse_length(*turns, "--turns", "turns"), parse_length(*follow_up, "--follow-up"),
+                                   think_time_s};
+}
+
 std::vector<AddedReplicas> parse_added_replicas(const std::string& text, const std::string& flag) {
     std::vector<AddedReplicas> groups;
     std::size_t start = 0;

@@ -29,6 +29,12 @@ serving::ServedStream traced_stream(const std::string& path, Io io);
 // core::UsageError naming `flag`.
 serving::PoolShape parse_pool_shape(const std::string& text, const std::string& flag);
 
+// --turns and --follow-up as a conversation spec, the turns `think_time_s` apart; unset without
+// --turns. Throws core::UsageError when --turns comes without --follow-up.
+std::optional<workload::Conversations> parse_conversations(const std::optional<std::string>& turns,
+                                                           const std::optional<std::string>& follow_up,
+                                                           double think_time_s);
+
 // One group of a mixed fleet (serve --add-replicas): replicas of the same model on another device,
 // at their own tensor parallelism (unset: --tp).
 struct AddedReplicas {
