@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "engine/attention_tile.hpp"
+#include "engine/graph_capture.hpp"
 #include "engine/kernel_graph.hpp"
 #include "engine/model_shape.hpp"
 
@@ -486,6 +487,9 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
                               cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
     if (deployment.eager.prefill) cost.eager_prefill_ops = ops_a_pass;
     if (deployment.eager.decode) cost.eager_decode_ops = ops_a_pass;
+    cost.eager_pass_ops = ops_a_pass;
+    cost.captured_batches = deployment.captured_batches;
+    cost.graph_padding = deployment.graph_padding;
     return cost;
 }
 
@@ -534,8 +538,11 @@ double busiest_device_slots(double tokens, double per_token, int experts, int ep
 
 // Every operator but attention: the same for decode and prefill. `local` holds the tokens and
 // logits one attention replica processes; `stage_tokens` the tokens of the whole stage, which
-// the routed experts of the stage's devices serve between them.
-void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens) {
+// the routed experts of the stage's devices serve between them; `dummy_stage_tokens` the rows a
+// replayed graph is padded with, all alike (one token id at position zero), so routed to the
+// same experts: they add slots but at most one token's experts.
+void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens,
+                      double dummy_stage_tokens) {
     const Bytes act = cost.activation_bytes;
     const Parallelism& parallel = cost.parallelism;
     step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0, 0.0};
@@ -548,14 +555,15 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
                                     cost.attention_layers() * kCacheWriteKernels, 0.0, 0.0};
 
     // The experts this device holds that any of the stage's tokens picked.
-    const double distinct = cost.moe_layers > 0
-                                ? expected_distinct_experts(cost.routed_experts, cost.experts_per_token, stage_tokens) *
-                                      (static_cast<double>(cost.local_experts) / cost.routed_experts)
-                                : 0.0;
+    const double picked = cost.moe_layers > 0 ? expected_distinct_experts(cost.routed_experts, cost.experts_per_token,
+                                                                    stage_tokens + std::min(dummy_stage_tokens, 1.0))
+                                        : 0.0;
+    const double distinct =
+        cost.moe_layers > 0 ? picked * (static_cast<double>(cost.local_experts) / cost.routed_experts) : 0.0;
     if (cost.moe_layers > 0) {
         // Its routed slots.
-        const double slots = busiest_device_slots(stage_tokens, cost.experts_per_token, cost.routed_experts,
-                                                  parallel.expert);
+        const double slots = busiest_device_slots(stage_tokens + dummy_stage_tokens, cost.experts_per_token,
+                                                  cost.routed_experts, parallel.expert);
         // Each picked expert's weights serve the slots routed to it: few rows per weight tile,
         // where staging the tile weighs in (DeviceRates::tile_setup_rows).
         step[OperatorKind::experts] = {Flops(2.0 * slots * cost.expert.params),
@@ -778,10 +786,29 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     // stage, so the step costs one micro-batch through all layers. With fewer micro-batches than
     // stages the stages idle in turn: the bubble. Attention data parallelism: the step lasts as long
     // as its busiest replica (busiest_replica).
-    const StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
-    const StepShape shape = busiest_replica(stage, cost.parallelism.attention_data);
+    StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
+    StepShape shape = busiest_replica(stage, cost.parallelism.attention_data);
+    // A decode-only pass replays the graph captured for its batch (per attention replica and
+    // micro-batch), padded with dummy rows up to a captured size, or, with no graph to hold it,
+    // is dispatched op by op (engine/graph_capture.hpp).
+    bool decode_without_graph = false;
+    double dummy_stage_tokens = 0.0;
+    if (whole.prefill_tokens <= 0.0 && cost.eager_decode_ops <= 0.0 && shape.sequences > 0.0) {
+        const GraphReplay replay = graph_replay(cost.captured_batches, cost.graph_padding, shape.sequences);
+        decode_without_graph = !replay.replayed;
+        if (replay.rows > shape.sequences) {
+            // A dummy row passes every matrix (a verification step's draft positions too) at a
+            // context of one token.
+            StepShape dummy = decode_shape(cost, replay.rows - shape.sequences, 1.0);
+            const double positions = shape.tokens / shape.sequences;
+            dummy.tokens *= positions;
+            dummy.logits *= positions;
+            shape += dummy;
+            dummy_stage_tokens = dummy.tokens * cost.parallelism.attention_data;
+        }
+    }
     StepCosts step;
-    add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens);
+    add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens, dummy_stage_tokens);
     // Decode attention reads each sequence's cache: the keys for the score, the values for the
     // product (MLA: the whole latent for the score, which the value product reuses on chip), with
     // the absorbed MLA widths. Prefill attention is fused (flash): it reads Q, K, V and writes O
@@ -846,7 +873,9 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     }
     // A pass with prompt tokens in it, mixed or not, runs eagerly where the runtime runs prompts so;
     // a decode-only pass where it runs those so.
-    step.eager_ops = whole.prefill_tokens > 0.0 ? cost.eager_prefill_ops : cost.eager_decode_ops;
+    step.eager_ops = whole.prefill_tokens > 0.0 ? cost.eager_prefill_ops
+                     : decode_without_graph       ? cost.eager_pass_ops
+                                                  : cost.eager_decode_ops;
     return step;
 }
 

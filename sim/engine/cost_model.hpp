@@ -69,6 +69,14 @@ struct CostModel {
     // where the deployment runs such passes eagerly (EagerDispatch); 0 where it replays a graph.
     double eager_prefill_ops = 0.0;
     double eager_decode_ops = 0.0;
+    // The ops a pass dispatches op by op, whether or not the deployment runs any so: what a decode
+    // pass costs the host when no captured graph holds its batch (engine/graph_capture.hpp); 0
+    // where the runtime states no eager_passes counts.
+    double eager_pass_ops = 0.0;
+    // The decode batch sizes captured on this device (Deployment::captured_batches) and whether a
+    // batch between two replays the next; empty: every decode batch replays a graph.
+    std::vector<long long> captured_batches;
+    bool graph_padding = true;
     // Llama 4 chunked local attention: a chunked layer reads and holds at most `chunk` tokens (the
     // worst case within a chunk: a sequence's cost never falls as its context grows).
     int chunked_layers = 0;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/datatype.hpp"
 #include "core/quantization.hpp"
@@ -71,6 +72,11 @@ struct Deployment {
     bool in_process = false;
     // The passes dispatched op by op: the runtime's, or all of them (DeploymentChoice::cuda_graphs_off).
     EagerDispatch eager;
+    // The decode batch sizes the runtime captures as graphs on this device (CapturedGraphs::
+    // on_device; engine/graph_capture.hpp), and whether a batch between two replays the next;
+    // empty: not stated, every decode batch replays a graph of its own size.
+    std::vector<long long> captured_batches;
+    bool graph_padding = true;
 
     const RuntimeProfile& runtime_profile() const { return runtime ? *runtime : structural_runtime(); }
     // The runtime's kernel graph on this device: the counted one where it was read for the

@@ -27,6 +27,11 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.in_process = choice.in_process;
     const EagerPasses& eager = choice.runtime->eager;
     deployment.eager = {eager.prefill || choice.cuda_graphs_off, eager.decode || choice.cuda_graphs_off};
+    const CapturedGraphs& graphs = choice.runtime->captured_graphs;
+    // The degree a runtime's tiers name is its own tensor-parallel size: SGLang's --tp counts every
+    // device of a stage, its attention replicas included.
+    deployment.captured_batches = graphs.on_device(hardware.memory_capacity, choice.parallelism.stage_devices());
+    deployment.graph_padding = graphs.padding;
     // Unstated weights follow the checkpoint (config.json's quantization_config), else bf16.
     deployment.weights = choice.weights != nullptr       ? choice.weights
                          : model.checkpoint_weights != nullptr ? model.checkpoint_weights

@@ -28,6 +28,7 @@ using profiles::DeviceTier;
 using profiles::SchedulerDefaults;
 using profiles::SchedulerLimits;
 using profiles::RequestPath;
+using profiles::CapturedGraphs;
 
 // The runtime of a deployment assembled field by field rather than resolved (a cost model of the
 // operators alone): the structural kernels, fused attention read once per layer, no block-format

@@ -333,13 +333,39 @@ void read_request_path(StrictMap& section, RequestPath& path) {
     section.reject_unknown_keys({"source", "before_scheduler", "per_prompt_token", "after_step"});
 }
 
-void read_cuda_graphs(StrictMap& section, std::vector<long long>& sizes) {
+// `cuda_graphs:` the decode batch sizes captured, whether a batch between two replays the next
+// (padding, on unless stated off) and the tiers that cut the list by the device's memory and
+// tensor-parallel degree. A tier keeps at least the smallest size: a device that captures nothing
+// is a run with graphs off (--cuda-graphs off), not a tier.
+void read_cuda_graphs(StrictMap& section, CapturedGraphs& graphs) {
     require_source(section);
-    sizes.clear();
+    graphs = CapturedGraphs{};
     if (auto values = section.increasing_integers("batch_sizes", Presence::required, kMaxGraphBatch)) {
-        sizes.assign(values->begin(), values->end());
+        graphs.batch_sizes.assign(values->begin(), values->end());
     }
-    section.reject_unknown_keys({"source", "batch_sizes"});
+    if (auto padding = section.boolean("padding", Presence::optional)) graphs.padding = *padding;
+    for (StrictMap& item : section.list_of_maps("tiers", Presence::optional)) {
+        GraphSizeTier tier;
+        if (auto memory = zero_or_quantity(item, "min_memory", core::Dimension::bytes, kMaxWorkspaceBytes,
+                                           "expected a size from 0 to 1 TB, such as '70 GiB'")) {
+            tier.min_memory = core::Bytes(*memory);
+        } else if (!item.has("min_memory")) {
+            item.error("min_memory", "missing required key; expected a size such as '70 GiB' (0 for every device)");
+        }
+        if (auto degree = item.positive_integer("min_tensor", Presence::optional, kMaxGraphBatch)) {
+            tier.min_tensor = static_cast<int>(*degree);
+        }
+        if (auto largest = item.positive_integer("max_batch", Presence::required, kMaxGraphBatch)) {
+            tier.max_batch = *largest;
+            if (!graphs.batch_sizes.empty() && *largest < graphs.batch_sizes.front()) {
+                item.error("max_batch", fmt::format("{} is below the smallest captured size, {}", *largest,
+                                                    graphs.batch_sizes.front()));
+            }
+        }
+        item.reject_unknown_keys({"min_memory", "min_tensor", "max_batch"});
+        graphs.tiers.push_back(tier);
+    }
+    section.reject_unknown_keys({"source", "batch_sizes", "padding", "tiers"});
 }
 
 // The passes a runtime dispatches op by op: which, each op's host time (up to a millisecond) and
@@ -585,7 +611,10 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     if (auto section = root.map("matmul", Presence::optional)) read_matmul(*section, profile);
     if (auto section = root.map("kv_cache", section_presence)) read_kv_cache(*section, profile.kv_sizing);
     if (auto section = root.map("scheduler", section_presence)) read_scheduler(*section, profile.scheduler);
-    if (auto section = root.map("cuda_graphs", Presence::optional)) read_cuda_graphs(*section, profile.cuda_graph_batch_sizes);
+    // Never inherited: the sizes are one build's own start-up list, and a runtime on its base's
+    // kernels (MLX, ExLlamaV2 on vLLM's factors) captures none of vLLM's.
+    profile.captured_graphs = CapturedGraphs{};
+    if (auto section = root.map("cuda_graphs", Presence::optional)) read_cuda_graphs(*section, profile.captured_graphs);
     if (auto section = root.map("eager_passes", Presence::optional)) {
         profile.eager = EagerPasses{};  // replaces the base's whole
         read_eager_passes(*section, profile.eager);

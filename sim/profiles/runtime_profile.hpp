@@ -224,6 +224,41 @@ struct SchedulerDefaults {
     }
 };
 
+// The decode batch sizes a runtime captures as CUDA (HIP) graphs at start-up, and what it does
+// with a batch between them (engine/graph_capture.hpp; docs/model.md, "Captured batch sizes").
+// Where the largest captured batch depends on the device (SGLang's cuda_graph_max_bs by the GPU's
+// memory and tensor-parallel size), tiers cut the list.
+struct GraphSizeTier {
+    core::Bytes min_memory{0.0};  // per device, the memory it reports
+    int min_tensor = 1;           // at least this many devices a stage (the runtime's tensor-parallel size)
+    long long max_batch = 0;      // the largest size captured there
+};
+
+struct CapturedGraphs {
+    std::vector<long long> batch_sizes;  // increasing; empty: not stated (every batch replays its own graph)
+    bool padding = true;                 // a batch between two sizes replays the next with dummy rows; false: no graph
+    std::vector<GraphSizeTier> tiers;    // the tier of the most memory, then the highest degree, a device meets
+
+    // The sizes captured on a device of `memory` at tensor-parallel degree `tensor`: the list, cut
+    // at the largest size of the tier it takes (none: the whole list).
+    std::vector<long long> on_device(core::Bytes memory, int tensor) const {
+        const GraphSizeTier* chosen = nullptr;
+        for (const GraphSizeTier& tier : tiers) {
+            if (memory.value < tier.min_memory.value || tensor < tier.min_tensor) continue;
+            if (chosen == nullptr || tier.min_memory.value > chosen->min_memory.value ||
+                (tier.min_memory.value == chosen->min_memory.value && tier.min_tensor > chosen->min_tensor)) {
+                chosen = &tier;
+            }
+        }
+        if (chosen == nullptr) return batch_sizes;
+        std::vector<long long> cut;
+        for (long long size : batch_sizes) {
+            if (size <= chosen->max_batch) cut.push_back(size);
+        }
+        return cut;
+    }
+};
+
 // What a request costs outside the forward passes, on its way in and out of a serving runtime
 // (docs/serving.md, "The time a client sees"). A client's time to first token is its send to the
 // first token's arrival: `before_scheduler` plus the prompt's tokenization, the wait for and the
@@ -269,7 +304,7 @@ struct RuntimeProfile {
     std::array<BlockFormatMatmul, core::kBackends.size()> block_matmul{};  // per core::Backend
     SchedulerDefaults scheduler{};
     RequestPath request_path{};
-    std::vector<long long> cuda_graph_batch_sizes;  // batch sizes it captures as graphs; empty: none stated
+    CapturedGraphs captured_graphs{};  // its decode graphs' batch sizes; none stated unless the profile does
     // How it is launched (`launch:`); unset: decodesim knows no serving command for it.
     std::optional<LaunchTemplate> launch;
     // The spread of its fit group's held-out errors on each memory family (validation/

@@ -106,8 +106,15 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                             tier.max_sequences.value_or(scheduler.max_sequences),
                             tier.max_batched_tokens.value_or(scheduler.max_batched_tokens));
     }
-    if (!runtime.cuda_graph_batch_sizes.empty()) {
-        text += fmt::format("  CUDA graphs: batch sizes {}\n", fmt::join(runtime.cuda_graph_batch_sizes, ", "));
+    const profiles::CapturedGraphs& graphs = runtime.captured_graphs;
+    if (!graphs.batch_sizes.empty()) {
+        text += fmt::format("  CUDA graphs: decode batch sizes {}; a batch between two {}\n", fmt::join(graphs.batch_sizes, ", "),
+                            graphs.padding ? "replays the next, padded" : "runs without a graph");
+        for (const profiles::GraphSizeTier& tier : graphs.tiers) {
+            text += fmt::format("    on devices of {:g} GiB and more{}: up to batch {}\n", tier.min_memory.value / 1073741824.0,
+                                tier.min_tensor > 1 ? fmt::format(" at tensor parallel {} and more", tier.min_tensor) : "",
+                                tier.max_batch);
+        }
     }
     const profiles::EagerPasses& eager = runtime.eager;
     if (eager.op_time.value > 0.0) {
