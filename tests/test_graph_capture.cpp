@@ -97,16 +97,17 @@ TEST_CASE("a padded decode pass computes its dummy rows through every matrix, at
           doctest::Approx(full.operators[engine::index_of(engine::OperatorKind::mlp)].flops.value));
 }
 
-TEST_CASE("the dummy rows of a padded MoE pass route to one token's experts") {
+TEST_CASE("the dummy rows of a padded MoE pass are routed as tokens") {
     // DeepSeek-V3 on eight H200s under SGLang: 256 routed experts, 8 a token, all on each device
-    // (no expert parallelism). A batch of 9 replays the graph of 12: three dummy rows, alike, so
-    // routed to the same 8 experts. Distinct experts of n tokens picking 8 of 256 at random:
-    // 256 (1 - (248/256)^n): 9 real tokens and one dummy's pick, n = 10: 256 x (1 - 0.72797) = 69.64 experts.
+    // (no expert parallelism). A batch of 9 replays the graph of 12: three dummy rows, each
+    // holding a token id an earlier pass left in the graph's input buffer, so routed as tokens.
+    // Distinct experts of n tokens picking 8 of 256 at random: 256 (1 - (248/256)^n); n = 12:
+    // 256 x (1 - 0.68320) = 81.10 experts.
     const auto evaluator = testing::setup("h200-sxm", "deepseek-v3", "fp8", "", 8, "sglang").realistic();
     const engine::CostModel& cost = evaluator.cost_model();
     REQUIRE(engine::graph_replay(cost.captured_batches, cost.graph_padding, 9.0).rows == 12.0);
-    const double distinct = 256.0 * (1.0 - std::pow(248.0 / 256.0, 10.0));
-    CHECK(distinct == doctest::Approx(69.64).epsilon(1e-4).scale(0.0));
+    const double distinct = 256.0 * (1.0 - std::pow(248.0 / 256.0, 12.0));
+    CHECK(distinct == doctest::Approx(81.10).epsilon(1e-4).scale(0.0));
     // Their slots: 12 rows x 8 experts, each moving the expert's activation width.
     const engine::OperatorCost experts =
         engine::decode_step_costs(cost, 9.0, 1024.0).operators[engine::index_of(engine::OperatorKind::experts)];

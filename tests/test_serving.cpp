@@ -146,6 +146,33 @@ TEST_CASE("a prompt no replica can hold is rejected, not served or looped on") {
     CHECK_FALSE(result.requests[1].rejected);
 }
 
+TEST_CASE("a prompt longer than an unchunked pass is refused and named so, by serve and by plan") {
+    // Without chunked prefill a prompt is one pass: at 8,192 tokens a pass, a 9,000-token prompt
+    // never runs, whatever the memory; a 100-token one beside it does.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    std::vector<workload::Request> requests{request_at(0.0, 9000, 10), request_at(0.1, 100, 10)};
+    serving::ServeConfig config;
+    config.limits.chunked_prefill = false;
+    config.limits.max_batched_tokens = 8192;
+    const auto result = serving::simulate_serving(s.realistic(), requests, config, {});
+    CHECK(result.rejected == 1);
+    CHECK(result.rejected_longer_than_pass == 1);
+    CHECK_FALSE(result.requests[1].rejected);
+    // TensorRT-LLM 1.0 does not chunk by default (enable_chunked_prefill False) and keeps
+    // max_num_tokens at 8192: serve says which requests it refused and why.
+    const auto serve = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime",
+                                     "tensorrt-llm", "--rate", "1", "--prompt", "uniform:6000:12000", "--output", "50",
+                                     "--requests", "20", "--seed", "1"});
+    CHECK(serve.exit_code == 0);
+    CHECK(serve.out.find("whose prompt is longer than a pass of 8192 tokens without chunked") != std::string::npos);
+    // plan refuses the device with the budget a fixed 16,000-token prompt needs.
+    const auto plan = testing::run({"plan", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime",
+                                    "tensorrt-llm", "--rate", "1", "--prompt", "16000", "--output", "50",
+                                    "--ttft-p99", "5", "--tpot-p99", "0.05"});
+    CHECK(plan.out.find("prompts of 16000 tokens are longer than a pass of 8192 tokens") != std::string::npos);
+    CHECK(plan.out.find("--max-batched-tokens 16000 or more") != std::string::npos);
+}
+
 TEST_CASE("a shared prefix is prefilled once and then skipped") {
     // Every request starts with the same 1,500-token prefix of a 2,000-token prompt; arrivals are
     // far apart so each request is alone. After the first, each prefills only the last 500 tokens

@@ -538,11 +538,8 @@ double busiest_device_slots(double tokens, double per_token, int experts, int ep
 
 // Every operator but attention: the same for decode and prefill. `local` holds the tokens and
 // logits one attention replica processes; `stage_tokens` the tokens of the whole stage, which
-// the routed experts of the stage's devices serve between them; `dummy_stage_tokens` the rows a
-// replayed graph is padded with, all alike (one token id at position zero), so routed to the
-// same experts: they add slots but at most one token's experts.
-void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens,
-                      double dummy_stage_tokens) {
+// the routed experts of the stage's devices serve between them.
+void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, double sequences, double stage_tokens) {
     const Bytes act = cost.activation_bytes;
     const Parallelism& parallel = cost.parallelism;
     step[OperatorKind::embedding] = {Flops(), cost.embedding_row_bytes * (tokens / cost.tensor_parallel), 1.0, 0.0, 0.0};
@@ -555,15 +552,14 @@ void add_common_costs(StepCosts& step, const CostModel& cost, double tokens, dou
                                     cost.attention_layers() * kCacheWriteKernels, 0.0, 0.0};
 
     // The experts this device holds that any of the stage's tokens picked.
-    const double picked = cost.moe_layers > 0 ? expected_distinct_experts(cost.routed_experts, cost.experts_per_token,
-                                                                    stage_tokens + std::min(dummy_stage_tokens, 1.0))
-                                        : 0.0;
-    const double distinct =
-        cost.moe_layers > 0 ? picked * (static_cast<double>(cost.local_experts) / cost.routed_experts) : 0.0;
+    const double distinct = cost.moe_layers > 0
+                                ? expected_distinct_experts(cost.routed_experts, cost.experts_per_token, stage_tokens) *
+                                      (static_cast<double>(cost.local_experts) / cost.routed_experts)
+                                : 0.0;
     if (cost.moe_layers > 0) {
         // Its routed slots.
-        const double slots = busiest_device_slots(stage_tokens + dummy_stage_tokens, cost.experts_per_token,
-                                                  cost.routed_experts, parallel.expert);
+        const double slots = busiest_device_slots(stage_tokens, cost.experts_per_token, cost.routed_experts,
+                                                  parallel.expert);
         // Each picked expert's weights serve the slots routed to it: few rows per weight tile,
         // where staging the tile weighs in (DeviceRates::tile_setup_rows).
         step[OperatorKind::experts] = {Flops(2.0 * slots * cost.expert.params),
@@ -792,23 +788,24 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     // micro-batch), padded with dummy rows up to a captured size, or, with no graph to hold it,
     // is dispatched op by op (engine/graph_capture.hpp).
     bool decode_without_graph = false;
-    double dummy_stage_tokens = 0.0;
     if (whole.prefill_tokens <= 0.0 && cost.eager_decode_ops <= 0.0 && shape.sequences > 0.0) {
         const GraphReplay replay = graph_replay(cost.captured_batches, cost.graph_padding, shape.sequences);
         decode_without_graph = !replay.replayed;
         if (replay.rows > shape.sequences) {
             // A dummy row passes every matrix (a verification step's draft positions too) at a
-            // context of one token.
+            // context of one token (SGLang's seq_len_fill_value). It carries whatever token id an
+            // earlier pass left in the graph's input buffer (replay_prepare copies the real rows'
+            // ids only), so a MoE layer routes it as it routes a token.
             StepShape dummy = decode_shape(cost, replay.rows - shape.sequences, 1.0);
             const double positions = shape.tokens / shape.sequences;
             dummy.tokens *= positions;
             dummy.logits *= positions;
             shape += dummy;
-            dummy_stage_tokens = dummy.tokens * cost.parallelism.attention_data;
+            stage.tokens += dummy.tokens * cost.parallelism.attention_data;
         }
     }
     StepCosts step;
-    add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens, dummy_stage_tokens);
+    add_common_costs(step, cost, shape.tokens, shape.logits, stage.tokens);
     // Decode attention reads each sequence's cache: the keys for the score, the values for the
     // product (MLA: the whole latent for the score, which the value product reuses on chip), with
     // the absorbed MLA widths. Prefill attention is fused (flash): it reads Q, K, V and writes O

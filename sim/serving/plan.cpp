@@ -335,6 +335,16 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
     const SchedulerLimits limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
+    // Without chunked prefill a prompt is one pass: a runtime that keeps its pass budget
+    // (TensorRT-LLM's max_num_tokens) refuses a longer one, on any layout (the verification
+    // catches a distribution's tail; this, a mean already over it).
+    if (!limits.chunked_prefill && workload.prompt_tokens - workload.cached_prompt_tokens > limits.max_batched_tokens) {
+        reason = fmt::format("prompts of {:.0f} tokens are longer than a pass of {} tokens, and {} does not chunk them "
+                             "by default: give --max-batched-tokens {:.0f} or more",
+                             workload.prompt_tokens, limits.max_batched_tokens, runtime->id,
+                             std::ceil(workload.prompt_tokens - workload.cached_prompt_tokens));
+        return std::nullopt;
+    }
     std::optional<PlanOption> best;
     // Why it cannot serve: a deployment that ran but missed is more telling than one that
     // could not be built (a tp the device has no link for), so the first of those wins.
@@ -528,7 +538,12 @@ void verify_options(Plan& plan, const profiles::ModelProfile& model, const std::
                                  report_parallelism(option.deployment.parallelism),
                                  verification.met_share * 100.0, verification.requests,
                                  pools ? "" : fmt::format(" with up to {} replicas", verification.replicas),
-                                 verification.saturated ? ", a backlog standing" : "")});
+                                 verification.refused_longer_than_pass > 0
+                                     ? fmt::format(", {} prompts longer than a pass of {} tokens without chunked prefill "
+                                                   "refused (--max-batched-tokens)",
+                                                   verification.refused_longer_than_pass, option.limits.max_batched_tokens)
+                                 : verification.saturated ? ", a backlog standing"
+                                                          : "")});
                 plan.options.erase(next);
             }
             std::stable_sort(plan.options.begin(), plan.options.end(),

@@ -80,6 +80,7 @@ PlanVerification verify_replicas(const engine::Evaluator& evaluator, int replica
         verification.replicas = count;
         verification.met_share = run.met_share;
         verification.saturated = run.saturated;
+        verification.refused_longer_than_pass = run.result.rejected_longer_than_pass;
         verification.ttft_p99_s = run.ttft_p99_s;
         verification.tpot_p99_s = run.tpot_p99_s;
         verification.e2e_p99_s = run.e2e_p99_s;

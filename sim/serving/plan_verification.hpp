@@ -28,6 +28,7 @@ struct PlanVerification {
     double met_share = 0.0;          // of the requests, those within every target, at `replicas`
     double ttft_p99_s = 0.0, tpot_p99_s = 0.0, e2e_p99_s = 0.0;
     bool saturated = false;          // at `replicas`: a backlog stood at the last arrival, or a request was refused
+    long long refused_longer_than_pass = 0;  // of the refused, prompts longer than an unchunked pass
     bool passed = false;             // false: no count within reach met the targets
 };
 

@@ -335,7 +335,7 @@ private:
     // idle or started another pass is dropped when it surfaces.
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
         pass_ends_;
-    long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0;
+    long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0, rejected_longer_than_pass_ = 0;
     // Disaggregated runs: prefill instances come first in replicas_, then the decode instances.
     KvLink link_;
     std::size_t prefill_count_ = 0;
@@ -721,6 +721,7 @@ void Simulation::start_step(Replica& replica, double now) {
             if (tokens > budget) {
                 if (!alone) break;
                 reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
+                ++rejected_longer_than_pass_;
                 continue;
             }
             if (!reserve(replica, sequence, sequence.cached + tokens)) {
@@ -998,6 +999,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     result.prefix_hits = prefix_hits_;
     result.steps = steps_;
     result.rejected = rejected_;
+    result.rejected_longer_than_pass = rejected_longer_than_pass_;
     // Arrivals outran service when a backlog stands at the last arrival (docs/serving.md).
     const long long backlog_limit =
         std::max<long long>(20, static_cast<long long>(0.05 * static_cast<double>(requests_.size())));

@@ -158,6 +158,9 @@ struct ServeResult {
     long long prefix_hits = 0;
     long long steps = 0;
     long long rejected = 0;
+    // Of them, prompts longer than a pass holds without chunked prefill (the scheduler's
+    // max_batched_tokens): the runtime refuses them whatever its memory.
+    long long rejected_longer_than_pass = 0;
     long long waiting_at_last_arrival = 0;
     bool saturated = false;                // arrivals outran service (docs/serving.md)
     std::optional<DisaggregationStats> disaggregation;  // set for a disaggregated run

@@ -135,7 +135,14 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                             group.group->hardware, group.group->replicas, group.load.requests,
                             100.0 * group.load.utilization, group.load.mean_running_batch);
     }
-    if (r.rejected > 0) text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected);
+    if (r.rejected > r.rejected_longer_than_pass) {
+        text += fmt::format("rejected      {} requests too long for a replica to ever hold\n", r.rejected - r.rejected_longer_than_pass);
+    }
+    if (r.rejected_longer_than_pass > 0) {
+        text += fmt::format("rejected      {} requests whose prompt is longer than a pass of {} tokens without chunked\n"
+                            "  prefill (raise --max-batched-tokens, or chunk: the runtime's own flag)\n",
+                            r.rejected_longer_than_pass, c.limits.max_batched_tokens);
+    }
     if (r.speculation) {
         const serving::SpeculationStats& s = *r.speculation;
         text += fmt::format("speculation   draft {}, {} per verification, acceptance {:g}: {:.3f} tokens per verification "
@@ -251,6 +258,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     document["preemptions"] = r.preemptions;
     document["prefix_hits"] = r.prefix_hits;
     document["rejected"] = r.rejected;
+    document["rejected_longer_than_pass"] = r.rejected_longer_than_pass;
     document["passes"] = r.steps;
     document["duration_s"] = r.duration_s;
     if (r.speculation) {
