@@ -21,10 +21,7 @@ namespace {
 // A build of vLLM's kernels whose prompt passes run eagerly: 10 us an op; a grouped-query
 // attention block dispatches 30 ops, an MLA block 50, a dense MLP 10 and a routed MoE block 40.
 std::string eager_profile(const std::string& eager_lines) {
-    return testing::write_temp("eager-passes.yaml",
-                               "name: eager-test\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\n"
-                               "measured: false\nmeasurements: \"t\"\neager_passes:\n  source: \"t\"\n" +
-                                   eager_lines);
+    return testing::runtime_with_section("eager-passes.yaml", "eager_passes", eager_lines);
 }
 
 const std::string kEagerLines =

@@ -19,10 +19,7 @@ namespace {
 
 // A build of vLLM's kernels with a cuda_graphs section of its own.
 std::string graphs_profile(const std::string& graph_lines) {
-    return testing::write_temp("captured-graphs.yaml",
-                               "name: graphs-test\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\n"
-                               "measured: false\nmeasurements: \"t\"\ncuda_graphs:\n  source: \"t\"\n" +
-                                   graph_lines);
+    return testing::runtime_with_section("captured-graphs.yaml", "cuda_graphs", graph_lines);
 }
 
 // The largest decode batch the deployment captures: the last captured size.

@@ -97,6 +97,13 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
     return path.string();
 }
 
+// A runtime profile on vLLM's kernels (base vllm@0.8) with one section of its own, `section:`
+// with its source and then `lines` (each indented two spaces), written as `file`: its path.
+inline std::string runtime_with_section(const std::string& file, const std::string& section, const std::string& lines) {
+    return write_temp(file, "name: " + section + "-test\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\n"
+                            "measured: false\nmeasurements: \"t\"\n" + section + ":\n  source: \"t\"\n" + lines);
+}
+
 // The whole of a file, for tests that derive an input from a fixture.
 inline std::string read_file(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
