@@ -6,10 +6,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/cost_model.hpp"
 #include "engine/graph_capture.hpp"
+#include "engine/point_warnings.hpp"
 #include "engine/prediction.hpp"
 #include "test_support.hpp"
 
@@ -171,4 +173,26 @@ TEST_CASE("a runtime's captured sizes are read strictly: each bad value names th
     REQUIRE(unknown.size() == 1);
     CHECK(unknown[0].find("pading") != std::string::npos);
     CHECK(unknown[0].find("padding") != std::string::npos);
+}
+
+TEST_CASE("a decode batch with no captured graph is named among the point's warnings") {
+    // TensorRT-LLM 1.0 captures 1 to 32, 64 and 128 and does not pad: 40 replays none, and its
+    // 512 ops a step at 45 us are 23.04 ms of dispatch; 64 replays its own graph.
+    const auto setup = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "tensorrt-llm");
+    const auto warnings_at = [&](double batch) {
+        return engine::point_warnings(setup.point(engine::Workload::step(batch, 1024.0)));
+    };
+    const auto named = [](const std::vector<std::string>& warnings, const std::string& text) {
+        return std::any_of(warnings.begin(), warnings.end(),
+                           [&](const std::string& warning) { return warning.find(text) != std::string::npos; });
+    };
+    const auto forty = warnings_at(40.0);
+    CHECK(named(forty, "a batch of 40 replays none"));
+    CHECK(named(forty, "512 ops from the host (23.04 ms)"));
+    CHECK_FALSE(named(warnings_at(64.0), "replays none"));
+    // SGLang pads: on an H100 at tp 1 it replays up to 256 and runs 300 without a graph.
+    const auto sglang = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "sglang");
+    CHECK(named(engine::point_warnings(sglang.point(engine::Workload::step(300.0, 1024.0))),
+                "captures decode graphs for batches up to 256: a batch of 300 replays none"));
+    CHECK_FALSE(named(engine::point_warnings(sglang.point(engine::Workload::step(130.0, 1024.0))), "replays none"));
 }

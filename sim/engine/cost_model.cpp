@@ -8,7 +8,6 @@
 
 #include "core/error.hpp"
 #include "engine/attention_tile.hpp"
-#include "engine/graph_capture.hpp"
 #include "engine/kernel_graph.hpp"
 #include "engine/model_shape.hpp"
 
@@ -878,6 +877,13 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
 
 StepCosts decode_step_costs(const CostModel& cost, double batch, double context) {
     return step_costs(cost, decode_shape(cost, batch, context));
+}
+
+GraphReplay decode_graph_replay(const CostModel& cost, double batch) {
+    const StepShape whole = decode_shape(cost, batch, 1.0);
+    const StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
+    return graph_replay(cost.captured_batches, cost.graph_padding,
+                        busiest_replica(stage, cost.parallelism.attention_data).sequences);
 }
 
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt) {

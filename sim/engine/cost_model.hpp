@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/deployment.hpp"
+#include "engine/graph_capture.hpp"
 #include "engine/operators.hpp"
 #include "profiles/model_profile.hpp"
 
@@ -203,6 +204,10 @@ StepCosts step_costs(const CostModel& cost, const StepShape& shape);
 
 // One decode step: `batch` sequences, each with `context` tokens in its cache (this step's token included).
 StepCosts decode_step_costs(const CostModel& cost, double batch, double context);
+
+// The graph a decode-only pass of `batch` sequences replays, looked up as step_costs does: by the
+// sequences of one attention replica's micro-batch (engine/graph_capture.hpp).
+GraphReplay decode_graph_replay(const CostModel& cost, double batch);
 
 // Prefill of `batch` prompts of `prompt` tokens each, in one forward pass (attention is causal).
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);

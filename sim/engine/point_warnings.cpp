@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "core/units.hpp"
 #include "engine/memory.hpp"
@@ -47,6 +48,25 @@ void add_checkpoint_warnings(const OperatingPoint& point, const MemoryFootprint&
     }
 }
 
+// A decode batch the runtime captured no graph for: every op of its steps is dispatched from the
+// host (engine/graph_capture.hpp), which a reader would otherwise take for a slow device.
+std::optional<std::string> uncaptured_batch_warning(const OperatingPoint& point) {
+    const Evaluator evaluator(point);
+    const CostModel& cost = evaluator.cost_model();
+    if (cost.eager_pass_ops <= 0.0 || cost.eager_decode_ops > 0.0 || point.workload.batch < 1.0) return std::nullopt;
+    const GraphReplay replay = decode_graph_replay(cost, point.workload.batch);
+    if (replay.replayed) return std::nullopt;
+    const std::vector<long long>& sizes = cost.captured_batches;
+    return fmt::format("{} captures decode graphs {} {}: a batch of {:g} replays none, so each decode step "
+                       "dispatches its {:.0f} ops from the host ({}), whatever the device (docs/model.md, "
+                       "\"Captured batch sizes\")",
+                       runtime_label(point.deployment),
+                       cost.graph_padding ? "for batches up to" : "for some batch sizes, without padding between them, up to",
+                       sizes.back(),
+                       point.workload.batch, cost.eager_pass_ops,
+                       core::format_seconds((evaluator.rates().eager_op_time * cost.eager_pass_ops).value));
+}
+
 }  // namespace
 
 std::vector<std::string> point_warnings(const OperatingPoint& point, DeviceFit fit) {
@@ -60,6 +80,7 @@ std::vector<std::string> point_warnings(const OperatingPoint& point, DeviceFit f
     if (fit == DeviceFit::checked) {
         if (auto problem = memory_problem(one_stream, 1.0)) warnings.push_back(*problem);
     }
+    if (auto warning = uncaptured_batch_warning(point)) warnings.push_back(*warning);
     return warnings;
 }
 
