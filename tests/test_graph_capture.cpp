@@ -13,6 +13,7 @@
 #include "engine/graph_capture.hpp"
 #include "engine/point_warnings.hpp"
 #include "engine/prediction.hpp"
+#include "serving/simulation.hpp"
 #include "test_support.hpp"
 
 using namespace decodesim;
@@ -195,4 +196,23 @@ TEST_CASE("a decode batch with no captured graph is named among the point's warn
     CHECK(named(engine::point_warnings(sglang.point(engine::Workload::step(300.0, 1024.0))),
                 "captures decode graphs for batches up to 256: a batch of 300 replays none"));
     CHECK_FALSE(named(engine::point_warnings(sglang.point(engine::Workload::step(130.0, 1024.0))), "replays none"));
+}
+
+TEST_CASE("serve counts the decode passes no captured graph holds") {
+    // 32 clients under TensorRT-LLM 1.0: every decode batch is 32 or fewer, each captured. 40
+    // clients: decode batches of 33 to 40 sequences, none captured, so every decode pass among
+    // the ones with more than 32 sequences is dispatched op by op, and none with 32 or fewer.
+    const auto setup = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "tensorrt-llm");
+    const auto evaluator = setup.realistic();
+    const auto run = [&](long long clients) {
+        serving::ServeConfig config;
+        config.closed_loop = serving::ClosedLoop{clients, 0.0};
+        return serving::simulate_serving(evaluator, testing::fixed_stream(1.0, 500, 100, 10 * clients), config, {});
+    };
+    CHECK(run(32).decode_passes_without_graph == 0);
+    const auto forty = run(40);
+    CHECK(forty.decode_passes_without_graph > 0);
+    CHECK(forty.decode_passes_without_graph < forty.steps);
+    // Most of the run decodes more than 32 at once: 40 clients, each prompt a pass of its own.
+    CHECK(forty.decode_passes_without_graph > forty.steps / 2);
 }

@@ -336,6 +336,7 @@ private:
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
         pass_ends_;
     long long steps_ = 0, preemptions_ = 0, prefix_hits_ = 0, rejected_ = 0, rejected_longer_than_pass_ = 0;
+    long long decode_passes_without_graph_ = 0;
     // Disaggregated runs: prefill instances come first in replicas_, then the decode instances.
     KvLink link_;
     std::size_t prefill_count_ = 0;
@@ -763,6 +764,12 @@ void Simulation::start_step(Replica& replica, double now) {
         return;
     }
     double pass = deployment.step_time(shape).value;
+    // A decode pass no captured graph holds is dispatched op by op (engine/graph_capture.hpp).
+    const engine::CostModel& costs = deployment.cost_model();
+    if (shape.prefill_tokens <= 0.0 && costs.eager_pass_ops > 0.0 && costs.eager_decode_ops <= 0.0 &&
+        !engine::decode_graph_replay(costs, shape.sequences).replayed) {
+        ++decode_passes_without_graph_;
+    }
     if (decoding > 0.0) {
         // The drafter's k steps for the decoding sequences run before the verification pass.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
@@ -998,6 +1005,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     result.preemptions = preemptions_;
     result.prefix_hits = prefix_hits_;
     result.steps = steps_;
+    result.decode_passes_without_graph = decode_passes_without_graph_;
     result.rejected = rejected_;
     result.rejected_longer_than_pass = rejected_longer_than_pass_;
     // Arrivals outran service when a backlog stands at the last arrival (docs/serving.md).

@@ -157,6 +157,8 @@ struct ServeResult {
     long long preemptions = 0;
     long long prefix_hits = 0;
     long long steps = 0;
+    // Of them, decode passes no captured graph held, dispatched op by op (engine/graph_capture.hpp).
+    long long decode_passes_without_graph = 0;
     long long rejected = 0;
     // Of them, prompts longer than a pass holds without chunked prefill (the scheduler's
     // max_batched_tokens): the runtime refuses them whatever its memory.

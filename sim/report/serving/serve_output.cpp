@@ -127,9 +127,13 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                                 : std::string{});
     }
     text += fmt::format("load          mean running batch {:.1f} per replica, mean queue {:.1f}, peak KV use {:.0f}% "
-                        "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes\n",
+                        "of {:.0f} tokens, {} preemptions, {} prefix hits, {} passes{}\n",
                         r.mean_running_batch, r.mean_waiting, 100.0 * r.peak_kv_fraction, r.kv_capacity_tokens,
-                        r.preemptions, r.prefix_hits, r.steps);
+                        r.preemptions, r.prefix_hits, r.steps,
+                        r.decode_passes_without_graph > 0
+                            ? fmt::format(" ({} of them decode passes no captured graph holds, dispatched op by op)",
+                                          r.decode_passes_without_graph)
+                            : std::string());
     for (const GroupLoad& group : group_loads(c, r)) {
         text += fmt::format("fleet         {} x{}: {} requests, {:.0f}% busy, mean running batch {:.1f} per replica\n",
                             group.group->hardware, group.group->replicas, group.load.requests,
@@ -259,6 +263,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     document["prefix_hits"] = r.prefix_hits;
     document["rejected"] = r.rejected;
     document["rejected_longer_than_pass"] = r.rejected_longer_than_pass;
+    document["decode_passes_without_graph"] = r.decode_passes_without_graph;
     document["passes"] = r.steps;
     document["duration_s"] = r.duration_s;
     if (r.speculation) {
