@@ -6,7 +6,10 @@
 namespace decodesim::engine {
 
 GraphReplay graph_replay(const std::vector<long long>& captured, bool padding, double batch) {
-    if (captured.empty() || batch <= 0.0) return {true, batch};
+    if (captured.empty() || !(batch > 0.0)) return {true, batch};
+    // Above the largest size (a steady-state solver's probe may be far above it): no graph. Checked
+    // first, so the lookup below converts only batches the list bounds.
+    if (batch > static_cast<double>(captured.back()) + 1e-9) return {false, batch};
     // A mean of 14.3 sequences is steps of 14 and 15: the larger decides the graph. The tolerance
     // keeps a whole batch summed in floating point (15.000000001) from looking up the next size.
     const double nearest = std::round(batch);
