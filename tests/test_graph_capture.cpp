@@ -43,8 +43,8 @@ TEST_CASE("a decode batch replays its own graph, the next one padded, or none") 
     // Without padding a size between two has no graph; a captured one still has its own.
     CHECK_FALSE(engine::graph_replay(sizes, false, 3.0).replayed);
     CHECK(engine::graph_replay(sizes, false, 4.0).replayed);
-    // A mean of 5.5 sequences is steps of 5 to 8, all replaying the graph of 8: their padding,
-    // 3, 2, 1 and 0 rows, averages (8 - 4 - 1) / 2 = 1.5, so 7 rows.
+    // A mean of 5.5 sequences falls among the batches 5 to 8, all replaying the graph of 8: their
+    // padding, 3, 2, 1 and 0 rows, averages (8 - 4 - 1) / 2 = 1.5, so 7 rows.
     CHECK(engine::graph_replay(sizes, true, 5.5).rows == doctest::Approx(7.0));
     // Without padding a mean of 3.5 takes the graph of 4, which its steps of 4 replay.
     CHECK(engine::graph_replay(sizes, false, 3.5).replayed);
