@@ -771,8 +771,8 @@ StepShape prefill_shape(const CostModel& cost, double sequences, double start, d
     return shape;
 }
 
-double pipeline_micro_batches(const CostModel& cost, const StepShape& shape) {
-    return std::clamp(shape.sequences, 1.0, static_cast<double>(cost.parallelism.pipeline));
+double pipeline_micro_batches(const CostModel& cost, double sequences) {
+    return std::clamp(sequences, 1.0, static_cast<double>(cost.parallelism.pipeline));
 }
 
 StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
@@ -781,7 +781,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     // stage, so the step costs one micro-batch through all layers. With fewer micro-batches than
     // stages the stages idle in turn: the bubble. Attention data parallelism: the step lasts as long
     // as its busiest replica (busiest_replica).
-    StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
+    StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole.sequences));
     StepShape shape = busiest_replica(stage, cost.parallelism.attention_data);
     // A decode-only pass replays the graph captured for its batch (per attention replica and
     // micro-batch), padded with dummy rows up to a captured size, or, with no graph to hold it,
@@ -859,7 +859,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     if (cost.kv_device_room && decode_cache.value > 0.0) {
         // The device holds its stage's share of every sequence it serves; what exceeds the room
         // lives in CPU memory and streams over the host link each step, in the same proportion.
-        const double held = decode_cache.value * pipeline_micro_batches(cost, whole) / cost.parallelism.pipeline;
+        const double held = decode_cache.value * pipeline_micro_batches(cost, whole.sequences) / cost.parallelism.pipeline;
         const double spilled = std::clamp(1.0 - cost.kv_device_room->value / held, 0.0, 1.0);
         if (spilled > 0.0) {
             step[OperatorKind::kv_offload] = {Flops(), decode_cache * spilled, 0.0, 0.0, 0.0};
@@ -880,10 +880,10 @@ StepCosts decode_step_costs(const CostModel& cost, double batch, double context)
 }
 
 GraphReplay decode_graph_replay(const CostModel& cost, double batch) {
-    const StepShape whole = decode_shape(cost, batch, 1.0);
-    const StepShape stage = scaled(whole, 1.0 / pipeline_micro_batches(cost, whole));
+    // The decode sequences of step_costs' busiest replica of one micro-batch.
+    const double stage = batch / pipeline_micro_batches(cost, batch);
     return graph_replay(cost.captured_batches, cost.graph_padding,
-                        busiest_replica(stage, cost.parallelism.attention_data).sequences);
+                        on_busiest_replica(stage, cost.parallelism.attention_data));
 }
 
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt) {
