@@ -42,6 +42,9 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   columns keep the means); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
   the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
   "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
+  "warm-up=N" and "warm-prefix=K" (--warm-up, --warm-prefix, closed-loop rows: the prompts the
+  server's prefix cache held at the start, from the client's untimed first request and the sweep's
+  previous run; warm_flags).
   A row whose notes state "speculative=..." is not predicted: the acceptance rate its
   run reached is not a condition the row states.
 * Sustained rates (the issue target for MLPerf-style limits): the max_rate_per_s_at_slo rows' median
@@ -143,6 +146,19 @@ def condition_flags(row):
     return f
 
 
+def warm_flags(row):
+    """A warm prefix cache at the start (serve --warm-up, --warm-prefix): "warm-up=N" where the client
+    sent its first N prompts once, untimed, before the run (vllm bench serve's initial test run,
+    SGLang bench_serving's warm-up), "warm-prefix=K" where the sweep's previous run sent prompts
+    beginning with the same K tokens (vLLM's seeded random dataset)."""
+    f = []
+    for key in ("warm-up", "warm-prefix"):
+        m = re.search(r"\b" + key + r"=([0-9]+)", row["notes"])
+        if m:
+            f += ["--" + key, m.group(1)]
+    return f
+
+
 def kv_of(row):
     m = re.search(r"\bkv=([a-z0-9_]+)", row["notes"])
     return m.group(1) if m else None
@@ -214,9 +230,10 @@ def predict_closed(binary, row, prompt):
     token, output tokens over the run's duration)."""
     c = int(row["concurrency"])
     key = ("closed", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
-           c, prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), closed_requests(row, c))
+           c, prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), tuple(warm_flags(row)),
+           closed_requests(row, c))
     if key not in _cache:
-        _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + [
+        _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + warm_flags(row) + [
             "--replicas", str(int(row["replicas"] or 1)), "--concurrency", str(c),
             "--requests", str(closed_requests(row, c)), "--seed", str(SEED), "--json"])
     d = _cache[key]

@@ -105,6 +105,13 @@ struct CachedPrefix {
 // dropped from its end, as it is used from its start).
 using EvictionOrder = std::set<std::tuple<double, int, long long>>;
 
+EvictionOrder::value_type eviction_key(long long id, const CachedPrefix& prefix) {
+    return {prefix.last_used_s, -prefix.depth, id};
+}
+
+// The ids of a warm cache's links (Simulation::warm_up_cache), apart from any a stream names.
+constexpr long long kWarmLinks = 1LL << 60;
+
 // The prefix chain of a request: its block ids, a generated conversation's implicit chain, or its
 // one shared prefix as a chain of one link; a conversation's chain goes on past the prompt into the
 // blocks its reply completes (Request::chain_base).
@@ -251,6 +258,7 @@ public:
             const auto clients = std::min<long long>(config.closed_loop->clients, static_cast<long long>(requests.size()));
             for (long long c = 0; c < clients; ++c) ready_clients_.push(0.0);
         }
+        if (config.warm.any()) warm_up_cache();
     }
 
     ServeResult run(const ServiceTargets& targets);
@@ -274,6 +282,10 @@ private:
         return (tokens + block - 1) / block * block;
     }
 
+    // Puts ServeConfig::warm's prompts in the one replica's prefix cache before the run: each request
+    // a link of its own, the sweep's shorter prompts first and the client's warm-up last (the most
+    // recently used), as many as the cache holds.
+    void warm_up_cache();
     // Sends the next request (next_send) and routes it.
     void arrive(double now);
     void start_step(Replica& replica, double now);
@@ -358,6 +370,57 @@ private:
 // for j = k (each accepted with probability a given the ones before). One draw u on (0, 1]:
 // j = floor(ln u / ln a) has P(j >= m) = P(u <= a^m) = a^m; capping it at k gives the law above.
 // The uniform comes from the raw 53 bits, so a seed gives the same run on every standard library.
+void Simulation::warm_up_cache() {
+    const WarmCache& warm = config_.warm;
+    const std::string key = warm.prefix_tokens != 0 ? "warm-prefix" : "warm-up";
+    if (warm.prefix_tokens < 0 || warm.whole_prompts < 0) {
+        throw core::InputError(core::unlocated(key, "a warm cache holds 0 or more tokens of 0 or more prompts"));
+    }
+    if (replicas_.size() != 1 || disaggregated()) {
+        throw core::InputError(core::unlocated(
+            key, "a warm cache is simulated on one colocated replica (which replica held an earlier run's prompt is not known)"));
+    }
+    for (const workload::Request& request : requests_) {
+        if (request.prefix_id >= 0 || !request.block_ids.empty() || request.chain_base >= 0 || request.follows >= 0) {
+            throw core::InputError(core::unlocated(
+                key, "the stream names prefixes of its own (a shared prefix, a trace's block ids or conversations); a warm "
+                     "cache is for a stream without them"));
+        }
+    }
+    if (!config_.limits.prefix_caching) return;  // nothing is kept: the warm prompts change nothing
+    Replica& replica = replicas_.front();
+    // Each request's warm link: whole blocks only, as the cache keeps them, and short of the prompt's
+    // last token, which is computed again for its logits (vLLM V1 looks up at most the prompt's
+    // tokens but one, in whole blocks).
+    const long long block = config_.limits.block_tokens;
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+        workload::Request& request = requests_[i];
+        const bool whole = static_cast<long long>(i) < warm.whole_prompts;
+        const long long tokens = std::min(whole ? request.prompt_tokens : warm.prefix_tokens, request.prompt_tokens - 1) /
+                                 block * block;
+        if (tokens <= 0) continue;
+        request.prefix_id = kWarmLinks + static_cast<long long>(i);
+        request.prefix_tokens = tokens;
+        if (!whole) order.push_back(i);
+    }
+    // The client's warm-up went out after the sweep's previous run: its prompts are the newest.
+    for (std::size_t i = 0; i < requests_.size() && static_cast<long long>(i) < warm.whole_prompts; ++i) {
+        if (requests_[i].prefix_id >= 0) order.push_back(i);
+    }
+    for (std::size_t position = 0; position < order.size(); ++position) {
+        const workload::Request& request = requests_[order[position]];
+        CachedPrefix link{request.prefix_tokens, kv_bytes(replica, request.prefix_tokens), 0,
+                          -static_cast<double>(order.size() - position), 0};
+        bool room = true;
+        while (room && replica.used_bytes + link.bytes > capacity_of(replica)) room = evict_prefix(replica);
+        if (!room) continue;  // longer than the whole cache
+        replica.used_bytes += link.bytes;
+        replica.evictable.insert(eviction_key(request.prefix_id, link));
+        replica.prefixes.emplace(request.prefix_id, link);
+    }
+}
+
 long long Simulation::accepted_drafts() {
     const double u = (static_cast<double>(random_() >> 11) + 1.0) * 0x1.0p-53;
     const double acceptance = speculation_.acceptance;
@@ -466,10 +529,6 @@ bool Simulation::evict_prefix(Replica& replica) {
 }
 
 namespace {
-
-EvictionOrder::value_type eviction_key(long long id, const CachedPrefix& prefix) {
-    return {prefix.last_used_s, -prefix.depth, id};
-}
 
 // A sequence starts reading a cached link: it is no longer evictable.
 void hold_prefix(Replica& replica, long long id, CachedPrefix& prefix, double now) {

@@ -27,6 +27,19 @@ struct ClosedLoop {
     double think_time_s = 0.0;
 };
 
+// What the prefix cache holds when the run starts: prompts the server saw just before it. A
+// benchmark client sends its first request once, untimed, before the run it times (`vllm bench
+// serve`'s initial test run, SGLang `bench_serving`'s warm-up), and a sweep over prompt lengths
+// that draws its prompts from the same seed sends, at each length, prompts that begin with the
+// previous run's (vLLM's random dataset: prompt i is consecutive token ids from a seeded offset).
+// With prefix caching on, the timed requests find those tokens cached (docs/serving.md, "A warm
+// cache").
+struct WarmCache {
+    long long prefix_tokens = 0;  // every prompt's first this many tokens (capped at the prompt)
+    long long whole_prompts = 0;  // the first this many prompts, whole, sent last
+    bool any() const { return prefix_tokens > 0 || whole_prompts > 0; }
+};
+
 struct ServeConfig {
     int replicas = 1;  // colocated replicas; ignored when `disaggregation` is set
     SchedulerLimits limits;
@@ -46,6 +59,9 @@ struct ServeConfig {
     // Set: the requests' arrival times are ignored and set as the loop runs (ServeResult::requests
     // holds them); unset: an open loop, the requests arriving at their stated times.
     std::optional<ClosedLoop> closed_loop;
+    // Prompts in the prefix cache at the start; on one colocated replica, for a stream that names no
+    // prefixes of its own.
+    WarmCache warm;
     // Told the share of the requests that have arrived, every few thousand arrivals (a progress
     // bar where a person waits); unset: not told.
     std::function<void(double share_arrived)> progress;

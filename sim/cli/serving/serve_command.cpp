@@ -59,6 +59,8 @@ struct ServeOptions {
     std::optional<long long> prefix_groups;
     std::optional<std::string> turns;      // conversations: turns each (a length distribution)
     std::optional<std::string> follow_up;  // and the tokens each later turn adds
+    long long warm_prefix = 0;             // every prompt's first this many tokens cached at the start
+    long long warm_up = 0;                 // the first this many prompts cached whole (a client's warm-up)
     SchedulerOptions scheduler;
     std::optional<double> ttft_slo;
     std::optional<double> tpot_slo;
@@ -216,6 +218,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.prefill_pool = prefill_evaluator ? &*prefill_evaluator : nullptr;
     config.seed = seed;  // the draws of accepted draft tokens
     config.closed_loop = closed_loop;
+    config.warm = {options.warm_prefix, options.warm_up};
     // Targets: the flags, else the scenario's p99 targets applied to each request.
     const serving::ServiceTargets targets =
         serving::service_targets(scenario, options.ttft_slo, options.tpot_slo, options.e2e_slo);
@@ -265,6 +268,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     // A trace has no seed of its own; speculation still draws its accepted tokens from --seed.
     conditions.seed = options.trace.empty() || point.deployment.speculation.enabled() ? seed : 0;
     conditions.limits = config.limits;
+    conditions.warm = config.warm;
     conditions.targets = targets;
     const bool none_served = result.rejected > 0 && result.rejected == static_cast<long long>(requests.size());
     if (result.saturated && !none_served) {
@@ -367,6 +371,14 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--prefix-tokens", options->prefix_tokens,
                         "Length of each shared prefix (with --prefix-fraction; at most the shortest prompt)")
         ->check(CLI::Range(0LL, 1'000'000'000LL));
+    command->add_option("--warm-prefix", options->warm_prefix,
+                        "Tokens of every prompt in the prefix cache at the start: a sweep's previous run sent "
+                        "prompts that begin the same (docs/serving.md, \"A warm cache\")")
+        ->check(CLI::Range(0LL, 1000000000LL));
+    command->add_option("--warm-up", options->warm_up,
+                        "Prompts sent whole before the run, untimed, so cached at the start (vllm bench serve and "
+                        "SGLang bench_serving send their first request once)")
+        ->check(CLI::Range(0LL, 1000000000LL));
     command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes (default 1)")
         ->check(CLI::Range(1LL, 1'000'000LL));
     add_scheduler_options(*command, options->scheduler);

@@ -43,6 +43,16 @@ std::vector<GroupLoad> group_loads(const ServeConditions& c, const serving::Serv
     return groups;
 }
 
+// ", warm cache: each prompt's first 2048 tokens, the first prompt whole"; empty without one.
+std::string warm_cache_text(const serving::WarmCache& warm) {
+    if (!warm.any()) return "";
+    std::vector<std::string> parts;
+    if (warm.prefix_tokens > 0) parts.push_back(fmt::format("each prompt's first {} tokens", warm.prefix_tokens));
+    if (warm.whole_prompts == 1) parts.push_back("the first prompt whole");
+    if (warm.whole_prompts > 1) parts.push_back(fmt::format("the first {} prompts whole", warm.whole_prompts));
+    return ", warm cache: " + fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string fleet_text(const std::vector<FleetGroup>& fleet) {
     std::vector<std::string> parts;
     for (const FleetGroup& group : fleet) {
@@ -76,8 +86,8 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                                           core::format_seconds(p.eager_op_time_s))
                             : "",
                         p.clocks);
-    text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}\n", c.requests,
-                        c.arrivals, c.prompt, c.output, c.seed);
+    text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}{}\n", c.requests,
+                        c.arrivals, c.prompt, c.output, c.seed, warm_cache_text(c.warm));
     text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}{}\n\n",
                         c.limits.max_sequences, c.limits.max_batched_tokens, c.limits.block_tokens,
                         c.limits.chunked_prefill ? ", chunked prefill" : "",
@@ -224,6 +234,7 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     given["output_tokens"] = c.output;
     given["requests"] = c.requests;
     given["seed"] = c.seed;
+    if (c.warm.any()) given["warm_cache"] = {{"prefix_tokens", c.warm.prefix_tokens}, {"whole_prompts", c.warm.whole_prompts}};
     given["scheduler"] = scheduler_json(c.limits);
     if (c.targets.ttft_s) given["ttft_slo_s"] = *c.targets.ttft_s;
     if (c.targets.tpot_s) given["tpot_slo_s"] = *c.targets.tpot_s;

@@ -30,6 +30,7 @@ struct ServeConditions {
     long long requests = 0;
     unsigned long long seed = 0;
     serving::SchedulerLimits limits;
+    serving::WarmCache warm;     // --warm-prefix, --warm-up
     serving::ServiceTargets targets;
     std::optional<serving::OutputCapEffect> output_cap;  // --max-output: what the cap saves
     // --disaggregate: the analytic state of the pools (the simulated ones are in the result).
