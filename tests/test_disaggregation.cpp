@@ -219,3 +219,25 @@ TEST_CASE("plan --disaggregation only returns disaggregated pools, off none, and
                                      "--disaggregation", "only"});
     CHECK(users.exit_code == 2);
 }
+
+TEST_CASE("disaggregated pools whose fewest decode instances keep prompts waiting add decode instances") {
+    // DeepSeek-V3 fp8 on H200s at TP8, 20 requests/s of 4,096 tokens in and 512 out, TPOT p99 50 ms
+    // and TTFT p99 3 s. At the fast end of the efficiency band the fewest decode instances that meet
+    // the TPOT target run close to their saturation, so a prompt waits for a decode slot whatever
+    // the prefill pool; the search must then add decode instances, not give up. Faster kernels never
+    // need more devices than the nominal ones, and slower ones never fewer.
+    const auto run = testing::run({"plan", "--model", "deepseek-v3", "--formats", "fp8", "--hardware", "h200-sxm",
+                                   "--tp", "8", "--rate", "20", "--prompt", "4096", "--output", "512", "--tpot-p99",
+                                   "0.05", "--ttft-p99", "3", "--disaggregation", "only", "--verify-requests", "0",
+                                   "--json"});
+    REQUIRE(run.exit_code == 0);
+    const auto plan = nlohmann::json::parse(run.out);
+    REQUIRE(plan["options"].size() == 1);
+    const auto& option = plan["options"][0];
+    const int devices = option["devices"].get<int>();
+    const int fast = option["devices_band"]["low"].get<int>();
+    const int slow = option["devices_band"]["high"].get<int>();
+    CHECK(fast > 0);
+    CHECK(fast <= devices);
+    CHECK(devices <= slow);
+}

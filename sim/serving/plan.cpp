@@ -112,12 +112,14 @@ std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evalua
         const DisaggregatedState state = state_of(count, *y);
         return state.overall.stable && (!targets.ttft_s || state.overall.ttft_s.p99 <= *targets.ttft_s);
     });
-    if (!x) {
+    if (!x && targets.ttft_s && probe.prefill_s + probe.kv_transfer_s > *targets.ttft_s) {
         reason = fmt::format("even a lone request misses the TTFT target (prefill {} + KV transfer {})",
                              core::format_seconds(probe.prefill_s), core::format_seconds(probe.kv_transfer_s));
         return std::nullopt;
     }
-    long long prefill = *x, decode = *y;
+    // No prefill pool meets the TTFT target beside the fewest decode instances when its requests
+    // wait for a decode slot there: the search below adds decode instances too.
+    long long prefill = x.value_or(x_floor), decode = *y;
     for (int step = 0; step < 256 && prefill + decode <= kMaxReplicas; ++step) {
         const DisaggregatedState state = state_of(prefill, decode);
         if (meets_targets(state, targets)) return state;
