@@ -156,8 +156,16 @@ TEST_CASE("serve states a warm cache in its stream line and its JSON conditions"
     const auto document = nlohmann::json::parse(json.out);
     CHECK(document["conditions"]["warm_cache"]["prefix_tokens"] == 0);
     CHECK(document["conditions"]["warm_cache"]["whole_prompts"] == 2);
-    const auto refused = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--concurrency", "1",
-                                       "--replicas", "2", "--warm-up", "1"});
-    CHECK(refused.exit_code != 0);
-    CHECK(refused.err.find("warm-up") != std::string::npos);
+    // A usage error (exit 2) where the flags cannot go together, before any profile is read.
+    for (const std::vector<std::string>& beside : std::vector<std::vector<std::string>>{
+             {"--replicas", "2"}, {"--disaggregate", "1P1D"}, {"--turns", "3", "--follow-up", "50"},
+             {"--prefix-fraction", "0.5", "--prefix-tokens", "100"}}) {
+        std::vector<std::string> args{"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--warm-up", "1"};
+        args.insert(args.end(), beside.begin(), beside.end());
+        const auto refused = testing::run(args);
+        CAPTURE(beside.front());
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("--warm-up") != std::string::npos);
+        CHECK(refused.err.find(beside.front()) != std::string::npos);
+    }
 }

@@ -118,6 +118,12 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         throw core::UsageError("--add-replicas simulates a mixed fleet of colocated replicas; it cannot be combined with "
                                "--max-output or --draft");
     }
+    if ((options.warm_prefix > 0 || options.warm_up > 0) &&
+        (pools || options.replicas > 1 || !added.empty() || options.turns || options.prefix_fraction.value_or(0.0) > 0.0)) {
+        throw core::UsageError("--warm-prefix and --warm-up put a stream's own prompts in one colocated replica's cache; "
+                               "they cannot be combined with --replicas above 1, --add-replicas, --disaggregate, --turns "
+                               "or --prefix-fraction");
+    }
     if (options.concurrency && (pools || options.max_output)) {
         throw core::UsageError("--concurrency runs a closed loop of colocated replicas; it cannot be combined with "
                                "--disaggregate or --max-output");
