@@ -103,6 +103,25 @@ TEST_CASE("a cache too small for the previous run drops its oldest prompts, and 
     CHECK(overflow.prefix_hits == 0);
 }
 
+TEST_CASE("making room for a request's other tokens drops the oldest prefix it does not read") {
+    // As many 2048-token prefixes as the cache holds, request 0's the oldest. Request 0 reads its
+    // own and needs room for the rest of a prompt longer than what is left free: the room comes
+    // from the oldest prefix no one reads, request 1's, never from the one request 0 is reading.
+    const auto setup = testing::setup("h100-sxm", "qwen2.5-72b", "bf16", "", 2);
+    const auto evaluator = setup.realistic();
+    const double per_token = evaluator.kv_bytes_per_sequence(16.0).value / 16.0;
+    const auto room_tokens = static_cast<long long>(serving::kv_room(evaluator, 16) / per_token);
+    const long long links = room_tokens / 2048;
+    REQUIRE(links >= 3);
+    const long long prompt = 2048 + (room_tokens - links * 2048) + 64;  // more than is left free
+    const auto result = one_client(evaluator, prompt, links, {2048, 0});
+    REQUIRE(result.requests.size() == static_cast<std::size_t>(links));
+    CHECK(result.requests[0].prefix_hit);
+    CHECK(result.requests[0].server_ttft() == doctest::Approx(alone_ttft(evaluator, prompt, 2048)).epsilon(1e-9));
+    CHECK_FALSE(result.requests[1].prefix_hit);
+    CHECK(result.requests[1].server_ttft() == doctest::Approx(alone_ttft(evaluator, prompt, 0)).epsilon(1e-9));
+}
+
 TEST_CASE("a warm cache is refused where it cannot be placed, naming the flag") {
     const auto setup = testing::setup("h100-sxm", "llama-3.1-8b");  // the evaluator reads it: kept alive
     const auto evaluator = setup.realistic();

@@ -776,15 +776,32 @@ void Simulation::start_step(Replica& replica, double now) {
                 sequence.cached = std::min(tokens, sequence.target - 1);
                 sequence.allocated = round_up_to_block(tokens);
             }
+            // The links it reads are held while room is made for its other tokens, so that making
+            // room cannot drop them; let go again (their use unrecorded) if it is not admitted.
+            std::vector<double> last_used(hit_links);
+            for (std::size_t link = 0; link < hit_links; ++link) {
+                CachedPrefix& prefix = replica.prefixes.at(chain.id(link));
+                last_used[link] = prefix.last_used_s;
+                hold_prefix(replica, chain.id(link), prefix, now);
+            }
+            auto let_go = [&] {
+                for (std::size_t link = 0; link < hit_links; ++link) {
+                    CachedPrefix& prefix = replica.prefixes.at(chain.id(link));
+                    prefix.last_used_s = last_used[link];
+                    if (--prefix.references == 0) replica.evictable.insert(eviction_key(chain.id(link), prefix));
+                }
+            };
             const long long remaining = sequence.target - sequence.cached;
             const long long tokens = limits.chunked_prefill ? std::min(remaining, budget) : remaining;
             if (tokens > budget) {
+                let_go();
                 if (!alone) break;
                 reject(replica, now);  // a whole prompt longer than a pass allows, without chunking
                 ++rejected_longer_than_pass_;
                 continue;
             }
             if (!reserve(replica, sequence, sequence.cached + tokens)) {
+                let_go();
                 if (!alone || !replica.prefixes.empty()) {
                     if (alone) {
                         while (evict_prefix(replica)) {
@@ -797,10 +814,6 @@ void Simulation::start_step(Replica& replica, double now) {
                 continue;
             }
             if (hit) {
-                for (std::size_t link = 0; link < hit_links; ++link) {
-                    const long long id = chain.id(link);
-                    hold_prefix(replica, id, replica.prefixes[id], now);
-                }
                 sequence.shared_links = hit_links;
                 if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
                 records_[sequence.request].prefix_hit = true;
