@@ -36,6 +36,12 @@ double alone_ttft(const engine::Evaluator& evaluator, long long prompt, long lon
     return evaluator.step_time(shape).value;
 }
 
+// One replica's KV room in tokens of one sequence's cache (16-token blocks).
+long long room_in_tokens(const engine::Evaluator& evaluator) {
+    const double per_token = evaluator.kv_bytes_per_sequence(16.0).value / 16.0;
+    return static_cast<long long>(serving::kv_room(evaluator, 16) / per_token);
+}
+
 }  // namespace
 
 TEST_CASE("a client's warm-up leaves its first prompt cached, but for its last token's block") {
@@ -85,8 +91,7 @@ TEST_CASE("a cache too small for the previous run drops its oldest prompts, and 
     // request also needs room for its other 1024 tokens.
     const auto setup = testing::setup("h100-sxm", "qwen2.5-72b", "bf16", "", 2);
     const auto evaluator = setup.realistic();
-    const double per_token = evaluator.kv_bytes_per_sequence(16.0).value / 16.0;
-    const auto room_tokens = static_cast<long long>(serving::kv_room(evaluator, 16) / per_token);
+    const long long room_tokens = room_in_tokens(evaluator);
     const long long fits = room_tokens / 3072;
     REQUIRE(fits >= 3);
     // Room for every prefix and the working request's 1024 more tokens: every request finds its
@@ -109,8 +114,7 @@ TEST_CASE("making room for a request's other tokens drops the oldest prefix it d
     // from the oldest prefix no one reads, request 1's, never from the one request 0 is reading.
     const auto setup = testing::setup("h100-sxm", "qwen2.5-72b", "bf16", "", 2);
     const auto evaluator = setup.realistic();
-    const double per_token = evaluator.kv_bytes_per_sequence(16.0).value / 16.0;
-    const auto room_tokens = static_cast<long long>(serving::kv_room(evaluator, 16) / per_token);
+    const long long room_tokens = room_in_tokens(evaluator);
     const long long links = room_tokens / 2048;
     REQUIRE(links >= 3);
     const long long prompt = 2048 + (room_tokens - links * 2048) + 64;  // more than is left free
