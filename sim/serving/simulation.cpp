@@ -366,10 +366,6 @@ private:
     double kept_tokens_ = 0.0, draft_time_ = 0.0;
 };
 
-// Draft tokens accepted in one verification: j with probability a^j (1 - a) for j < k and a^k
-// for j = k (each accepted with probability a given the ones before). One draw u on (0, 1]:
-// j = floor(ln u / ln a) has P(j >= m) = P(u <= a^m) = a^m; capping it at k gives the law above.
-// The uniform comes from the raw 53 bits, so a seed gives the same run on every standard library.
 void Simulation::warm_up_cache() {
     const WarmCache& warm = config_.warm;
     const std::string key = warm.prefix_tokens != 0 ? "warm-prefix" : "warm-up";
@@ -421,6 +417,10 @@ void Simulation::warm_up_cache() {
     }
 }
 
+// Draft tokens accepted in one verification: j with probability a^j (1 - a) for j < k and a^k
+// for j = k (each accepted with probability a given the ones before). One draw u on (0, 1]:
+// j = floor(ln u / ln a) has P(j >= m) = P(u <= a^m) = a^m; capping it at k gives the law above.
+// The uniform comes from the raw 53 bits, so a seed gives the same run on every standard library.
 long long Simulation::accepted_drafts() {
     const double u = (static_cast<double>(random_() >> 11) + 1.0) * 0x1.0p-53;
     const double acceptance = speculation_.acceptance;
@@ -527,17 +527,6 @@ bool Simulation::evict_prefix(Replica& replica) {
     replica.prefixes.erase(victim);
     return true;
 }
-
-namespace {
-
-// A sequence starts reading a cached link: it is no longer evictable.
-void hold_prefix(Replica& replica, long long id, CachedPrefix& prefix, double now) {
-    if (prefix.references == 0) replica.evictable.erase(eviction_key(id, prefix));
-    ++prefix.references;
-    prefix.last_used_s = now;
-}
-
-}  // namespace
 
 // Hands the sequence's links up to `end` (exclusive), beyond those it reads already, to the prefix
 // cache: with their bytes, held by the sequence until it leaves. Stops at the first link another
@@ -777,17 +766,14 @@ void Simulation::start_step(Replica& replica, double now) {
                 sequence.allocated = round_up_to_block(tokens);
             }
             // The links it reads are held while room is made for its other tokens, so that making
-            // room cannot drop them; let go again (their use unrecorded) if it is not admitted.
-            std::vector<double> last_used(hit_links);
+            // room cannot drop them; let go again if it is not admitted.
             for (std::size_t link = 0; link < hit_links; ++link) {
                 CachedPrefix& prefix = replica.prefixes.at(chain.id(link));
-                last_used[link] = prefix.last_used_s;
-                hold_prefix(replica, chain.id(link), prefix, now);
+                if (prefix.references++ == 0) replica.evictable.erase(eviction_key(chain.id(link), prefix));
             }
             auto let_go = [&] {
                 for (std::size_t link = 0; link < hit_links; ++link) {
                     CachedPrefix& prefix = replica.prefixes.at(chain.id(link));
-                    prefix.last_used_s = last_used[link];
                     if (--prefix.references == 0) replica.evictable.insert(eviction_key(chain.id(link), prefix));
                 }
             };
@@ -814,6 +800,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 continue;
             }
             if (hit) {
+                for (std::size_t link = 0; link < hit_links; ++link) replica.prefixes.at(chain.id(link)).last_used_s = now;
                 sequence.shared_links = hit_links;
                 if (!records_[sequence.request].prefix_hit) ++prefix_hits_;
                 records_[sequence.request].prefix_hit = true;
