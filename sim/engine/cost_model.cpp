@@ -886,6 +886,10 @@ GraphReplay decode_graph_replay(const CostModel& cost, double batch) {
                         on_busiest_replica(stage, cost.parallelism.attention_data));
 }
 
+bool decode_without_graph(const CostModel& cost, double batch) {
+    return cost.eager_pass_ops > 0.0 && cost.eager_decode_ops <= 0.0 && !decode_graph_replay(cost, batch).replayed;
+}
+
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt) {
     return step_costs(cost, prefill_shape(cost, batch, 0.0, prompt));
 }

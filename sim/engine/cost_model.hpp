@@ -209,6 +209,11 @@ StepCosts decode_step_costs(const CostModel& cost, double batch, double context)
 // sequences of one attention replica's micro-batch (engine/graph_capture.hpp).
 GraphReplay decode_graph_replay(const CostModel& cost, double batch);
 
+// Whether a decode-only pass of `batch` sequences is dispatched op by op for want of a captured
+// graph, where the runtime counts the ops it would dispatch: false where none holds a price
+// (eager_pass_ops 0) or where every decode pass runs so anyway (graphs off).
+bool decode_without_graph(const CostModel& cost, double batch);
+
 // Prefill of `batch` prompts of `prompt` tokens each, in one forward pass (attention is causal).
 StepCosts prefill_costs(const CostModel& cost, double batch, double prompt);
 

@@ -50,12 +50,9 @@ void add_checkpoint_warnings(const OperatingPoint& point, const MemoryFootprint&
 
 // A decode batch the runtime captured no graph for: every op of its steps is dispatched from the
 // host (engine/graph_capture.hpp), which a reader would otherwise take for a slow device.
-std::optional<std::string> uncaptured_batch_warning(const OperatingPoint& point) {
-    const Evaluator evaluator(point);
+std::optional<std::string> uncaptured_batch_warning(const OperatingPoint& point, const Evaluator& evaluator) {
     const CostModel& cost = evaluator.cost_model();
-    if (cost.eager_pass_ops <= 0.0 || cost.eager_decode_ops > 0.0 || point.workload.batch < 1.0) return std::nullopt;
-    const GraphReplay replay = decode_graph_replay(cost, point.workload.batch);
-    if (replay.replayed) return std::nullopt;
+    if (point.workload.batch < 1.0 || !decode_without_graph(cost, point.workload.batch)) return std::nullopt;
     const std::vector<long long>& sizes = cost.captured_batches;
     return fmt::format("{} captures decode graphs {} {}: a batch of {:g} replays none, so each decode step "
                        "dispatches its {:.0f} ops from the host ({}), whatever the device (docs/model.md, "
@@ -74,13 +71,14 @@ std::vector<std::string> point_warnings(const OperatingPoint& point, DeviceFit f
     if (auto warning = runtime_warning(point.deployment.runtime_profile())) warnings.push_back(*warning);
     Workload one = point.workload;
     one.batch = 1.0;
-    const MemoryFootprint one_stream = Evaluator(point).predict(one, Detail::figures).memory;
+    const Evaluator evaluator(point);
+    const MemoryFootprint one_stream = evaluator.predict(one, Detail::figures).memory;
     add_checkpoint_warnings(point, one_stream, warnings);
     if (auto warning = context_warning(point.model, point.workload.max_context())) warnings.push_back(*warning);
     if (fit == DeviceFit::checked) {
         if (auto problem = memory_problem(one_stream, 1.0)) warnings.push_back(*problem);
     }
-    if (auto warning = uncaptured_batch_warning(point)) warnings.push_back(*warning);
+    if (auto warning = uncaptured_batch_warning(point, evaluator)) warnings.push_back(*warning);
     return warnings;
 }
 

@@ -824,11 +824,7 @@ void Simulation::start_step(Replica& replica, double now) {
     }
     double pass = deployment.step_time(shape).value;
     // A decode pass no captured graph holds is dispatched op by op (engine/graph_capture.hpp).
-    const engine::CostModel& costs = deployment.cost_model();
-    if (shape.prefill_tokens <= 0.0 && costs.eager_pass_ops > 0.0 && costs.eager_decode_ops <= 0.0 &&
-        !engine::decode_graph_replay(costs, shape.sequences).replayed) {
-        ++decode_passes_without_graph_;
-    }
+    if (shape.prefill_tokens <= 0.0 && engine::decode_without_graph(cost, shape.sequences)) ++decode_passes_without_graph_;
     if (decoding > 0.0) {
         // The drafter's k steps for the decoding sequences run before the verification pass.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
