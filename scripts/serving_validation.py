@@ -45,8 +45,10 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   "warm-up=N" and "warm-prefix=K" (--warm-up, --warm-prefix, closed-loop rows: the prompts the
   server's prefix cache held at the start, from the client's untimed first request and the sweep's
   previous run; warm_flags).
-  A row whose notes state "speculative=..." is not predicted: the acceptance rate its
-  run reached is not a condition the row states.
+  A row whose notes state "speculative=..." is predicted only where they state the acceptance its
+  run reached, as the serving log printed it: "draft=mtp" (or a draft model), "spec-length=K" and
+  "accept-length=L" (--draft, --spec-length, --accept-length: L tokens a verification step, the
+  server's own mean); chain drafts only (speculation_flags).
 * Sustained rates (the issue target for MLPerf-style limits): the max_rate_per_s_at_slo rows' median
   |error| per runtime build, their signed range and how many are within 15%.
 * Closed-loop runs (the issue target): the rows of one run (same source, device, model, format,
@@ -103,7 +105,7 @@ def common_flags(row, prompt):
     kv = kv_of(row)
     if kv:
         f += ["--kv", kv]
-    return f + condition_flags(row)
+    return f + condition_flags(row) + speculation_flags(row)
 
 
 def length_of(row, which, mean):
@@ -159,6 +161,19 @@ def warm_flags(row):
     return f
 
 
+def speculation_flags(row):
+    """--draft, --spec-length and --accept-length for a row that decoded speculatively and states
+    the acceptance its server printed; a speculative row that does not is refused."""
+    if not re.search(r"\bspeculative=", row["notes"]):
+        return []
+    draft = re.search(r"\bdraft=([A-Za-z0-9_.@/-]+)", row["notes"])
+    length = re.search(r"\bspec-length=([0-9]+)", row["notes"])
+    accepted = re.search(r"\baccept-length=([0-9.]+)", row["notes"])
+    if not (draft and length and accepted):
+        raise RuntimeError("speculative decoding: the run's acceptance rate is not a stated condition")
+    return ["--draft", draft.group(1), "--spec-length", length.group(1), "--accept-length", accepted.group(1)]
+
+
 def kv_of(row):
     m = re.search(r"\bkv=([a-z0-9_]+)", row["notes"])
     return m.group(1) if m else None
@@ -181,7 +196,7 @@ _cache = {}
 
 def predict_open(binary, row, prompt):
     key = ("open", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
-           row["rate_per_s"], prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)))
+           row["rate_per_s"], prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), tuple(speculation_flags(row)))
     if key not in _cache:
         cmd = [binary, "serve"] + common_flags(row, prompt) + [
             "--replicas", str(int(row["replicas"] or 1)), "--rate", row["rate_per_s"],
@@ -230,7 +245,7 @@ def predict_closed(binary, row, prompt):
     token, output tokens over the run's duration)."""
     c = int(row["concurrency"])
     key = ("closed", row["hardware"], row["model"], row["weights"], row["engine"], row["tp"], row["replicas"],
-           c, prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), tuple(warm_flags(row)),
+           c, prompt, row["output_tokens"], kv_of(row), tuple(condition_flags(row)), tuple(speculation_flags(row)), tuple(warm_flags(row)),
            closed_requests(row, c))
     if key not in _cache:
         _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + warm_flags(row) + [
@@ -336,8 +351,6 @@ def main():
         prompt = r["prompt_tokens"] or ASSUMED_PROMPT_TOKENS
         note = "" if r["prompt_tokens"] else "assumed prompt"
         try:
-            if re.search(r"\bspeculative=", r["notes"]):
-                raise RuntimeError("speculative decoding: the run's acceptance rate is not a stated condition")
             if r["metric"] == "max_rate_per_s_at_slo":
                 pred, how = predict_max_rate(binary, r, prompt)
             elif r["rate_per_s"]:

@@ -206,3 +206,44 @@ TEST_CASE("serve --draft reports the speculation, and refuses a draft of another
     CHECK(refused.err.find("a draft must share the model's tokenizer") != std::string::npos);
     CHECK(refused.err.find("does not simulate speculative decoding") == std::string::npos);
 }
+
+TEST_CASE("--accept-length states the acceptance as serving logs print it: the mean tokens a verification yields") {
+    // SGLang's sgl-cookbook DeepSeek-V3 run on eight MI300X prints "Accept length: 2.61" for MTP
+    // with 3 draft tokens a step. E(a) = 1 + a + a^2 + a^3 = 2.61 at a = 0.71960: 1 + 0.71960 +
+    // 0.51782 + 0.37263 = 2.61005, and at 0.7195 the sum is 2.60971, below 2.61.
+    const auto acceptance = engine::acceptance_for_tokens_per_verification(3, 2.61);
+    REQUIRE(acceptance.has_value());
+    CHECK(*acceptance == doctest::Approx(0.71960).epsilon(2e-5).scale(0.0));
+    // The two ends: 1 token a step is a = 0, k + 1 tokens is a = 1; outside them, none.
+    CHECK(engine::acceptance_for_tokens_per_verification(4, 1.0).value() == doctest::Approx(0.0).epsilon(1e-9).scale(1.0));
+    CHECK(engine::acceptance_for_tokens_per_verification(4, 5.0).value() == doctest::Approx(1.0).epsilon(1e-9));
+    CHECK_FALSE(engine::acceptance_for_tokens_per_verification(4, 5.5).has_value());
+    CHECK_FALSE(engine::acceptance_for_tokens_per_verification(4, 0.9).has_value());
+
+    // The command line: the same prediction as --acceptance at that value, stated in its conditions.
+    const auto predict = [](const std::vector<std::string>& speculation) {
+        std::vector<std::string> args{"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--draft",
+                                      "llama-3.2-1b", "--spec-length", "3", "--batch", "4", "--json"};
+        args.insert(args.end(), speculation.begin(), speculation.end());
+        return testing::run(args);
+    };
+    const auto by_length = predict({"--accept-length", "2.61"});
+    REQUIRE(by_length.exit_code == 0);
+    const auto by_rate = predict({"--acceptance", fmt::format("{:.17g}", *acceptance)});
+    REQUIRE(by_rate.exit_code == 0);
+    const auto length_json = nlohmann::json::parse(by_length.out);
+    const auto rate_json = nlohmann::json::parse(by_rate.out);
+    CHECK(length_json["conditions"]["speculation"]["acceptance"].get<double>() == doctest::Approx(0.71960).epsilon(2e-5).scale(0.0));
+    CHECK(length_json["decode"]["tokens_per_s_per_stream"].get<double>() ==
+          doctest::Approx(rate_json["decode"]["tokens_per_s_per_stream"].get<double>()).epsilon(1e-12));
+
+    // A length no verification of 3 drafts can yield, both flags at once, and no draft: usage errors.
+    const auto beyond = predict({"--accept-length", "4.5"});
+    CHECK(beyond.exit_code == 2);
+    CHECK(beyond.err.find("--accept-length") != std::string::npos);
+    CHECK(beyond.err.find("yields 1 to 4 tokens") != std::string::npos);
+    CHECK(predict({"--accept-length", "2.61", "--acceptance", "0.7"}).exit_code == 2);
+    const auto no_draft = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--accept-length", "2"});
+    CHECK(no_draft.exit_code == 2);
+    CHECK(no_draft.err.find("--draft") != std::string::npos);
+}

@@ -15,6 +15,7 @@
 #include "engine/model_shape.hpp"
 #include "engine/point_warnings.hpp"
 #include "engine/prediction.hpp"
+#include "engine/speculative.hpp"
 
 namespace decodesim::cli {
 
@@ -40,6 +41,19 @@ engine::Workload unshared_workload(const WorkloadOptions& options, std::optional
         return engine::Workload::request(static_cast<double>(batch), in, out);
     }
     return engine::Workload::step(static_cast<double>(batch), static_cast<double>(context.value_or(kDefaultContext)));
+}
+
+// The acceptance a stated --accept-length means at the run's --spec-length.
+double acceptance_of(const DeploymentOptions& options) {
+    const double tokens = options.accept_length.value_or(1.0);
+    const auto acceptance = engine::acceptance_for_tokens_per_verification(options.spec_length, tokens);
+    if (!acceptance) {
+        throw core::UsageError(fmt::format("accept_length (--accept-length) = {}: a verification step of {} draft {} "
+                                           "yields 1 to {} tokens",
+                                           tokens, options.spec_length, options.spec_length == 1 ? "token" : "tokens",
+                                           options.spec_length + 1));
+    }
+    return *acceptance;
 }
 
 }  // namespace
@@ -108,7 +122,12 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->capture_default_str()
         ->check(CLI::Range(1, kMaxSpecLength))
         ->needs(draft);
-    command.add_option("--acceptance", options.acceptance, help::kAcceptance)->check(CLI::Range(0.0, 1.0))->needs(draft);
+    auto* acceptance =
+        command.add_option("--acceptance", options.acceptance, help::kAcceptance)->check(CLI::Range(0.0, 1.0))->needs(draft);
+    command.add_option("--accept-length", options.accept_length, help::kAcceptLength)
+        ->check(CLI::Range(1.0, kMaxSpecLength + 1.0))
+        ->needs(draft)
+        ->excludes(acceptance);
     command.add_option("--clocks", options.clocks, help::kClocks)->capture_default_str();
     command.add_option("--power-limit", options.power_limit_watts, help::kPowerLimit)
         ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
@@ -209,12 +228,13 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
     choice.in_process = options.in_process;
     choice.cuda_graphs_off = options.cuda_graphs == "off";
     if (options.draft) {
-        if (!options.acceptance) {
+        if (!options.acceptance && !options.accept_length) {
             throw core::UsageError("--draft needs --acceptance: the chance each draft token is accepted (0 to 1; "
-                                   "published rates are 0.6 to 0.8 for a same-family draft, docs/model.md)");
+                                   "published rates are 0.6 to 0.8 for a same-family draft, docs/model.md), or "
+                                   "--accept-length: the mean tokens a verification step yields, as serving logs print it");
         }
         choice.speculation.length = options.spec_length;
-        choice.speculation.acceptance = *options.acceptance;
+        choice.speculation.acceptance = options.acceptance ? *options.acceptance : acceptance_of(options);
         choice.speculation.multi_token_heads = *options.draft == "mtp";
     }
     choice.clocks = clock_choice(options.clocks, options.power_limit_watts);
@@ -326,6 +346,13 @@ void check_option_limits(const DeploymentOptions& deployment) {
         throw core::UsageError("cuda_graphs (--cuda-graphs): expected on or off, not '" + deployment.cuda_graphs + "'");
     }
     if (!deployment.draft && deployment.acceptance) throw core::UsageError("acceptance (--acceptance) needs draft (--draft)");
+    if (deployment.accept_length) {
+        if (!deployment.draft) throw core::UsageError("accept_length (--accept-length) needs draft (--draft)");
+        if (deployment.acceptance) {
+            throw core::UsageError("acceptance (--acceptance) and accept_length (--accept-length) state the same thing: give one");
+        }
+        acceptance_of(deployment);
+    }
 }
 
 void check_option_limits(const WorkloadOptions& workload) {

@@ -41,6 +41,7 @@ struct DeploymentOptions {
     std::optional<std::string> draft;  // a draft model id or path, or "mtp" for the model's own heads
     int spec_length = 4;
     std::optional<double> acceptance;
+    std::optional<double> accept_length;  // or the mean tokens a verification step yields, as logs print it
     std::string clocks = "sustained";  // or peak
     std::optional<double> power_limit_watts;
     bool in_process = false;  // serve's --in-process (engine::DeploymentChoice::in_process)
@@ -103,6 +104,9 @@ inline constexpr const char* kKvOffload = "Let the KV cache spill to CPU memory,
 inline constexpr const char* kDraft = "Speculative decoding: a draft model id or path, or mtp for the model's multi-token-prediction heads";
 inline constexpr const char* kSpecLength = "Draft tokens per verification step (with --draft; default 4)";
 inline constexpr const char* kAcceptance = "Chance each draft token is accepted, given the ones before it were (with --draft; 0 to 1)";
+inline constexpr const char* kAcceptLength =
+    "Or the mean tokens a verification step yields, accepted drafts plus its own, as SGLang's \"Accept length\" and "
+    "vLLM's \"Mean acceptance length\" print it (with --draft; 1 to --spec-length + 1)";
 inline constexpr const char* kClocks =
     "sustained (what the device holds under long load at its default power) or peak (the datasheet's clock); docs/clocks.md";
 inline constexpr const char* kPowerLimit = "Board power limit in W (sets the sustained clock; within the profile's range)";

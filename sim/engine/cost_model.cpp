@@ -654,6 +654,7 @@ StepShape scaled(StepShape shape, double factor) {
     shape.encoded_states *= factor;
     shape.sequences *= factor;
     shape.prefill_sequences *= factor;
+    shape.verified_tokens *= factor;
     return shape;
 }
 
@@ -707,6 +708,7 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     encoded_states += other.encoded_states;
     sequences += other.sequences;
     prefill_sequences += other.prefill_sequences;
+    verified_tokens += other.verified_tokens;
     return *this;
 }
 
@@ -787,7 +789,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     // micro-batch), padded with dummy rows up to a captured size, or, with no graph to hold it,
     // is dispatched op by op (engine/graph_capture.hpp).
     bool decode_without_graph = false;
-    if (whole.prefill_tokens <= 0.0 && cost.eager_decode_ops <= 0.0 && shape.sequences > 0.0) {
+    if (whole.prompt_tokens() <= 0.0 && cost.eager_decode_ops <= 0.0 && shape.sequences > 0.0) {
         const GraphReplay replay = graph_replay(cost.captured_batches, cost.graph_padding, shape.sequences);
         decode_without_graph = !replay.replayed;
         if (replay.rows > shape.sequences) {
@@ -869,7 +871,7 @@ StepCosts step_costs(const CostModel& cost, const StepShape& whole) {
     }
     // A pass with prompt tokens in it, mixed or not, runs eagerly where the runtime runs prompts so;
     // a decode-only pass where it runs those so.
-    step.eager_ops = whole.prefill_tokens > 0.0 ? cost.eager_prefill_ops
+    step.eager_ops = whole.prompt_tokens() > 0.0 ? cost.eager_prefill_ops
                      : decode_without_graph       ? cost.eager_pass_ops
                                                   : cost.eager_decode_ops;
     return step;

@@ -184,6 +184,14 @@ struct StepShape {
     double encoded_states = 0.0;     // image states whose cross-attention keys and values the chunks project (first chunks)
     double sequences = 0.0;          // sequences in the pass (pipeline micro-batches split these)
     double prefill_sequences = 0.0;  // of them, those passing a prompt chunk (each chunk stays whole on one attention replica)
+    // Of prefill_tokens, the positions a speculative verification checks (speculative.hpp): priced
+    // as a chunk, but a decode pass to the runtime, which replays a captured graph for it (SGLang's
+    // TARGET_VERIFY, TensorRT-LLM's generation requests with drafts, vLLM V1's uniform decode).
+    double verified_tokens = 0.0;
+
+    // The prompt tokens proper: a pass with any runs as a prompt pass (eagerly, where the runtime
+    // runs prompts so); one without is a decode pass, verifications included.
+    double prompt_tokens() const { return prefill_tokens - verified_tokens; }
 
     StepShape& operator+=(const StepShape& other);
 };

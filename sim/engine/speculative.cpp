@@ -15,9 +15,20 @@ double expected_tokens_per_verification(int length, double acceptance) {
     return (1.0 - std::pow(acceptance, length + 1.0)) / (1.0 - acceptance);
 }
 
+std::optional<double> acceptance_for_tokens_per_verification(int length, double tokens) {
+    if (length < 1 || !(tokens >= 1.0) || tokens > length + 1.0) return std::nullopt;
+    // Every draft accepted: the closed form loses its last digits as a nears 1, so state the end.
+    if (tokens == length + 1.0) return 1.0;
+    // E(a) rises monotonically from 1 to k + 1 on [0, 1]: bisect.
+    return core::bisect(0.0, 1.0, [&](double acceptance) {
+        return expected_tokens_per_verification(length, acceptance) < tokens;
+    }).high;
+}
+
 StepShape verification_shape(const CostModel& cost, int length, double batch, double context) {
     StepShape shape = prefill_shape(cost, batch, context, length + 1.0, true);
     shape.logits = batch * (length + 1.0);
+    shape.verified_tokens = shape.prefill_tokens;
     return shape;
 }
 
@@ -76,12 +87,8 @@ SpeculativeResult speculative_decode(const Evaluator& target, const Evaluator* d
 
 std::optional<double> acceptance_needed(int length, core::Seconds step_time, double tokens_per_s_per_stream) {
     const double needed = tokens_per_s_per_stream * step_time.value;  // tokens per verification step
-    if (needed > length + 1.0) return std::nullopt;
     if (needed <= 1.0) return 0.0;
-    // E(a) rises monotonically from 1 to k + 1 on [0, 1]: bisect.
-    return core::bisect(0.0, 1.0, [&](double acceptance) {
-        return expected_tokens_per_verification(length, acceptance) < needed;
-    }).high;
+    return acceptance_for_tokens_per_verification(length, needed);
 }
 
 Deployment draft_deployment(const Deployment& target, const profiles::ModelProfile& draft) {

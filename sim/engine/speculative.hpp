@@ -19,6 +19,12 @@ class Evaluator;
 // Expected tokens each verification step yields: (1 - a^(k+1)) / (1 - a), k + 1 when a = 1.
 double expected_tokens_per_verification(int length, double acceptance);
 
+// Its inverse: the acceptance a at which speculation of `length` yields `tokens` a verification
+// step, the mean a serving log prints (SGLang's "Accept length", vLLM's "Mean acceptance
+// length": accepted drafts plus the step's own token). nullopt outside 1 to length + 1, the
+// yields of a = 0 and a = 1.
+std::optional<double> acceptance_for_tokens_per_verification(int length, double tokens);
+
 // The verification pass of `length` draft tokens: k + 1 new positions per sequence after
 // `context` cached tokens, each needing logits. Added to other shapes, it is priced with them.
 StepShape verification_shape(const CostModel& cost, int length, double batch, double context);

@@ -114,7 +114,8 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
                                  std::optional<std::string> activation, const py::object& runtime,
                                  std::optional<std::string> backend, int tp, int pp, int ep, int dp_attention,
                                  bool kv_offload, std::optional<std::string> draft, int spec_length,
-                                 std::optional<double> acceptance, std::string clocks,
+                                 std::optional<double> acceptance, std::optional<double> accept_length,
+                                 std::string clocks,
                                  std::optional<double> power_limit_w, bool in_process, std::string cuda_graphs) {
     DeploymentObject deployment;
     cli::DeploymentOptions& options = deployment.options;
@@ -131,6 +132,7 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
     options.draft = std::move(draft);
     options.spec_length = spec_length;
     options.acceptance = acceptance;
+    options.accept_length = accept_length;
     options.clocks = std::move(clocks);
     options.power_limit_watts = power_limit_w;
     options.in_process = in_process;
@@ -191,6 +193,7 @@ py::list deployment_flags(const cli::DeploymentOptions& options) {
         add("--spec-length", std::to_string(options.spec_length));
     }
     if (options.acceptance) add("--acceptance", core::format_significant(*options.acceptance, 17));
+    if (options.accept_length) add("--accept-length", core::format_significant(*options.accept_length, 17));
     if (options.clocks != "sustained") add("--clocks", options.clocks);
     if (options.power_limit_watts) add("--power-limit", core::format_significant(*options.power_limit_watts, 17));
     if (options.in_process) flags.append("--in-process");
@@ -545,7 +548,7 @@ void bind_engine_objects(py::module_& module) {
              arg("activation") = py::none(), arg("runtime") = py::none(), arg("backend") = py::none(), arg("tp") = 1,
              arg("pp") = 1, arg("ep") = 1, arg("dp_attention") = 1, arg("kv_offload") = false,
              arg("draft") = py::none(), arg("spec_length") = 4, arg("acceptance") = py::none(),
-             arg("clocks") = "sustained", arg("power_limit_w") = py::none(), arg("in_process") = false,
+             arg("accept_length") = py::none(), arg("clocks") = "sustained", arg("power_limit_w") = py::none(), arg("in_process") = false,
              arg("cuda_graphs") = "on", "Each keyword is the command line's flag of that name (docs/cli.md); None takes its default")
         .def_property_readonly("weights", [](const DeploymentObject& self) { return self.options.weights; })
         .def_property_readonly("kv", [](const DeploymentObject& self) { return self.options.kv; })

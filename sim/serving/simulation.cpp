@@ -824,7 +824,7 @@ void Simulation::start_step(Replica& replica, double now) {
     }
     double pass = deployment.step_time(shape).value;
     // A decode pass no captured graph holds is dispatched op by op (engine/graph_capture.hpp).
-    if (shape.prefill_tokens <= 0.0 && engine::decode_without_graph(cost, shape.sequences)) ++decode_passes_without_graph_;
+    if (shape.prompt_tokens() <= 0.0 && engine::decode_without_graph(cost, shape.sequences)) ++decode_passes_without_graph_;
     if (decoding > 0.0) {
         // The drafter's k steps for the decoding sequences run before the verification pass.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,

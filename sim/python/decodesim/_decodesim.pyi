@@ -130,6 +130,7 @@ class Deployment:
         draft: Optional[str] = None,
         spec_length: int = 4,
         acceptance: Optional[float] = None,
+        accept_length: Optional[float] = None,
         clocks: str = "sustained",
         power_limit_w: Optional[float] = None,
         in_process: bool = False,
@@ -140,7 +141,8 @@ class Deployment:
         vllm, or llama.cpp on Apple); backend: cuda, rocm, metal, vulkan, sycl or other; tp, pp, ep,
         dp_attention: tensor, pipeline, expert and attention-data parallelism; kv_offload: KV beyond
         device memory in CPU memory; draft: a draft model id or "mtp", with spec_length draft tokens a
-        step and acceptance (0 to 1); clocks: sustained or peak; power_limit_w: a board power limit in W;
+        step and acceptance (0 to 1), or accept_length (the mean tokens a verification step yields, as
+        SGLang and vLLM print it); clocks: sustained or peak; power_limit_w: a board power limit in W;
         in_process: the client runs in the engine's process (no API server); cuda_graphs: "on" (the
         runtime's own) or "off" (every pass dispatched op by op, as vLLM --enforce-eager)."""
     @property
