@@ -68,6 +68,17 @@ class SameFiguresAsTheCommandLine(unittest.TestCase):
             self.assertEqual(code, 0, expected)
             self.assertEqual(point.to_dict(), expected)
 
+    def test_an_acceptance_length_is_the_command_lines(self):
+        # accept_length is --accept-length: the mean tokens a verification yields, as serving logs
+        # print it; the binding passes it to the same resolver as the command line.
+        deployment = decodesim.Deployment(draft="llama-3.2-1b", spec_length=3, accept_length=2.61)
+        self.assertIn("--accept-length", deployment.flags())
+        point = decodesim.Evaluator("h100-sxm", "llama-3.1-8b", deployment).predict(batch=4, context=2048)
+        code, expected = cli_json("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", *deployment.flags(),
+                                  "--batch", "4", "--context", "2048")
+        self.assertEqual(code, 0, expected)
+        self.assertEqual(point.to_dict(), expected)
+
     def test_a_workload_object_and_keywords_agree(self):
         evaluator = decodesim.Evaluator("h100-sxm", "llama-3.1-8b")
         by_object = evaluator.predict(decodesim.Workload(batch=4, prompt=1000, output=200))
@@ -201,6 +212,10 @@ class Errors(unittest.TestCase):
             decodesim.Deployment(tp=0)
         with self.assertRaises(decodesim.UsageError):
             decodesim.Deployment(cuda_graphs="sometimes")
+        with self.assertRaises(decodesim.UsageError):
+            decodesim.Deployment(draft="mtp", acceptance=0.7, accept_length=2.5)  # one or the other
+        with self.assertRaises(decodesim.UsageError):
+            decodesim.Deployment(draft="mtp", spec_length=3, accept_length=4.5)  # 3 drafts yield at most 4
         with self.assertRaises(decodesim.UsageError):
             decodesim.Workload(batch=0)
         with self.assertRaises(decodesim.UsageError):
