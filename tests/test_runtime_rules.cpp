@@ -772,6 +772,21 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     REQUIRE(passes.size() == 1);
     CHECK(passes[0].find("scheduler-passes.yaml:14:") != std::string::npos);
     CHECK(passes[0].find("prefill_passes: unknown 'alternate'; expected mixed or separate") != std::string::npos);
+
+    // Speculating, SGLang runs 48 requests at once unless told (ServerArgs._handle_speculative_decoding
+    // sets max_running_requests = 48 for EAGLE, EAGLE3, NEXTN and STANDALONE); a flag still wins, and
+    // vLLM, which states no such limit, keeps its own.
+    CHECK(serving::resolve_scheduler({}, *sglang, catalog.hardware("h200-sxm"), 131072, true).max_sequences == 48);
+    CHECK(serving::resolve_scheduler({}, *sglang, catalog.hardware("h200-sxm"), 131072, false).max_sequences == 256);
+    serving::SchedulerChoice sixty_four;
+    sixty_four.max_sequences = 64;
+    CHECK(serving::resolve_scheduler(sixty_four, *sglang, catalog.hardware("h200-sxm"), 131072, true).max_sequences == 64);
+    CHECK(serving::resolve_scheduler({}, *vllm, catalog.hardware("h100-sxm"), 131072, true).max_sequences == 1024);
+    const std::string zero = scheduler_profile("scheduler-speculative", 16, true, "  speculative_max_sequences: 0\n");
+    const auto speculative = testing::error_messages([&] { catalog.runtime(zero); });
+    REQUIRE(speculative.size() == 1);
+    CHECK(speculative[0].find("scheduler-speculative.yaml:14:") != std::string::npos);
+    CHECK(speculative[0].find("speculative_max_sequences") != std::string::npos);
 }
 
 TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {

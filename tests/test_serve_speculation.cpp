@@ -199,6 +199,20 @@ TEST_CASE("serve --draft reports the speculation, and refuses a draft of another
     CHECK(text.out.find("speculation   draft llama-3.2-1b, 4 draft tokens per verification, acceptance 0.7: ") !=
           std::string::npos);
 
+    // Under SGLang a speculating server runs 48 requests at once unless told (its server_args.py);
+    // the run states the limit it used, and --max-seqs still sets it.
+    const auto sglang_limit = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "sglang",
+                                      "--draft", "llama-3.2-1b", "--acceptance", "0.7", "--rate", "2", "--requests", "20",
+                                      "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto result = testing::run(args);
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["conditions"]["scheduler"]["max_sequences"].get<long long>();
+    };
+    CHECK(sglang_limit({}) == 48);
+    CHECK(sglang_limit({"--max-seqs", "100"}) == 100);
+
     // Mistral-7B's 32,000-token vocabulary against Llama-3.1-8B's 128,256: the engine's message.
     const auto refused = testing::run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--draft",
                                        "mistral-7b", "--acceptance", "0.7", "--requests", "10"});

@@ -315,9 +315,13 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
             section.error("unchunked_budget", fmt::format("unknown '{}'; expected context or stated", *budget));
         }
     }
+    if (auto value = section.positive_integer("speculative_max_sequences", Presence::optional, kMaxSchedulerSequences)) {
+        scheduler.speculative_max_sequences = *value;
+    }
     if (auto tiers = section.map("device_tiers", Presence::optional)) read_device_tiers(*tiers, scheduler.device_tiers);
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching", "prefill_passes", "unchunked_budget", "device_tiers"});
+                                 "prefix_caching", "prefill_passes", "unchunked_budget", "speculative_max_sequences",
+                                 "device_tiers"});
 }
 
 // Times on the request path: up to a second each, a token's tokenization up to a millisecond.

@@ -205,6 +205,10 @@ struct SchedulerDefaults {
     // when chunked prefill is off); false: the stated budget stays, and a longer prompt is refused
     // (TensorRT-LLM's max_num_tokens without chunked context).
     bool unchunked_budget_is_context = false;
+    // The sequences it runs at once when it decodes speculatively and no flag says otherwise, in
+    // place of any tier's (SGLang sets max_running_requests to 48 for EAGLE, EAGLE3, NEXTN and
+    // STANDALONE drafting); unset: the same as without speculation.
+    std::optional<long long> speculative_max_sequences;
 
     // The limits it starts with on a device of `memory` whose profile id is `device_id`: the tier
     // of the most memory the device has and whose name it does not carry, else the base.

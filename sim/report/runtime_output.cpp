@@ -106,6 +106,9 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                             tier.max_sequences.value_or(scheduler.max_sequences),
                             tier.max_batched_tokens.value_or(scheduler.max_batched_tokens));
     }
+    if (runtime.scheduler.speculative_max_sequences) {
+        text += fmt::format("    decoding speculatively: {} sequences\n", *runtime.scheduler.speculative_max_sequences);
+    }
     const profiles::CapturedGraphs& graphs = runtime.captured_graphs;
     if (!graphs.batch_sizes.empty()) {
         text += fmt::format("  CUDA graphs: decode batch sizes {}; a batch between two {}\n", fmt::join(graphs.batch_sizes, ", "),

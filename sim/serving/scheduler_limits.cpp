@@ -7,8 +7,12 @@
 namespace decodesim::serving {
 
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
-                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context) {
+                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context,
+                                  bool speculating) {
     SchedulerLimits limits = runtime.scheduler.on_device(hardware.memory_capacity, hardware.id);
+    if (speculating && runtime.scheduler.speculative_max_sequences) {
+        limits.max_sequences = *runtime.scheduler.speculative_max_sequences;
+    }
     if (choice.max_sequences) limits.max_sequences = *choice.max_sequences;
     if (choice.max_batched_tokens) limits.max_batched_tokens = *choice.max_batched_tokens;
     if (choice.block_tokens) limits.block_tokens = *choice.block_tokens;

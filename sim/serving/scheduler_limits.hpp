@@ -27,8 +27,11 @@ struct SchedulerChoice {
 // `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device); without
 // chunked prefill and with no budget set by the user, a runtime that raises its budget to the
 // model's context (SchedulerDefaults::unchunked_budget_is_context) holds `model_context` tokens a pass.
+// A deployment that decodes speculatively (`speculating`) runs the runtime's own limit on sequences
+// for that, where it states one (SchedulerDefaults::speculative_max_sequences) and the user set none.
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
-                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context);
+                                  const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context,
+                                  bool speculating = false);
 
 // "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
 // line a report prints under its results.

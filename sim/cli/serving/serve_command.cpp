@@ -219,7 +219,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
         progress.advance(share * total);
     };
     config.limits = serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
-                                               point.model.max_position_embeddings);
+                                               point.model.max_position_embeddings, point.deployment.speculation.enabled());
     config.disaggregation = pools;
     config.prefill_pool = prefill_evaluator ? &*prefill_evaluator : nullptr;
     config.seed = seed;  // the draws of accepted draft tokens
