@@ -210,3 +210,25 @@ TEST_CASE("a speculative verification is a decode pass: it replays a graph where
     CHECK(engine::step_costs(cost, mixed).eager_ops == doctest::Approx(448.0));
     CHECK(evaluator.step_time(mixed).value >= 448 * 45e-6 * (1.0 - 1e-9));
 }
+
+TEST_CASE("a Gated DeltaNet layer's mixer dispatches the ops the runtime states for it") {
+    // Qwen3-Next-80B-A3B: 48 layers, every 4th full attention (12) and the other 36 Gated DeltaNet,
+    // each followed by a routed MoE block. SGLang's extend pass, counted in its v0.5.6 source:
+    // attention 10, DeltaNet 32, MoE 12: 12 x 10 + 36 x 32 + 48 x 12 = 120 + 1,152 + 576 = 1,848 ops.
+    const auto sglang = testing::setup("h200-sxm", "qwen3-next-80b-a3b", "bf16", "", 2, "sglang");
+    CHECK(sglang.realistic().cost_model().eager_prefill_ops == doctest::Approx(1848.0));
+    // A runtime that states no DeltaNet count leaves those mixers out: 120 + 576 ops with the same
+    // attention and MoE counts.
+    const auto uncounted = testing::setup("h200-sxm", "qwen3-next-80b-a3b", "bf16", "", 2,
+                                          eager_profile("  passes: prefill\n  op_time: 10 us\n  attention_block: 10\n"
+                                                        "  latent_attention_block: 50\n  dense_mlp_block: 4\n  moe_mlp_block: 12\n"));
+    CHECK(uncounted.realistic().cost_model().eager_prefill_ops == doctest::Approx(696.0));
+    // A negative count names its key.
+    const auto negative = testing::error_messages([&] {
+        testing::shipped_catalog().runtime(
+            eager_profile("  passes: prefill\n  op_time: 10 us\n  attention_block: 10\n  latent_attention_block: 50\n"
+                          "  dense_mlp_block: 4\n  moe_mlp_block: 12\n  delta_net_block: -1\n"));
+    });
+    REQUIRE(negative.size() == 1);
+    CHECK(negative[0].find("delta_net_block") != std::string::npos);
+}

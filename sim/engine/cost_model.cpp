@@ -478,11 +478,13 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
         0.0, (cost.attention_layers() + cost.cross_layers) * extra_kernels(attention_graph, kStructuralAttentionKernels) +
                  cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                  cost.moe_layers * extra_kernels(moe_graph, kStructuralMoeKernels) + shared_expert_extra);
-    // Passes dispatched op by op: each layer's attention (MLA's or grouped-query) and MLP blocks
-    // as the runtime's source launches them.
+    // Passes dispatched op by op: each layer's attention (MLA's or grouped-query), Gated DeltaNet
+    // mixer and MLP blocks as the runtime's source launches them.
     const EagerPasses& eager = deployment.runtime_profile().eager;
+    const bool delta_net = model.recurrent && model.recurrent->kind == profiles::RecurrentKind::gated_delta_net;
     const double ops_a_pass = (cost.attention_layers() + cost.cross_layers) *
                                   (model.mla ? eager.latent_attention_block : eager.attention_block) +
+                              (delta_net ? cost.recurrent_layers * eager.delta_net_block : 0.0) +
                               cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
     if (deployment.eager.prefill) cost.eager_prefill_ops = ops_a_pass;
     if (deployment.eager.decode) cost.eager_decode_ops = ops_a_pass;

@@ -391,8 +391,11 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
     read_block_count(section, "latent_attention_block", eager.latent_attention_block);
     read_block_count(section, "dense_mlp_block", eager.dense_mlp_block);
     read_block_count(section, "moe_mlp_block", eager.moe_mlp_block);
+    if (auto value = section.non_negative_number("delta_net_block", Presence::optional, kMaxKernelsPerBlock)) {
+        eager.delta_net_block = *value;
+    }
     section.reject_unknown_keys({"source", "passes", "op_time", "attention_block", "latent_attention_block",
-                                 "dense_mlp_block", "moe_mlp_block"});
+                                 "dense_mlp_block", "moe_mlp_block", "delta_net_block"});
 }
 
 // A launch text: a string whose every `${name}` is a placeholder the renderer fills (kLaunchPlaceholders).

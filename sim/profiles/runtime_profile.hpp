@@ -155,6 +155,9 @@ struct EagerPasses {
     double latent_attention_block = 0.0;  // ops of a multi-head latent attention (MLA) block
     double dense_mlp_block = 0.0;      // ops of a dense MLP block
     double moe_mlp_block = 0.0;        // ops of a routed MoE block, its shared experts included
+    // Ops of a Gated DeltaNet mixer block (Qwen3-Next, Qwen3.5 linear attention); 0: not counted,
+    // and such a layer's mixer then dispatches nothing (Mamba mixers are never counted).
+    double delta_net_block = 0.0;
 };
 
 // How a runtime multiplies a block format's weights (q4_0, q4_k_m, ...) on one backend
