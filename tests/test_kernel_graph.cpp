@@ -316,3 +316,26 @@ TEST_CASE("every family a shipped kernel graph names is a shipped device's") {
     // vLLM's builds name Hopper, Ampere and Ada, SGLang Hopper: the check read them.
     CHECK(named >= 4);
 }
+
+TEST_CASE("SGLang's DeepSeek sparse attention block adds its lightning indexer's launches to the MLA block") {
+    // DeepSeek-V3.2 and DeepSeek-V3 share a layer plan: 61 layers, the first 3 with a dense MLP and
+    // 58 with routed experts and one shared expert; every V3.2 layer's attention is DSA. SGLang's
+    // Blackwell graph (runtime_profiles/sglang.yaml, other_families): MLA 14, DSA 35, dense MLP 4,
+    // MoE 11, shared experts 5. Beyond the structural kernels (attention 5, dense MLP 3, MoE 4, a
+    // shared expert's 2 matrices):
+    //   DeepSeek-V3:   61 x 9 + 3 x 1 + 58 x 7 + 58 x (5 - 2) = 549 + 3 + 406 + 174 = 1,132
+    //   DeepSeek-V3.2: 61 x 30 + 3 + 406 + 174 = 2,413, the indexer's 61 x 21 = 1,281 more.
+    const auto dense = testing::setup_on("b200", "deepseek-v3", "fp8", "sglang");
+    const auto sparse = testing::setup_on("b200", "deepseek-v3.2", "fp8", "sglang");
+    CHECK(engine::build_cost_model(dense.model, dense.deployment).elementwise_kernels == doctest::Approx(1132.0));
+    CHECK(engine::build_cost_model(sparse.model, sparse.deployment).elementwise_kernels == doctest::Approx(2413.0));
+    // Its eager prompt pass: DSA 24 (MLA 19) a layer, dense MLP 4, MoE 12 (shared expert included):
+    //   DeepSeek-V3: 61 x 19 + 3 x 4 + 58 x 12 = 1,159 + 12 + 696 = 1,867; V3.2: 61 x 24 + 708 = 2,172.
+    CHECK(engine::build_cost_model(dense.model, dense.deployment).eager_pass_ops == doctest::Approx(1867.0));
+    CHECK(engine::build_cost_model(sparse.model, sparse.deployment).eager_pass_ops == doctest::Approx(2172.0));
+    // A runtime that counts no DSA block prices the layer as its MLA block: vLLM's Hopper graph.
+    const auto vllm_dense = testing::setup_on("h200-sxm", "deepseek-v3", "fp8", "vllm@0.8");
+    const auto vllm_sparse = testing::setup_on("h200-sxm", "deepseek-v3.2", "fp8", "vllm@0.8");
+    CHECK(engine::build_cost_model(vllm_sparse.model, vllm_sparse.deployment).elementwise_kernels ==
+          doctest::Approx(engine::build_cost_model(vllm_dense.model, vllm_dense.deployment).elementwise_kernels));
+}

@@ -30,10 +30,11 @@ struct Speculating {
     explicit Speculating(engine::OperatingPoint resolved) : point(std::move(resolved)), evaluator(point) {}
 };
 
-std::unique_ptr<Speculating> speculating(int length, double acceptance, const std::string& draft = "llama-3.2-1b") {
+std::unique_ptr<Speculating> speculating(int length, double acceptance, const std::string& draft = "llama-3.2-1b",
+                                         const std::string& runtime = "vllm") {
     const auto catalog = testing::shipped_catalog();
     engine::DeploymentChoice choice;
-    choice.runtime = testing::test_runtime("vllm");
+    choice.runtime = testing::test_runtime(runtime);
     choice.speculation = {length, acceptance, false};
     return std::make_unique<Speculating>(engine::resolve_operating_point(
         catalog.hardware("h100-sxm"), catalog.model("llama-3.1-8b"), choice, engine::Workload::request(1.0, 1000.0, 200.0),
@@ -119,6 +120,47 @@ TEST_CASE("acceptance 0: one token per verification, each pass costing the draft
     // The drafter's share of the passes is its 4 steps over the whole: between 0 and 1.
     CHECK(result.speculation->draft_time_fraction > 0.1);
     CHECK(result.speculation->draft_time_fraction < 0.9);
+}
+
+TEST_CASE("a runtime's host work a speculative round adds to every round: predict, serve and the steady state") {
+    // A build on vLLM's kernels whose rounds each spend 2 ms on the host between the passes, not
+    // overlapped (as SGLang's speculation without its overlap scheduler, runtime_profiles/sglang.yaml
+    // `speculation:`), against the same build without. At acceptance 0 each pass yields one token,
+    // so a lone request's 99 decode passes each cost 2 ms more and its TPOT is 2 ms longer, exactly;
+    // so is the steady state's at a trickle (E = 1), and predict's round.
+    const std::string host = testing::runtime_with_section("speculation-host.yaml", "speculation", "  round_host_time: 2 ms\n");
+    const auto with = speculating(4, 0.0, "llama-3.2-1b", host);
+    const auto without = speculating(4, 0.0, "llama-3.2-1b", "vllm@0.8");
+    const auto predicted = with->evaluator.predict(engine::Workload::request(1.0, 1000.0, 100.0));
+    const auto plain = without->evaluator.predict(engine::Workload::request(1.0, 1000.0, 100.0));
+    REQUIRE(predicted.speculative.has_value());
+    REQUIRE(plain.speculative.has_value());
+    CHECK(predicted.speculative->host_time.value == doctest::Approx(2e-3).epsilon(1e-12));
+    CHECK(plain.speculative->host_time.value == 0.0);
+    CHECK(predicted.speculative->step_time.value ==
+          doctest::Approx(plain.speculative->step_time.value + 2e-3).epsilon(1e-12));
+
+    const auto stream = fixed_stream(0.001, 1000, 100, 10, 5);
+    const auto served = serving::simulate_serving(with->evaluator, stream, {}, {});
+    const auto served_plain = serving::simulate_serving(without->evaluator, stream, {}, {});
+    CHECK(served.tpot_s.p50 == doctest::Approx(served_plain.tpot_s.p50 + 2e-3).epsilon(1e-9));
+    // The host work is no draft: the drafter's share of the busy time falls.
+    CHECK(served.speculation->draft_time_fraction < served_plain.speculation->draft_time_fraction);
+
+    const serving::SteadyState state = serving::steady_state(with->evaluator, {0.001, 1000.0, 100.0, 1.0}, {});
+    const serving::SteadyState state_plain = serving::steady_state(without->evaluator, {0.001, 1000.0, 100.0, 1.0}, {});
+    REQUIRE(state.stable);
+    REQUIRE(state_plain.stable);
+    CHECK(state.tpot_s.mean == doctest::Approx(state_plain.tpot_s.mean + 2e-3).epsilon(1e-6));
+
+    // A negative time and a missing one name their key.
+    for (const std::string& lines : {std::string("  round_host_time: -1 ms\n"), std::string("  other: 1\n")}) {
+        const auto messages = testing::error_messages([&] {
+            testing::shipped_catalog().runtime(testing::runtime_with_section("speculation-bad.yaml", "speculation", lines));
+        });
+        REQUIRE_FALSE(messages.empty());
+        CHECK(messages[0].find("round_host_time") != std::string::npos);
+    }
 }
 
 TEST_CASE("acceptance 1: k + 1 tokens per verification until the output's end") {

@@ -467,6 +467,8 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
     cost.cross_states = cost.cross_layers > 0 ? cross_states : 0.0;
     const double attention_graph =
         model.mla && graph.latent_attention_block > 0.0 ? graph.latent_attention_block : graph.attention_block;
+    // A DSA layer's block adds its indexer's launches where the runtime counts them.
+    const double sparse_graph = graph.sparse_attention_block > 0.0 ? graph.sparse_attention_block : attention_graph;
     // Shared experts the runtime folds into the routed launches spare their structural kernels.
     const bool moe_counted = graph.moe_counted_for(format.name);
     const double moe_graph = moe_counted ? graph.moe_mlp_block : 0.0;
@@ -475,15 +477,19 @@ CostModel build_cost_model(const profiles::ModelProfile& model, const Deployment
             ? cost.shared_expert_layers * *graph.shared_expert_block - cost.shared_expert_matrix_kernels
             : 0.0;
     cost.elementwise_kernels = std::max(
-        0.0, (cost.attention_layers() + cost.cross_layers) * extra_kernels(attention_graph, kStructuralAttentionKernels) +
+        0.0, (cost.attention_layers() - cost.sparse_layers + cost.cross_layers) *
+                     extra_kernels(attention_graph, kStructuralAttentionKernels) +
+                 cost.sparse_layers * extra_kernels(sparse_graph, kStructuralAttentionKernels) +
                  cost.dense_layers * extra_kernels(graph.dense_mlp_block, kStructuralDenseMlpKernels) +
                  cost.moe_layers * extra_kernels(moe_graph, kStructuralMoeKernels) + shared_expert_extra);
-    // Passes dispatched op by op: each layer's attention (MLA's or grouped-query), Gated DeltaNet
-    // mixer and MLP blocks as the runtime's source launches them.
+    // Passes dispatched op by op: each layer's attention (MLA's, DSA's or grouped-query), Gated
+    // DeltaNet mixer and MLP blocks as the runtime's source launches them.
     const EagerPasses& eager = deployment.runtime_profile().eager;
     const bool delta_net = model.recurrent && model.recurrent->kind == profiles::RecurrentKind::gated_delta_net;
-    const double ops_a_pass = (cost.attention_layers() + cost.cross_layers) *
-                                  (model.mla ? eager.latent_attention_block : eager.attention_block) +
+    const double attention_ops = model.mla ? eager.latent_attention_block : eager.attention_block;
+    const double sparse_ops = eager.sparse_attention_block > 0.0 ? eager.sparse_attention_block : attention_ops;
+    const double ops_a_pass = (cost.attention_layers() - cost.sparse_layers + cost.cross_layers) * attention_ops +
+                              cost.sparse_layers * sparse_ops +
                               (delta_net ? cost.recurrent_layers * eager.delta_net_block : 0.0) +
                               cost.dense_layers * eager.dense_mlp_block + cost.moe_layers * eager.moe_mlp_block;
     if (deployment.eager.prefill) cost.eager_prefill_ops = ops_a_pass;

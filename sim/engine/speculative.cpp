@@ -59,6 +59,15 @@ core::Seconds draft_round_time(const Evaluator& target, const Evaluator* draft, 
     return draft_step(target, draft, batch, mean_draft_context(length, context), false) * length;
 }
 
+core::Seconds round_host_time(const Evaluator& target) {
+    return target.deployment().runtime_profile().speculation.host_time;
+}
+
+core::Seconds round_time_beside_verification(const Evaluator& target, const Evaluator* draft, int length, double batch,
+                                             double context) {
+    return draft_round_time(target, draft, length, batch, context) + round_host_time(target);
+}
+
 SpeculativeResult speculative_decode(const Evaluator& target, const Evaluator* draft, const Speculation& speculation,
                                      double batch, double context) {
     SpeculativeResult result;
@@ -74,7 +83,8 @@ SpeculativeResult speculative_decode(const Evaluator& target, const Evaluator* d
     const double bytes = costs.total_bytes().value;
     result.verify_arithmetic_intensity = bytes > 0.0 ? costs.total_flops().value / bytes : 0.0;
     result.draft_time = draft_round_time(target, draft, speculation.length, batch, context);
-    result.step_time = result.draft_time + result.verify_time;
+    result.host_time = round_host_time(target);
+    result.step_time = result.draft_time + result.verify_time + result.host_time;
     result.tokens_per_s_per_stream = result.tokens_per_step / result.step_time.value;
     result.tokens_per_s_total = result.tokens_per_s_per_stream * batch;
     result.speedup = result.tokens_per_s_per_stream * target.decode_step_time(batch, context).value;

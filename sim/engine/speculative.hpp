@@ -35,13 +35,22 @@ StepShape verification_shape(const CostModel& cost, int length, double batch, do
 core::Seconds draft_round_time(const Evaluator& target, const Evaluator* draft, int length, double batch,
                                double context);
 
+// The runtime's host work a round adds on the critical path, outside its passes
+// (RuntimeProfile::speculation; 0 where the runtime overlaps it or states none).
+core::Seconds round_host_time(const Evaluator& target);
+
+// What a round adds to its verification pass: the drafter's steps and the runtime's host work.
+core::Seconds round_time_beside_verification(const Evaluator& target, const Evaluator* draft, int length, double batch,
+                                             double context);
+
 struct SpeculativeResult {
     int length = 0;
     double acceptance = 0.0;
     double tokens_per_step = 0.0;   // expected, per sequence
     core::Seconds draft_time;       // k draft steps
     core::Seconds verify_time;      // one pass of k + 1 positions per sequence
-    core::Seconds step_time;        // draft + verify
+    core::Seconds host_time;        // the runtime's host work of the round, not overlapped (round_host_time)
+    core::Seconds step_time;        // draft + verify + host
     Bound verify_bound = Bound::memory;
     double verify_arithmetic_intensity = 0.0;  // FLOP per byte of the verification pass
     double tokens_per_s_per_stream = 0.0;

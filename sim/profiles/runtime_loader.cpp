@@ -35,7 +35,7 @@ constexpr double kMaxTileRows = 4096.0;
 const std::vector<std::string> kRootKeys{"name",   "version", "current",     "base",         "description",
                                          "source", "measured", "measurements", "ideal",        "kernel_graph",
                                          "attention", "matmul", "kv_cache",     "scheduler",    "cuda_graphs",
-                                         "eager_passes", "request_path", "launch", "factors"};
+                                         "eager_passes", "request_path", "speculation", "launch", "factors"};
 
 // A quantity that may be zero ("0 us", "0 GiB"), which parse_quantity refuses for the dimensions of
 // a device but a runtime may well have; its unit is checked on one of it.
@@ -116,9 +116,10 @@ void read_required_time(StrictMap& section, const char* key, double maximum, con
 
 // A kernel graph's keys beside its source: what a counted graph states, then what only a
 // runtime's own graph (not one of its other_families) may.
-const std::vector<std::string> kCountedGraphKeys{"attention_block", "latent_attention_block", "dense_mlp_block",
-                                                 "moe_mlp_block",   "shared_expert_block",    "families",
-                                                 "moe_formats",     "memory",                 "launch_time"};
+const std::vector<std::string> kCountedGraphKeys{"attention_block",     "latent_attention_block", "sparse_attention_block",
+                                                 "dense_mlp_block",     "moe_mlp_block",          "shared_expert_block",
+                                                 "families",            "moe_formats",            "memory",
+                                                 "launch_time"};
 const std::vector<std::string> kOwnGraphKeys{"structural", "other_families"};
 
 // `nested`: one of another graph's other_families.
@@ -143,6 +144,9 @@ void read_kernel_graph(StrictMap& section, KernelGraph& graph, bool nested = fal
     read_block_count(section, "moe_mlp_block", graph.moe_mlp_block);
     if (auto latent = section.non_negative_number("latent_attention_block", Presence::optional, kMaxKernelsPerBlock)) {
         graph.latent_attention_block = *latent;
+    }
+    if (auto sparse = section.non_negative_number("sparse_attention_block", Presence::optional, kMaxKernelsPerBlock)) {
+        graph.sparse_attention_block = *sparse;
     }
     graph.shared_expert_block =
         section.non_negative_number("shared_expert_block", Presence::optional, kMaxKernelsPerBlock);
@@ -337,6 +341,13 @@ void read_request_path(StrictMap& section, RequestPath& path) {
     section.reject_unknown_keys({"source", "before_scheduler", "per_prompt_token", "after_step"});
 }
 
+// `speculation:` what a speculative round costs beyond its passes.
+void read_speculation(StrictMap& section, SpeculativeRounds& rounds) {
+    require_source(section);
+    read_required_time(section, "round_host_time", 1.0, "expected a time from 0 ms to 1000 ms", "2 ms", rounds.host_time);
+    section.reject_unknown_keys({"source", "round_host_time"});
+}
+
 // `cuda_graphs:` the decode batch sizes captured, whether a batch between two replays the next
 // (padding, on unless stated off) and the tiers that cut the list by the device's memory and
 // tensor-parallel degree. A tier keeps at least the smallest size: a device that captures nothing
@@ -391,11 +402,14 @@ void read_eager_passes(StrictMap& section, EagerPasses& eager) {
     read_block_count(section, "latent_attention_block", eager.latent_attention_block);
     read_block_count(section, "dense_mlp_block", eager.dense_mlp_block);
     read_block_count(section, "moe_mlp_block", eager.moe_mlp_block);
+    if (auto value = section.non_negative_number("sparse_attention_block", Presence::optional, kMaxKernelsPerBlock)) {
+        eager.sparse_attention_block = *value;
+    }
     if (auto value = section.non_negative_number("delta_net_block", Presence::optional, kMaxKernelsPerBlock)) {
         eager.delta_net_block = *value;
     }
     section.reject_unknown_keys({"source", "passes", "op_time", "attention_block", "latent_attention_block",
-                                 "dense_mlp_block", "moe_mlp_block", "delta_net_block"});
+                                 "sparse_attention_block", "dense_mlp_block", "moe_mlp_block", "delta_net_block"});
 }
 
 // A launch text: a string whose every `${name}` is a placeholder the renderer fills (kLaunchPlaceholders).
@@ -629,6 +643,10 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
     if (auto section = root.map("request_path", Presence::optional)) {
         profile.request_path = RequestPath{};  // replaces the base's whole
         read_request_path(*section, profile.request_path);
+    }
+    if (auto section = root.map("speculation", Presence::optional)) {
+        profile.speculation = SpeculativeRounds{};  // replaces the base's whole
+        read_speculation(*section, profile.speculation);
     }
     // `launch: none`: a runtime built on its base's kernels but launched otherwise (MLX, ExLlamaV2 on
     // vLLM's factors) has no command decodesim knows; a map replaces the base's whole.

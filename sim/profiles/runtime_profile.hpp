@@ -89,6 +89,10 @@ struct KernelGraph {
     // latents, the down and up projections, the absorbed key and value products; 0: as a
     // grouped-query block (attention_block).
     double latent_attention_block = 0.0;
+    // A DeepSeek sparse attention (DSA) block: MLA with its lightning indexer (the indexer's
+    // projections, key norm and cache write, its scoring and top-k) and the sparse attention
+    // kernel; 0: as latent_attention_block, the indexer's launches not counted.
+    double sparse_attention_block = 0.0;
     double dense_mlp_block = 0.0;  // norm, gate/up and activation, down, residual
     double moe_mlp_block = 0.0;    // norm, router, expert selection, expert products, weighting, residual
     // A MoE layer's shared experts, run as one MLP beside the routed ones (vLLM: 6 launches) or
@@ -153,6 +157,9 @@ struct EagerPasses {
     core::Seconds op_time{0.0};        // host time to dispatch one op
     double attention_block = 0.0;      // ops of a grouped-query attention block (norm through output and residual)
     double latent_attention_block = 0.0;  // ops of a multi-head latent attention (MLA) block
+    // Ops of a DeepSeek sparse attention (DSA) block, its indexer included; 0: as
+    // latent_attention_block, the indexer dispatching nothing.
+    double sparse_attention_block = 0.0;
     double dense_mlp_block = 0.0;      // ops of a dense MLP block
     double moe_mlp_block = 0.0;        // ops of a routed MoE block, its shared experts included
     // Ops of a Gated DeltaNet mixer block (Qwen3-Next, Qwen3.5 linear attention); 0: not counted,
@@ -282,6 +289,16 @@ struct RequestPath {
     }
 };
 
+// What a speculative round (the drafter's steps, then the verification) costs the runtime beyond
+// its passes (docs/model.md, "Speculative decoding").
+struct SpeculativeRounds {
+    // Host work of each round on the critical path: the scheduling, the drafts' bookkeeping and the
+    // verification's acceptance, where the runtime does not overlap them with the device's passes
+    // (SGLang's speculation before its spec v2 runs without its overlap scheduler). 0: overlapped,
+    // or not stated.
+    core::Seconds host_time{0.0};
+};
+
 // One runtime build as data (runtime_profiles/*.yaml, read by profiles/runtime_profile.hpp): what
 // it achieves on top of the hardware, how its kernels are built, how it sizes its cache and
 // schedules. The engine reads these fields and never a runtime's name.
@@ -311,6 +328,7 @@ struct RuntimeProfile {
     std::array<BlockFormatMatmul, core::kBackends.size()> block_matmul{};  // per core::Backend
     SchedulerDefaults scheduler{};
     RequestPath request_path{};
+    SpeculativeRounds speculation{};
     CapturedGraphs captured_graphs{};  // its decode graphs' batch sizes; none stated unless the profile does
     // How it is launched (`launch:`); unset: decodesim knows no serving command for it.
     std::optional<LaunchTemplate> launch;

@@ -199,6 +199,7 @@ nlohmann::json prediction_to_json(const Conditions& conditions, const engine::Pr
             {"tokens_per_verification", spec.tokens_per_step},
             {"draft_time_s", spec.draft_time},
             {"verify_time_s", spec.verify_time},
+            {"host_time_s", spec.host_time},
             {"step_time_s", spec.step_time},
             {"verify_bound", engine::bound_name(spec.verify_bound)},
             {"verify_arithmetic_intensity_flop_per_byte", spec.verify_arithmetic_intensity},

@@ -95,11 +95,13 @@ std::string prediction_to_text(const Conditions& conditions, const engine::Predi
         const auto& spec = *prediction.speculative;
         text += fmt::format(
             "\nwith speculation: {} per stream ({} total), x{} over plain decoding; roofline {}\n"
-            "  {} tokens per verification step; {} drafting + {} verifying ({}-bound, {:.3g} FLOP/byte)\n",
+            "  {} tokens per verification step; {} drafting + {} verifying ({}-bound, {:.3g} FLOP/byte){}\n",
             rate(spec.tokens_per_s_per_stream), rate(spec.tokens_per_s_total), core::format_significant(spec.speedup),
             rate(spec.roofline_tokens_per_s_per_stream), core::format_significant(spec.tokens_per_step),
             core::format(spec.draft_time), core::format(spec.verify_time), engine::bound_name(spec.verify_bound),
-            spec.verify_arithmetic_intensity);
+            spec.verify_arithmetic_intensity,
+            spec.host_time.value > 0.0 ? fmt::format(" + {} of the runtime's host work", core::format(spec.host_time))
+                                       : std::string());
     }
 
     text += fmt::format(

@@ -54,6 +54,9 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
         if (graph.latent_attention_block > 0.0) {
             text += fmt::format(", {:g} a latent (MLA) attention block", graph.latent_attention_block);
         }
+        if (graph.sparse_attention_block > 0.0) {
+            text += fmt::format(", {:g} a sparse (DSA) attention block", graph.sparse_attention_block);
+        }
         if (graph.shared_expert_block) {
             text += fmt::format(", {:g} a layer's shared experts", *graph.shared_expert_block);
         }
@@ -69,6 +72,7 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                                 memory.empty() ? std::string() : fmt::format(" ({})", fmt::join(memory, ", ")),
                                 other.attention_block, other.dense_mlp_block, other.moe_mlp_block);
             if (other.latent_attention_block > 0.0) text += fmt::format(", MLA {:g}", other.latent_attention_block);
+            if (other.sparse_attention_block > 0.0) text += fmt::format(", DSA {:g}", other.sparse_attention_block);
             if (other.shared_expert_block) text += fmt::format(", shared experts {:g}", *other.shared_expert_block);
             if (other.launch_time) text += fmt::format(", {} a launch", core::format_seconds(other.launch_time->value));
         }
@@ -109,6 +113,10 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     if (runtime.scheduler.speculative_max_sequences) {
         text += fmt::format("    decoding speculatively: {} sequences\n", *runtime.scheduler.speculative_max_sequences);
     }
+    if (runtime.speculation.host_time.value > 0.0) {
+        text += fmt::format("  speculative rounds: {} of host work each, not overlapped with the passes\n",
+                            core::format_seconds(runtime.speculation.host_time.value));
+    }
     const profiles::CapturedGraphs& graphs = runtime.captured_graphs;
     if (!graphs.batch_sizes.empty()) {
         text += fmt::format("  CUDA graphs: decode batch sizes {}; a batch between two {}\n", fmt::join(graphs.batch_sizes, ", "),
@@ -122,9 +130,12 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
     const profiles::EagerPasses& eager = runtime.eager;
     if (eager.op_time.value > 0.0) {
         const char* passes = eager.decode ? "prompt and decode passes" : eager.prefill ? "prompt passes" : "passes only with graphs off";
-        text += fmt::format("  eager {}: {:g} us an op; ops a block: attention {:g}, MLA {:g}, dense MLP {:g}, MoE {:g}\n",
+        text += fmt::format("  eager {}: {:g} us an op; ops a block: attention {:g}, MLA {:g}, dense MLP {:g}, MoE {:g}",
                             passes, eager.op_time.value * 1e6, eager.attention_block, eager.latent_attention_block,
                             eager.dense_mlp_block, eager.moe_mlp_block);
+        if (eager.sparse_attention_block > 0.0) text += fmt::format(", DSA {:g}", eager.sparse_attention_block);
+        if (eager.delta_net_block > 0.0) text += fmt::format(", Gated DeltaNet {:g}", eager.delta_net_block);
+        text += "\n";
     }
     // The launch command as the profile states it, placeholders unfilled (plan fills them).
     if (runtime.launch) {

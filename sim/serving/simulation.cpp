@@ -826,11 +826,12 @@ void Simulation::start_step(Replica& replica, double now) {
     // A decode pass no captured graph holds is dispatched op by op (engine/graph_capture.hpp).
     if (shape.prompt_tokens() <= 0.0 && engine::decode_without_graph(cost, shape.sequences)) ++decode_passes_without_graph_;
     if (decoding > 0.0) {
-        // The drafter's k steps for the decoding sequences run before the verification pass.
+        // The drafter's k steps for the decoding sequences run before the verification pass, and
+        // the runtime's host work of the round beside it where nothing overlaps that.
         const double drafting = engine::draft_round_time(evaluator_, draft_, speculation_.length, decoding,
                                                          decoding_context / decoding)
                                     .value;
-        pass += drafting;
+        pass += drafting + engine::round_host_time(evaluator_).value;
         draft_time_ += drafting;
     }
     replica.busy_until = now + pass;

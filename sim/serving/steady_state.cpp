@@ -66,7 +66,7 @@ struct Model {
                           : engine::decode_shape(cost, batch, context);
     }
     // A pass with `batch` decoding sequences and `prompts` whole prompts' worth of prefill; when
-    // speculating, the drafter's k steps for the batch before it.
+    // speculating, the drafter's k steps for the batch before it and the round's host work.
     double step(double batch, double prompts) const {
         engine::StepShape shape = decode_part(batch);
         if (prompts > 0.0) {
@@ -74,7 +74,9 @@ struct Model {
         }
         double time = evaluator.step_time(shape).value;
         if (drafts > 0) {
-            time += engine::draft_round_time(evaluator, evaluator.draft(), drafts, batch, std::max(0.0, context - 1.0)).value;
+            time += engine::round_time_beside_verification(evaluator, evaluator.draft(), drafts, batch,
+                                                           std::max(0.0, context - 1.0))
+                        .value;
         }
         return time;
     }
