@@ -53,7 +53,8 @@ struct Residual {
     std::string source;
     double bytes = 0.0;
     bool crosses = false;
-    double error = 0.0;  // predicted / measured - 1
+    std::string network;  // the row's network column: infiniband, roce, efa, ... (scale-up: none crossed)
+    double error = 0.0;   // predicted / measured - 1
 };
 
 double median_abs(std::vector<double> values) {
@@ -83,7 +84,8 @@ std::vector<Residual> residuals() {
         const auto group = engine::group_topology(devices, domain, up, network);
         const double predicted =
             engine::collective_time(collective_named(f[2]), core::Bytes(std::stod(f[5])), group).time.value;
-        out.push_back({f[0], std::stod(f[5]), group.crosses_domain(), predicted / (std::stod(f[6]) * 1e-6) - 1.0});
+        REQUIRE(f.size() == 11);
+        out.push_back({f[0], std::stod(f[5]), group.crosses_domain(), f[10], predicted / (std::stod(f[6]) * 1e-6) - 1.0});
     }
     return out;
 }
@@ -93,21 +95,29 @@ std::vector<Residual> residuals() {
 TEST_CASE("collectives against public nccl-tests and rccl-tests runs") {
     const auto all = residuals();
     std::set<std::string> sources;
-    std::vector<double> errors, large, small_across;
+    std::vector<double> errors, large, small_across, small_infiniband, large_infiniband;
     for (const auto& r : all) {
         sources.insert(r.source);
         errors.push_back(r.error);
         if (r.bytes >= 128e6) large.push_back(r.error);
         if (r.bytes <= 65536 && r.crosses) small_across.push_back(r.error);
+        // The profiles' network: InfiniBand NDR, one NIC a GPU, without switch offload.
+        if (r.network == "infiniband" && r.bytes <= 65536) small_infiniband.push_back(r.error);
+        if (r.network == "infiniband" && r.bytes >= 128e6) large_infiniband.push_back(r.error);
     }
-    REQUIRE(all.size() >= 40);
-    CHECK(sources.size() >= 5);
+    REQUIRE(all.size() >= 100);
+    CHECK(sources.size() >= 14);
+    REQUIRE(small_infiniband.size() >= 10);
     MESSAGE("rows ", all.size(), " from ", sources.size(), " sources; median |error| all ", median_abs(errors),
-            ", >= 128 MB ", median_abs(large), ", small messages across nodes ", median_abs(small_across));
-    // docs/validation.md, "Collectives": 27% over all rows; 20% for messages of 128 MB and more
-    // (bandwidth-bound). Small messages between nodes are predicted 3 to 10x too fast (NCCL's
-    // proxy path adds tens of microseconds per inter-node phase that a 5 us hop leaves out): the
-    // message above prints that figure; it is reported, not bounded.
-    CHECK(median_abs(errors) <= 0.30);
-    CHECK(median_abs(large) <= 0.22);
+            ", >= 128 MB ", median_abs(large), ", small messages across nodes ", median_abs(small_across),
+            ", of them over InfiniBand ", median_abs(small_infiniband), ", >= 128 MB over InfiniBand ",
+            median_abs(large_infiniband));
+    // docs/validation.md, "Collectives": 47% over all rows, 24% for messages of 128 MB and more
+    // (bandwidth-bound). Small messages between nodes are predicted 2 to 10 times too fast over
+    // EFA, RoCE and GCP's TCPXO, whose proxy paths cost tens to hundreds of microseconds an
+    // inter-node phase; over InfiniBand, the network the profiles state, within 32%. Each bound is
+    // the figure with a little room: a regression guard, not a target.
+    CHECK(median_abs(errors) <= 0.50);
+    CHECK(median_abs(large) <= 0.26);
+    CHECK(median_abs(small_infiniband) <= 0.35);
 }

@@ -29,8 +29,9 @@ std::vector<std::string> memory_type_names() {
 
 // Default per-hop latency of a scale-up link when a profile gives none (docs/model.md).
 constexpr double kDefaultLinkLatencySeconds = 2e-6;
-// One InfiniBand/RoCE hop through a switch, end to end, as nccl-tests show for small messages
-// across nodes (docs/model.md, "Topology").
+// One InfiniBand hop through a switch, end to end, as nccl-tests show for small messages across
+// InfiniBand nodes; EFA, RoCE and TCPXO clusters take several times that, and state their own
+// (docs/model.md, "Topology"; docs/validation.md, "Collectives").
 constexpr double kDefaultScaleOutLatencySeconds = 5e-6;
 // The largest scale-up domain accepted: above any shipped system (NVL576 is the largest announced).
 constexpr std::int64_t kMaxScaleUpDomain = 1024;
