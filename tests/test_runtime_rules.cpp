@@ -14,6 +14,7 @@
 
 #include "engine/memory.hpp"
 #include "profiles/hardware_loader.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "engine/operating_point.hpp"
 #include "profiles/measurements.hpp"
 #include "fit/accuracy.hpp"
@@ -240,7 +241,7 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     // Two rows alike but for the arrivals: Llama-3.1-8B bf16 on an H100 under vLLM, 8 streams of
     // 20,000-token prompts. Arriving together, each first token waits for the 8 prefills; in a
     // closed loop (a request arrives as another finishes) for its own: the same figure as
-    // predict's "TTFT (one request, idle)" at the row's (peak) clocks. A 20k-token prefill of an
+    // predict's "TTFT (one request, idle)" under the row's build at its (peak) clocks. A 20k-token prefill of an
     // 8B model is compute-bound (2 x 7.5e9 x 20,000 = 3.0e14 FLOP of matrix work, each sequence's
     // attention its own), so eight cost eight times one, less the weight reads and kernel launches
     // they share (about 8 ms against 0.5 s each): within 1% of 8x.
@@ -255,8 +256,8 @@ TEST_CASE("a closed loop's first token waits for its own prefill, a batch that a
     CHECK(rows[1].staggered_arrivals);
 
     const std::map<std::string, double> predicted = accuracy_predictions(path);
-    const auto one = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "20000",
-                                   "--output", "2000", "--clocks", "peak", "--json"});
+    const auto one = testing::run({"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--runtime", "vllm@0.6",
+                                   "--prompt", "20000", "--output", "2000", "--clocks", "peak", "--json"});
     REQUIRE(one.exit_code == 0);
     const double own_prefill = nlohmann::json::parse(one.out)["ttft_s"].get<double>();
     CHECK(predicted.at("staggered") == doctest::Approx(own_prefill).epsilon(1e-9));
@@ -817,4 +818,39 @@ TEST_CASE("a runtime's request path is read strictly: each bad time names the fi
     REQUIRE(missing.size() == 1);
     CHECK(missing[0].find("after_step") != std::string::npos);
     CHECK(missing[0].find("missing") != std::string::npos);
+}
+
+TEST_CASE("a build's own factor over its base survives a refit of its group") {
+    // vllm@0.6 states vLLM V0's host time a sequence, 100 us (runtime_profiles/vllm-0.6.yaml), over
+    // the vLLM-class fit it otherwise shares with vllm@0.8, whose per-sequence time is 0.
+    const auto v0 = testing::shipped_runtime("vllm@0.6");
+    const auto v1 = testing::shipped_runtime("vllm@0.8");
+    const auto hbm = core::MemoryFamily::hbm;
+    CHECK(v0->factors(hbm).sequence_overhead.value == doctest::Approx(100e-6).epsilon(1e-12));
+    CHECK(v1->factors(hbm).sequence_overhead.value == 0.0);
+    CHECK(v0->own_factors[static_cast<std::size_t>(hbm)] != 0U);
+    CHECK(v1->own_factors[static_cast<std::size_t>(hbm)] == 0U);  // a root's factors are the fit's own
+    // A refit's factors (here 9 us a kernel and no per-sequence time) take every field but the
+    // build's own: the kernel time is the fit's, the per-sequence time stays 100 us.
+    engine::RuntimeFactors refit{};
+    refit.kernel_overhead = core::Seconds(9e-6);
+    const engine::RuntimeFactors merged = profiles::with_own_factors(*v0, hbm, refit);
+    CHECK(merged.kernel_overhead.value == doctest::Approx(9e-6).epsilon(1e-12));
+    CHECK(merged.sequence_overhead.value == doctest::Approx(100e-6).epsilon(1e-12));
+    CHECK(profiles::with_own_factors(*v1, hbm, refit).sequence_overhead.value == 0.0);
+    // A static batch of 128 on eight MI300X (ROCm/vllm's dev-docker latency table, a V0 build):
+    // each of its 2,047 decode steps pays 128 x 100 us = 12.8 ms of host time, 26.2 s in all, so the
+    // run under vllm@0.6 is that much longer than under the same build without its own factor.
+    const std::string without = testing::write_temp(
+        "vllm-0.6-without-host.yaml",
+        "name: vllm\nversion: \"0.6-test\"\nbase: vllm@0.6\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
+        "factors:\n  fitted_by: \"t\"\n  hbm:\n    sequence_overhead: 0 us\n");
+    const auto e2e = [](const std::string& runtime) {
+        const auto result = testing::run({"predict", "--hardware", "mi300x", "--model", "llama-3.1-70b", "--weights", "fp8",
+                                          "--runtime", runtime, "--tp", "8", "--batch", "128", "--prompt", "128",
+                                          "--output", "2048", "--json"});
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out)["request"]["end_to_end_s"].get<double>();
+    };
+    CHECK(e2e("vllm@0.6") - e2e(without) == doctest::Approx(2047 * 128 * 100e-6).epsilon(0.01).scale(0.0));
 }

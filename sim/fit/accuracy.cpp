@@ -1,5 +1,7 @@
 #include "fit/accuracy.hpp"
 
+#include "profiles/runtime_fields.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/quantization.hpp"
 #include "core/registry.hpp"
+#include "profiles/runtime_fields.hpp"
 #include "workload/request_stream.hpp"
 #include "serving/simulation.hpp"
 
@@ -216,7 +219,15 @@ PhysicalBound physical_bound(const profiles::Measurement& m, const profiles::Mod
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
                            const engine::RuntimeProfile& preset) {
-    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
+    // A row's build that states factors of its own keeps them under its group's (re)fitted preset.
+    const engine::RuntimeProfile& own = deployment.runtime_profile();
+    const auto family = static_cast<std::size_t>(hardware.memory_family);
+    if (own.own_factors[family] == 0 || &own == &preset) {
+        return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
+    }
+    engine::RuntimeProfile merged = preset;
+    merged.by_family[family] = profiles::with_own_factors(own, hardware.memory_family, preset.by_family[family]);
+    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, merged, deployment.backend)));
 }
 
 std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,

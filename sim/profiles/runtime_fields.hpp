@@ -3,6 +3,7 @@
 // (runtime profiles, `decodesim calibrate`'s output, the fit's report).
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "core/factor_unit.hpp"
@@ -79,5 +80,16 @@ static_assert(backend_rows_in_order(), "the compute_on_<backend> rows must follo
 // Every member is a double (a Quantity holds one): a member without a row changes the size.
 static_assert(sizeof(RuntimeFactors) == kRuntimeFactorFields.size() * sizeof(double),
               "every RuntimeFactors member needs a row in kRuntimeFactorFields");
+
+// `group`, the factors a fit of the group gives on `family`, with those `runtime` states itself
+// there (RuntimeProfile::own_factors) in their place.
+inline RuntimeFactors with_own_factors(const RuntimeProfile& runtime, core::MemoryFamily family, RuntimeFactors group) {
+    const RuntimeFactors& own = runtime.factors(family);
+    const std::uint32_t stated = runtime.own_factors[static_cast<std::size_t>(family)];
+    for (std::size_t i = 0; i < kRuntimeFactorFields.size(); ++i) {
+        if ((stated >> i) & 1U) kRuntimeFactorFields[i].value(group) = kRuntimeFactorFields[i].get(own);
+    }
+    return group;
+}
 
 }  // namespace decodesim::profiles

@@ -484,7 +484,8 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
                                  "orchestrators"});
 }
 
-void read_factors(StrictMap& section, RuntimeProfile& profile) {
+// `has_base`: the fields stated are the build's own over its fit group's (own_factors).
+void read_factors(StrictMap& section, RuntimeProfile& profile, bool has_base) {
     // The command that fits them: a reader of the file knows how to reproduce them.
     section.string("fitted_by", Presence::required);
     std::vector<std::string> key_names{"fitted_by"};
@@ -496,7 +497,8 @@ void read_factors(StrictMap& section, RuntimeProfile& profile) {
         auto stated = section.map(family_name, Presence::optional);
         if (!stated) continue;
         RuntimeFactors& factors = profile.by_family[static_cast<std::size_t>(family)];
-        for (const RuntimeFactorField& field : kRuntimeFactorFields) {
+        for (std::size_t index = 0; index < kRuntimeFactorFields.size(); ++index) {
+            const RuntimeFactorField& field = kRuntimeFactorFields[index];
             const std::string name(field.key);
             std::optional<double> value;
             switch (field.unit) {
@@ -506,7 +508,9 @@ void read_factors(StrictMap& section, RuntimeProfile& profile) {
                     break;
                 case core::FactorUnit::rows: value = stated->non_negative_number(name, Presence::optional, field.maximum); break;
             }
-            if (value) field.value(factors) = *value;
+            if (!value) continue;
+            field.value(factors) = *value;
+            if (has_base) profile.own_factors[static_cast<std::size_t>(family)] |= 1U << index;
         }
         stated->reject_unknown_keys(field_names);
     }
@@ -663,7 +667,7 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
         if (profile.ideal) {
             root.error("factors", "the ideal runtime runs at the datasheet's peaks; it has no factors");
         } else {
-            read_factors(*section, profile);
+            read_factors(*section, profile, has_base);
         }
     }
     root.reject_unknown_keys(kRootKeys);

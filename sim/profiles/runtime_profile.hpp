@@ -5,6 +5,7 @@
 // only gives them a shape.
 
 #include <array>
+#include <cstdint>
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -318,6 +319,10 @@ struct RuntimeProfile {
     std::string measured_note;  // with measured false: what its figures are carried over from
     bool ideal = false;         // datasheet peaks, no overheads (the roofline)
     std::array<RuntimeFactors, core::kMemoryFamilies.size()> by_family{};  // indexed by core::MemoryFamily
+    // The factors a build with a base states itself, per memory family (bit i: the i-th row of
+    // profiles::kRuntimeFactorFields): where it differs from its fit group, as vLLM V0's host time
+    // a sequence does. A refit of the group keeps them (profiles::with_own_factors).
+    std::array<std::uint32_t, core::kMemoryFamilies.size()> own_factors{};
     KvCacheSizing kv_sizing{};
     KernelGraph graph{};
     EagerPasses eager{};  // none unless the profile states them
