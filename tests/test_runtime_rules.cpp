@@ -838,6 +838,21 @@ TEST_CASE("a build's own factor over its base survives a refit of its group") {
     CHECK(merged.kernel_overhead.value == doctest::Approx(9e-6).epsilon(1e-12));
     CHECK(merged.sequence_overhead.value == doctest::Approx(100e-6).epsilon(1e-12));
     CHECK(profiles::with_own_factors(*v1, hbm, refit).sequence_overhead.value == 0.0);
+    // The held-out figures predict each row under its build refitted with its group
+    // (fit::fitted_preset): the group's factors, the build's own kept.
+    std::vector<fit::FitResult> fits;
+    for (const fit::FitGroup& group : fit::fit_groups()) {
+        if (group.fit_group != "vllm") continue;
+        fit::FitResult result;
+        result.fit_group = group.fit_group;
+        result.families = group.families;
+        result.factors = refit;
+        fits.push_back(result);
+    }
+    REQUIRE_FALSE(fits.empty());
+    CHECK(fit::fitted_preset(*v0, fits).factors(hbm).kernel_overhead.value == doctest::Approx(9e-6).epsilon(1e-12));
+    CHECK(fit::fitted_preset(*v0, fits).factors(hbm).sequence_overhead.value == doctest::Approx(100e-6).epsilon(1e-12));
+    CHECK(fit::fitted_preset(*v1, fits).factors(hbm).sequence_overhead.value == 0.0);
     // A static batch of 128 on eight MI300X (ROCm/vllm's dev-docker latency table, a V0 build):
     // each of its 2,047 decode steps pays 128 x 100 us = 12.8 ms of host time, 26.2 s in all, so the
     // run under vllm@0.6 is that much longer than under the same build without its own factor.

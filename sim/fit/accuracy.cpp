@@ -219,10 +219,12 @@ PhysicalBound physical_bound(const profiles::Measurement& m, const profiles::Mod
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
                            const engine::RuntimeProfile& preset) {
-    // A row's build that states factors of its own keeps them under its group's (re)fitted preset.
+    // A row's build that states factors of its own keeps them under another build's preset (its
+    // group's, as a fit searches it); under its own (a refit of that build, as calibrate runs it)
+    // the preset's factors are the ones being tried.
     const engine::RuntimeProfile& own = deployment.runtime_profile();
     const auto family = static_cast<std::size_t>(hardware.memory_family);
-    if (own.own_factors[family] == 0 || &own == &preset) {
+    if (own.own_factors[family] == 0 || own.id == preset.id) {
         return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
     }
     engine::RuntimeProfile merged = preset;

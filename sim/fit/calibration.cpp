@@ -462,8 +462,9 @@ engine::RuntimeProfile fitted_preset(const engine::RuntimeProfile& runtime, cons
         for (const auto& fit : fits) {
             if (fit.fit_group == runtime.fit_group && fit.families == group.families) factors = fit.factors;
         }
+        // The build's own factors over its group's stay (profiles::with_own_factors).
         for (const core::MemoryFamily family : group.families)
-            preset.by_family[static_cast<std::size_t>(family)] = factors;
+            preset.by_family[static_cast<std::size_t>(family)] = profiles::with_own_factors(runtime, family, factors);
     }
     return preset;
 }
