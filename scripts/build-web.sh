@@ -43,7 +43,11 @@ if [ ! -f "$source/CMakeLists.txt" ]; then
     (cd "$deps" && dpkg-source --no-check -x "yaml-cpp_$version.dsc" "yaml-cpp-$version" >/dev/null)
 fi
 
-emcmake cmake -S . -B "$build" -DDECODESIM_WEB=ON -DCMAKE_BUILD_TYPE=Release \
+# Ninja for a new folder, as ./make.sh builds (docs/performance.md); a folder configured before
+# keeps its generator.
+generator=""
+if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator="-GNinja"; fi
+emcmake cmake -S . -B "$build" $generator -DDECODESIM_WEB=ON -DCMAKE_BUILD_TYPE=Release \
     -DDECODESIM_YAML_CPP_SOURCE="$(pwd)/$source" >/dev/null
 cmake --build "$build" -j "$jobs" --target decodesim_web
 echo "decodesim: explorer built: $build/web/index.html" >&2

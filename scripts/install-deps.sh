@@ -9,7 +9,7 @@
 # and xz-utils to fetch and unpack yaml-cpp's Debian source package.
 set -eu
 
-packages="g++ cmake make libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev pybind11-dev python3-dev python3-numpy"
+packages="g++ cmake make ninja-build libeigen3-dev libyaml-cpp-dev libspdlog-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev pybind11-dev python3-dev python3-numpy"
 if [ "${1:-}" = "test" ]; then
     packages="$packages python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-matplotlib chromium clang-14 libfuzzer-14-dev libclang-rt-14-dev emscripten curl dpkg-dev xz-utils"
 fi

@@ -24,13 +24,25 @@ run() {  # target, seed folders...
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$target.log" | sed "s/^/fuzz: $target /"
 }
 
-run fuzz_profile_reader hardware_profiles model_profiles tests/data/invalid
-run fuzz_hf_config tests/data/hf_configs tests/data/invalid
-run fuzz_units tests/fuzz/seeds/units
-run fuzz_ranges tests/fuzz/seeds/ranges
-run fuzz_command_line tests/fuzz/seeds/command_line
-run fuzz_checkpoint_headers tests/fuzz/seeds/checkpoints
-run fuzz_user_files tests/fuzz/seeds/user_files
-run fuzz_traces tests/fuzz/seeds/traces
-run fuzz_benchmark_results tests/fuzz/seeds/benchmark_results
+# Two queues side by side, one a core (each target is one process): a fuzzer's seconds are wall
+# time, so on two cores the nine targets take half as long and each still gets its seconds.
+(
+    run fuzz_profile_reader hardware_profiles model_profiles tests/data/invalid
+    run fuzz_units tests/fuzz/seeds/units
+    run fuzz_command_line tests/fuzz/seeds/command_line
+    run fuzz_user_files tests/fuzz/seeds/user_files
+    run fuzz_benchmark_results tests/fuzz/seeds/benchmark_results
+) &
+first=$!
+(
+    run fuzz_hf_config tests/data/hf_configs tests/data/invalid
+    run fuzz_ranges tests/fuzz/seeds/ranges
+    run fuzz_checkpoint_headers tests/fuzz/seeds/checkpoints
+    run fuzz_traces tests/fuzz/seeds/traces
+) &
+second=$!
+status=0
+wait "$first" || status=1
+wait "$second" || status=1
+[ "$status" -eq 0 ] || exit 1
 echo "fuzz: all targets ran clean"

@@ -78,16 +78,29 @@ inline std::vector<workload::Request> fixed_stream(double rate, long long prompt
     return workload::generate_requests(spec);
 }
 
-// This test process's own folder under the system's temporary folder. CTest runs the test cases
-// as processes side by side; two that wrote the same file name to one shared folder raced (one
-// case read the other's invalid profile).
+// This test process's own folder under the system's temporary folder, removed when the process
+// exits. CTest runs the test cases as processes side by side; two that wrote the same file name to
+// one shared folder raced (one case read the other's invalid profile).
+class ScratchFolder {
+public:
+    ScratchFolder() : path_(std::filesystem::temp_directory_path() / ("decodesim-tests-" + std::to_string(::getpid()))) {
+        std::filesystem::create_directories(path_);
+    }
+    ~ScratchFolder() {
+        std::error_code ignored;  // a folder that cannot be removed is left, not an error at exit
+        std::filesystem::remove_all(path_, ignored);
+    }
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
 inline std::filesystem::path scratch_folder() {
-    static const std::filesystem::path folder = [] {
-        const auto path = std::filesystem::temp_directory_path() / ("decodesim-tests-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(path);
-        return path;
-    }();
-    return folder;
+    static const ScratchFolder folder;
+    return folder.path();
 }
 
 // Writes `text` to `name` in this process's scratch folder and returns the path.

@@ -127,11 +127,35 @@ std::optional<std::string> runtime_warning(const RuntimeProfile& runtime) {
     return fmt::format("runtime {} has no measurements of its own: {}", runtime.id, runtime.measured_note);
 }
 
+namespace {
+
+// The cost model with `cross_states` image states a sequence, and the KV room an offloading
+// deployment leaves on the device.
+CostModel costs_on(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                   const Deployment& deployment, double cross_states) {
+    CostModel cost = build_cost_model(model, deployment, cross_states);
+    if (deployment.kv_offload) {
+        const MemoryFootprint empty = memory_footprint(cost, hardware, 0.0, 1.0);
+        cost.kv_device_room = core::max(core::Bytes(), empty.usable - empty.weights);
+    }
+    return cost;
+}
+
+}  // namespace
+
+CostModel Evaluator::text_cost_model(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                                     const Deployment& deployment) {
+    validate_deployment(hardware, model, deployment);
+    return costs_on(model, hardware, deployment, 0.0);
+}
+
 Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
                      Deployment deployment, const Efficiency& efficiency)
-    : model_(&model), hardware_(&hardware), deployment_(deployment) {
-    validate_deployment(hardware, model, deployment);
-    build_costs(0.0);
+    : Evaluator(model, hardware, deployment, efficiency, text_cost_model(model, hardware, deployment)) {}
+
+Evaluator::Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                     Deployment deployment, const Efficiency& efficiency, CostModel cost)
+    : model_(&model), hardware_(&hardware), deployment_(deployment), cost_(std::move(cost)) {
     const Datatype matmul = deployment.weights->native_matmul.value_or(deployment.activation);
     const Parallelism& parallel = deployment.parallelism;
     rates_ = device_rates(hardware, matmul, deployment.activation, parallel, efficiency,
@@ -153,13 +177,7 @@ Evaluator::Evaluator(const OperatingPoint& point) : Evaluator(point.model, point
     }
 }
 
-void Evaluator::build_costs(double cross_states) {
-    cost_ = build_cost_model(*model_, deployment_, cross_states);
-    if (deployment_.kv_offload) {
-        const MemoryFootprint empty = memory_footprint(cost_, *hardware_, 0.0, 1.0);
-        cost_.kv_device_room = core::max(core::Bytes(), empty.usable - empty.weights);
-    }
-}
+void Evaluator::build_costs(double cross_states) { cost_ = costs_on(*model_, *hardware_, deployment_, cross_states); }
 
 StepTime Evaluator::decode_step(double batch, double context) const {
     return time_step(decode_step_costs(cost_, batch, context), rates_);

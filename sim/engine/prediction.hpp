@@ -104,6 +104,14 @@ public:
     // With the efficiency of the deployment's runtime on this hardware.
     Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment);
     explicit Evaluator(const OperatingPoint& point);
+    // With `cost`, the cost model text_cost_model gives for this model, device and deployment:
+    // a fit evaluates one deployment under hundreds of efficiencies and builds it once.
+    Evaluator(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware, Deployment deployment,
+              const Efficiency& efficiency, CostModel cost);
+    // The cost model of a text-only pass, and the KV room an offloading deployment leaves on the
+    // device; throws as the constructors do when the deployment cannot run there.
+    static CostModel text_cost_model(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
+                                     const Deployment& deployment);
 
     // One decode step: every operator's time, predicted and at the roofline.
     StepTime decode_step(double batch, double context) const;
@@ -147,8 +155,7 @@ public:
     core::Bytes kv_bytes_per_sequence(double tokens) const;
 
 private:
-    // Builds cost_ for this deployment with `cross_states` image states a sequence (0: text only),
-    // and the KV room an offloading deployment leaves on the device.
+    // Builds cost_ for this deployment with `cross_states` image states a sequence (0: text only).
     void build_costs(double cross_states);
     template <typename Figure>
     double mean_decode(double batch, double first, double last, const DeviceRates& rates, Figure figure) const;

@@ -218,18 +218,21 @@ PhysicalBound physical_bound(const profiles::Measurement& m, const profiles::Mod
 
 double predict_measurement(const profiles::Measurement& m, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                           const engine::RuntimeProfile& preset) {
+                           const engine::RuntimeProfile& preset, const engine::CostModel* cost) {
+    const auto evaluate = [&](const engine::RuntimeProfile& factors) {
+        const engine::Efficiency efficiency = engine::runtime_efficiency(hardware, factors, deployment.backend);
+        return cost ? figure_of(m, engine::Evaluator(model, hardware, deployment, efficiency, *cost))
+                    : figure_of(m, engine::Evaluator(model, hardware, deployment, efficiency));
+    };
     // A row's build that states factors of its own keeps them under another build's preset (its
     // group's, as a fit searches it); under its own (a refit of that build, as calibrate runs it)
     // the preset's factors are the ones being tried.
     const engine::RuntimeProfile& own = deployment.runtime_profile();
     const auto family = static_cast<std::size_t>(hardware.memory_family);
-    if (own.own_factors[family] == 0 || own.id == preset.id) {
-        return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, preset, deployment.backend)));
-    }
+    if (own.own_factors[family] == 0 || own.id == preset.id) return evaluate(preset);
     engine::RuntimeProfile merged = preset;
     merged.by_family[family] = profiles::with_own_factors(own, hardware.memory_family, preset.by_family[family]);
-    return figure_of(m, engine::Evaluator(model, hardware, deployment, engine::runtime_efficiency(hardware, merged, deployment.backend)));
+    return evaluate(merged);
 }
 
 std::vector<SubsetSummary> summarize(const std::vector<AccuracyRow>& rows,

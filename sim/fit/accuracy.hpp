@@ -61,9 +61,11 @@ PhysicalBound physical_bound(const profiles::Measurement& measurement, const pro
 
 // The predicted figure alone, in the row's metric, without the roofline bound: the fast path for
 // fits that predict every row many times. The row must be supported (unsupported_reason empty).
+// `cost`, when given, is engine::Evaluator::text_cost_model of the row's model, device and
+// deployment, built once for the many presets a fit tries (it does not depend on them).
 double predict_measurement(const profiles::Measurement& measurement, const profiles::ModelProfile& model,
                            const profiles::HardwareProfile& hardware, const engine::Deployment& deployment,
-                           const engine::RuntimeProfile& preset);
+                           const engine::RuntimeProfile& preset, const engine::CostModel* cost = nullptr);
 
 struct SubsetSummary {
     std::string name;

@@ -68,9 +68,17 @@ double PredictionCache::predict(const CalibrationCase& c, const engine::RuntimeP
                   c.model->moe ? f.tile_setup_rows : 0.0};
     const auto found = predictions_.find(key);
     if (found != predictions_.end()) return found->second;
-    const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset);
+    const double predicted = predict_measurement(*c.measurement, *c.model, *c.hardware, c.deployment, preset, &cost_of(c));
     predictions_.emplace(key, predicted);
     return predicted;
+}
+
+const engine::CostModel& PredictionCache::cost_of(const CalibrationCase& c) {
+    auto found = costs_.find(c.measurement);
+    if (found == costs_.end()) {
+        found = costs_.emplace(c.measurement, engine::Evaluator::text_cost_model(*c.model, *c.hardware, c.deployment)).first;
+    }
+    return found->second;
 }
 
 AccuracyRow PredictionCache::evaluate(const CalibrationCase& c, const engine::RuntimeProfile& preset) {

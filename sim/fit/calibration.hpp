@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/runtime.hpp"
@@ -66,7 +67,11 @@ public:
 
 private:
     using Key = std::tuple<const profiles::Measurement*, double, double, double, double, double, double, double, double, double>;
+    // The case's cost model, which no preset changes: built once a row, not once a grid point.
+    const engine::CostModel& cost_of(const CalibrationCase& c);
+
     std::map<Key, double> predictions_;
+    std::unordered_map<const profiles::Measurement*, engine::CostModel> costs_;
     std::map<const profiles::Measurement*, PhysicalBound> bounds_;
 };
 

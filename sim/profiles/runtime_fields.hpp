@@ -80,6 +80,9 @@ static_assert(backend_rows_in_order(), "the compute_on_<backend> rows must follo
 // Every member is a double (a Quantity holds one): a member without a row changes the size.
 static_assert(sizeof(RuntimeFactors) == kRuntimeFactorFields.size() * sizeof(double),
               "every RuntimeFactors member needs a row in kRuntimeFactorFields");
+// RuntimeProfile::own_factors marks the stated members, one bit a row of the table.
+static_assert(kRuntimeFactorFields.size() <= 8 * sizeof(decltype(RuntimeProfile::own_factors)::value_type),
+              "RuntimeProfile::own_factors needs a wider mask for this many factor fields");
 
 // `group`, the factors a fit of the group gives on `family`, with those `runtime` states itself
 // there (RuntimeProfile::own_factors) in their place.
