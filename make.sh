@@ -2,8 +2,9 @@
 # The project's entry points. On a fresh Debian machine:
 #   ./make.sh demo   installs what is missing, builds, and runs a real prediction
 #   ./make.sh test   installs what is missing, builds, and runs the whole test suite
-# `test` runs the suite in a normal build, again under ASan+UBSan in a clang build that also holds
-# the fuzz targets, and each fuzz target briefly.
+# `test` runs the doc examples, the Python package, the browser pages and the fit checks in a
+# normal build, the unit suite under ASan+UBSan in a clang build that also holds the fuzz
+# targets, and each fuzz target briefly.
 # Also: ./make.sh build | sanitize | fuzz [SECONDS] | bench
 set -eu
 cd "$(dirname "$0")"
@@ -34,17 +35,28 @@ case "$command" in
         ;;
     test)
         sh scripts/install-deps.sh test
-        # The benchmarks are built by `bench`; the suite does not run them.
-        configure_and_build build -DDECODESIM_BUILD_BENCHMARKS=OFF
-        ctest --test-dir build --output-on-failure -j "$jobs"
-        # The explorer: the engine in WebAssembly, checked in headless Chromium against the CLI.
-        sh scripts/build-web.sh
+        # The optimized build runs what needs its speed: the doc examples, the Python package, the
+        # rendered pages and the checks on the shipped fit's figures (DECODESIM_UNIT_TESTS=OFF);
+        # the unit suite runs once, under the sanitizers below. The benchmarks are built by `bench`.
+        configure_and_build build -DDECODESIM_BUILD_BENCHMARKS=OFF -DDECODESIM_UNIT_TESTS=OFF
+        # Those checks run beside the explorer's build (the engine in WebAssembly), which fills the
+        # core their longest tests leave idle; their output follows once both are done.
+        ctest --test-dir build --output-on-failure -j "$jobs" >build/release-suite.log 2>&1 &
+        suite=$!
+        web=0
+        sh scripts/build-web.sh || web=$?
+        suite_status=0
+        wait "$suite" || suite_status=$?
+        cat build/release-suite.log
+        [ "$suite_status" -eq 0 ] || exit "$suite_status"
+        [ "$web" -eq 0 ] || exit "$web"
+        # The explorer and the planner page, checked in headless Chromium against the CLI.
         sh tests/web/explorer_check.sh build-web/web ./build/decodesim
         python3 tests/web/planner_check.py build-web/web ./build/decodesim
-        # One clang build under ASan and UBSan for both the suite and the libFuzzer targets, at -O1
-        # (the sanitizers' own advice: as fast to run as -O3 under them, quicker to build).
+        # One clang build under ASan and UBSan for both the unit suite and the libFuzzer targets,
+        # at -O1 (the sanitizers' own advice: as fast to run as -O3 under them, quicker to build).
         configure_and_build build-checked -DCMAKE_CXX_COMPILER=clang++-14 -DDECODESIM_FUZZ=ON \
-            -DDECODESIM_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
+            -DDECODESIM_BUILD_BENCHMARKS=OFF -DDECODESIM_UNIT_TESTS=ON -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
         ctest --test-dir build-checked --output-on-failure -j "$jobs"
         sh scripts/run-fuzzers.sh build-checked 5
         ;;
