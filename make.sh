@@ -39,12 +39,13 @@ case "$command" in
         # rendered pages and the checks on the shipped fit's figures (DECODESIM_UNIT_TESTS=OFF);
         # the unit suite runs once, under the sanitizers below. The benchmarks are built by `bench`.
         configure_and_build build -DDECODESIM_BUILD_BENCHMARKS=OFF -DDECODESIM_UNIT_TESTS=OFF
-        # Those checks run beside the explorer's build (the engine in WebAssembly), which fills the
-        # core their longest tests leave idle; their output follows once both are done.
+        # Those checks run beside the explorer's build (the engine in WebAssembly, at -O1 for the
+        # check: scripts/build-web.sh), which fills the core their longest tests leave idle; their
+        # output follows once both are done.
         ctest --test-dir build --output-on-failure -j "$jobs" >build/release-suite.log 2>&1 &
         suite=$!
         web=0
-        sh scripts/build-web.sh || web=$?
+        DECODESIM_WEB_OPTIMIZE=-O1 sh scripts/build-web.sh || web=$?
         suite_status=0
         wait "$suite" || suite_status=$?
         cat build/release-suite.log
