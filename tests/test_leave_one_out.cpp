@@ -84,6 +84,30 @@ struct ThreeSources {
 
 }  // namespace
 
+TEST_CASE("a fit's prediction from a cost model built once is the one built afresh") {
+    // A fit builds each row's cost model once and evaluates it under every preset of its grid
+    // (fit::PredictionCache); the cost model depends on the model and deployment alone, so each
+    // figure must be the one predict_measurement computes from scratch, bit for bit, whatever the
+    // factors. A decode row at its context and a 2,048-token prompt, under two kernel overheads.
+    const ThreeSources data;
+    const engine::CostModel cost = engine::Evaluator::text_cost_model(data.model, data.hardware, data.deployment);
+    auto prompt = decode_row("prompt", "");
+    prompt.metric = profiles::Metric::prefill_tokens_per_s;
+    prompt.context.reset();
+    prompt.prompt = 2048.0;
+    for (const profiles::Measurement& row : {decode_row("decode", ""), prompt}) {
+        for (const double overhead : {4e-6, 10e-6}) {
+            const auto preset = llama_cpp_with_overhead(overhead);
+            const double afresh = fit::predict_measurement(row, data.model, data.hardware, data.deployment, preset);
+            const double reused = fit::predict_measurement(row, data.model, data.hardware, data.deployment, preset, &cost);
+            CHECK(afresh > 0.0);
+            CHECK(reused == afresh);
+        }
+    }
+    // The two overheads give two figures, so the reuse is not one cached answer.
+    CHECK(data.p10 < data.p4);
+}
+
 TEST_CASE("leave one source out: each source's rows are predicted by a fit that never saw them") {
     const ThreeSources data;
     const auto& [hardware, model, deployment, rows] = std::tie(data.hardware, data.model, data.deployment, data.rows);
