@@ -63,7 +63,8 @@ case "$command" in
         ;;
     build)
         sh scripts/install-deps.sh
-        configure_and_build build
+        # Everything, the unit suite included (`test` builds only the fit checks here).
+        configure_and_build build -DDECODESIM_UNIT_TESTS=ON
         ;;
     sanitize)
         sh scripts/install-deps.sh test
