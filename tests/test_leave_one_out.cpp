@@ -106,6 +106,19 @@ TEST_CASE("a fit's prediction from a cost model built once is the one built afre
     }
     // The two overheads give two figures, so the reuse is not one cached answer.
     CHECK(data.p10 < data.p4);
+    // And the figure is the given cost model's: fp8 weights' cost model (half the bytes a step)
+    // under the bf16 deployment streams faster, so a constructor that ignored it would fail here.
+    engine::DeploymentChoice fp8;
+    fp8.weights = &core::named_or_throw(core::weight_formats(), "fp8", "--weights", "format");
+    fp8.kv = &core::named_or_throw(core::kv_formats(), "bf16", "--kv", "format");
+    fp8.runtime = testing::test_runtime("llama.cpp");
+    fp8.clocks.condition = engine::ClockCondition::peak;
+    const engine::CostModel fp8_cost = engine::Evaluator::text_cost_model(
+        data.model, data.hardware, engine::resolve_deployment(data.hardware, data.model, fp8));
+    const auto preset = llama_cpp_with_overhead(4e-6);
+    const auto decode = decode_row("decode", "");
+    CHECK(fit::predict_measurement(decode, data.model, data.hardware, data.deployment, preset, &fp8_cost) >
+          1.2 * fit::predict_measurement(decode, data.model, data.hardware, data.deployment, preset));
 }
 
 TEST_CASE("leave one source out: each source's rows are predicted by a fit that never saw them") {
