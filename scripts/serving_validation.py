@@ -80,6 +80,14 @@ FITTED_RUNS = {
     "ck-dsr1-8xb200-i1ko8k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
     "ck-dsr1-8xb200-i8ko1k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
 }
+# A run on ShareGPT ("lengths=sharegpt"): each request carries its conversation's own prompt and
+# completion lengths, which the sources state only as run means. They are drawn as lognormals with
+# those means and this coefficient of variation, an exponential's (ServeGen, arXiv 2505.09999:
+# output lengths of production chat traffic fit an exponential). Fixed lengths would keep a closed
+# loop's clients in step (all prefilling, then all decoding), which no run on a dataset does; the
+# closed-loop figures move by a few percent between 0.5 and 1.5 (docs/validation.md, "Runs on
+# ShareGPT").
+DATASET_LENGTH_CV = 1.0
 RUNTIME = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp", "ideal": "ideal"}
 
 
@@ -110,9 +118,14 @@ def common_flags(row, prompt):
 
 def length_of(row, which, mean):
     """A length distribution the notes state as a token (prompt=uniform:1:1000, as serve's --prompt
-    takes it), else the row's mean length."""
+    takes it); for a run on a conversation dataset ("lengths=sharegpt"), a lognormal about the
+    row's mean with DATASET_LENGTH_CV; else the row's mean length."""
     m = re.search(r"\b" + which + r"=((?:uniform|normal|lognormal):[0-9.:]+)", row["notes"])
-    return m.group(1) if m else str(mean)
+    if m:
+        return m.group(1)
+    if re.search(r"\blengths=sharegpt\b", row["notes"]):
+        return f"lognormal:{mean}:{round(float(mean) * DATASET_LENGTH_CV)}"
+    return str(mean)
 
 
 def dp_attention(row):
