@@ -39,7 +39,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   dispatched every op of every pass, e.g. TensorRT-LLM's PyTorch backend before 1.0 without
   use_cuda_graph); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
-  columns keep the means); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
+  columns keep the means); "lengths=sharegpt" (a run on ShareGPT, whose per-request lengths the
+  source states only as means: lognormals about the columns' means, DATASET_LENGTH_CV); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
   the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
   "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
   "warm-up=N" and "warm-prefix=K" (--warm-up, --warm-prefix, closed-loop rows: the prompts the
