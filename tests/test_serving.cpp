@@ -570,22 +570,62 @@ TEST_CASE("a plan says how to launch each option and how to check it on the hard
         // The layout and the scheduler limits the plan assumed, on the model's repository.
         const auto tp = std::to_string(best["tp"].get<int>());
         const auto sequences = std::to_string(best["scheduler"]["max_sequences"].get<long long>());
+        // The planned lengths, fixed: vLLM's random dataset sends them as given, but outputs stop at
+        // an end-of-sequence token unless told not to; SGLang's draws each from
+        // randint(max(int(N x ratio), 1), N + 1), 1 to N at its default ratio 0, N alone at 1.
         if (std::string(runtime) == "vllm") {
             CHECK(serve.starts_with("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size " + tp));
             CHECK(serve.find("--max-num-seqs " + sequences) != std::string::npos);
             CHECK(verify.starts_with("vllm bench serve"));
+            CHECK(verify.find("--random-input-len 1000 --random-output-len 200 --ignore-eos --request-rate 5") !=
+                  std::string::npos);
         } else {
             CHECK(serve.starts_with("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp-size " + tp));
             CHECK(serve.find("--max-running-requests " + sequences) != std::string::npos);
             CHECK(verify.starts_with("python -m sglang.bench_serving"));
+            CHECK(verify.find("--random-input-len 1000 --random-output-len 200 --random-range-ratio 1 --request-rate 5") !=
+                  std::string::npos);
         }
-        CHECK(verify.find("--random-input-len 1000 --random-output-len 200 --request-rate 5") != std::string::npos);
+        // Fixed lengths and Poisson arrivals: the load the plan was asked for, so no note says otherwise.
+        for (const auto& note : best["launch"]["notes"]) CHECK(note.get<std::string>().find("simpler load") == std::string::npos);
     }
     // The roofline has no serving command.
     const auto ideal = testing::run({"plan", "--model", "llama-3.1-8b", "--rate", "5", "--hardware", "h100-sxm",
                                      "--runtime", "ideal", "--verify-requests", "0", "--json"});
     REQUIRE(ideal.exit_code == 0);
     CHECK(nlohmann::json::parse(ideal.out)["options"][0]["launch"].is_null());
+}
+
+TEST_CASE("a plan's check names what of the planned load its load generator does not send") {
+    // The load generators send random prompts of the mean lengths, Poisson or all at once, each
+    // request on its own and no client thinking. The chat scenario draws prompt and output from
+    // lognormals of mean 1155 (sd 1109) and 211 (sd 163) and arrives gamma with burstiness 0.83
+    // (docs/scenarios.md): the note names both, with the figures the scenario states.
+    const auto notes_of = [](std::vector<std::string> args) {
+        for (const char* flag : {"--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--verify-requests", "0", "--json"}) {
+            args.push_back(flag);
+        }
+        args.insert(args.begin(), "plan");
+        const auto plan = testing::run(args);
+        REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+        const nlohmann::json parsed = nlohmann::json::parse(plan.out);
+        std::string joined;
+        for (const auto& note : parsed["options"][0]["launch"]["notes"]) joined += note.get<std::string>() + "\n";
+        return joined;
+    };
+    const std::string chat = notes_of({"--scenario", "chat", "--rate", "5", "--runtime", "vllm"});
+    CHECK(chat.find("lengths drawn as prompt lognormal 1155 sd 1109, output lognormal 211 sd 163, sent at their means") !=
+          std::string::npos);
+    CHECK(chat.find("gamma (burstiness 0.83) arrivals, sent as Poisson") != std::string::npos);
+    // Users who think 2 s between requests: the check's clients send at once, so more is in flight.
+    const std::string thinking =
+        notes_of({"--users", "16", "--think-time", "2", "--prompt", "500", "--output", "100", "--runtime", "sglang"});
+    CHECK(thinking.find("users thinking 2.000 s between requests") != std::string::npos);
+    CHECK(thinking.find("lengths drawn") == std::string::npos);
+    // Conversations: each turn reads the one before from the prefix cache, which random prompts cannot.
+    const std::string turns = notes_of({"--users", "16", "--turns", "3", "--follow-up", "100", "--prompt", "500",
+                                        "--output", "100", "--runtime", "vllm"});
+    CHECK(turns.find("conversations whose turns find the turn before in the prefix cache") != std::string::npos);
 }
 
 TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {
@@ -791,7 +831,7 @@ TEST_CASE("a plan's launch commands carry its layout: tensor, expert and attenti
         option.replicas = 2;
         option.devices = 2 * parallelism.devices();
         if (pools) option.disaggregated = serving::DisaggregatedPlan{*pools, 0.0, 0.0, 0.0, "NVLink", ""};
-        const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt});
+        const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}});
         REQUIRE(launch.has_value());
         return *launch;
     };
@@ -841,7 +881,7 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
     option.deployment = engine::resolve_deployment(hardware, model, choice);
     option.limits.max_sequences = 64;
     option.replicas = 1;
-    const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt});
+    const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}});
     REQUIRE(launch.has_value());
     CHECK(launch->serve == "vllm serve deepseek-ai/DeepSeek-V3 --tp 8 --ep 8 --max-seqs 64");
     // A rate of 20/s for a minute is 1,200 requests (at least 1,000).
@@ -933,7 +973,7 @@ TEST_CASE("plan --emit writes the best option's launch script, its flags the pla
              " --max-num-batched-tokens " + std::to_string(best["scheduler"]["max_batched_tokens"].get<long long>());
     CHECK(script.find(serve + "\n") != std::string::npos);
     CHECK(script.find("vllm bench serve --backend vllm --model meta-llama/Llama-3.1-70B --dataset-name random "
-                      "--random-input-len 2000 --random-output-len 300 --request-rate 4 --num-prompts 1000") !=
+                      "--random-input-len 2000 --random-output-len 300 --ignore-eos --request-rate 4 --num-prompts 1000") !=
           std::string::npos);
     CHECK(script.find("of requests on target") != std::string::npos);
     // Disaggregated pools under SGLang: each pool's role on its own command, and the router.

@@ -340,6 +340,8 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     conditions.conversations = workload.conversations;
     conditions.cached_prompt_tokens = workload.cached_prompt_tokens;
     conditions.output_tokens = workload.output_tokens;
+    conditions.lengths = workload.lengths;
+    conditions.trace = traced.has_value();
     conditions.targets = targets;
     conditions.default_ttft = default_ttft;
     // One runtime's id, or each device's default where the candidates differ in it.

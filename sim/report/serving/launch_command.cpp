@@ -1,6 +1,7 @@
 #include "report/serving/launch_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -168,6 +169,11 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
                                                ? std::string()
                                                : " on " + option.disaggregated->prefill_hardware,
                                            option.disaggregated->pools.decode_instances));
+    }
+    if (!load.not_replayed.empty()) {
+        launch.notes.push_back(fmt::format("the check sends a simpler load than the plan's: {}; its figures are that "
+                                           "load's, to compare with `decodesim serve` under it, not with the plan's",
+                                           fmt::join(load.not_replayed, "; ")));
     }
     if (weights != "bf16" && weights != "fp16" && !online_fp8) {
         launch.notes.push_back(fmt::format("weights {}: serve a checkpoint already quantized so (its config.json says "

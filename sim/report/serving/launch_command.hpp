@@ -45,6 +45,10 @@ struct PlannedLoad {
     double output_tokens = 0.0;
     std::optional<double> rate_per_s;  // open loop
     std::optional<double> users;       // closed loop
+    // What the plan's workload has that the load generator does not send: it sends random prompts
+    // of the mean lengths, Poisson or all at once, each request on its own, no client thinking.
+    // One phrase each ("lengths drawn as ..., sent at their means"); empty: the same load.
+    std::vector<std::string> not_replayed;
 };
 
 // Nothing for a runtime without a serving command decodesim knows (the roofline, MLX, ...).

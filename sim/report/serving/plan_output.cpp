@@ -114,8 +114,38 @@ std::string shell_lines(const std::string& command) {
     return text + line;
 }
 
+// What the check's load generator, random prompts of the mean lengths sent Poisson or all at once
+// with no client thinking, leaves out of the plan's load. Its closed loop of fixed lengths keeps
+// the clients in step, which varying lengths do not (docs/serving.md, "Closed loop").
+std::vector<std::string> unreplayed_load(const PlanConditions& c) {
+    std::vector<std::string> left_out;
+    if (c.trace) {
+        left_out.push_back("a recorded trace, sent at its mean rate and lengths");
+        return left_out;
+    }
+    if (c.lengths) {
+        const workload::ResolvedWorkload& drawn = *c.lengths;
+        if (drawn.prompt.kind != workload::LengthDistribution::Kind::fixed ||
+            drawn.output.kind != workload::LengthDistribution::Kind::fixed) {
+            left_out.push_back(fmt::format("lengths drawn as prompt {}, output {}, sent at their means",
+                                           workload::describe(drawn.prompt), workload::describe(drawn.output)));
+        }
+        if (c.rate_per_s && drawn.arrivals != workload::Arrivals::Kind::poisson) {
+            left_out.push_back(fmt::format("{} arrivals, sent as Poisson",
+                                           workload::describe_arrivals(drawn.arrivals, drawn.burstiness)));
+        }
+    }
+    if (c.conversations) {
+        left_out.push_back("conversations whose turns find the turn before in the prefix cache, sent as unrelated prompts");
+    } else if (c.users && c.think_time_s > 0.0) {
+        left_out.push_back(fmt::format("users thinking {} between requests, sent without: more requests in flight",
+                                       core::format_seconds(c.think_time_s)));
+    }
+    return left_out;
+}
+
 PlannedLoad planned_load(const PlanConditions& c) {
-    return {c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users};
+    return {c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users, unreplayed_load(c)};
 }
 
 // One format per column: four significant digits, or "-" where the profile names no price or power.

@@ -48,6 +48,10 @@ struct PlanConditions {
     // The model as a serving command names it: its Hugging Face repository where its profile's
     // source names one, else its id.
     std::string model_repo;
+    // The drawn lengths and arrivals behind the means (unset: fixed lengths, Poisson), and whether
+    // the load is a recorded trace: what the check's load generator cannot send (PlannedLoad).
+    std::optional<workload::ResolvedWorkload> lengths;
+    bool trace = false;
 };
 
 std::string plan_to_text(const PlanConditions& conditions, const serving::Plan& plan);
