@@ -626,6 +626,12 @@ TEST_CASE("a plan's check names what of the planned load its load generator does
     const std::string turns = notes_of({"--users", "16", "--turns", "3", "--follow-up", "100", "--prompt", "500",
                                         "--output", "100", "--runtime", "vllm"});
     CHECK(turns.find("conversations whose turns find the turn before in the prefix cache") != std::string::npos);
+    // A deployment file (llm-d's values) drops the instances' notes, not the check's.
+    const auto emitted = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--verify-requests", "0",
+                                       "--scenario", "chat", "--rate", "5", "--emit", "llm-d"});
+    REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+    CHECK(emitted.out.find("# the check sends a simpler load than the plan's: lengths drawn as prompt lognormal 1155") !=
+          std::string::npos);
 }
 
 TEST_CASE("plan considers datacenter parts unless asked for more, and names the caveats of the boards it was asked for") {

@@ -170,11 +170,6 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
                                                : " on " + option.disaggregated->prefill_hardware,
                                            option.disaggregated->pools.decode_instances));
     }
-    if (!load.not_replayed.empty()) {
-        launch.notes.push_back(fmt::format("the check sends a simpler load than the plan's: {}; its figures are that "
-                                           "load's, to compare with `decodesim serve` under it, not with the plan's",
-                                           fmt::join(load.not_replayed, "; ")));
-    }
     if (weights != "bf16" && weights != "fp16" && !online_fp8) {
         launch.notes.push_back(fmt::format("weights {}: serve a checkpoint already quantized so (its config.json says "
                                            "which); the command takes the format from it",
@@ -222,6 +217,13 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         for (const profiles::LaunchPiece& flag : under->verify_flags) {
             if (holds(flag.when)) launch.verify += " " + fill(flag.text);
         }
+    }
+    // After the instances' notes, which a deployment file drops: whatever deploys it, the check
+    // is the load generator's.
+    if (!load.not_replayed.empty()) {
+        launch.notes.push_back(fmt::format("the check sends a simpler load than the plan's: {}; its figures are that "
+                                           "load's, to compare with `decodesim serve` under it, not with the plan's",
+                                           fmt::join(load.not_replayed, "; ")));
     }
     for (const profiles::LaunchPiece& note : under ? under->notes : template_->notes) {
         if (holds(note.when)) launch.notes.push_back(fill(note.text));
