@@ -40,8 +40,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   use_cuda_graph); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
   columns keep the means); "lengths=sharegpt" (a run on ShareGPT, whose per-request lengths the
-  source states only as means: lognormals about the columns' means, DATASET_LENGTH_CV); "max-seqs=N" and "max-batched-tokens=N" (--max-seqs, --max-batched-tokens:
-  the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
+  source states only as means: serve's dataset:MEAN about the columns' means); "max-seqs=N" and
+  "max-batched-tokens=N" (--max-seqs, --max-batched-tokens: the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
   "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
   "warm-up=N" and "warm-prefix=K" (--warm-up, --warm-prefix, closed-loop rows: the prompts the
   server's prefix cache held at the start, from the client's untimed first request and the sweep's
@@ -81,14 +81,6 @@ FITTED_RUNS = {
     "ck-dsr1-8xb200-i1ko8k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
     "ck-dsr1-8xb200-i8ko1k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
 }
-# A run on ShareGPT ("lengths=sharegpt"): each request carries its conversation's own prompt and
-# completion lengths, which the sources state only as run means. They are drawn as lognormals with
-# those means and this coefficient of variation, an exponential's (ServeGen, arXiv 2505.09999:
-# output lengths of production chat traffic fit an exponential). Fixed lengths would keep a closed
-# loop's clients in step (all prefilling, then all decoding), which no run on a dataset does; the
-# closed-loop figures move by a few percent between 0.5 and 1.5 (docs/validation.md, "Runs on
-# ShareGPT").
-DATASET_LENGTH_CV = 1.0
 RUNTIME = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp", "ideal": "ideal"}
 
 
@@ -119,13 +111,14 @@ def common_flags(row, prompt):
 
 def length_of(row, which, mean):
     """A length distribution the notes state as a token (prompt=uniform:1:1000, as serve's --prompt
-    takes it); for a run on a conversation dataset ("lengths=sharegpt"), a lognormal about the
-    row's mean with DATASET_LENGTH_CV; else the row's mean length."""
+    takes it); for a run on a conversation dataset ("lengths=sharegpt"), serve's dataset:MEAN about
+    the row's mean (workload::dataset_lengths: fixed lengths would keep a closed loop's clients in
+    step, which no run on a dataset does); else the row's mean length."""
     m = re.search(r"\b" + which + r"=((?:uniform|normal|lognormal):[0-9.:]+)", row["notes"])
     if m:
         return m.group(1)
     if re.search(r"\blengths=sharegpt\b", row["notes"]):
-        return f"lognormal:{mean}:{round(float(mean) * DATASET_LENGTH_CV)}"
+        return f"dataset:{mean}"
     return str(mean)
 
 

@@ -533,6 +533,71 @@ TEST_CASE("calibrate recovers a serving stack's per-sequence cost and request pa
     }
 }
 
+TEST_CASE("a serving run's lengths are replayed as its result states them") {
+    // SGLang's bench_serving writes its arguments into every result, the random dataset's default
+    // lengths (1024) included on a ShareGPT run: the lengths are the totals over the requests, and
+    // a ShareGPT run's are drawn about them as a dataset's (the replay's dataset_lengths).
+    const auto rows_of = [](const std::string& name, const std::string& fields) {
+        const std::string path = write_file(name, "{\"backend\": \"sglang\", \"max_concurrency\": 16, \"completed\": 100, "
+                                                  "\"output_throughput\": 900.0, \"median_ttft_ms\": 50, " +
+                                                      fields + "}\n");
+        return profiles::load_benchmark_results({path}, std::string("bf16")).rows;
+    };
+    const auto sharegpt = rows_of("sharegpt-run.jsonl", "\"dataset_name\": \"sharegpt\", \"random_input_len\": 1024, "
+                                                        "\"random_output_len\": 1024, \"random_range_ratio\": 0.0, "
+                                                        "\"total_input_tokens\": 29700, \"total_output_tokens\": 19200");
+    REQUIRE_FALSE(sharegpt.empty());
+    CHECK(sharegpt[0].prompt == 297.0);  // 29700 / 100, not the unused 1024
+    CHECK(sharegpt[0].output == 192.0);
+    CHECK(sharegpt[0].dataset_lengths);
+    CHECK_FALSE(sharegpt[0].prompt_range);
+    // The random dataset at range ratio r draws each length from randint(max(int(N r), 1), N + 1):
+    // 1 to N at SGLang's default 0, N/2 to N at 0.5, N alone at 1.
+    const std::string totals = "\"total_input_tokens\": 50050, \"total_output_tokens\": 40050";
+    const auto at_zero = rows_of("random-0.jsonl", "\"dataset_name\": \"random\", \"random_input_len\": 1000, "
+                                                   "\"random_output_len\": 800, \"random_range_ratio\": 0.0, " + totals);
+    REQUIRE_FALSE(at_zero.empty());
+    CHECK(at_zero[0].prompt == 501.0);  // 50050 / 100, rounded: (1 + 1000) / 2 as drawn
+    CHECK(at_zero[0].prompt_range == std::pair{1.0, 1000.0});
+    CHECK(at_zero[0].output_range == std::pair{1.0, 800.0});
+    CHECK_FALSE(at_zero[0].dataset_lengths);
+    const auto at_half = rows_of("random-half.jsonl", "\"dataset_name\": \"random\", \"random_input_len\": 1000, "
+                                                      "\"random_output_len\": 800, \"random_range_ratio\": 0.5, " + totals);
+    REQUIRE_FALSE(at_half.empty());
+    CHECK(at_half[0].prompt_range == std::pair{500.0, 1000.0});
+    CHECK(at_half[0].output_range == std::pair{400.0, 800.0});
+    const auto fixed = rows_of("random-1.jsonl", "\"dataset_name\": \"random\", \"random_input_len\": 1000, "
+                                                 "\"random_output_len\": 800, \"random_range_ratio\": 1.0, "
+                                                 "\"total_input_tokens\": 100000, \"total_output_tokens\": 80000");
+    REQUIRE_FALSE(fixed.empty());
+    CHECK_FALSE(fixed[0].prompt_range);
+    CHECK_FALSE(fixed[0].dataset_lengths);
+    CHECK(fixed[0].prompt == 1000.0);
+    // --output-details lists each request's lengths in the order sent: those are replayed.
+    const auto listed = rows_of("listed.jsonl", "\"dataset_name\": \"sharegpt\", \"total_input_tokens\": 60, "
+                                                "\"total_output_tokens\": 18, \"input_lens\": [10, 20, 30], "
+                                                "\"output_lens\": [5, 6, 7]");
+    REQUIRE_FALSE(listed.empty());
+    CHECK(listed[0].request_lengths == std::vector<std::pair<long long, long long>>{{10, 5}, {20, 6}, {30, 7}});
+    CHECK_FALSE(listed[0].dataset_lengths);
+    // Lists that do not pair up, or hold something other than token counts, are errors naming the list.
+    const auto uneven = write_file("uneven.jsonl", "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 3, "
+                                                   "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
+                                                   "\"output_throughput\": 10.0, \"input_lens\": [10, 20, 30], "
+                                                   "\"output_lens\": [5, 6]}\n");
+    const auto refused = testing::error_messages([&] { profiles::load_benchmark_results({uneven}, std::string("bf16")); });
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0].find("uneven.jsonl:1:1: error: input_lens: lists 3 prompt lengths against 2 output lengths") !=
+          std::string::npos);
+    const auto words = write_file("words.jsonl", "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 2, "
+                                                 "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
+                                                 "\"output_throughput\": 10.0, \"input_lens\": [10, \"many\"], "
+                                                 "\"output_lens\": [5, 6]}\n");
+    const auto named = testing::error_messages([&] { profiles::load_benchmark_results({words}, std::string("bf16")); });
+    REQUIRE(named.size() == 1);
+    CHECK(named[0].find("input_lens: item 2 'many' is not a whole number of tokens up to 1e9") != std::string::npos);
+}
+
 TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line number, and a run past the replay bound is refused") {
     // The first run is whole; the second line breaks off: the error is on line 2, not line 1.
     const std::string bench = write_file(

@@ -210,3 +210,40 @@ TEST_CASE("a closed-loop row is read from its conditions and replayed: one clien
     const double tpot = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
     CHECK(tpot == doctest::Approx(alone.request->time_per_output_token.value).epsilon(1e-9));
 }
+
+TEST_CASE("a replayed row sends the lengths its run listed, in order") {
+    // One client, no think time: each listed request is alone on the server (the pinned vLLM build
+    // states no request path), so the run's mean TTFT is the mean of predict's TTFT for each
+    // request's own lengths, and its output rate their output tokens over the sum of their times.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const std::vector<std::pair<long long, long long>> listed{{1000, 200}, {300, 50}, {4000, 20}};
+    double ttft_sum = 0.0, seconds = 0.0, tokens = 0.0;
+    for (const auto& [prompt, output] : listed) {
+        const auto alone = s.realistic().predict(
+            engine::Workload::request(1.0, static_cast<double>(prompt), static_cast<double>(output)));
+        ttft_sum += alone.ttft.value;
+        seconds += alone.ttft.value + (static_cast<double>(output) - 1.0) * alone.request->time_per_output_token.value;
+        tokens += static_cast<double>(output);
+    }
+    profiles::Measurement row;
+    row.hardware = "h100-sxm";
+    row.model = "llama-3.1-8b";
+    row.weights = "bf16";
+    row.batch = 1.0;
+    row.prompt = 1767.0;  // the means, which the listed lengths replace
+    row.output = 90.0;
+    row.closed_loop = true;
+    row.sustained_clocks = true;
+    row.request_lengths = listed;
+    row.metric = profiles::Metric::ttft_s;
+    const double ttft = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(ttft == doctest::Approx(ttft_sum / 3.0).epsilon(1e-9));
+    row.metric = profiles::Metric::decode_tokens_per_s_total;
+    const double rate = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(rate == doctest::Approx(tokens / seconds).epsilon(1e-6));
+    // At the means alone the TTFT is one 1767-token prefill's, not the listed prompts' mean TTFT.
+    row.request_lengths.clear();
+    row.metric = profiles::Metric::ttft_s;
+    const double at_means = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(at_means == doctest::Approx(s.realistic().predict(engine::Workload::request(1.0, 1767.0, 90.0)).ttft.value).epsilon(1e-9));
+}

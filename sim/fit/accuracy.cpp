@@ -29,24 +29,58 @@ using profiles::Metric;
 constexpr long long kReplayedRequests = 1000;
 constexpr double kReplayTokenBudget = 5e7;
 
-// A replayed row: its benchmark run through the serving simulation, requests of the stated lengths
-// arriving Poisson at the stated rate (seed 1), or sent by `batch` clients in a closed loop (each
-// its next request when its last one finished, as `vllm bench serve --max-concurrency` and SGLang's
-// bench_serving send them), on one replica with the row's
-// runtime's scheduler defaults on its device (docs/serving.md, "Scheduler"); the figure is the run's
-// mean or median, as the row states.
+// A length as a replayed row states it: the range it was drawn from uniformly, a dataset's spread
+// about its mean, or fixed at it.
+workload::LengthDistribution replayed_length(double mean, const std::optional<std::pair<double, double>>& range,
+                                             bool dataset) {
+    if (range) {
+        workload::LengthDistribution uniform;
+        uniform.kind = workload::LengthDistribution::Kind::uniform;
+        uniform.first = std::max(1.0, range->first);
+        uniform.second = std::max(uniform.first, range->second);
+        return uniform;
+    }
+    if (dataset) return workload::dataset_lengths(mean);
+    workload::LengthDistribution fixed;
+    fixed.first = mean;
+    return fixed;
+}
+
+// A replayed row: its benchmark run through the serving simulation, requests arriving Poisson at the
+// stated rate (seed 1), or sent by `batch` clients in a closed loop (each its next request when its
+// last one finished, as `vllm bench serve --max-concurrency` and SGLang's bench_serving send them),
+// on one replica with the row's runtime's scheduler defaults on its device (docs/serving.md,
+// "Scheduler"); the figure is the run's mean or median, as the row states. The requests carry the
+// lengths the run listed, in its order, else lengths drawn as the row says (replayed_length).
 double served_figure(const profiles::Measurement& m, const engine::Evaluator& evaluator, double prompt, double output) {
     workload::StreamSpec spec;
     spec.arrivals.rate_per_s = m.request_rate.value_or(1.0);  // a closed loop sets its own arrivals
-    spec.prompt.first = prompt;
-    spec.output.first = output;
-    spec.requests = m.requests.value_or(kReplayedRequests);
+    spec.prompt = replayed_length(prompt, m.prompt_range, m.dataset_lengths);
+    spec.output = replayed_length(output, m.output_range, m.dataset_lengths);
+    spec.requests = m.request_lengths.empty() ? m.requests.value_or(kReplayedRequests)
+                                              : static_cast<long long>(m.request_lengths.size());
+    // A drawn prompt in a distribution's tail is cut to leave its output room in the model's
+    // context, as a benchmark's dataset sampler drops what the server would refuse; stated lengths
+    // are not cut: one that does not fit is refused below.
+    const long long context = evaluator.model().max_position_embeddings.value_or(0);
+    if ((m.dataset_lengths || m.prompt_range || m.output_range) && context > 0) {
+        if (prompt + output > static_cast<double>(context)) {
+            throw core::InputError(core::unlocated(
+                "prompt", fmt::format("requests of {:.0f} + {:.0f} tokens on average do not fit the model's context of {}",
+                                      prompt, output, context)));
+        }
+        spec.max_context = context;
+    }
+    std::vector<workload::Request> requests = workload::generate_requests(spec);
+    for (std::size_t i = 0; i < m.request_lengths.size() && i < requests.size(); ++i) {
+        requests[i].prompt_tokens = std::max(1LL, m.request_lengths[i].first);
+        requests[i].output_tokens = std::max(1LL, m.request_lengths[i].second);
+    }
     serving::ServeConfig config;
     config.limits = serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware(),
                                                evaluator.model().max_position_embeddings);
     if (m.closed_loop) config.closed_loop = serving::ClosedLoop{static_cast<long long>(std::llround(*m.batch)), 0.0};
-    const serving::ServeResult run =
-        serving::simulate_serving(evaluator, workload::generate_requests(spec), config, serving::ServiceTargets{});
+    const serving::ServeResult run = serving::simulate_serving(evaluator, requests, config, serving::ServiceTargets{});
     if (run.rejected > 0) {
         // The figures would be over the requests that fit; the row measured them all.
         throw core::InputError(core::unlocated(

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text_escape.hpp"
 #include "core/units.hpp"
 #include "profiles/csv_record.hpp"
 #include "profiles/input_file.hpp"
@@ -32,6 +33,8 @@ struct Record {
     int line = 0;
     std::map<std::string, std::string> fields;  // a JSON null is left out
     std::map<std::string, int> field_lines;     // where a JSON field stands, when not on `line`
+    // A JSON object's arrays of scalars at its top level (per-request lists: input_lens, output_lens).
+    std::map<std::string, std::vector<std::string>> lists;
 
     const std::string* find(const std::string& key) const {
         const auto found = fields.find(key);
@@ -67,15 +70,15 @@ std::vector<Record> csv_records(const std::string& text, const std::string& path
             problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", header.size(), fields.size())});
             continue;
         }
-        Record record{number, {}, {}};
+        Record record{number, {}, {}, {}};
         for (std::size_t i = 0; i < header.size(); ++i) record.fields[header[i]] = fields[i];
         records.push_back(std::move(record));
     }
     return records;
 }
 
-// The scalars of a JSON object and of the objects inside it, under dotted keys; arrays (per-request
-// lists) are not read.
+// The scalars of a JSON object and of the objects inside it, under dotted keys, and its top-level
+// arrays of scalars (per-request lists); other arrays are not read.
 void flatten_into(Record& record, const YAML::Node& node, const std::string& path, const std::string& prefix) {
     for (const auto& entry : node) {
         const std::string key = prefix + entry.first.Scalar();
@@ -84,12 +87,26 @@ void flatten_into(Record& record, const YAML::Node& node, const std::string& pat
             record.field_lines[key] = location_of_node(path, entry.second).line;
         } else if (entry.second.IsMap()) {
             flatten_into(record, entry.second, path, key + ".");
+        } else if (entry.second.IsSequence() && prefix.empty()) {
+            std::vector<std::string> items;
+            bool scalars = true;
+            for (const auto& item : entry.second) {
+                if (!item.IsScalar()) {
+                    scalars = false;
+                    break;
+                }
+                items.push_back(item.Scalar());
+            }
+            if (scalars) {
+                record.lists[key] = std::move(items);
+                record.field_lines[key] = location_of_node(path, entry.second).line;
+            }
         }
     }
 }
 
 Record json_record(const YAML::Node& node, const std::string& path, std::vector<core::Diagnostic>& problems) {
-    Record record{location_of_node(path, node).line, {}, {}};
+    Record record{location_of_node(path, node).line, {}, {}, {}};
     if (!node.IsMap()) {
         problems.push_back({location_of_node(path, node), "", "expected an object of benchmark fields"});
         return record;
@@ -294,6 +311,60 @@ void add_closed_loop_rows(const Measurement& base, const std::string& path, std:
     add(Metric::ttft_s, ttft_s);
 }
 
+// How a serving run's lengths varied, for its replay: each request's, where the result lists them
+// (input_lens and output_lens: SGLang's --output-details, vLLM's --save-detailed); else, for
+// SGLang's random dataset, the range its draws span (sample_random_requests: each length from
+// randint(max(int(N x ratio), 1), N + 1), N the nominal length, the ratio 0 by default, so 1 to
+// N); for another dataset (sharegpt), that dataset's own lengths about the means; else fixed.
+// vLLM's random dataset draws about the nominal length in a way its builds changed, and its result
+// states no ratio: its lengths are replayed fixed at the means.
+constexpr std::int64_t kMaxListedTokens = 1'000'000'000;  // a length past this is no request (serve's --prompt bound)
+
+void replayed_lengths(const Record& record, FieldReader& fields, const std::string& engine, Measurement& row) {
+    const auto prompts = record.lists.find("input_lens");
+    const auto outputs = record.lists.find("output_lens");
+    if (prompts != record.lists.end() && outputs != record.lists.end()) {
+        if (prompts->second.size() > static_cast<std::size_t>(kMaxReplayedRequests)) {
+            fields.error("input_lens", fmt::format("lists {} requests; at most {} are replayed", prompts->second.size(),
+                                                   kMaxReplayedRequests));
+            return;
+        }
+        if (prompts->second.size() != outputs->second.size() || prompts->second.empty()) {
+            fields.error("input_lens", fmt::format("lists {} prompt lengths against {} output lengths; expected one "
+                                                   "of each a request",
+                                                   prompts->second.size(), outputs->second.size()));
+            return;
+        }
+        for (std::size_t i = 0; i < prompts->second.size(); ++i) {
+            std::int64_t prompt = 0, output = 0;
+            if (!core::parse_whole_number(prompts->second[i], prompt) || prompt < 0 || prompt > kMaxListedTokens) {
+                fields.error("input_lens", fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
+                                                       core::printable(prompts->second[i])));
+                return;
+            }
+            if (!core::parse_whole_number(outputs->second[i], output) || output < 0 || output > kMaxListedTokens) {
+                fields.error("output_lens", fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
+                                                        core::printable(outputs->second[i])));
+                return;
+            }
+            row.request_lengths.emplace_back(prompt, output);
+        }
+        return;
+    }
+    const std::string* dataset = fields.text("dataset_name");
+    if (dataset == nullptr) return;
+    if (!dataset->starts_with("random")) {
+        row.dataset_lengths = true;
+        return;
+    }
+    const auto ratio = fields.number("random_range_ratio", false);
+    const auto prompt = fields.number("random_input_len", false);
+    const auto output = fields.number("random_output_len", false);
+    if (engine != "sglang" || !ratio || *ratio >= 1.0 || !prompt || !output) return;
+    row.prompt_range = std::pair{std::max(1.0, std::floor(*prompt * *ratio)), *prompt};
+    row.output_range = std::pair{std::max(1.0, std::floor(*output * *ratio)), *output};
+}
+
 // One run of a serving benchmark at a fixed concurrency (`vllm bench serve --max-concurrency`, SGLang
 // `bench_serving --max-concurrency`: the same field names): its output throughput, TPOT and TTFT,
 // each a closed-loop row the serving simulation replays with the run's request count and lengths.
@@ -331,16 +402,16 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
         return;
     }
     if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput) return;
-    auto length = [&](const std::string& key, double total) {
-        return fields.number(key, false).value_or(std::round(total / *completed));
-    };
     Measurement base;
     base.line = record.line;
     base.engine = engine;
     base.weights = weight_format;
     base.batch = *concurrency;
-    base.prompt = std::max(1.0, length("random_input_len", *input_tokens));
-    base.output = std::max(1.0, length("random_output_len", *output_tokens));
+    // The means the run sent, from its totals; how the lengths varied about them, from what the
+    // result says (replayed_lengths).
+    base.prompt = std::max(1.0, std::round(*input_tokens / *completed));
+    base.output = std::max(1.0, std::round(*output_tokens / *completed));
+    replayed_lengths(record, fields, engine, base);
     base.source = path;
     base.sustained_clocks = duration && *duration >= kSustainedRunSeconds;
     base.closed_loop = true;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -144,6 +145,18 @@ struct Measurement {
     // "lengths=fixed": every request had the stated prompt and output lengths, not lengths drawn
     // from a dataset or a range.
     bool fixed_lengths = false;
+    // "lengths=dataset": each request carried a conversation dataset's own lengths (ShareGPT), of
+    // which the row states the means only: replayed with the spread workload::dataset_lengths
+    // gives, since fixed lengths would keep a closed loop's clients in step.
+    bool dataset_lengths = false;
+    // Replayed rows read from a benchmark's result (calibrate): each request's prompt and output
+    // tokens in the order the client sent them, where the result lists them (SGLang's
+    // bench_serving --output-details, vllm bench serve --save-detailed: input_lens, output_lens);
+    // or the range each was drawn from, uniformly, where the result states its random dataset's
+    // range (low, high in tokens). Empty, unset: as the flags above say.
+    std::vector<std::pair<long long, long long>> request_lengths;
+    std::optional<std::pair<double, double>> prompt_range;
+    std::optional<std::pair<double, double>> output_range;
     // "gpu-cores=K": the device's GPU had K cores (Apple silicon comes binned: an M3 Max with 30 or
     // 40); a row whose K is not the profile's "(K-core GPU)" was measured on another chip.
     std::optional<int> gpu_cores;

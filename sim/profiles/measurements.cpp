@@ -206,8 +206,10 @@ void read_conditions(const std::string& field, Measurement& row, std::vector<std
     if (const std::string* value = value_of("lengths")) {
         if (*value == "fixed") {
             row.fixed_lengths = true;
+        } else if (*value == "dataset") {
+            row.dataset_lengths = true;
         } else {
-            problems.push_back(fmt::format("unknown lengths '{}' in 'lengths='; expected fixed", *value));
+            problems.push_back(fmt::format("unknown lengths '{}' in 'lengths='; expected fixed or dataset", *value));
         }
     }
 }

@@ -103,6 +103,14 @@ std::string describe(const LengthDistribution& length) {
     return text;
 }
 
+LengthDistribution dataset_lengths(double mean) {
+    LengthDistribution length;
+    length.kind = LengthDistribution::Kind::lognormal;
+    length.first = mean;
+    length.second = mean * kDatasetLengthCv;
+    return length;
+}
+
 namespace {
 
 // A request's lengths from the stream's distributions, truncated to the model's context: the

@@ -101,6 +101,16 @@ struct StreamSpec {
 // "1000", "lognormal 1000 sd 500", "lognormal 523 sd 1168 capped at 512" (a cap named where it binds).
 std::string describe(const LengthDistribution& length);
 
+// The spread of a conversation dataset's lengths where a run states only their mean (ShareGPT in
+// `vllm bench serve` and SGLang's bench_serving): a coefficient of variation of 1, an exponential's
+// (ServeGen, arXiv 2505.09999: production chat outputs fit an exponential). Not fitted: the serving
+// figures move by a few percent between 0.5 and 1.5 (docs/validation.md, "Runs on ShareGPT").
+inline constexpr double kDatasetLengthCv = 1.0;
+
+// Lengths like a conversation dataset's, of this mean: a lognormal with kDatasetLengthCv. Fixed
+// lengths at the mean would keep a closed loop's clients in step, which a dataset's never are.
+LengthDistribution dataset_lengths(double mean);
+
 // The requests of `spec`, sorted by arrival, the first at time 0; with conversations, each
 // conversation's turns in order after its first (sent as the conversation proceeds).
 std::vector<Request> generate_requests(const StreamSpec& spec);

@@ -138,7 +138,7 @@ void add_frontier_command(CLI::App& app, CommandRun& run) {
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md) for the lengths");
     command->add_option("--prompt", options->prompt,
-                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD (default 1000)");
+                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD, lognormal:MEAN:SD or dataset:MEAN (a chat dataset's spread, as ShareGPT's; default 1000)");
     command->add_option("--output", options->output, "Output tokens, as for --prompt (default 1000)");
     command->add_option("--requests-per-client", options->requests_per_client,
                         "Requests each client sends at each point (at least 200 in all)")

@@ -337,7 +337,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                         "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
         ->check(CLI::Range(1e-3, 1e3));
     command->add_option("--prompt", options->prompt,
-                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD or lognormal:MEAN:SD (default 1000)");
+                        "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD, lognormal:MEAN:SD or dataset:MEAN (a chat dataset's spread, as ShareGPT's; default 1000)");
     command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
     command->add_option("--price", options->prices,
                         "USD per device-hour, e.g. h100-sxm=2.49 (in place of the profile's; prices --max-output's saving)");

@@ -18,8 +18,8 @@ using workload::LengthDistribution;
 
 LengthDistribution parse_length(const std::string& text, const std::string& flag, std::string_view unit) {
     auto refuse = [&](const std::string& why) {
-        throw core::UsageError(fmt::format("{}: '{}' {}; expected N, uniform:LOW:HIGH, normal:MEAN:SD or "
-                                           "lognormal:MEAN:SD ({})",
+        throw core::UsageError(fmt::format("{}: '{}' {}; expected N, uniform:LOW:HIGH, normal:MEAN:SD, "
+                                           "lognormal:MEAN:SD or dataset:MEAN ({})",
                                            flag, text, why, unit));
     };
     std::vector<std::string> parts;
@@ -49,6 +49,12 @@ LengthDistribution parse_length(const std::string& text, const std::string& flag
         if (numbers[0] < 1.0 || numbers[0] != std::floor(numbers[0])) refuse("must be a whole number of tokens, at least 1");
         length.first = numbers[0];
         return length;
+    }
+    // A conversation dataset's lengths of this mean (ShareGPT's, as a run states them).
+    if (parts[0] == "dataset") {
+        if (parts.size() != 2) refuse("has the wrong number of fields");
+        if (numbers[0] < 1.0) refuse("needs a mean of at least 1 token");
+        return workload::dataset_lengths(numbers[0]);
     }
     if (parts.size() != 3) refuse("has the wrong number of fields");
     const std::string& kind = parts[0];
