@@ -613,10 +613,20 @@ TEST_CASE("a plan's check names what of the planned load its load generator does
         for (const auto& note : parsed["options"][0]["launch"]["notes"]) joined += note.get<std::string>() + "\n";
         return joined;
     };
-    const std::string chat = notes_of({"--scenario", "chat", "--rate", "5", "--runtime", "vllm"});
+    const std::string chat = notes_of({"--scenario", "chat", "--rate", "5", "--runtime", "sglang"});
     CHECK(chat.find("lengths drawn as prompt lognormal 1155 sd 1109, output lognormal 211 sd 163, sent at their means") !=
           std::string::npos);
     CHECK(chat.find("gamma (burstiness 0.83) arrivals, sent as Poisson") != std::string::npos);
+    // vllm bench serve draws its gaps from a gamma of shape --burstiness: it sends the scenario's
+    // arrivals, and the note leaves them out.
+    const auto vllm_chat = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--verify-requests",
+                                         "0", "--json", "--scenario", "chat", "--rate", "5", "--runtime", "vllm"});
+    REQUIRE_MESSAGE(vllm_chat.exit_code == 0, vllm_chat.err);
+    const nlohmann::json vllm_launch = nlohmann::json::parse(vllm_chat.out)["options"][0]["launch"];
+    CHECK(vllm_launch["verify"].get<std::string>().ends_with("--request-rate 5 --num-prompts 1000 --burstiness 0.83"));
+    REQUIRE(vllm_launch["notes"].size() == 1);
+    CHECK(vllm_launch["notes"][0].get<std::string>().find("lengths drawn as prompt lognormal 1155") != std::string::npos);
+    CHECK(vllm_launch["notes"][0].get<std::string>().find("gamma") == std::string::npos);
     // Users who think 2 s between requests: the check's clients send at once, so more is in flight.
     const std::string thinking =
         notes_of({"--users", "16", "--think-time", "2", "--prompt", "500", "--output", "100", "--runtime", "sglang"});
@@ -837,7 +847,7 @@ TEST_CASE("a plan's launch commands carry its layout: tensor, expert and attenti
         option.replicas = 2;
         option.devices = 2 * parallelism.devices();
         if (pools) option.disaggregated = serving::DisaggregatedPlan{*pools, 0.0, 0.0, 0.0, "NVLink", ""};
-        const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}});
+        const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}, std::nullopt});
         REQUIRE(launch.has_value());
         return *launch;
     };
@@ -887,7 +897,7 @@ TEST_CASE("launch flags are runtime-profile data: a build states its own, each r
     option.deployment = engine::resolve_deployment(hardware, model, choice);
     option.limits.max_sequences = 64;
     option.replicas = 1;
-    const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}});
+    const auto launch = report::launch_command(option, "deepseek-ai/DeepSeek-V3", {4096, 512, 20.0, std::nullopt, {}, std::nullopt});
     REQUIRE(launch.has_value());
     CHECK(launch->serve == "vllm serve deepseek-ai/DeepSeek-V3 --tp 8 --ep 8 --max-seqs 64");
     // A rate of 20/s for a minute is 1,200 requests (at least 1,000).

@@ -29,8 +29,9 @@ enum class LaunchCondition {
     disaggregated,       // prefill and decode pools
     closed_loop,         // the plan's load is a number of clients (--users)
     open_loop,           // the plan's load is a rate of arrivals (--rate)
+    bursty,              // at a rate, its gaps gamma-distributed rather than Poisson (${burstiness} their shape)
 };
-inline constexpr std::array<core::NamedValue<LaunchCondition>, 12> kLaunchConditionNames{{
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 13> kLaunchConditionNames{{
     {LaunchCondition::always, "always"},
     {LaunchCondition::tensor_parallel, "tensor_parallel"},
     {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
@@ -43,20 +44,23 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 12> kLaunchCondit
     {LaunchCondition::disaggregated, "disaggregated"},
     {LaunchCondition::closed_loop, "closed_loop"},
     {LaunchCondition::open_loop, "open_loop"},
+    {LaunchCondition::bursty, "bursty"},
 }};
 
 // The placeholders a launch text may hold, each `${name}`: the model's repository, the layout
 // (tensor group, stage devices, stages, attention replicas, expert group), the scheduler's limits,
 // the weight format, the context all sequences hold together, the planned lengths, the load
 // generator's load flags in vLLM's and SGLang's benchmark spelling (a rate or a concurrency, and a
-// request count), and the load's parts for other generators (clients, rate, requests). For an
+// request count), and the load's parts for other generators (clients, rate, requests, and the
+// gamma shape of a bursty rate's gaps, burstiness). For an
 // orchestrator's manifest also: the engine's flags as a YAML list (engine_args), the instances
 // (replicas: every instance, or the decode ones when disaggregated; prefill_replicas: 0 unless
 // disaggregated), whether it is (disaggregated: true or false) and the devices of one instance.
-inline constexpr std::array<std::string_view, 21> kLaunchPlaceholders{
+inline constexpr std::array<std::string_view, 22> kLaunchPlaceholders{
     "model",    "tp",          "stage_devices", "pp",           "dp",         "ep",       "max_sequences",
     "max_batched_tokens", "weights", "total_context", "prompt", "output",     "load",     "users",
-    "rate",     "requests",    "engine_args",   "replicas",     "prefill_replicas", "disaggregated", "devices"};
+    "rate",     "requests",    "engine_args",   "replicas",     "prefill_replicas", "disaggregated", "devices",
+    "burstiness"};
 
 // `text` with each `${name}` replaced by `value(name)` (a std::optional<std::string>), or left as
 // written where it gives none: the one reading of the placeholders, for the loader (which refuses
@@ -114,6 +118,7 @@ struct LaunchTemplate {
     std::string decode_role;            // and to a decode instance's
     std::string router;                 // disaggregated: what sends each request to a prefill and a decode instance
     std::string verify;                 // the load generator replaying the plan against it
+    std::vector<LaunchPiece> verify_flags;  // appended to verify, each when its condition holds
     std::vector<LaunchPiece> notes;     // what a flag cannot set, each when its condition holds
     std::vector<Orchestrator> orchestrators;
 };

@@ -453,6 +453,7 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
     launch.decode_role = launch_text(section, "decode_role", Presence::optional).value_or("");
     launch.router = launch_text(section, "router", Presence::optional).value_or("");
     launch.verify = launch_text(section, "verify", Presence::required).value_or("");
+    launch.verify_flags = launch_pieces(section, "verify_flags");
     launch.notes = launch_pieces(section, "notes");
     for (StrictMap& item : section.list_of_maps("orchestrators", Presence::optional)) {
         Orchestrator orchestrator;
@@ -480,8 +481,8 @@ void read_launch(StrictMap& section, LaunchTemplate& launch) {
         }
         launch.orchestrators.push_back(std::move(orchestrator));
     }
-    section.reject_unknown_keys({"source", "serve", "flags", "prefill_role", "decode_role", "router", "verify", "notes",
-                                 "orchestrators"});
+    section.reject_unknown_keys({"source", "serve", "flags", "prefill_role", "decode_role", "router", "verify",
+                                 "verify_flags", "notes", "orchestrators"});
 }
 
 // `has_base`: the fields stated are the build's own over its fit group's (own_factors).

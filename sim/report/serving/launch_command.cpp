@@ -116,6 +116,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
             case profiles::LaunchCondition::disaggregated: return option.disaggregated.has_value();
             case profiles::LaunchCondition::closed_loop: return load.users.has_value();
             case profiles::LaunchCondition::open_loop: return !load.users.has_value();
+            case profiles::LaunchCondition::bursty: return !load.users.has_value() && load.burstiness.has_value();
         }
         return false;
     };
@@ -137,6 +138,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         {"users", load.users ? fmt::format("{:.0f}", *load.users) : std::string()},
         {"rate", load.rate_per_s ? fmt::format("{:g}", *load.rate_per_s) : std::string()},
         {"requests", std::to_string(request_count(load))},
+        {"burstiness", load.burstiness ? fmt::format("{:g}", *load.burstiness) : std::string("1")},
         {"replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.decode_instances : option.replicas)},
         {"prefill_replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.prefill_instances : 0)},
         {"disaggregated", option.disaggregated ? "true" : "false"},
@@ -213,17 +215,22 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
     }
     if (under) launch.router = fill(under->router);
     launch.verify = fill(under ? under->verify : template_->verify);
-    if (under) {
-        for (const profiles::LaunchPiece& flag : under->verify_flags) {
-            if (holds(flag.when)) launch.verify += " " + fill(flag.text);
-        }
+    bool sends_burstiness = false;
+    for (const profiles::LaunchPiece& flag : under ? under->verify_flags : template_->verify_flags) {
+        if (!holds(flag.when)) continue;
+        launch.verify += " " + fill(flag.text);
+        sends_burstiness = sends_burstiness || flag.when == profiles::LaunchCondition::bursty;
     }
     // After the instances' notes, which a deployment file drops: whatever deploys it, the check
     // is the load generator's.
-    if (!load.not_replayed.empty()) {
+    std::vector<std::string> not_replayed = load.not_replayed;
+    if (holds(profiles::LaunchCondition::bursty) && !sends_burstiness) {
+        not_replayed.push_back(fmt::format("gamma (burstiness {:g}) arrivals, sent as Poisson", *load.burstiness));
+    }
+    if (!not_replayed.empty()) {
         launch.notes.push_back(fmt::format("the check sends a simpler load than the plan's: {}; its figures are that "
                                            "load's, to compare with `decodesim serve` under it, not with the plan's",
-                                           fmt::join(load.not_replayed, "; ")));
+                                           fmt::join(not_replayed, "; ")));
     }
     for (const profiles::LaunchPiece& note : under ? under->notes : template_->notes) {
         if (holds(note.when)) launch.notes.push_back(fill(note.text));

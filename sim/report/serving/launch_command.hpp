@@ -49,6 +49,9 @@ struct PlannedLoad {
     // of the mean lengths, Poisson or all at once, each request on its own, no client thinking.
     // One phrase each ("lengths drawn as ..., sent at their means"); empty: the same load.
     std::vector<std::string> not_replayed;
+    // At a rate: the gamma shape of the gaps where they are not Poisson (a scenario's burstiness),
+    // which a generator whose template has a `bursty` verify flag sends, and another is noted.
+    std::optional<double> burstiness;
 };
 
 // Nothing for a runtime without a serving command decodesim knows (the roofline, MLX, ...).

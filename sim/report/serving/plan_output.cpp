@@ -130,10 +130,6 @@ std::vector<std::string> unreplayed_load(const PlanConditions& c) {
             left_out.push_back(fmt::format("lengths drawn as prompt {}, output {}, sent at their means",
                                            workload::describe(drawn.prompt), workload::describe(drawn.output)));
         }
-        if (c.rate_per_s && drawn.arrivals != workload::Arrivals::Kind::poisson) {
-            left_out.push_back(fmt::format("{} arrivals, sent as Poisson",
-                                           workload::describe_arrivals(drawn.arrivals, drawn.burstiness)));
-        }
     }
     if (c.conversations) {
         left_out.push_back("conversations whose turns find the turn before in the prefix cache, sent as unrelated prompts");
@@ -145,7 +141,11 @@ std::vector<std::string> unreplayed_load(const PlanConditions& c) {
 }
 
 PlannedLoad planned_load(const PlanConditions& c) {
-    return {c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users, unreplayed_load(c)};
+    PlannedLoad load{c.prompt_tokens, c.output_tokens, c.rate_per_s, c.users, unreplayed_load(c), std::nullopt};
+    if (c.rate_per_s && !c.trace && c.lengths && c.lengths->arrivals == workload::Arrivals::Kind::gamma) {
+        load.burstiness = c.lengths->burstiness;
+    }
+    return load;
 }
 
 // One format per column: four significant digits, or "-" where the profile names no price or power.
