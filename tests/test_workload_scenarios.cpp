@@ -48,6 +48,32 @@ TEST_CASE("a capped length's mean, in closed form") {
     CHECK(lognormal.mean() == 211.0);
 }
 
+TEST_CASE("dataset:MEAN draws a chat dataset's lengths: a lognormal whose deviation is its mean") {
+    // kDatasetLengthCv is 1: the lengths' standard deviation equals their mean. Over 20,000 draws
+    // of dataset:500 the sample mean and deviation land within a few percent of 500 (their
+    // standard errors are 0.7% and, for a lognormal of sigma^2 = ln 2, under 3%).
+    const LengthDistribution drawn = decodesim::workload::dataset_lengths(500.0);
+    CHECK(drawn.kind == LengthDistribution::Kind::lognormal);
+    CHECK(drawn.first == 500.0);
+    CHECK(drawn.second == 500.0);
+    decodesim::workload::StreamSpec spec;
+    spec.prompt = drawn;
+    spec.requests = 20000;
+    const auto requests = decodesim::workload::generate_requests(spec);
+    double sum = 0.0, squares = 0.0;
+    for (const auto& request : requests) sum += static_cast<double>(request.prompt_tokens);
+    const double mean = sum / static_cast<double>(requests.size());
+    for (const auto& request : requests) squares += std::pow(static_cast<double>(request.prompt_tokens) - mean, 2.0);
+    const double deviation = std::sqrt(squares / static_cast<double>(requests.size() - 1));
+    CHECK(mean == doctest::Approx(500.0).epsilon(0.03).scale(0.0));
+    CHECK(deviation == doctest::Approx(500.0).epsilon(0.10).scale(0.0));
+    // serve takes it by name, and says what it drew from.
+    const json served = run_json({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "dataset:500",
+                                  "--output", "dataset:100", "--rate", "1", "--requests", "10", "--json"});
+    CHECK(served["conditions"]["prompt_tokens"] == "lognormal 500 sd 500");
+    CHECK(served["conditions"]["output_tokens"] == "lognormal 100 sd 100");
+}
+
 TEST_CASE("generated requests fit the model's context") {
     decodesim::workload::StreamSpec spec;
     spec.prompt = decodesim::workload::workload_scenario_named("agent").prompt;
