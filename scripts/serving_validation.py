@@ -39,9 +39,11 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   dispatched every op of every pass, e.g. TensorRT-LLM's PyTorch backend before 1.0 without
   use_cuda_graph); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
-  columns keep the means); "lengths=sharegpt" (a run on ShareGPT, whose per-request lengths the
-  source states only as means: serve's dataset:MEAN about the columns' means); "max-seqs=N" and
-  "max-batched-tokens=N" (--max-seqs, --max-batched-tokens: the scheduler limits a submission configured, e.g. MLPerf's gpu_batch_size and max_num_tokens).
+  columns keep the means); "lengths=dataset" (a run on a dataset such as ShareGPT, whose
+  per-request lengths the source states only as means: serve's dataset:MEAN about the columns'
+  means, as validation/measurements.csv's lengths=dataset); "max-seqs=N" and "max-batched-tokens=N"
+  (--max-seqs, --max-batched-tokens: the scheduler limits a submission configured, e.g. MLPerf's
+  gpu_batch_size and max_num_tokens).
   "runtime=ID" (--runtime ID: the build the row ran where its engine's current one is not it).
   "warm-up=N" and "warm-prefix=K" (--warm-up, --warm-prefix, closed-loop rows: the prompts the
   server's prefix cache held at the start, from the client's untimed first request and the sweep's
@@ -111,13 +113,13 @@ def common_flags(row, prompt):
 
 def length_of(row, which, mean):
     """A length distribution the notes state as a token (prompt=uniform:1:1000, as serve's --prompt
-    takes it); for a run on a conversation dataset ("lengths=sharegpt"), serve's dataset:MEAN about
+    takes it); for a run on a conversation dataset ("lengths=dataset"), serve's dataset:MEAN about
     the row's mean (workload::dataset_lengths: fixed lengths would keep a closed loop's clients in
     step, which no run on a dataset does); else the row's mean length."""
     m = re.search(r"\b" + which + r"=((?:uniform|normal|lognormal):[0-9.:]+)", row["notes"])
     if m:
         return m.group(1)
-    if re.search(r"\blengths=sharegpt\b", row["notes"]):
+    if re.search(r"\blengths=dataset\b", row["notes"]):
         return f"dataset:{mean}"
     return str(mean)
 
