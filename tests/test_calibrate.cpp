@@ -580,6 +580,24 @@ TEST_CASE("a serving run's lengths are replayed as its result states them") {
     REQUIRE_FALSE(listed.empty());
     CHECK(listed[0].request_lengths == std::vector<std::pair<long long, long long>>{{10, 5}, {20, 6}, {30, 7}});
     CHECK_FALSE(listed[0].dataset_lengths);
+    // vllm bench serve saves no arguments: a run says its dataset through --metadata, and its random
+    // dataset's ratio, whose meaning its builds changed, is not read (the lengths stay fixed).
+    const auto vllm_rows = [](const std::string& name, const std::string& fields) {
+        const std::string path = write_file(name, "{\"backend\": \"vllm\", \"max_concurrency\": 16, \"completed\": 100, "
+                                                  "\"output_throughput\": 900.0, \"median_ttft_ms\": 50, "
+                                                  "\"total_input_tokens\": 29700, \"total_output_tokens\": 19200, " +
+                                                      fields + "}\n");
+        return profiles::load_benchmark_results({path}, std::string("bf16")).rows;
+    };
+    const auto vllm_sharegpt = vllm_rows("vllm-sharegpt.json", "\"dataset_name\": \"sharegpt\"");
+    REQUIRE_FALSE(vllm_sharegpt.empty());
+    CHECK(vllm_sharegpt[0].engine == "vllm");
+    CHECK(vllm_sharegpt[0].dataset_lengths);
+    const auto vllm_random = vllm_rows("vllm-random.json", "\"dataset_name\": \"random\", \"random_input_len\": 297, "
+                                                           "\"random_output_len\": 192, \"random_range_ratio\": 0.5");
+    REQUIRE_FALSE(vllm_random.empty());
+    CHECK_FALSE(vllm_random[0].prompt_range);
+    CHECK_FALSE(vllm_random[0].dataset_lengths);
     // Lists that do not pair up, or hold something other than token counts, are errors naming the list.
     const auto uneven = write_file("uneven.jsonl", "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 3, "
                                                    "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
