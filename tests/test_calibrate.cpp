@@ -599,21 +599,20 @@ TEST_CASE("a serving run's lengths are replayed as its result states them") {
     CHECK_FALSE(vllm_random[0].prompt_range);
     CHECK_FALSE(vllm_random[0].dataset_lengths);
     // Lists that do not pair up, or hold something other than token counts, are errors naming the list.
-    const auto uneven = write_file("uneven.jsonl", "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 3, "
-                                                   "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
-                                                   "\"output_throughput\": 10.0, \"input_lens\": [10, 20, 30], "
-                                                   "\"output_lens\": [5, 6]}\n");
-    const auto refused = testing::error_messages([&] { profiles::load_benchmark_results({uneven}, std::string("bf16")); });
-    REQUIRE(refused.size() == 1);
-    CHECK(refused[0].find("uneven.jsonl:1:1: error: input_lens: lists 3 prompt lengths against 2 output lengths") !=
+    const auto refusal_of = [](const std::string& name, const std::string& lists) {
+        const std::string path = write_file(name, "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 3, "
+                                                  "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
+                                                  "\"output_throughput\": 10.0, " +
+                                                      lists + "}\n");
+        const auto messages = testing::error_messages([&] { profiles::load_benchmark_results({path}, std::string("bf16")); });
+        REQUIRE(messages.size() == 1);
+        return messages[0];
+    };
+    CHECK(refusal_of("uneven.jsonl", "\"input_lens\": [10, 20, 30], \"output_lens\": [5, 6]")
+              .find("uneven.jsonl:1:1: error: input_lens: lists 3 prompt lengths against 2 output lengths") !=
           std::string::npos);
-    const auto words = write_file("words.jsonl", "{\"backend\": \"sglang\", \"max_concurrency\": 4, \"completed\": 2, "
-                                                 "\"total_input_tokens\": 60, \"total_output_tokens\": 18, "
-                                                 "\"output_throughput\": 10.0, \"input_lens\": [10, \"many\"], "
-                                                 "\"output_lens\": [5, 6]}\n");
-    const auto named = testing::error_messages([&] { profiles::load_benchmark_results({words}, std::string("bf16")); });
-    REQUIRE(named.size() == 1);
-    CHECK(named[0].find("input_lens: item 2 'many' is not a whole number of tokens up to 1e9") != std::string::npos);
+    CHECK(refusal_of("words.jsonl", "\"input_lens\": [10, \"many\"], \"output_lens\": [5, 6]")
+              .find("input_lens: item 2 'many' is not a whole number of tokens up to 1e9") != std::string::npos);
 }
 
 TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line number, and a run past the replay bound is refused") {

@@ -63,7 +63,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
     // context, as a benchmark's dataset sampler drops what the server would refuse; stated lengths
     // are not cut: one that does not fit is refused below.
     const long long context = evaluator.model().max_position_embeddings.value_or(0);
-    if ((m.dataset_lengths || m.prompt_range || m.output_range) && context > 0) {
+    if (m.drawn_lengths() && context > 0) {
         if (prompt + output > static_cast<double>(context)) {
             throw core::InputError(core::unlocated(
                 "prompt", fmt::format("requests of {:.0f} + {:.0f} tokens on average do not fit the model's context of {}",

@@ -83,7 +83,7 @@ std::string explain_beating_row(const profiles::Measurement& m, bool routing) {
     // A replayed row that states neither its lengths nor how they were drawn is replayed with fixed
     // lengths: a benchmark that drew its lengths below the nominal ones (a random dataset's range
     // ratio) served fewer tokens a request.
-    if (m.replayed() && !m.fixed_lengths && !m.dataset_lengths && m.request_lengths.empty() && !m.prompt_range) {
+    if (m.replayed() && !m.fixed_lengths && !m.drawn_lengths() && m.request_lengths.empty()) {
         unstated.push_back("request length distribution (fixed lengths replayed)");
     }
     // Several sequences of an MoE model read the experts their tokens route to: the engine takes

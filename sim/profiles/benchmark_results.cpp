@@ -335,19 +335,19 @@ void replayed_lengths(const Record& record, FieldReader& fields, const std::stri
                                                    prompts->second.size(), outputs->second.size()));
             return;
         }
+        // Item i of a list as tokens, or nothing after an error naming the list and the item.
+        auto tokens = [&](const auto& list, std::size_t i) -> std::optional<std::int64_t> {
+            std::int64_t value = 0;
+            if (core::parse_whole_number(list.second[i], value) && value >= 0 && value <= kMaxListedTokens) return value;
+            fields.error(list.first, fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
+                                                 core::printable(list.second[i])));
+            return std::nullopt;
+        };
         for (std::size_t i = 0; i < prompts->second.size(); ++i) {
-            std::int64_t prompt = 0, output = 0;
-            if (!core::parse_whole_number(prompts->second[i], prompt) || prompt < 0 || prompt > kMaxListedTokens) {
-                fields.error("input_lens", fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
-                                                       core::printable(prompts->second[i])));
-                return;
-            }
-            if (!core::parse_whole_number(outputs->second[i], output) || output < 0 || output > kMaxListedTokens) {
-                fields.error("output_lens", fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
-                                                        core::printable(outputs->second[i])));
-                return;
-            }
-            row.request_lengths.emplace_back(prompt, output);
+            const auto prompt = tokens(*prompts, i);
+            const auto output = prompt ? tokens(*outputs, i) : std::nullopt;
+            if (!prompt || !output) return;
+            row.request_lengths.emplace_back(*prompt, *output);
         }
         return;
     }

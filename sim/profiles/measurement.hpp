@@ -157,6 +157,8 @@ struct Measurement {
     std::vector<std::pair<long long, long long>> request_lengths;
     std::optional<std::pair<double, double>> prompt_range;
     std::optional<std::pair<double, double>> output_range;
+    // Whether the replay draws its lengths (a dataset's spread or a range) rather than fixing them.
+    bool drawn_lengths() const { return dataset_lengths || prompt_range || output_range; }
     // "gpu-cores=K": the device's GPU had K cores (Apple silicon comes binned: an M3 Max with 30 or
     // 40); a row whose K is not the profile's "(K-core GPU)" was measured on another chip.
     std::optional<int> gpu_cores;
