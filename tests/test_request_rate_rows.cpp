@@ -247,3 +247,36 @@ TEST_CASE("a replayed row sends the lengths its run listed, in order") {
     const double at_means = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
     CHECK(at_means == doctest::Approx(s.realistic().predict(engine::Workload::request(1.0, 1767.0, 90.0)).ttft.value).epsilon(1e-9));
 }
+
+TEST_CASE("a replayed run on a dataset interleaves its prompts with the decodes, where fixed lengths move in step") {
+    // 64 SGLang clients, 297 tokens in and 192 out on average. At fixed lengths the clients prefill
+    // together and decode together: about one prompt pass a wave. With a dataset's lengths they end
+    // apart, so over a request's 192 tokens the other 63 clients each send a prompt, whose pass runs
+    // alone (SGLang's prompts take passes of their own) and eagerly: at least 32 layers x 14 ops x
+    // 45 us = 20 ms of dispatch each, 63 x 20 / 192 = 6.6 ms a token on a decode step of about
+    // 10 ms. So the mean TPOT must rise by well over a quarter; by hand, by about 60%.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "sglang");
+    profiles::Measurement row;
+    row.hardware = "h100-sxm";
+    row.model = "llama-3.1-8b";
+    row.weights = "bf16";
+    row.batch = 64.0;
+    row.prompt = 297.0;
+    row.output = 192.0;
+    row.closed_loop = true;
+    row.requests = 1000;
+    row.sustained_clocks = true;
+    row.metric = profiles::Metric::tpot_s;
+    const double in_step = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    row.dataset_lengths = true;
+    const double apart = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(apart > 1.25 * in_step);
+    // Lengths drawn uniformly over a range about the same means (SGLang's random dataset) scatter
+    // the clients the same way.
+    row.dataset_lengths = false;
+    row.prompt_range = std::pair{1.0, 593.0};
+    row.output_range = std::pair{1.0, 383.0};
+    const double ranged = fit::predict_measurement(row, s.model, s.hardware, s.deployment, s.deployment.runtime_profile());
+    CHECK(ranged > 1.25 * in_step);
+}
+
