@@ -537,9 +537,10 @@ TEST_CASE("a serving run's lengths are replayed as its result states them") {
     // SGLang's bench_serving writes its arguments into every result, the random dataset's default
     // lengths (1024) included on a ShareGPT run: the lengths are the totals over the requests, and
     // a ShareGPT run's are drawn about them as a dataset's (the replay's dataset_lengths).
-    const auto rows_of = [](const std::string& name, const std::string& fields) {
-        const std::string path = write_file(name, "{\"backend\": \"sglang\", \"max_concurrency\": 16, \"completed\": 100, "
-                                                  "\"output_throughput\": 900.0, \"median_ttft_ms\": 50, " +
+    const auto rows_of = [](const std::string& name, const std::string& fields, const std::string& backend = "sglang") {
+        const std::string path = write_file(name, "{\"backend\": \"" + backend +
+                                                      "\", \"max_concurrency\": 16, \"completed\": 100, "
+                                                      "\"output_throughput\": 900.0, \"median_ttft_ms\": 50, " +
                                                       fields + "}\n");
         return profiles::load_benchmark_results({path}, std::string("bf16")).rows;
     };
@@ -582,19 +583,15 @@ TEST_CASE("a serving run's lengths are replayed as its result states them") {
     CHECK_FALSE(listed[0].dataset_lengths);
     // vllm bench serve saves no arguments: a run says its dataset through --metadata, and its random
     // dataset's ratio, whose meaning its builds changed, is not read (the lengths stay fixed).
-    const auto vllm_rows = [](const std::string& name, const std::string& fields) {
-        const std::string path = write_file(name, "{\"backend\": \"vllm\", \"max_concurrency\": 16, \"completed\": 100, "
-                                                  "\"output_throughput\": 900.0, \"median_ttft_ms\": 50, "
-                                                  "\"total_input_tokens\": 29700, \"total_output_tokens\": 19200, " +
-                                                      fields + "}\n");
-        return profiles::load_benchmark_results({path}, std::string("bf16")).rows;
-    };
-    const auto vllm_sharegpt = vllm_rows("vllm-sharegpt.json", "\"dataset_name\": \"sharegpt\"");
+    const std::string vllm_totals = "\"total_input_tokens\": 29700, \"total_output_tokens\": 19200, ";
+    const auto vllm_sharegpt = rows_of("vllm-sharegpt.json", vllm_totals + "\"dataset_name\": \"sharegpt\"", "vllm");
     REQUIRE_FALSE(vllm_sharegpt.empty());
     CHECK(vllm_sharegpt[0].engine == "vllm");
     CHECK(vllm_sharegpt[0].dataset_lengths);
-    const auto vllm_random = vllm_rows("vllm-random.json", "\"dataset_name\": \"random\", \"random_input_len\": 297, "
-                                                           "\"random_output_len\": 192, \"random_range_ratio\": 0.5");
+    const auto vllm_random = rows_of("vllm-random.json",
+                                     vllm_totals + "\"dataset_name\": \"random\", \"random_input_len\": 297, "
+                                                   "\"random_output_len\": 192, \"random_range_ratio\": 0.5",
+                                     "vllm");
     REQUIRE_FALSE(vllm_random.empty());
     CHECK_FALSE(vllm_random[0].prompt_range);
     CHECK_FALSE(vllm_random[0].dataset_lengths);
