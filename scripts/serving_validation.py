@@ -58,7 +58,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   engine, tp, concurrency and lengths) give one TTFT error and one TPOT error, the mean row's where
   the run has one, else the median's; the summary gives the median |error| of each and the share of
   runs within 20% on both, over all runs, per engine and on the devices the target names (H100,
-  H200, B200).
+  H200, B200). A burst (every request sent at once, written as concurrency = requests) is not a run
+  at a fixed concurrency: its line is apart and its runs are in no other.
 
 Standard library only.
 """
@@ -286,9 +287,15 @@ def closed_loop_summary(results):
             continue
         statistic = "mean" if "_mean_" in r["metric"] else "p50"
         slot = runs.setdefault(run_key(r), {})
+        slot["burst"] = int(r["concurrency"]) >= closed_requests(r, int(r["concurrency"]))
         if statistic == "mean" or kind not in slot:
             slot[kind] = err
-    both = [(k, v) for k, v in runs.items() if "ttft" in v and "tpot" in v]
+    every = [(k, v) for k, v in runs.items() if "ttft" in v and "tpot" in v]
+    # A burst (every request sent at once: request rate inf and no --max-concurrency, written as
+    # concurrency = requests) is not a run at a fixed concurrency: its clients leave one by one and
+    # none comes back. It gets its own line and stays out of the target's.
+    bursts = [(k, v) for k, v in every if v.get("burst")]
+    both = [(k, v) for k, v in every if not v.get("burst")]
     if not both:
         return
     print()
@@ -306,6 +313,8 @@ def closed_loop_summary(results):
     if len(held_out) < len(both):
         groups["all, held out"] = held_out
         groups["H100/H200/B200, held out"] = [(k, v) for k, v in on_target if k not in fitted]
+    if bursts:
+        groups["bursts (not in the above)"] = bursts
     for name, group in groups.items():
         tpot = statistics.median(abs(v["tpot"]) for _, v in group)
         ttft = statistics.median(abs(v["ttft"]) for _, v in group)
