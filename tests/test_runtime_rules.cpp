@@ -788,6 +788,28 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     REQUIRE(speculative.size() == 1);
     CHECK(speculative[0].find("scheduler-speculative.yaml:14:") != std::string::npos);
     CHECK(speculative[0].find("speculative_max_sequences") != std::string::npos);
+
+    // A cap sized from the cache (SGLang's) travels with the limits until a deployment sizes it, and
+    // is dropped where speculation or a flag sets the cap; its bounds are read strictly.
+    CHECK(serving::resolve_scheduler({}, *sglang, catalog.hardware("h200-sxm"), 131072, false).sequences_from_cache);
+    CHECK_FALSE(serving::resolve_scheduler({}, *sglang, catalog.hardware("h200-sxm"), 131072, true).sequences_from_cache);
+    CHECK_FALSE(serving::resolve_scheduler(sixty_four, *sglang, catalog.hardware("h200-sxm"), 131072).sequences_from_cache);
+    auto sized_rule = [&](const std::string& name, const std::string& at_least, const std::string& share) {
+        return scheduler_profile(name, 16, true,
+                                 "  sequences_from_cache:\n    source: \"t\"\n    per_context: 512\n    at_least: " + at_least +
+                                     "\n    at_most: 4096\n    cache_share: " + share + "\n");
+    };
+    const auto sized = catalog.runtime(sized_rule("scheduler-sized", "2048", "0.5"));
+    REQUIRE(sized->scheduler.sequences_from_cache);
+    CHECK(sized->scheduler.sequences_from_cache->running_cap(684635.0, 163840.0) == 2139);
+    const auto inverted = testing::error_messages([&] { catalog.runtime(sized_rule("scheduler-inverted", "8192", "0.5")); });
+    REQUIRE(inverted.size() == 1);
+    CHECK(inverted[0].find("scheduler-inverted.yaml:18:") != std::string::npos);
+    CHECK(inverted[0].find("at_most") != std::string::npos);
+    const auto no_share = testing::error_messages([&] { catalog.runtime(sized_rule("scheduler-share", "2048", "0")); });
+    REQUIRE(no_share.size() == 1);
+    CHECK(no_share[0].find("scheduler-share.yaml:19:") != std::string::npos);
+    CHECK(no_share[0].find("cache_share") != std::string::npos);
 }
 
 TEST_CASE("a runtime's request path is read strictly: each bad time names the file, line and key") {

@@ -26,6 +26,7 @@ using profiles::RuntimeFactors;
 using profiles::RuntimeProfile;
 using profiles::DeviceTier;
 using profiles::SchedulerDefaults;
+using profiles::CacheSizedSequences;
 using profiles::SchedulerLimits;
 using profiles::RequestPath;
 using profiles::CapturedGraphs;

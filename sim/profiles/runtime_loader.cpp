@@ -293,6 +293,25 @@ void read_device_tiers(StrictMap& section, std::vector<DeviceTier>& tiers) {
     section.reject_unknown_keys({"source", "tiers"});
 }
 
+// `sequences_from_cache:` its source and the rule's four numbers (CacheSizedSequences).
+CacheSizedSequences read_cache_sized_sequences(StrictMap& section) {
+    require_source(section);
+    CacheSizedSequences rule;
+    if (auto value = section.positive_number("per_context", Presence::required, 1e6)) rule.per_context = *value;
+    if (auto value = section.positive_integer("at_least", Presence::required, kMaxSchedulerSequences)) rule.at_least = *value;
+    if (auto value = section.positive_integer("at_most", Presence::required, kMaxSchedulerSequences)) rule.at_most = *value;
+    if (auto share = section.fraction("cache_share", Presence::required)) {
+        if (*share <= 0.0) {
+            section.error("cache_share", "expected a share above 0 and at most 1");
+        } else {
+            rule.cache_share = *share;
+        }
+    }
+    if (rule.at_most < rule.at_least) section.error("at_most", "expected at least at_least");
+    section.reject_unknown_keys({"source", "per_context", "at_least", "at_most", "cache_share"});
+    return rule;
+}
+
 // The section replaces the base's scheduler whole: device tiers it does not state are not inherited.
 void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     require_source(section);
@@ -323,9 +342,12 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
         scheduler.speculative_max_sequences = *value;
     }
     if (auto tiers = section.map("device_tiers", Presence::optional)) read_device_tiers(*tiers, scheduler.device_tiers);
+    if (auto rule = section.map("sequences_from_cache", Presence::optional)) {
+        scheduler.sequences_from_cache = read_cache_sized_sequences(*rule);
+    }
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
                                  "prefix_caching", "prefill_passes", "unchunked_budget", "speculative_max_sequences",
-                                 "device_tiers"});
+                                 "device_tiers", "sequences_from_cache"});
 }
 
 // Times on the request path: up to a second each, a token's tokenization up to a millisecond.

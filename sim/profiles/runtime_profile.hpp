@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -179,6 +180,25 @@ struct BlockFormatMatmul {
     double dequantized_above_tokens = 0.0;
 };
 
+// A cap on running requests that a runtime sizes from its own KV cache when none is set: SGLang
+// allocates a request table of about `per_context` requests for each context length of cache tokens,
+// held between `at_least` and `at_most`, and runs no more requests than `cache_share` of the cache's
+// tokens (model_runner.py: min(max(int(tokens / context_len x 512), 2048), 4096); the scheduler's
+// min(tokens // 2, that)). One data-parallel attention worker sizes its own from its own cache.
+struct CacheSizedSequences {
+    double per_context = 0.0;
+    long long at_least = 1;
+    long long at_most = 1;
+    double cache_share = 1.0;
+
+    // The requests one worker runs with `cache_tokens` of cache for a model of `context` tokens.
+    long long running_cap(double cache_tokens, double context) const {
+        const double table = std::clamp(std::floor(cache_tokens / context * per_context), static_cast<double>(at_least),
+                                        static_cast<double>(at_most));
+        return std::max(1LL, static_cast<long long>(std::min(table, std::floor(cache_tokens * cache_share))));
+    }
+};
+
 // The limits a serving scheduler runs under on one replica (docs/serving.md).
 struct SchedulerLimits {
     long long max_sequences = 256;        // running sequences per replica (vLLM max_num_seqs)
@@ -190,6 +210,9 @@ struct SchedulerLimits {
     // formed (SGLang's scheduler: "run prefill first if possible"); false: a pass mixes the
     // decodes with prefill chunks in its token budget (vLLM V1, TensorRT-LLM's in-flight batching).
     bool separate_prefill = false;
+    // Set: max_sequences is the runtime's own, sized from the cache of the deployment it runs on
+    // (serving::sized_to_cache); unset once sized, or where a user or speculation set the cap.
+    std::optional<CacheSizedSequences> sequences_from_cache;
 };
 
 // The names of SchedulerLimits::separate_prefill: the profile's `scheduler.prefill_passes`,
@@ -220,6 +243,9 @@ struct SchedulerDefaults {
     // place of any tier's (SGLang sets max_running_requests to 48 for EAGLE, EAGLE3, NEXTN and
     // STANDALONE drafting); unset: the same as without speculation.
     std::optional<long long> speculative_max_sequences;
+    // Where the runtime sizes its cap on running requests from its cache (SGLang): in place of
+    // `limits.max_sequences` and any tier's, unless a flag or speculation sets the cap.
+    std::optional<CacheSizedSequences> sequences_from_cache;
 
     // The limits it starts with on a device of `memory` whose profile id is `device_id`: the tier
     // of the most memory the device has and whose name it does not carry, else the base.
@@ -231,6 +257,7 @@ struct SchedulerDefaults {
             if (chosen == nullptr || tier.min_memory.value > chosen->min_memory.value) chosen = &tier;
         }
         SchedulerLimits result = limits;
+        result.sequences_from_cache = sequences_from_cache;
         if (chosen != nullptr) {
             result.max_sequences = chosen->max_sequences.value_or(result.max_sequences);
             result.max_batched_tokens = chosen->max_batched_tokens.value_or(result.max_batched_tokens);

@@ -336,14 +336,16 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     const bool colocated = space.disaggregation != PlanDisaggregation::only && space.prefill_hardware.empty();
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
-    const SchedulerLimits limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
+    // The runtime's limits before a layout sizes any from its cache (sized_to_cache, per layout below).
+    const SchedulerLimits base_limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
     // Without chunked prefill a prompt is one pass: a runtime that keeps its pass budget
     // (TensorRT-LLM's max_num_tokens) refuses a longer one, on any layout (the verification
     // catches a distribution's tail; this, a mean already over it).
-    if (!limits.chunked_prefill && workload.prompt_tokens - workload.cached_prompt_tokens > limits.max_batched_tokens) {
+    if (!base_limits.chunked_prefill &&
+        workload.prompt_tokens - workload.cached_prompt_tokens > base_limits.max_batched_tokens) {
         reason = fmt::format("prompts of {:.0f} tokens are longer than a pass of {} tokens, and {} does not chunk them "
                              "by default: give --max-batched-tokens {:.0f} or more",
-                             workload.prompt_tokens, limits.max_batched_tokens, runtime->id,
+                             workload.prompt_tokens, base_limits.max_batched_tokens, runtime->id,
                              std::ceil(workload.prompt_tokens - workload.cached_prompt_tokens));
         return std::nullopt;
     }
@@ -372,6 +374,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 }
                 if (excluded_deployment(excluded, deployment)) continue;
                 const engine::Evaluator evaluator(model, hardware, deployment);
+                const SchedulerLimits limits = sized_to_cache(base_limits, evaluator);
                 auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                 auto offer = [&](const PlanOption& option) {
                     // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
@@ -455,23 +458,24 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     }
     if (best->disaggregated) {
         const std::optional<engine::Evaluator> prefill_pool = prefill_pool_of(*best, model, space);
-        finish_disaggregated(*best, model, hardware, workload, targets, limits, prefill_pool ? &*prefill_pool : nullptr);
+        finish_disaggregated(*best, model, hardware, workload, targets, best->limits,
+                             prefill_pool ? &*prefill_pool : nullptr);
         return best;
     }
     // The winner's binding constraint, its state at the load, and its device count across the
     // efficiency band.
     const engine::Evaluator evaluator(model, hardware, best->deployment);
     const double per_replica_max = best->max_rate_at_targets_per_s / best->replicas;
-    best->binding = binding_at(evaluator, workload, limits, targets, per_replica_max);
-    best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), limits);
+    best->binding = binding_at(evaluator, workload, best->limits, targets, per_replica_max);
+    best->per_replica = steady_state(evaluator, load_of(workload, best->rate_per_s / best->replicas), best->limits);
     const engine::EfficiencyBand band =
         engine::efficiency_band(engine::deployment_efficiency(hardware, best->deployment));
     const int tp = best->deployment.parallelism.devices();
     auto devices_at = [&](const engine::Efficiency& efficiency) {
         const engine::Evaluator shifted(model, hardware, best->deployment, efficiency);
-        const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), limits, targets);
+        const double max_rate = max_rate_at_targets(shifted, load_of(workload, 1.0), best->limits, targets);
         double rate = 0.0;
-        const auto replicas = replicas_needed(shifted, workload, limits, targets, max_rate, rate);
+        const auto replicas = replicas_needed(shifted, workload, best->limits, targets, max_rate, rate);
         return replicas ? *replicas * tp : 0;  // 0: cannot meet the targets at that end of the band
     };
     best->devices_low = devices_at(band.high);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "serving/simulation.hpp"
+
 namespace decodesim::serving {
 
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
@@ -14,6 +16,10 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
         limits.max_sequences = *runtime.scheduler.speculative_max_sequences;
     }
     if (choice.max_sequences) limits.max_sequences = *choice.max_sequences;
+    // A cap set by the user or by speculation is the cap: the runtime sizes none from its cache.
+    if (choice.max_sequences || (speculating && runtime.scheduler.speculative_max_sequences)) {
+        limits.sequences_from_cache.reset();
+    }
     if (choice.max_batched_tokens) limits.max_batched_tokens = *choice.max_batched_tokens;
     if (choice.block_tokens) limits.block_tokens = *choice.block_tokens;
     if (choice.chunked_prefill) limits.chunked_prefill = *choice.chunked_prefill;
@@ -23,6 +29,19 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
         model_context) {
         limits.max_batched_tokens = std::max<long long>(limits.max_batched_tokens, *model_context);
     }
+    return limits;
+}
+
+SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& deployment) {
+    if (!limits.sequences_from_cache) return limits;
+    const engine::CacheSizedSequences rule = *limits.sequences_from_cache;
+    limits.sequences_from_cache.reset();
+    const std::optional<std::int64_t> context = deployment.model().max_position_embeddings;
+    if (!context || *context <= 0) return limits;  // no context to size by: the profile's stated cap
+    const int workers = deployment.deployment().parallelism.attention_data;
+    const double worker_tokens = kv_capacity_tokens(deployment) / workers;
+    if (worker_tokens < 1.0) return limits;  // no cache: the run or the plan says so on its own
+    limits.max_sequences = static_cast<long long>(workers) * rule.running_cap(worker_tokens, static_cast<double>(*context));
     return limits;
 }
 

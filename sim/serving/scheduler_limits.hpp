@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/prediction.hpp"
 #include "engine/runtime.hpp"
 #include "profiles/hardware_profile.hpp"
 
@@ -32,6 +33,12 @@ struct SchedulerChoice {
 SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::RuntimeProfile& runtime,
                                   const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context,
                                   bool speculating = false);
+
+// The limits on `deployment`: where the runtime sizes its cap on running requests from its cache
+// (SchedulerLimits::sequences_from_cache, SGLang), the cap its cache gives there, each attention
+// replica's from its own share; else `limits` as they are. Every caller that runs or plans a
+// deployment passes its limits through here once.
+SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& deployment);
 
 // "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
 // line a report prints under its results.

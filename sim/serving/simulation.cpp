@@ -274,7 +274,12 @@ private:
     const engine::Evaluator& prefiller() const { return config_.prefill_pool != nullptr ? *config_.prefill_pool : evaluator_; }
     const engine::Evaluator& evaluator_of(const Replica& replica) const { return *replica.deployment; }
     double capacity_of(const Replica& replica) const { return replica.capacity_bytes; }
-    double kv_room(const engine::Evaluator& deployment) const { return serving::kv_room(deployment, config_.limits.block_tokens); }
+    // A replica's cache: each attention replica of its stage holds its own sequences in its own
+    // device's room (engine/memory.cpp), so the stage holds that many rooms' worth; one device
+    // without data-parallel attention.
+    double kv_room(const engine::Evaluator& deployment) const {
+        return serving::kv_room(deployment, config_.limits.block_tokens) * deployment.deployment().parallelism.attention_data;
+    }
     bool speculates() const { return speculation_.enabled(); }
     long long accepted_drafts();
     long long round_up_to_block(long long tokens) const {
@@ -1141,6 +1146,14 @@ double kv_room(const engine::Evaluator& deployment, long long block_tokens) {
                                   memory.weights, memory.usable, deployment.hardware().name)));
     }
     return room;
+}
+
+double kv_capacity_tokens(const engine::Evaluator& deployment) {
+    const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
+    const double room = std::max(0.0, (memory.usable - memory.weights).value) * deployment.deployment().parallelism.attention_data;
+    const double fixed = deployment.kv_bytes_per_sequence(0.0).value;
+    const double per_token = deployment.kv_bytes_per_sequence(1.0).value - fixed;
+    return per_token > 0.0 ? std::max(0.0, room - fixed) / per_token : 0.0;
 }
 
 ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vector<workload::Request>& requests,

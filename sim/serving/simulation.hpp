@@ -200,6 +200,11 @@ ServeResult simulate_serving(const engine::Evaluator& evaluator, const std::vect
 // core::InputError naming the memory when that is not one block of `block_tokens` tokens.
 double kv_room(const engine::Evaluator& deployment, long long block_tokens);
 
+// The tokens one replica of `deployment` holds in its KV cache: every attention replica's room (each
+// holds its own sequences), less what a sequence holds however short, over a token's cache; 0 where
+// the weights leave no room.
+double kv_capacity_tokens(const engine::Evaluator& deployment);
+
 // Percentiles of `values` (core::quantile_of_sorted: interpolated between ranks); all zero when empty.
 Percentiles percentiles(std::vector<double> values);
 

@@ -118,7 +118,9 @@ Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, cons
     auto kv_bytes = [&](double tokens) { return evaluator.kv_bytes_per_sequence(tokens).value; };
     const double room = (memory.usable - memory.weights).value;
     const double per_sequence = kv_bytes(context);
-    double by_memory = room > 0.0 && per_sequence > 0.0 ? room / per_sequence : 0.0;
+    // Each attention replica holds its own sequences in its own device's room (engine/memory.cpp).
+    const double rooms = evaluator.deployment().parallelism.attention_data;
+    double by_memory = room > 0.0 && per_sequence > 0.0 ? rooms * room / per_sequence : 0.0;
     // The mean footprint sets how many share the memory, but each request must fit whole at its
     // longest (the prompt and every output token), as the simulator's admission demands: when one
     // cannot, nothing is served, however small the fraction of a slot the mean would promise.
