@@ -110,6 +110,11 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                             tier.max_sequences.value_or(scheduler.max_sequences),
                             tier.max_batched_tokens.value_or(scheduler.max_batched_tokens));
     }
+    if (const auto& rule = runtime.scheduler.sequences_from_cache) {
+        text += fmt::format("    sequences sized from each deployment's cache, in place of the above: {:g} a context length of "
+                            "cached tokens, {} to {}, at most {:g} of the tokens\n",
+                            rule->per_context, rule->at_least, rule->at_most, rule->cache_share);
+    }
     if (runtime.scheduler.speculative_max_sequences) {
         text += fmt::format("    decoding speculatively: {} sequences\n", *runtime.scheduler.speculative_max_sequences);
     }
