@@ -220,6 +220,7 @@ public:
             }
         }
         capacity_bytes_ = kv_room(evaluator);
+        front_ends_ = static_cast<double>(std::max<std::size_t>(1, disaggregated() ? prefill_count_ : replicas_.size()));
         const double prefill_capacity = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
         // The replicas of the evaluator's deployment first, then those added on other devices.
         const std::size_t own = replicas_.size() - (config.disaggregation ? 0 : config.added_replicas.size());
@@ -331,6 +332,10 @@ private:
     ServeConfig config_;
     engine::RequestPath path_;       // the runtime's request path (in before the scheduler, out after each pass)
     double last_scheduled_s_ = 0.0;  // when the scheduler took the last request
+    // The instances that take requests in, each through a front end of its own (the colocated
+    // replicas, or a disaggregated run's prefill instances); their requests are taken in side by
+    // side, at this many times one front end's rate.
+    double front_ends_ = 1.0;
     // A closed loop's clients, by the time each will send its next request.
     std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
     // Each request's next turn in its conversation (Request::follows turned round), or -1.
@@ -600,12 +605,14 @@ std::pair<double, std::size_t> Simulation::next_send() const {
 }
 
 // The scheduler sees a request after its way in, and never before one sent earlier: the front end
-// hands requests to the engine in the order it received them.
+// hands requests to the engine in the order it received them. The way in is the front end's work,
+// one request at a time (docs/serving.md, "The time a client sees"): a request sent while others
+// are still being taken in waits for them, so a burst reaches the engine spread out.
 double Simulation::next_arrival_s() const {
     const auto [sent, index] = next_send();
     if (!std::isfinite(sent)) return sent;
     const double path_in = path_.before(static_cast<double>(requests_[index].prompt_tokens)).value;
-    return std::max(last_scheduled_s_, sent + path_in);
+    return std::max(last_scheduled_s_ + path_in / front_ends_, sent + path_in);
 }
 
 // The client has the last token (or the refusal) after the way out, then thinks: it sends its

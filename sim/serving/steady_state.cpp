@@ -12,16 +12,42 @@ namespace decodesim::serving {
 
 namespace {
 
+// The front end's queue: each request's way in (RequestPath::before) is its work, one request at a
+// time, on each of `front_ends` front ends that share `rate_per_s` (the simulation's rule: as one
+// front end at that many times the rate). An M/D/1 queue: utilization rho = rate x work /
+// front ends, mean wait rho x service / (2 (1 - rho)); its tail taken as exponential, P(W > t) =
+// rho exp(-t rho / mean), which keeps that mean.
+struct FrontEnd {
+    double service_s = 0.0;  // one request's way in, over the front ends
+    double rate_per_s = 0.0;
+
+    FrontEnd(const engine::Evaluator& evaluator, const LoadShape& load, double rate, double front_ends)
+        : service_s(evaluator.deployment().request_path().before(load.prompt_tokens).value / front_ends), rate_per_s(rate) {}
+    // The most requests a second it takes in; infinite without a way in.
+    double capacity() const { return service_s > 0.0 ? 1.0 / service_s : std::numeric_limits<double>::infinity(); }
+    double utilization() const { return rate_per_s * service_s; }
+    double mean_wait() const {
+        const double rho = utilization();
+        return rho > 0.0 && rho < 1.0 ? rho * service_s / (2.0 * (1.0 - rho)) : 0.0;
+    }
+    double wait_quantile(double fraction) const {
+        const double rho = utilization(), mean = mean_wait(), tail = 1.0 - fraction;
+        return mean > 0.0 && rho > tail ? std::log(rho / tail) * mean / rho : 0.0;
+    }
+};
+
 // The client's time to first token (the server's plus the runtime's request path in and out, as
-// serve counts it), its completion from the first token and the per-token pace, and the output rate.
-void finish_request_figures(SteadyState& state, const LoadShape& load, const engine::Evaluator& evaluator) {
+// serve counts it, and the wait at the front end), its completion from the first token and the
+// per-token pace, and the output rate.
+void finish_request_figures(SteadyState& state, const LoadShape& load, const engine::Evaluator& evaluator,
+                            const FrontEnd& front_end) {
     const engine::RequestPath path = evaluator.deployment().request_path();
     const double way = path.before(load.prompt_tokens).value + path.after_step.value;
-    state.ttft_s.mean += way;
-    state.ttft_s.p50 += way;
-    state.ttft_s.p90 += way;
-    state.ttft_s.p99 += way;
-    state.ttft_s.max += way;
+    state.ttft_s.mean += way + front_end.mean_wait();
+    state.ttft_s.p50 += way + front_end.wait_quantile(0.50);
+    state.ttft_s.p90 += way + front_end.wait_quantile(0.90);
+    state.ttft_s.p99 += way + front_end.wait_quantile(0.99);
+    state.ttft_s.max += way + front_end.wait_quantile(0.99);
     const double decode_steps = std::max(0.0, load.output_tokens - 1.0);
     state.e2e_s.mean = state.ttft_s.mean + decode_steps * state.tpot_s.mean;
     state.e2e_s.p50 = state.ttft_s.p50 + decode_steps * state.tpot_s.p50;
@@ -270,6 +296,13 @@ double saturation_rate(const Model& model) {
 // otherwise the pass's own bound at the saturating batch.
 void find_saturation(const Model& model, SteadyState& state) {
     state.saturation_rate_per_s = saturation_rate(model);
+    // The front end takes requests in no faster than one way in at a time.
+    const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0).capacity();
+    if (front_end < state.saturation_rate_per_s) {
+        state.saturation_rate_per_s = front_end;
+        state.binding = "front end";
+        return;
+    }
     Model uncapped = model;
     uncapped.max_batch = std::numeric_limits<double>::infinity();
     uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
@@ -295,7 +328,8 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.max_batch = model.max_batch;
     state.utilization = saturation.saturation_rate_per_s > 0.0 ? load.rate_per_s / saturation.saturation_rate_per_s
                                                                : std::numeric_limits<double>::infinity();
-    if (!solve(model, load.rate_per_s, state)) {
+    const FrontEnd front_end(model.evaluator, load, load.rate_per_s, 1.0);
+    if (front_end.utilization() >= 1.0 || !solve(model, load.rate_per_s, state)) {
         state.stable = false;
         return state;
     }
@@ -354,7 +388,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
     state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    finish_request_figures(state, load, model.evaluator);
+    finish_request_figures(state, load, model.evaluator, front_end);
     return state;
 }
 
@@ -465,6 +499,12 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.binding = prefill_saturation <= decode_saturation_rate
                         ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
                         : decode_binding;
+    // Requests come in through the prefill instances' front ends.
+    const FrontEnd front_end(prefiller, load, load.rate_per_s, prefill_instances);
+    if (front_end.capacity() < state.saturation_rate_per_s) {
+        state.saturation_rate_per_s = front_end.capacity();
+        state.binding = "front end";
+    }
     const double infinite = std::numeric_limits<double>::infinity();
     state.utilization = state.saturation_rate_per_s > 0.0 ? load.rate_per_s / state.saturation_rate_per_s : infinite;
     const double prefill_offered = load.rate_per_s * result.prefill_s;  // erlangs
@@ -472,7 +512,8 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     result.decode_utilization =
         result.decode_saturation_per_instance_s > 0.0 ? per_decode.rate_per_s / result.decode_saturation_per_instance_s : infinite;
     double batch = 0.0, step = 0.0;
-    if (!(prefill_offered < prefill_instances) || !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
+    if (!(prefill_offered < prefill_instances) || front_end.utilization() >= 1.0 ||
+        !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
         state.stable = false;
         return result;
     }
@@ -530,7 +571,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.ttft_s.p90 = ttft_at(0.90);
     state.ttft_s.p99 = ttft_at(0.99);
     state.ttft_s.max = state.ttft_s.p99;
-    finish_request_figures(state, load, evaluator);
+    finish_request_figures(state, load, evaluator, front_end);
     return result;
 }
 
