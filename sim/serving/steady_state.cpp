@@ -499,8 +499,9 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.binding = prefill_saturation <= decode_saturation_rate
                         ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
                         : decode_binding;
-    // Requests come in through the prefill instances' front ends.
-    const FrontEnd front_end(prefiller, load, load.rate_per_s, prefill_instances);
+    // Requests come in through the prefill instances' front ends (the deployment's request path, as
+    // the simulation takes it).
+    const FrontEnd front_end(evaluator, load, load.rate_per_s, prefill_instances);
     if (front_end.capacity() < state.saturation_rate_per_s) {
         state.saturation_rate_per_s = front_end.capacity();
         state.binding = "front end";
