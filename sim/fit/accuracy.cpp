@@ -77,10 +77,12 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
         requests[i].output_tokens = std::max(1LL, m.request_lengths[i].second);
     }
     serving::ServeConfig config;
-    config.limits = serving::sized_to_cache(serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(),
-                                                                       evaluator.hardware(),
-                                                                       evaluator.model().max_position_embeddings),
-                                            evaluator);
+    // The runtime's own limits on this deployment, as `serve` takes them (a speculating one's cap
+    // included).
+    config.limits = serving::sized_to_cache(
+        serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware(),
+                                   evaluator.model().max_position_embeddings, evaluator.deployment().speculation.enabled()),
+        evaluator);
     if (m.closed_loop) config.closed_loop = serving::ClosedLoop{static_cast<long long>(std::llround(*m.batch)), 0.0};
     const serving::ServeResult run = serving::simulate_serving(evaluator, requests, config, serving::ServiceTargets{});
     if (run.rejected > 0) {
