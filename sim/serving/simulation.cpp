@@ -1066,10 +1066,7 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
     for (const Replica& replica : replicas_) {
         result.peak_kv_fraction = std::max(result.peak_kv_fraction, replica.peak_bytes / capacity_of(replica));
     }
-    // Tokens one sequence could hold: what a sequence holds however short (recurrent states,
-    // compressors' carried blocks) first, then a token's cache for each further token.
-    const double fixed = kv_bytes(0);
-    result.kv_capacity_tokens = std::max(0.0, capacity_bytes_ - fixed) / (kv_bytes(1) - fixed);
+    result.kv_capacity_tokens = kv_capacity_tokens(evaluator_);
     result.preemptions = preemptions_;
     result.prefix_hits = prefix_hits_;
     result.steps = steps_;
@@ -1155,6 +1152,8 @@ double kv_room(const engine::Evaluator& deployment, long long block_tokens) {
     return room;
 }
 
+// Tokens one sequence could hold: what a sequence holds however short (recurrent states,
+// compressors' carried blocks) first, then a token's cache for each further token.
 double kv_capacity_tokens(const engine::Evaluator& deployment) {
     const engine::MemoryFootprint memory = deployment.memory(1.0, 1.0);
     const double room = std::max(0.0, (memory.usable - memory.weights).value) * deployment.deployment().parallelism.attention_data;
