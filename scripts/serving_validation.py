@@ -37,7 +37,13 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   "client=in_process" (--in-process: MLPerf's LoadGen calls the engine in its own process, so no
   request path); "graphs=off" (--cuda-graphs off: the run captured no CUDA graph, so the host
   dispatched every op of every pass, e.g. TensorRT-LLM's PyTorch backend before 1.0 without
-  use_cuda_graph); "prompt=SPEC" and "output=SPEC" (a length distribution, as serve's --prompt takes
+  use_cuda_graph); "chunked-prefill=on" (--chunked-prefill: the launch turned chunking on where the
+  runtime's default prefills each prompt whole, TensorRT-LLM's --enable_chunked_prefill);
+  "prefix-caching=off" (--no-prefix-caching: vLLM's --no-enable-prefix-caching, SGLang's
+  --disable-radix-cache); "admission=incremental" or "admission=whole_request" (--admission: the
+  capacity scheduler a launch set against its runtime's default, e.g. MLPerf's NVIDIA harness's
+  'max_util' on TensorRT-LLM, whose default reserves each request's whole cache); "prompt=SPEC"
+  and "output=SPEC" (a length distribution, as serve's --prompt takes
   it: the lengths the benchmark drew, e.g. bench_serving's uniform 1..N at range ratio 0; the
   columns keep the means); "lengths=dataset" (a run on a dataset such as ShareGPT, whose
   per-request lengths the source states only as means: serve's dataset:MEAN about the columns'
@@ -60,6 +66,8 @@ How each kind of row is predicted (choices documented here and in docs/validatio
   runs within 20% on both, over all runs, per engine and on the devices the target names (H100,
   H200, B200). A burst (every request sent at once, written as concurrency = requests) is not a run
   at a fixed concurrency: its line is apart and its runs are in no other.
+* A row whose simulation refused requests (a prompt longer than a pass without chunked prefill, or
+  than the cache) gets no prediction: the figures of the requests served are not the run's.
 
 Standard library only.
 """
@@ -92,6 +100,16 @@ def run_json(cmd):
     if p.returncode != 0:
         raise RuntimeError((p.stderr.strip() or p.stdout.strip()).splitlines()[-1] if (p.stderr or p.stdout) else f"exit {p.returncode}")
     return json.loads(p.stdout)
+
+
+def served_whole(d):
+    """A serve run's figures describe the run only when it served every request: a request the
+    simulated server refused (a prompt longer than a pass without chunking, or than the cache) leaves
+    the figures to the others, which is not the run the row measured."""
+    if d.get("rejected"):
+        raise RuntimeError(f"the simulated server refused {d['rejected']} requests "
+                           f"({d.get('rejected_longer_than_pass', 0)} longer than a pass): not the run the row measured")
+    return d
 
 
 def runtime_of(row):
@@ -151,6 +169,13 @@ def condition_flags(row):
         f.append("--in-process")
     if re.search(r"\bgraphs=off\b", row["notes"]):
         f += ["--cuda-graphs", "off"]
+    if re.search(r"\bchunked-prefill=on\b", row["notes"]):
+        f.append("--chunked-prefill")
+    if re.search(r"\bprefix-caching=off\b", row["notes"]):
+        f.append("--no-prefix-caching")
+    m = re.search(r"\badmission=(incremental|whole_request)\b", row["notes"])
+    if m:
+        f += ["--admission", m.group(1)]
     for key in ("max-seqs", "max-batched-tokens"):
         m = re.search(r"\b" + key + r"=([0-9]+)", row["notes"])
         if m:
@@ -212,7 +237,7 @@ def predict_open(binary, row, prompt):
             "--replicas", str(int(row["replicas"] or 1)), "--rate", row["rate_per_s"],
             "--requests", str(open_loop_requests(float(row["rate_per_s"]))), "--seed", str(SEED), "--json"]
         _cache[key] = run_json(cmd)
-    d = _cache[key]
+    d = served_whole(_cache[key])
     a, b = SERVE_FIELD[row["metric"]]
     return d[a][b], ("saturated" if d.get("saturated") else "")
 
@@ -261,7 +286,7 @@ def predict_closed(binary, row, prompt):
         _cache[key] = run_json([binary, "serve"] + common_flags(row, prompt) + warm_flags(row) + [
             "--replicas", str(int(row["replicas"] or 1)), "--concurrency", str(c),
             "--requests", str(closed_requests(row, c)), "--seed", str(SEED), "--json"])
-    d = _cache[key]
+    d = served_whole(_cache[key])
     if row["metric"] not in SERVE_FIELD:
         raise RuntimeError(f"metric {row['metric']} not supported for closed-loop rows")
     a, b = SERVE_FIELD[row["metric"]]

@@ -774,6 +774,17 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     CHECK(passes[0].find("scheduler-passes.yaml:14:") != std::string::npos);
     CHECK(passes[0].find("prefill_passes: unknown 'alternate'; expected mixed or separate") != std::string::npos);
 
+    // TensorRT-LLM reserves each request's whole cache at admission (GUARANTEED_NO_EVICT); a profile
+    // that says nothing grows it as it decodes, and an unknown admission names its key and line.
+    CHECK_FALSE(limits_on(*child, "h100-sxm").reserve_whole_request);
+    const std::string whole = scheduler_profile("scheduler-whole", 16, true, "  admission: whole_request\n");
+    CHECK(limits_on(*catalog.runtime(whole), "h100-sxm").reserve_whole_request);
+    const std::string unknown_admission = scheduler_profile("scheduler-admission", 16, true, "  admission: evict\n");
+    const auto admission = testing::error_messages([&] { catalog.runtime(unknown_admission); });
+    REQUIRE(admission.size() == 1);
+    CHECK(admission[0].find("scheduler-admission.yaml:14:") != std::string::npos);
+    CHECK(admission[0].find("admission: unknown 'evict'; expected incremental or whole_request") != std::string::npos);
+
     // Speculating, SGLang runs 48 requests at once unless told (ServerArgs._handle_speculative_decoding
     // sets max_running_requests = 48 for EAGLE, EAGLE3, NEXTN and STANDALONE); a flag still wins, and
     // vLLM, which states no such limit, keeps its own.

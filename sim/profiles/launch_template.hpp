@@ -26,12 +26,16 @@ enum class LaunchCondition {
     fp8_kv,              // an fp8 KV cache
     fp8_any,             // either
     no_prefix_caching,   // the plan ran without a prefix cache
+    chunked_prefill,     // the plan splits prompts into chunks of a pass's budget
+    no_chunked_prefill,  // the plan prefills each prompt whole
+    incremental_admission,    // the plan's scheduler grows a sequence's cache as it decodes and preempts
+    whole_request_admission,  // the plan's scheduler reserves each request's whole cache at admission
     disaggregated,       // prefill and decode pools
     closed_loop,         // the plan's load is a number of clients (--users)
     open_loop,           // the plan's load is a rate of arrivals (--rate)
     bursty,              // at a rate, its gaps gamma-distributed rather than Poisson (${burstiness} their shape)
 };
-inline constexpr std::array<core::NamedValue<LaunchCondition>, 13> kLaunchConditionNames{{
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 17> kLaunchConditionNames{{
     {LaunchCondition::always, "always"},
     {LaunchCondition::tensor_parallel, "tensor_parallel"},
     {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
@@ -41,6 +45,10 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 13> kLaunchCondit
     {LaunchCondition::fp8_kv, "fp8_kv"},
     {LaunchCondition::fp8_any, "fp8_any"},
     {LaunchCondition::no_prefix_caching, "no_prefix_caching"},
+    {LaunchCondition::chunked_prefill, "chunked_prefill"},
+    {LaunchCondition::no_chunked_prefill, "no_chunked_prefill"},
+    {LaunchCondition::incremental_admission, "incremental_admission"},
+    {LaunchCondition::whole_request_admission, "whole_request_admission"},
     {LaunchCondition::disaggregated, "disaggregated"},
     {LaunchCondition::closed_loop, "closed_loop"},
     {LaunchCondition::open_loop, "open_loop"},

@@ -210,6 +210,11 @@ struct SchedulerLimits {
     // formed (SGLang's scheduler: "run prefill first if possible"); false: a pass mixes the
     // decodes with prefill chunks in its token budget (vLLM V1, TensorRT-LLM's in-flight batching).
     bool separate_prefill = false;
+    // Admission reserves a request's cache for its prompt and its whole output at once, so nothing it
+    // admitted is ever preempted (TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler, its
+    // default); false: a sequence's cache grows a block at a time as it decodes, and the youngest is
+    // preempted when the cache runs out (vLLM, SGLang).
+    bool reserve_whole_request = false;
     // Set: max_sequences is the runtime's own, sized from the cache of the deployment it runs on
     // (serving::sized_to_cache); unset once sized, or where a user or speculation set the cap.
     std::optional<CacheSizedSequences> sequences_from_cache;
@@ -218,6 +223,10 @@ struct SchedulerLimits {
 // The names of SchedulerLimits::separate_prefill: the profile's `scheduler.prefill_passes`,
 // serve's and plan's --prefill-passes and their JSON.
 inline constexpr std::array<core::NamedValue<bool>, 2> kPrefillPassNames{{{false, "mixed"}, {true, "separate"}}};
+
+// The names of SchedulerLimits::reserve_whole_request: the profile's `scheduler.admission`, serve's
+// and plan's --admission and their JSON.
+inline constexpr std::array<core::NamedValue<bool>, 2> kAdmissionNames{{{false, "incremental"}, {true, "whole_request"}}};
 
 // Limits a runtime starts with on devices of at least some memory: vLLM V1 takes 1024 sequences
 // and 8192 tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not

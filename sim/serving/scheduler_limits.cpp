@@ -25,6 +25,7 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
     if (choice.chunked_prefill) limits.chunked_prefill = *choice.chunked_prefill;
     if (choice.prefix_caching) limits.prefix_caching = *choice.prefix_caching;
     if (choice.separate_prefill) limits.separate_prefill = *choice.separate_prefill;
+    if (choice.reserve_whole_request) limits.reserve_whole_request = *choice.reserve_whole_request;
     if (!limits.chunked_prefill && runtime.scheduler.unchunked_budget_is_context && !choice.max_batched_tokens &&
         model_context) {
         limits.max_batched_tokens = std::max<long long>(limits.max_batched_tokens, *model_context);
@@ -46,10 +47,11 @@ SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& 
 }
 
 std::string describe_scheduler(const SchedulerLimits& limits) {
-    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}",
+    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}{}",
                        limits.max_sequences, limits.max_batched_tokens, limits.block_tokens,
                        limits.chunked_prefill ? "on" : "off", limits.prefix_caching ? "on" : "off",
-                       limits.separate_prefill ? ", prefill in passes of its own" : "");
+                       limits.separate_prefill ? ", prefill in passes of its own" : "",
+                       limits.reserve_whole_request ? ", each request's whole cache reserved at admission" : "");
 }
 
 }  // namespace decodesim::serving

@@ -23,6 +23,7 @@ struct SchedulerChoice {
     std::optional<bool> chunked_prefill;
     std::optional<bool> prefix_caching;
     std::optional<bool> separate_prefill;
+    std::optional<bool> reserve_whole_request;
 };
 
 // `choice` over the runtime's defaults on `hardware` (engine::SchedulerDefaults::on_device); without

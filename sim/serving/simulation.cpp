@@ -297,6 +297,12 @@ private:
     void start_step(Replica& replica, double now);
     void finish_step(Replica& replica, double now);
     bool reserve(Replica& replica, Sequence& sequence, long long tokens_needed);
+    // The cache a sequence is admitted with when its next pass writes up to `next` tokens: those, or
+    // under whole-request admission (SchedulerLimits::reserve_whole_request, TensorRT-LLM's
+    // GUARANTEED_NO_EVICT) its prompt and its whole output, and the drafts a verification writes past
+    // its last token, so that it never needs more and is never preempted. A prefill instance holds
+    // the prompt alone: the output is the decode instance's.
+    long long admission_tokens(const Replica& replica, const Sequence& sequence, long long next) const;
     bool evict_prefix(Replica& replica);
     void release(Replica& replica, Sequence& sequence);
     void leave_in_cache(Replica& replica, Sequence& sequence, std::size_t end, double now);
@@ -527,6 +533,13 @@ bool Simulation::reserve(Replica& replica, Sequence& sequence, long long tokens_
     return true;
 }
 
+long long Simulation::admission_tokens(const Replica& replica, const Sequence& sequence, long long next) const {
+    if (!config_.limits.reserve_whole_request || replica.role == Role::prefill) return next;
+    const workload::Request& request = requests_[sequence.request];
+    const long long drafts = speculates() ? speculation_.length : 0;
+    return std::max(next, request.prompt_tokens + request.output_tokens + drafts);
+}
+
 // Drops the least recently used prefix no running sequence reads; false when there is none.
 bool Simulation::evict_prefix(Replica& replica) {
     if (replica.evictable.empty()) return false;
@@ -754,7 +767,7 @@ void Simulation::start_step(Replica& replica, double now) {
             const bool alone = replica.running.empty() && replica.step.empty() && replica.parked == 0;
             if (sequence.remote) {
                 // Disaggregated: reserve the whole prompt's cache here, then pull it from the prefill instance.
-                if (!reserve(replica, sequence, sequence.target)) {
+                if (!reserve(replica, sequence, admission_tokens(replica, sequence, sequence.target))) {
                     if (!alone) break;
                     reject(replica, now);  // not even an empty decode instance holds this prompt
                     continue;
@@ -798,7 +811,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 ++rejected_longer_than_pass_;
                 continue;
             }
-            if (!reserve(replica, sequence, sequence.cached + tokens)) {
+            if (!reserve(replica, sequence, admission_tokens(replica, sequence, sequence.cached + tokens))) {
                 let_go();
                 if (!alone || !replica.prefixes.empty()) {
                     if (alone) {

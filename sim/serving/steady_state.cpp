@@ -143,7 +143,15 @@ Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, cons
     const engine::MemoryFootprint memory = evaluator.memory(1.0, context);
     auto kv_bytes = [&](double tokens) { return evaluator.kv_bytes_per_sequence(tokens).value; };
     const double room = (memory.usable - memory.weights).value;
-    const double per_sequence = kv_bytes(context);
+    // A runtime that reserves each request's whole cache at admission (TensorRT-LLM's
+    // GUARANTEED_NO_EVICT) holds the prompt and the whole output for every running request, the
+    // drafts a verification writes past the last token included; the others hold what a sequence has
+    // written, its mean over the decode.
+    const engine::Speculation& speculation = evaluator.deployment().speculation;
+    const double per_sequence =
+        limits.reserve_whole_request
+            ? kv_bytes(load.prompt_tokens + load.output_tokens + (speculation.enabled() ? speculation.length : 0.0))
+            : kv_bytes(context);
     // Each attention replica holds its own sequences in its own device's room (engine/memory.cpp).
     const double rooms = evaluator.deployment().parallelism.attention_data;
     double by_memory = room > 0.0 && per_sequence > 0.0 ? rooms * room / per_sequence : 0.0;
@@ -152,7 +160,6 @@ Model make_model(const engine::Evaluator& evaluator, const LoadShape& load, cons
     // cannot, nothing is served, however small the fraction of a slot the mean would promise.
     if (kv_bytes(load.prompt_tokens + load.output_tokens) > room) by_memory = 0.0;
     Model model{evaluator, cost, load, limits, context, std::min(by_memory, static_cast<double>(limits.max_sequences))};
-    const engine::Speculation& speculation = evaluator.deployment().speculation;
     if (speculation.enabled()) {
         model.drafts = speculation.length;
         model.tokens_per_pass = engine::expected_tokens_per_verification(speculation.length, speculation.acceptance);

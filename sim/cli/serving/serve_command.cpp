@@ -282,6 +282,13 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     if (result.saturated && !none_served) {
         warn(io, fmt::format("saturated: {} requests were queued at the last arrival", result.waiting_at_last_arrival));
     }
+    // Some refused: the latency and throughput figures are the served requests' alone, not the stream's.
+    if (result.rejected > 0 && !none_served) {
+        warn(io, fmt::format("{} of the {} requests were rejected ({} longer than a pass without chunked prefill): "
+                             "the figures describe the {} served",
+                             result.rejected, requests.size(), result.rejected_longer_than_pass,
+                             static_cast<long long>(requests.size()) - result.rejected));
+    }
     if (!options.requests_csv.empty()) write_file_atomically(options.requests_csv, report::requests_to_csv(result));
     if (!options.svg_path.empty()) write_file_atomically(options.svg_path, report::serve_chart(conditions, result));
     if (options.json) {

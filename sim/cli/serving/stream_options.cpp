@@ -192,11 +192,16 @@ void warn_prefix_beyond_prompt(Io io, long long prefix_tokens, const std::vector
 
 serving::SchedulerChoice SchedulerOptions::resolved() const {
     serving::SchedulerChoice result = choice;
+    if (chunked_prefill) result.chunked_prefill = true;
     if (no_chunked_prefill) result.chunked_prefill = false;
     if (no_prefix_caching) result.prefix_caching = false;
     if (prefill_passes) {
         result.separate_prefill =
             core::named_or_throw(profiles::kPrefillPassNames, *prefill_passes, "--prefill-passes", "choice").value;
+    }
+    if (admission) {
+        result.reserve_whole_request =
+            core::named_or_throw(profiles::kAdmissionNames, *admission, "--admission", "choice").value;
     }
     return result;
 }
@@ -211,13 +216,22 @@ void add_scheduler_options(CLI::App& command, SchedulerOptions& options) {
     command.add_option("--block-size", options.choice.block_tokens,
                        "Tokens per KV-cache block; default: the runtime's")
         ->check(CLI::Range(1LL, 1'000'000LL));
+    auto* chunked = command.add_flag("--chunked-prefill", options.chunked_prefill,
+                                     "Split prompts into chunks of the pass's token budget, where the runtime's default "
+                                     "prefills them whole (TensorRT-LLM's --enable_chunked_prefill)");
     command.add_flag("--no-chunked-prefill", options.no_chunked_prefill,
-                     "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)");
+                     "Prefill each prompt whole in one pass (then --max-batched-tokens must hold the longest prompt)")
+        ->excludes(chunked);
     command.add_flag("--no-prefix-caching", options.no_prefix_caching, "Do not reuse the KV cache of shared prefixes");
     command.add_option("--prefill-passes", options.prefill_passes,
                        "mixed (a pass holds the decodes and prefill chunks: vLLM, TensorRT-LLM) or separate (prompts "
                        "are prefilled in passes of their own, ahead of the decodes: SGLang without "
                        "--enable-mixed-chunk); default: the runtime's");
+    command.add_option("--admission", options.admission,
+                       "incremental (a sequence's cache grows as it decodes; the youngest is preempted when it runs "
+                       "out: vLLM, SGLang) or whole_request (a request is admitted only with room for its prompt and "
+                       "whole output, and never preempted: TensorRT-LLM's GUARANTEED_NO_EVICT); default: the "
+                       "runtime's");
 }
 
 }  // namespace decodesim::cli

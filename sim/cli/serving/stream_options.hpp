@@ -60,14 +60,17 @@ void warn_prefix_beyond_prompt(Io io, long long prefix_tokens, const std::vector
 
 struct SchedulerOptions {
     serving::SchedulerChoice choice;  // the limits set by flags; the rest are the runtime's defaults
+    bool chunked_prefill = false;
     bool no_chunked_prefill = false;
     bool no_prefix_caching = false;
     std::optional<std::string> prefill_passes;  // mixed or separate (profiles::kPrefillPassNames)
+    std::optional<std::string> admission;       // incremental or whole_request (profiles::kAdmissionNames)
 
     serving::SchedulerChoice resolved() const;
 };
 
-// --max-seqs --max-batched-tokens --block-size --no-chunked-prefill --no-prefix-caching
+// --max-seqs --max-batched-tokens --block-size --chunked-prefill --no-chunked-prefill --no-prefix-caching
+// --prefill-passes --admission
 void add_scheduler_options(CLI::App& command, SchedulerOptions& options);
 
 }  // namespace decodesim::cli

@@ -113,6 +113,10 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
             case profiles::LaunchCondition::fp8_kv: return kv == "fp8";
             case profiles::LaunchCondition::fp8_any: return online_fp8 || kv == "fp8";
             case profiles::LaunchCondition::no_prefix_caching: return !limits.prefix_caching;
+            case profiles::LaunchCondition::chunked_prefill: return limits.chunked_prefill;
+            case profiles::LaunchCondition::no_chunked_prefill: return !limits.chunked_prefill;
+            case profiles::LaunchCondition::incremental_admission: return !limits.reserve_whole_request;
+            case profiles::LaunchCondition::whole_request_admission: return limits.reserve_whole_request;
             case profiles::LaunchCondition::disaggregated: return option.disaggregated.has_value();
             case profiles::LaunchCondition::closed_loop: return load.users.has_value();
             case profiles::LaunchCondition::open_loop: return !load.users.has_value();

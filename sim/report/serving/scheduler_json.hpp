@@ -13,7 +13,8 @@ inline nlohmann::json scheduler_json(const serving::SchedulerLimits& limits) {
             {"block_tokens", limits.block_tokens},
             {"chunked_prefill", limits.chunked_prefill},
             {"prefix_caching", limits.prefix_caching},
-            {"prefill_passes", core::name_of(profiles::kPrefillPassNames, limits.separate_prefill)}};
+            {"prefill_passes", core::name_of(profiles::kPrefillPassNames, limits.separate_prefill)},
+            {"admission", core::name_of(profiles::kAdmissionNames, limits.reserve_whole_request)}};
 }
 
 }  // namespace decodesim::report
