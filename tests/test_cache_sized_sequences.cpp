@@ -59,7 +59,7 @@ TEST_CASE("a deployment's limits are sized from its cache unless a flag or specu
     // at the tokens the deployment holds.
     const engine::Evaluator tp8 = deepseek_on_h200(r1, h200, 1);
     const double tokens = serving::kv_capacity_tokens(tp8);
-    const serving::SchedulerLimits sized = serving::sized_to_cache(base, tp8);
+    const serving::SchedulerLimits sized = serving::limits_on_deployment(base, tp8);
     CHECK_FALSE(sized.sequences_from_cache.has_value());
     CHECK(sized.max_sequences == sglang_rule().running_cap(tokens, 163840.0));
     CHECK(sized.max_sequences > 256);
@@ -71,19 +71,34 @@ TEST_CASE("a deployment's limits are sized from its cache unless a flag or specu
     const double worker_tokens = serving::kv_capacity_tokens(dp8) / 8.0;
     REQUIRE(worker_tokens > 4096.0);
     REQUIRE(worker_tokens < 4.0 * 163840.0);
-    CHECK(serving::sized_to_cache(base, dp8).max_sequences == 16384);
+    CHECK(serving::limits_on_deployment(base, dp8).max_sequences == 16384);
 
     // A cap the user sets (--max-seqs, SGLang's --max-running-requests) or speculation's 48 is the cap.
     serving::SchedulerChoice sixty_four;
     sixty_four.max_sequences = 64;
-    CHECK(serving::sized_to_cache(serving::resolve_scheduler(sixty_four, *sglang, h200, 163840), tp8).max_sequences == 64);
-    CHECK(serving::sized_to_cache(serving::resolve_scheduler({}, *sglang, h200, 163840, true), tp8).max_sequences == 48);
+    CHECK(serving::limits_on_deployment(serving::resolve_scheduler(sixty_four, *sglang, h200, 163840), tp8).max_sequences == 64);
+    CHECK(serving::limits_on_deployment(serving::resolve_scheduler({}, *sglang, h200, 163840, true), tp8).max_sequences == 48);
 
-    // vLLM states its cap (max_num_seqs): its limits pass through unchanged.
+    // vLLM states its cap (max_num_seqs): at tensor parallel 8, one engine, its limits pass through
+    // unchanged.
     const auto vllm = catalog.runtime("vllm");
     const serving::SchedulerLimits vllm_limits = serving::resolve_scheduler({}, *vllm, h200, 163840);
     CHECK_FALSE(vllm_limits.sequences_from_cache.has_value());
-    CHECK(serving::sized_to_cache(vllm_limits, tp8).max_sequences == vllm_limits.max_sequences);
+    CHECK(serving::limits_on_deployment(vllm_limits, tp8).max_sequences == vllm_limits.max_sequences);
+    CHECK(serving::limits_on_deployment(vllm_limits, tp8).schedulers == 1);
+    // Eight data-parallel ranks are eight engine cores, each with vLLM's 1024 sequences and 8192
+    // tokens a pass on an H200 (docs.vllm.ai, "Data Parallel Deployment"): the stage runs 8 x 1024
+    // and 8 x 8192. SGLang's dp-attention workers divide the stage's chunk budget among them, so its
+    // budget stays the runtime's.
+    REQUIRE(vllm_limits.max_sequences == 1024);
+    REQUIRE(vllm_limits.max_batched_tokens == 8192);
+    const serving::SchedulerLimits vllm_dp8 = serving::limits_on_deployment(vllm_limits, dp8);
+    CHECK(vllm_dp8.max_sequences == 8 * 1024);
+    CHECK(vllm_dp8.max_batched_tokens == 8 * 8192);
+    CHECK(vllm_dp8.schedulers == 8);
+    // Applied once: a second pass changes nothing.
+    CHECK(serving::limits_on_deployment(vllm_dp8, dp8).max_sequences == 8 * 1024);
+    CHECK(serving::limits_on_deployment(base, dp8).max_batched_tokens == base.max_batched_tokens);
 }
 
 TEST_CASE("with data-parallel attention a stage's cache is every attention replica's room") {
@@ -103,7 +118,7 @@ TEST_CASE("with data-parallel attention a stage's cache is every attention repli
     const auto prompt = static_cast<long long>(expected / 256.0);
     const auto requests = testing::fixed_stream(1.0, prompt, 8, 64);
     serving::ServeConfig config;
-    config.limits = serving::sized_to_cache(
+    config.limits = serving::limits_on_deployment(
         serving::resolve_scheduler({}, dp8.deployment().runtime_profile(), catalog.hardware("h200-sxm"), 163840), dp8);
     config.closed_loop = serving::ClosedLoop{64, 0.0};
     const serving::ServeResult result = serving::simulate_serving(dp8, requests, config, {});

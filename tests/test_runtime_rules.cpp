@@ -785,6 +785,15 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     CHECK(admission[0].find("scheduler-admission.yaml:14:") != std::string::npos);
     CHECK(admission[0].find("admission: unknown 'evict'; expected incremental or whole_request") != std::string::npos);
 
+    // vLLM's limits are each data-parallel rank's; an unknown scope names its key and line.
+    CHECK(limits_on(*vllm, "h100-sxm").limits_per_attention_replica);
+    CHECK_FALSE(limits_on(*sglang, "h100-sxm").limits_per_attention_replica);
+    const std::string unknown_scope = scheduler_profile("scheduler-scope", 16, true, "  limits_per: node\n");
+    const auto scope = testing::error_messages([&] { catalog.runtime(unknown_scope); });
+    REQUIRE(scope.size() == 1);
+    CHECK(scope[0].find("scheduler-scope.yaml:14:") != std::string::npos);
+    CHECK(scope[0].find("limits_per: unknown 'node'; expected stage or attention_replica") != std::string::npos);
+
     // Speculating, SGLang runs 48 requests at once unless told (ServerArgs._handle_speculative_decoding
     // sets max_running_requests = 48 for EAGLE, EAGLE3, NEXTN and STANDALONE); a flag still wins, and
     // vLLM, which states no such limit, keeps its own.

@@ -79,7 +79,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
     serving::ServeConfig config;
     // The runtime's own limits on this deployment, as `serve` takes them (a speculating one's cap
     // included).
-    config.limits = serving::sized_to_cache(
+    config.limits = serving::limits_on_deployment(
         serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware(),
                                    evaluator.model().max_position_embeddings, evaluator.deployment().speculation.enabled()),
         evaluator);

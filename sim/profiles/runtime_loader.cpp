@@ -334,6 +334,9 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
     if (auto whole = named_value(section, "admission", Presence::optional, kAdmissionNames, " or ")) {
         limits.reserve_whole_request = *whole;
     }
+    if (auto per_replica = named_value(section, "limits_per", Presence::optional, kLimitsPerNames, " or ")) {
+        limits.limits_per_attention_replica = *per_replica;
+    }
     if (auto budget = section.string("unchunked_budget", Presence::optional)) {
         if (*budget == "context") {
             scheduler.unchunked_budget_is_context = true;
@@ -349,7 +352,7 @@ void read_scheduler(StrictMap& section, SchedulerDefaults& scheduler) {
         scheduler.sequences_from_cache = read_cache_sized_sequences(*rule);
     }
     section.reject_unknown_keys({"source", "max_sequences", "max_batched_tokens", "block_tokens", "chunked_prefill",
-                                 "prefix_caching", "prefill_passes", "admission", "unchunked_budget", "speculative_max_sequences",
+                                 "prefix_caching", "prefill_passes", "admission", "limits_per", "unchunked_budget", "speculative_max_sequences",
                                  "device_tiers", "sequences_from_cache"});
 }
 

@@ -215,8 +215,15 @@ struct SchedulerLimits {
     // default); false: a sequence's cache grows a block at a time as it decodes, and the youngest is
     // preempted when the cache runs out (vLLM, SGLang).
     bool reserve_whole_request = false;
+    // Each attention replica (data-parallel rank) of a stage runs a scheduler of its own under these
+    // limits, so the stage's are that many times them (vLLM: every DP rank is an engine core with
+    // its own max_num_seqs and token budget); false: the limits are the stage's (SGLang divides its
+    // chunk budget among its dp-attention workers). Applied once, by serving::limits_on_deployment.
+    bool limits_per_attention_replica = false;
+    // The schedulers a stage's limits are the sum of once applied: a launch flag states one's share.
+    int schedulers = 1;
     // Set: max_sequences is the runtime's own, sized from the cache of the deployment it runs on
-    // (serving::sized_to_cache); unset once sized, or where a user or speculation set the cap.
+    // (serving::limits_on_deployment); unset once sized, or where a user or speculation set the cap.
     std::optional<CacheSizedSequences> sequences_from_cache;
 };
 
@@ -227,6 +234,9 @@ inline constexpr std::array<core::NamedValue<bool>, 2> kPrefillPassNames{{{false
 // The names of SchedulerLimits::reserve_whole_request: the profile's `scheduler.admission`, serve's
 // and plan's --admission and their JSON.
 inline constexpr std::array<core::NamedValue<bool>, 2> kAdmissionNames{{{false, "incremental"}, {true, "whole_request"}}};
+
+// The names of SchedulerLimits::limits_per_attention_replica: the profile's `scheduler.limits_per`.
+inline constexpr std::array<core::NamedValue<bool>, 2> kLimitsPerNames{{{false, "stage"}, {true, "attention_replica"}}};
 
 // Limits a runtime starts with on devices of at least some memory: vLLM V1 takes 1024 sequences
 // and 8192 tokens per pass for `vllm serve` on a device of at least 70 GiB whose name does not

@@ -101,13 +101,14 @@ std::string runtime_to_text(const engine::RuntimeProfile& runtime, const std::st
                         kv.workspace.value / 1073741824.0, kv.free_share);
     const engine::SchedulerLimits& scheduler = runtime.scheduler.limits;
     text += fmt::format("  scheduler: {} sequences, {} tokens a step, {}-token blocks, chunked prefill {}, prefix caching {}, "
-                        "prefill passes {}, admission {}\n",
+                        "prefill passes {}, admission {}{}\n",
                         scheduler.max_sequences, scheduler.max_batched_tokens, scheduler.block_tokens,
                         scheduler.chunked_prefill ? "on" : "off", scheduler.prefix_caching ? "on" : "off",
                         core::name_of(profiles::kPrefillPassNames, scheduler.separate_prefill),
                         scheduler.reserve_whole_request
                             ? "whole_request (each request's prompt and whole output reserved; none preempted)"
-                            : "incremental");
+                            : "incremental",
+                        scheduler.limits_per_attention_replica ? ", each data-parallel rank's" : "");
     for (const engine::DeviceTier& tier : runtime.scheduler.device_tiers) {
         text += fmt::format("    on devices of {:g} GiB and more{}: {} sequences, {} tokens a step\n",
                             tier.min_memory.value / 1073741824.0,

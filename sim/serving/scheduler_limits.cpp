@@ -33,13 +33,20 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
     return limits;
 }
 
-SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& deployment) {
+SchedulerLimits limits_on_deployment(SchedulerLimits limits, const engine::Evaluator& deployment) {
+    const int workers = deployment.deployment().parallelism.attention_data;
+    if (limits.limits_per_attention_replica) {
+        // Each data-parallel rank schedules alone under the runtime's limits: the stage runs that many.
+        limits.limits_per_attention_replica = false;
+        limits.max_sequences *= workers;
+        limits.max_batched_tokens *= workers;
+        limits.schedulers = workers;
+    }
     if (!limits.sequences_from_cache) return limits;
     const engine::CacheSizedSequences rule = *limits.sequences_from_cache;
     limits.sequences_from_cache.reset();
     const std::optional<std::int64_t> context = deployment.model().max_position_embeddings;
     if (!context || *context <= 0) return limits;  // no context to size by: the profile's stated cap
-    const int workers = deployment.deployment().parallelism.attention_data;
     const double worker_tokens = kv_capacity_tokens(deployment) / workers;
     if (worker_tokens < 1.0) return limits;  // no cache: the run or the plan says so on its own
     limits.max_sequences = static_cast<long long>(workers) * rule.running_cap(worker_tokens, static_cast<double>(*context));
@@ -47,11 +54,12 @@ SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& 
 }
 
 std::string describe_scheduler(const SchedulerLimits& limits) {
-    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}{}",
+    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}{}{}",
                        limits.max_sequences, limits.max_batched_tokens, limits.block_tokens,
                        limits.chunked_prefill ? "on" : "off", limits.prefix_caching ? "on" : "off",
                        limits.separate_prefill ? ", prefill in passes of its own" : "",
-                       limits.reserve_whole_request ? ", each request's whole cache reserved at admission" : "");
+                       limits.reserve_whole_request ? ", each request's whole cache reserved at admission" : "",
+                       limits.schedulers > 1 ? fmt::format(", {} data-parallel schedulers' together", limits.schedulers) : "");
 }
 
 }  // namespace decodesim::serving

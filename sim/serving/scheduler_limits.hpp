@@ -35,11 +35,13 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
                                   const profiles::HardwareProfile& hardware, std::optional<std::int64_t> model_context,
                                   bool speculating = false);
 
-// The limits on `deployment`: where the runtime sizes its cap on running requests from its cache
+// The limits on `deployment`: where each attention replica schedules alone
+// (SchedulerLimits::limits_per_attention_replica, vLLM's data-parallel ranks), that many times the
+// runtime's; where the runtime sizes its cap on running requests from its cache
 // (SchedulerLimits::sequences_from_cache, SGLang), the cap its cache gives there, each attention
 // replica's from its own share; else `limits` as they are. Every caller that runs or plans a
 // deployment passes its limits through here once.
-SchedulerLimits sized_to_cache(SchedulerLimits limits, const engine::Evaluator& deployment);
+SchedulerLimits limits_on_deployment(SchedulerLimits limits, const engine::Evaluator& deployment);
 
 // "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
 // line a report prints under its results.

@@ -218,7 +218,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.progress = [&progress, total = static_cast<double>(requests.size())](double share) {
         progress.advance(share * total);
     };
-    config.limits = serving::sized_to_cache(
+    config.limits = serving::limits_on_deployment(
         serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
                                    point.model.max_position_embeddings, point.deployment.speculation.enabled()),
         evaluator);

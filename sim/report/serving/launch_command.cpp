@@ -131,8 +131,9 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         {"pp", std::to_string(p.pipeline)},
         {"dp", std::to_string(p.attention_data)},
         {"ep", std::to_string(p.expert)},
-        {"max_sequences", std::to_string(limits.max_sequences)},
-        {"max_batched_tokens", std::to_string(limits.max_batched_tokens)},
+        // A launch flag is one scheduler's: a vLLM data-parallel rank's share of the stage's limits.
+        {"max_sequences", std::to_string(limits.max_sequences / std::max(1, limits.schedulers))},
+        {"max_batched_tokens", std::to_string(limits.max_batched_tokens / std::max(1, limits.schedulers))},
         {"weights", weights},
         {"total_context", fmt::format("{:.0f}", static_cast<double>(limits.max_sequences) *
                                                     (load.prompt_tokens + load.output_tokens))},

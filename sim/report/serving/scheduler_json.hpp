@@ -14,7 +14,8 @@ inline nlohmann::json scheduler_json(const serving::SchedulerLimits& limits) {
             {"chunked_prefill", limits.chunked_prefill},
             {"prefix_caching", limits.prefix_caching},
             {"prefill_passes", core::name_of(profiles::kPrefillPassNames, limits.separate_prefill)},
-            {"admission", core::name_of(profiles::kAdmissionNames, limits.reserve_whole_request)}};
+            {"admission", core::name_of(profiles::kAdmissionNames, limits.reserve_whole_request)},
+            {"schedulers", limits.schedulers}};
 }
 
 }  // namespace decodesim::report
