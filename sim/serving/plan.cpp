@@ -336,7 +336,7 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
     const bool colocated = space.disaggregation != PlanDisaggregation::only && space.prefill_hardware.empty();
     const bool disaggregated = space.disaggregation != PlanDisaggregation::off && workload.rate_per_s.has_value();
     const std::shared_ptr<const engine::RuntimeProfile> runtime = space.runtime(hardware);
-    // The runtime's limits before a layout sizes any from its cache (limits_on_deployment, per layout below).
+    // The runtime's limits before a layout applies its own (limits_on_deployment, per layout below).
     const SchedulerLimits base_limits = resolve_scheduler(space.scheduler, *runtime, hardware, model.max_position_embeddings);
     // Without chunked prefill a prompt is one pass: a runtime that keeps its pass budget
     // (TensorRT-LLM's max_num_tokens) refuses a longer one, on any layout (the verification
