@@ -768,31 +768,28 @@ TEST_CASE("serve takes vLLM's scheduler defaults per device, and a profile's own
     CHECK_FALSE(limits_on(*child, "h100-sxm").separate_prefill);
     const std::string separate = scheduler_profile("scheduler-separate", 16, true, "  prefill_passes: separate\n");
     CHECK(limits_on(*catalog.runtime(separate), "h100-sxm").separate_prefill);
-    const std::string unknown_passes = scheduler_profile("scheduler-passes", 16, true, "  prefill_passes: alternate\n");
-    const auto passes = testing::error_messages([&] { catalog.runtime(unknown_passes); });
-    REQUIRE(passes.size() == 1);
-    CHECK(passes[0].find("scheduler-passes.yaml:14:") != std::string::npos);
-    CHECK(passes[0].find("prefill_passes: unknown 'alternate'; expected mixed or separate") != std::string::npos);
+    // A scheduler line with an unknown value (line 14 of the profile) is one error naming the file,
+    // the line, the key and what it takes.
+    auto refuses = [&](const std::string& file, const std::string& line, const std::string& message) {
+        const std::string path = scheduler_profile(file, 16, true, "  " + line + "\n");
+        const auto errors = testing::error_messages([&] { catalog.runtime(path); });
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].find(file + ".yaml:14:") != std::string::npos);
+        CHECK(errors[0].find(message) != std::string::npos);
+    };
+    refuses("scheduler-passes", "prefill_passes: alternate", "prefill_passes: unknown 'alternate'; expected mixed or separate");
 
     // TensorRT-LLM reserves each request's whole cache at admission (GUARANTEED_NO_EVICT); a profile
     // that says nothing grows it as it decodes, and an unknown admission names its key and line.
     CHECK_FALSE(limits_on(*child, "h100-sxm").reserve_whole_request);
     const std::string whole = scheduler_profile("scheduler-whole", 16, true, "  admission: whole_request\n");
     CHECK(limits_on(*catalog.runtime(whole), "h100-sxm").reserve_whole_request);
-    const std::string unknown_admission = scheduler_profile("scheduler-admission", 16, true, "  admission: evict\n");
-    const auto admission = testing::error_messages([&] { catalog.runtime(unknown_admission); });
-    REQUIRE(admission.size() == 1);
-    CHECK(admission[0].find("scheduler-admission.yaml:14:") != std::string::npos);
-    CHECK(admission[0].find("admission: unknown 'evict'; expected incremental or whole_request") != std::string::npos);
+    refuses("scheduler-admission", "admission: evict", "admission: unknown 'evict'; expected incremental or whole_request");
 
     // vLLM's limits are each data-parallel rank's; an unknown scope names its key and line.
     CHECK(limits_on(*vllm, "h100-sxm").limits_per_attention_replica);
     CHECK_FALSE(limits_on(*sglang, "h100-sxm").limits_per_attention_replica);
-    const std::string unknown_scope = scheduler_profile("scheduler-scope", 16, true, "  limits_per: node\n");
-    const auto scope = testing::error_messages([&] { catalog.runtime(unknown_scope); });
-    REQUIRE(scope.size() == 1);
-    CHECK(scope[0].find("scheduler-scope.yaml:14:") != std::string::npos);
-    CHECK(scope[0].find("limits_per: unknown 'node'; expected stage or attention_replica") != std::string::npos);
+    refuses("scheduler-scope", "limits_per: node", "limits_per: unknown 'node'; expected stage or attention_replica");
 
     // Speculating, SGLang runs 48 requests at once unless told (ServerArgs._handle_speculative_decoding
     // sets max_running_requests = 48 for EAGLE, EAGLE3, NEXTN and STANDALONE); a flag still wins, and
