@@ -79,10 +79,7 @@ double served_figure(const profiles::Measurement& m, const engine::Evaluator& ev
     serving::ServeConfig config;
     // The runtime's own limits on this deployment, as `serve` takes them (a speculating one's cap
     // included).
-    config.limits = serving::limits_on_deployment(
-        serving::resolve_scheduler({}, evaluator.deployment().runtime_profile(), evaluator.hardware(),
-                                   evaluator.model().max_position_embeddings, evaluator.deployment().speculation.enabled()),
-        evaluator);
+    config.limits = serving::limits_for({}, evaluator);
     if (m.closed_loop) config.closed_loop = serving::ClosedLoop{static_cast<long long>(std::llround(*m.batch)), 0.0};
     const serving::ServeResult run = serving::simulate_serving(evaluator, requests, config, serving::ServiceTargets{});
     if (run.rejected > 0) {

@@ -53,11 +53,22 @@ SchedulerLimits limits_on_deployment(SchedulerLimits limits, const engine::Evalu
     return limits;
 }
 
+SchedulerLimits limits_for(const SchedulerChoice& choice, const engine::Evaluator& deployment) {
+    return limits_on_deployment(resolve_scheduler(choice, deployment.deployment().runtime_profile(), deployment.hardware(),
+                                                  deployment.model().max_position_embeddings,
+                                                  deployment.deployment().speculation.enabled()),
+                                deployment);
+}
+
 std::string describe_scheduler(const SchedulerLimits& limits) {
-    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}{}{}",
+    return fmt::format("{} sequences, {} tokens a pass, {}-token blocks, chunked prefill {}, prefix caching {}{}",
                        limits.max_sequences, limits.max_batched_tokens, limits.block_tokens,
                        limits.chunked_prefill ? "on" : "off", limits.prefix_caching ? "on" : "off",
-                       limits.separate_prefill ? ", prefill in passes of its own" : "",
+                       scheduler_traits(limits));
+}
+
+std::string scheduler_traits(const SchedulerLimits& limits) {
+    return fmt::format("{}{}{}", limits.separate_prefill ? ", prefill in passes of its own" : "",
                        limits.reserve_whole_request ? ", each request's whole cache reserved at admission" : "",
                        limits.schedulers > 1 ? fmt::format(", {} data-parallel schedulers' together", limits.schedulers) : "");
 }

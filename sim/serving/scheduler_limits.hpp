@@ -43,8 +43,18 @@ SchedulerLimits resolve_scheduler(const SchedulerChoice& choice, const engine::R
 // deployment passes its limits through here once.
 SchedulerLimits limits_on_deployment(SchedulerLimits limits, const engine::Evaluator& deployment);
 
+// What `choice` leaves of the runtime's limits, resolved on `deployment`'s device, model and
+// speculation and applied to the deployment (resolve_scheduler, then limits_on_deployment): the
+// limits one run of that deployment serves under.
+SchedulerLimits limits_for(const SchedulerChoice& choice, const engine::Evaluator& deployment);
+
 // "1024 sequences, 8192 tokens a pass, 16-token blocks, chunked prefill, prefix caching": for the
 // line a report prints under its results.
 std::string describe_scheduler(const SchedulerLimits& limits);
+
+// How the scheduler works beyond its numbers and switches, each part after ", " (empty when it
+// works as vLLM's): prompts in passes of their own, whole-request admission, data-parallel
+// schedulers. The tail of describe_scheduler and of serve's scheduler line.
+std::string scheduler_traits(const SchedulerLimits& limits);
 
 }  // namespace decodesim::serving

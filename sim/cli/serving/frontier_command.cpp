@@ -86,10 +86,7 @@ int run_frontier(const FrontierOptions& options, const profiles::Catalog& catalo
             catalog, devices[i], model, deployments[i],
             engine::Workload::request(1.0, resolved.prompt.mean(), resolved.output.mean()), io);
         const engine::Evaluator evaluator(point);
-        run.limits = serving::limits_on_deployment(
-            serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
-                                       point.model.max_position_embeddings, point.deployment.speculation.enabled()),
-            evaluator);
+        run.limits = serving::limits_for(options.scheduler.resolved(), evaluator);
         run.price_per_device_hour = point.hardware.price_per_hour;
         report::FrontierDeployment result;
         result.point = report::conditions_of(point.hardware.id, point.model.id, point.deployment);

@@ -218,10 +218,7 @@ int run_serve(const ServeOptions& options, const profiles::Catalog& catalog, Io 
     config.progress = [&progress, total = static_cast<double>(requests.size())](double share) {
         progress.advance(share * total);
     };
-    config.limits = serving::limits_on_deployment(
-        serving::resolve_scheduler(options.scheduler.resolved(), point.deployment.runtime_profile(), point.hardware,
-                                   point.model.max_position_embeddings, point.deployment.speculation.enabled()),
-        evaluator);
+    config.limits = serving::limits_for(options.scheduler.resolved(), evaluator);
     config.disaggregation = pools;
     config.prefill_pool = prefill_evaluator ? &*prefill_evaluator : nullptr;
     config.seed = seed;  // the draws of accepted draft tokens

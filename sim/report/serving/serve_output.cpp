@@ -88,14 +88,10 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                         p.clocks);
     text += fmt::format("  stream        {} requests, arrivals {}, prompt {}, output {}, seed {}{}\n", c.requests,
                         c.arrivals, c.prompt, c.output, c.seed, warm_cache_text(c.warm));
-    text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}{}{}{}\n\n",
+    text += fmt::format("  scheduler     max {} sequences, {} tokens per pass, {}-token KV blocks{}{}{}\n\n",
                         c.limits.max_sequences, c.limits.max_batched_tokens, c.limits.block_tokens,
                         c.limits.chunked_prefill ? ", chunked prefill" : "",
-                        c.limits.prefix_caching ? ", prefix caching" : "",
-                        c.limits.separate_prefill ? ", prefill in passes of its own" : "",
-                        c.limits.reserve_whole_request ? ", each request's whole cache reserved at admission" : "",
-                        c.limits.schedulers > 1 ? fmt::format(", {} data-parallel schedulers' together", c.limits.schedulers)
-                                                : "");
+                        c.limits.prefix_caching ? ", prefix caching" : "", serving::scheduler_traits(c.limits));
     if (r.saturated) {
         text += fmt::format("SATURATED: {} requests were still queued at the last arrival; arrivals outrun service "
                             "(the steady state saturates at {:.3g} requests/s {})\n\n",
