@@ -65,3 +65,28 @@ TEST_CASE("NaN and infinities are refused for every floating-point flag, in one 
         CHECK(result.err.find("is not a finite number") != std::string::npos);
     }
 }
+
+TEST_CASE("a rate or latency target of zero or less is refused in words that do not contradict themselves") {
+    // CLI::Range with a tiny lower bound printed it as 0.000000: "Value 0 not in range 0.000000 to
+    // ...". These flags take any number above 0, up to a stated ceiling.
+    const std::vector<std::vector<std::string>> lines{
+        {"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "1", "--ttft-p99", "0"},
+        {"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "0"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "-2"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tpot-slo", "0"},
+        {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "0"},
+        {"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--target-tokens-per-s", "-1"},
+        {"versus", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--claim", "0"},
+    };
+    for (const auto& line : lines) {
+        const auto result = run(line);
+        CAPTURE(line);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find("expected a number above 0 and at most") != std::string::npos);
+        CHECK(result.err.find("0.000000") == std::string::npos);
+    }
+    // The ceiling is stated as a plain number, not in exponent form.
+    const auto high = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2e7"});
+    CHECK(high.exit_code == 2);
+    CHECK(high.err.find("at most 10000000") != std::string::npos);
+}

@@ -143,6 +143,17 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
 
 void apply_number_grammar(CLI::App& app) { apply_grammar_to_all(app); }
 
+CLI::Validator positive_at_most(double most) {
+    return CLI::Validator(
+        [most](std::string& text) -> std::string {
+            double value = 0.0;
+            if (!core::parse_number(text, value)) return fmt::format("'{}' is not a number", text);
+            if (value > 0.0 && value <= most) return {};
+            return fmt::format("{}: expected a number above 0 and at most {}", text, most);
+        },
+        fmt::format("POSITIVE <= {}", most));
+}
+
 std::vector<std::string> command_names(const CLI::App& app) {
     std::vector<std::string> names;
     for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());

@@ -29,6 +29,11 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
 // after every command has added its options.
 void apply_number_grammar(CLI::App& app);
 
+// A number above 0 and at most `most`, for an option whose only lower bound is "more than
+// nothing" (a rate, a latency target). CLI::Range would need a tiny lower bound standing for 0 and
+// prints it as 0.000000, so that "0 not in range 0.000000 to ..." contradicts itself.
+CLI::Validator positive_at_most(double most);
+
 // The names of the subcommands, in the order they were added.
 std::vector<std::string> command_names(const CLI::App& app);
 
