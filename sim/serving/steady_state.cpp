@@ -195,7 +195,13 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     const double chunk = std::min(model.load.computed_prompt_tokens(), room);
     table.chunk_share = chunk / model.load.computed_prompt_tokens();
     const double mean_chunks = mean_prompts / table.chunk_share;
-    const double most_chunks = std::max(1.0, std::floor(room / chunk));
+    // The prompt work a pass holds: whole prompts without chunked prefill; with it, the budget's
+    // free room, which the scheduler fills with part of the next prompt where a whole one does not
+    // fit. A whole count there would make the full pass shorter as the batch grows across the point
+    // where two prompts stop fitting, and the mean pass would no longer rise with the pass time,
+    // which the fixed point and the saturation search rely on.
+    const double most_chunks = model.limits.chunked_prefill ? std::max(1.0, room / chunk)
+                                                            : std::max(1.0, std::floor(room / chunk));
     double probability = std::exp(-mean_chunks);
     for (int k = 0; k < 512 && table.covered < 1.0 - 1e-12; ++k) {
         if (k > 0) probability *= mean_chunks / k;
@@ -204,9 +210,7 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     }
     // A pass holds at most `most_chunks` chunks: the passes past that take the full pass's time.
     for (std::size_t k = 0; k <= table.probability.size(); ++k) {
-        table.time.push_back(static_cast<double>(k) <= most_chunks
-                                 ? model.step(batch, static_cast<double>(k) * table.chunk_share)
-                                 : table.time.back());
+        table.time.push_back(model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
     }
     return table;
 }
@@ -273,10 +277,16 @@ bool solve(const Model& model, double rate, SteadyState& state) {
     };
     // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
     // prompt tokens that arrived meanwhile; the batch stays within the replica's.
+    // Without chunked prefill a pass takes whole prompts only, as many as fit beside the decodes: the
+    // prompts arriving per pass must stay within that count, or they queue without end.
+    const double budget = static_cast<double>(model.limits.max_batched_tokens);
+    const double prompt = model.load.computed_prompt_tokens();
+    const bool whole_prompts = !model.limits.chunked_prefill && prompt <= budget;
     auto within_limits = [&](double step) {
         const double batch = rate * decode_passes * step, prompts = rate * step;
-        return batch <= model.max_batch && batch * model.positions() + prompts * model.load.computed_prompt_tokens() <=
-                                               static_cast<double>(model.limits.max_batched_tokens);
+        if (batch > model.max_batch) return false;
+        const double room = budget - batch * model.positions();
+        return whole_prompts ? prompts <= std::floor(room / prompt) : prompts * prompt <= room;
     };
     const std::optional<core::FixedPoint> found =
         core::increasing_fixed_point(model.step(1.0, 0.0), mean_pass, within_limits, kSettled, kIterations, kLongestPass);

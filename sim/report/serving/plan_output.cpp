@@ -18,6 +18,15 @@ namespace decodesim::report {
 
 namespace {
 
+// An option's latency at its planned load, from the steady state; "-" (JSON null) where the steady
+// state found no fixed point there, rather than the zeros an unsolved state holds.
+std::string steady_latency(const serving::PlanOption& option, double seconds) {
+    return option.per_replica.stable ? core::format_seconds(seconds) : std::string("-");
+}
+nlohmann::json steady_value(const serving::PlanOption& option, double seconds) {
+    return option.per_replica.stable ? nlohmann::json(seconds) : nlohmann::json(nullptr);
+}
+
 // A month as cloud bills count it: 730 hours.
 constexpr double kHoursPerMonth = 730.0;
 
@@ -243,9 +252,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.cost_per_hour ? figure(option.cost_per_hour) + price_mark(option.price_basis) : figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
-                       core::format_seconds(option.per_replica.ttft_s.p99),
-                       core::format_seconds(option.per_replica.tpot_s.p99),
-                       core::format_seconds(option.per_replica.e2e_s.p99),
+                       steady_latency(option, option.per_replica.ttft_s.p99),
+                       steady_latency(option, option.per_replica.tpot_s.p99),
+                       steady_latency(option, option.per_replica.e2e_s.p99),
                        option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
@@ -454,9 +463,9 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"binding", option.binding},
                            {"rate_per_s", option.rate_per_s},
                            {"max_rate_at_targets", option.max_rate_at_targets_per_s},
-                           {"ttft_p99_s", option.per_replica.ttft_s.p99},
-                           {"tpot_p99_s", option.per_replica.tpot_s.p99},
-                           {"e2e_p99_s", option.per_replica.e2e_s.p99},
+                           {"ttft_p99_s", steady_value(option, option.per_replica.ttft_s.p99)},
+                           {"tpot_p99_s", steady_value(option, option.per_replica.tpot_s.p99)},
+                           {"e2e_p99_s", steady_value(option, option.per_replica.e2e_s.p99)},
                            {"batch_per_replica", option.per_replica.batch},
                            {"disaggregated", option.disaggregated.has_value()},
                            {"best", i == 0}});
