@@ -66,13 +66,15 @@ TEST_CASE("NaN and infinities are refused for every floating-point flag, in one 
     }
 }
 
-TEST_CASE("a rate or latency target of zero or less is refused in words that do not contradict themselves") {
-    // CLI::Range with a tiny lower bound printed it as 0.000000: "Value 0 not in range 0.000000 to
-    // ...". These flags take any number above 0, up to a stated ceiling.
+TEST_CASE("a rate or latency target out of range is refused with its range as written") {
+    // CLI::Range printed a lower bound of 1e-09 as 0.000000: "Value 0 not in range 0.000000 to ...".
+    // The floors stand for "more than nothing" and keep a run's times finite (a rate of 1e-308 s^-1
+    // would put the arrivals past the largest double).
     const std::vector<std::vector<std::string>> lines{
         {"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "1", "--ttft-p99", "0"},
         {"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "0"},
         {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "-2"},
+        {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "1e-308"},
         {"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tpot-slo", "0"},
         {"check-claim", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--tokens-per-s", "0"},
         {"compare", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--target-tokens-per-s", "-1"},
@@ -82,11 +84,12 @@ TEST_CASE("a rate or latency target of zero or less is refused in words that do 
         const auto result = run(line);
         CAPTURE(line);
         CHECK(result.exit_code == 2);
-        CHECK(result.err.find("expected a number above 0 and at most") != std::string::npos);
+        CHECK(result.err.find("expected a number from 1e-0") != std::string::npos);
         CHECK(result.err.find("0.000000") == std::string::npos);
     }
-    // The ceiling is stated as a plain number, not in exponent form.
+    const auto target = run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "1", "--ttft-p99", "0"});
+    CHECK(target.err.find("--ttft-p99: 0: expected a number from 1e-09 to 1000000000") != std::string::npos);
     const auto high = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2e7"});
     CHECK(high.exit_code == 2);
-    CHECK(high.err.find("at most 10000000") != std::string::npos);
+    CHECK(high.err.find("from 1e-06 to 10000000") != std::string::npos);
 }

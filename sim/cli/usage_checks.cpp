@@ -143,15 +143,15 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
 
 void apply_number_grammar(CLI::App& app) { apply_grammar_to_all(app); }
 
-CLI::Validator positive_at_most(double most) {
+CLI::Validator number_in(double least, double most) {
     return CLI::Validator(
-        [most](std::string& text) -> std::string {
+        [least, most](std::string& text) -> std::string {
             double value = 0.0;
             if (!core::parse_number(text, value)) return fmt::format("'{}' is not a number", text);
-            if (value > 0.0 && value <= most) return {};
-            return fmt::format("{}: expected a number above 0 and at most {}", text, most);
+            if (value >= least && value <= most) return {};
+            return fmt::format("{}: expected a number from {} to {}", text, least, most);
         },
-        fmt::format("POSITIVE <= {}", most));
+        fmt::format("{} TO {}", least, most));
 }
 
 std::vector<std::string> command_names(const CLI::App& app) {

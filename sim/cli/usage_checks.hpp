@@ -29,10 +29,10 @@ std::optional<std::string> unknown_word(const CLI::App& app, const std::vector<s
 // after every command has added its options.
 void apply_number_grammar(CLI::App& app);
 
-// A number above 0 and at most `most`, for an option whose only lower bound is "more than
-// nothing" (a rate, a latency target). CLI::Range would need a tiny lower bound standing for 0 and
-// prints it as 0.000000, so that "0 not in range 0.000000 to ..." contradicts itself.
-CLI::Validator positive_at_most(double most);
+// A number from `least` to `most`, both stated as written ("1e-09", not CLI::Range's fixed-point
+// "0.000000", which made "Value 0 not in range 0.000000 to ..." contradict itself). The floor of a
+// rate or a latency target stands for "more than nothing" and keeps a run's times finite.
+CLI::Validator number_in(double least, double most);
 
 // The names of the subcommands, in the order they were added.
 std::vector<std::string> command_names(const CLI::App& app);

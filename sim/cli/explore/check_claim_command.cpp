@@ -77,7 +77,7 @@ void add_check_claim_command(CLI::App& app, CommandRun& run) {
         ->description("Weight format the claim states (default bf16; unstated lets lower precision explain it)");
     command->add_option("--tokens-per-s", options->tokens_per_s, "The claimed tokens per second")
         ->required()
-        ->check(positive_at_most(1e12));
+        ->check(number_in(1e-6, 1e12));
     command->add_option("--per", options->per,
                         "stream, total (decode tokens/s), or prefill (prompt tokens/s; the prompt is --context)")
         ->required()

@@ -100,7 +100,7 @@ void add_compare_command(CLI::App& app, CommandRun& run) {
                       "e.g. h100-sxm,mi300x,rtx-4090:2");
     command->add_option("--target-tokens-per-s", options->target_tokens_per_s,
                         "Quote throughput at the largest batch that keeps each stream at this speed")
-        ->check(positive_at_most(1e9));
+        ->check(number_in(1e-6, 1e9));
     command->add_option("--price", options->prices, "USD per device-hour, e.g. h100-sxm=2.49,mi300x=2.10 (overrides profiles)");
     command->add_option("--prices", options->price_file,
                         "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");

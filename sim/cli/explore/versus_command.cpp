@@ -87,7 +87,7 @@ void add_versus_command(CLI::App& app, CommandRun& run) {
     command->add_option("--vendor-clocks", options->vendor_clocks, "peak (a short run on a cool device) or sustained")
         ->capture_default_str();
     command->add_option("--claim", options->claim, "The vendor's figure, tokens/s per stream, drawn beside the ladder")
-        ->check(positive_at_most(1e12));
+        ->check(number_in(1e-6, 1e12));
     command->add_flag("--json", options->json, "Print one JSON object");
     command->add_option("--svg", options->svg_path, "Also draw the ladder into this SVG file");
     run_when_parsed(command, run, options, &run_versus);

@@ -461,7 +461,7 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     command->add_flag("--in-process", options->in_process, help::kInProcess);
-    auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(positive_at_most(1e9));
+    auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(number_in(1e-6, 1e9));
     auto* curve = command->add_option("--load-curve", options->load_curve,
                                       "A day's load, a CSV of hour,rate_per_s: the plan is for its peak, then scaled "
                                       "hour by hour, with the cost of the day against the peak's (docs/serving.md)");
@@ -496,14 +496,14 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--max-output", options->max_output, "Cap every output at this many tokens; shows what it saves")
         ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--ttft-p99", options->ttft_p99, "Target 99th-percentile time to first token (s)")
-        ->check(positive_at_most(1e9));
+        ->check(number_in(1e-9, 1e9));
     command->add_option("--tpot-p99", options->tpot_p99, "Target 99th-percentile time per output token (s)")
-        ->check(positive_at_most(1e9));
+        ->check(number_in(1e-9, 1e9));
     command->add_option("--e2e-p99", options->e2e_p99, "Target 99th-percentile time to the last token (s)")
-        ->check(positive_at_most(1e9));
+        ->check(number_in(1e-9, 1e9));
     command->add_option("--min-tokens-per-s-per-user", options->min_tokens_per_s_per_user,
                         "Each stream at least this fast (a TPOT target of its inverse)")
-        ->check(positive_at_most(1e9));
+        ->check(number_in(1e-6, 1e9));
     add_scheduler_options(*command, options->scheduler);
     command->add_option("--by", options->by, "Rank by")->capture_default_str()->check(CLI::IsMember(core::names_of(serving::kPlanOrderNames)));
     command->add_option("--disaggregation", options->disaggregation,

@@ -334,7 +334,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
         ->excludes(disaggregate);
     auto* rate = command->add_option("--rate", options->rate, "Arrivals per second (all replicas)")
                      ->capture_default_str()
-                     ->check(positive_at_most(1e7));
+                     ->check(number_in(1e-6, 1e7));
     command->add_option("--scenario", options->scenario,
                         "A named workload (chat, code, summarize, agent, batch; docs/scenarios.md): its lengths, "
                         "arrivals and targets; explicit flags override");
@@ -395,9 +395,9 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--prefix-groups", options->prefix_groups, "Distinct shared prefixes (default 1)")
         ->check(CLI::Range(1LL, 1'000'000LL));
     add_scheduler_options(*command, options->scheduler);
-    command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(positive_at_most(1e9));
-    command->add_option("--tpot-slo", options->tpot_slo, "Time-per-output-token target for goodput (s)")->check(positive_at_most(1e9));
-    command->add_option("--e2e-slo", options->e2e_slo, "Time-to-last-token target for goodput (s)")->check(positive_at_most(1e9));
+    command->add_option("--ttft-slo", options->ttft_slo, "Time-to-first-token target for goodput (s)")->check(number_in(1e-9, 1e9));
+    command->add_option("--tpot-slo", options->tpot_slo, "Time-per-output-token target for goodput (s)")->check(number_in(1e-9, 1e9));
+    command->add_option("--e2e-slo", options->e2e_slo, "Time-to-last-token target for goodput (s)")->check(number_in(1e-9, 1e9));
     command->add_flag("--json", options->json, "Print one JSON object");
     command->add_option("--requests-csv", options->requests_csv, "Also write one CSV row per request here");
     command->add_option("--svg", options->svg_path, "Also draw latency and server state over time into this SVG file");
