@@ -112,3 +112,18 @@ TEST_CASE("a plan prints its option's latencies at the planned load, not the zer
     CHECK(option["tpot_p99_s"].get<double>() <= 0.04);
     CHECK(option["batch_per_replica"].get<double>() > 0.0);
 }
+
+TEST_CASE("without chunked prefill a prompt longer than the whole budget has no steady state, and the budget binds") {
+    // A pass of 200 tokens cannot take a 222-token prompt whole at any batch: nothing is served,
+    // as the simulation refuses every such request.
+    const engine::Evaluator evaluator = budget_llama_70b_b200();
+    serving::SchedulerLimits limits = budget_limits(false);
+    limits.max_batched_tokens = 200;
+    const serving::SteadyState state = serving::steady_state(evaluator, budget_load(1.0), limits);
+    CHECK_FALSE(state.stable);
+    CHECK(state.saturation_rate_per_s == 0.0);
+    CHECK(std::string(state.binding) == "scheduler");
+    // With chunked prefill the same budget takes the prompt in two chunks.
+    limits.chunked_prefill = true;
+    CHECK(serving::steady_state(evaluator, budget_load(1.0), limits).stable);
+}

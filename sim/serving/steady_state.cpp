@@ -278,10 +278,11 @@ bool solve(const Model& model, double rate, SteadyState& state) {
     // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
     // prompt tokens that arrived meanwhile; the batch stays within the replica's.
     // Without chunked prefill a pass takes whole prompts only, as many as fit beside the decodes: the
-    // prompts arriving per pass must stay within that count, or they queue without end.
+    // prompts arriving per pass must stay within that count, or they queue without end (and a prompt
+    // longer than the whole budget is never taken).
     const double budget = static_cast<double>(model.limits.max_batched_tokens);
     const double prompt = model.load.computed_prompt_tokens();
-    const bool whole_prompts = !model.limits.chunked_prefill && prompt <= budget;
+    const bool whole_prompts = !model.limits.chunked_prefill;
     auto within_limits = [&](double step) {
         const double batch = rate * decode_passes * step, prompts = rate * step;
         if (batch > model.max_batch) return false;
@@ -327,7 +328,15 @@ void find_saturation(const Model& model, SteadyState& state) {
     // saturation. One solve there, not a second saturation search: without the caps, far past
     // the tangency, a fixed point of 20 s passes over 100,000 sequences exists again, which is
     // not what a larger memory would give (docs/decisions.md).
+    // The token budget binds when lifting it alone does; else the batch cap, memory's or the
+    // scheduler's sequence limit, whichever is the smaller.
+    Model unbudgeted = model;
+    unbudgeted.limits.max_batched_tokens = uncapped.limits.max_batched_tokens;
     SteadyState lifted;
+    if (solve(unbudgeted, 1.02 * state.saturation_rate_per_s, lifted)) {
+        state.binding = "scheduler";
+        return;
+    }
     if (solve(uncapped, 1.02 * state.saturation_rate_per_s, lifted)) {
         state.binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
         return;
