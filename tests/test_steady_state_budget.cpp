@@ -19,21 +19,11 @@ namespace {
 
 using namespace decodesim;
 
-const profiles::Catalog& budget_catalog() {
-    static const profiles::Catalog shipped = testing::shipped_catalog();
-    return shipped;
-}
-
 // Llama-2-70B in NVFP4 on one B200 under TensorRT-LLM's engine build: the configuration of NVIDIA's
 // MLPerf v5.1 Interactive run (validation/serving.csv, mlperf51-nv-8xb200-interactive-maxrate).
 engine::Evaluator budget_llama_70b_b200() {
-    static const profiles::HardwareProfile b200 = budget_catalog().hardware("b200");
-    static const profiles::ModelProfile model = budget_catalog().model("llama-2-70b");
-    engine::DeploymentChoice choice;
-    choice.weights = core::find_named(core::weight_formats(), "nvfp4");
-    choice.kv = core::find_named(core::kv_formats(), "fp8");
-    choice.runtime = testing::shipped_runtime("tensorrt-llm@0.17");
-    return engine::Evaluator(model, b200, engine::resolve_deployment(b200, model, choice));
+    static const testing::Setup llama = testing::setup("b200", "llama-2-70b", "nvfp4", "fp8", 1, "tensorrt-llm@0.17");
+    return llama.realistic();
 }
 
 // 768 sequences and 768 tokens a pass: at a few hundred decoding sequences the room beside them

@@ -29,11 +29,8 @@ const profiles::Catalog& admission_catalog() {
 }
 
 engine::Evaluator admission_llama_8b() {
-    static const profiles::HardwareProfile h100 = admission_catalog().hardware("h100-sxm");
-    static const profiles::ModelProfile model = admission_catalog().model("llama-3.1-8b");
-    engine::DeploymentChoice choice;
-    choice.runtime = testing::test_runtime("vllm");
-    return engine::Evaluator(model, h100, engine::resolve_deployment(h100, model, choice));
+    static const testing::Setup llama = testing::setup("h100-sxm", "llama-3.1-8b");
+    return llama.realistic();
 }
 
 // vLLM's limits with prefix caching off, so that no finished prompt stays in the cache, and the

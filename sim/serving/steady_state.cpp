@@ -84,6 +84,15 @@ struct Model {
     double tokens_per_pass = 1.0;
 
     double positions() const { return drafts + 1.0; }  // a decoding sequence's tokens in a pass
+    // The prompts' worth a pass holds beside `batch` decoding sequences: with chunked prefill the
+    // budget's free room counted to the token (the scheduler fills it with part of the next prompt
+    // where a whole one does not fit); without it, the whole prompts that room holds, none when a
+    // prompt is longer than the whole budget. Negative when the decodes alone overrun the budget.
+    double prompts_held(double batch) const {
+        const double room = static_cast<double>(limits.max_batched_tokens) - batch * positions();
+        const double prompts = room / load.computed_prompt_tokens();
+        return limits.chunked_prefill ? prompts : std::floor(prompts);
+    }
     // Passes a mean request decodes over: its output - 1 tokens, E per pass.
     double decode_passes() const { return std::max(0.0, load.output_tokens - 1.0) / tokens_per_pass; }
     // The decode part of a pass: one token per sequence, or each sequence's verification.
@@ -195,13 +204,11 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     const double chunk = std::min(model.load.computed_prompt_tokens(), room);
     table.chunk_share = chunk / model.load.computed_prompt_tokens();
     const double mean_chunks = mean_prompts / table.chunk_share;
-    // The prompt work a pass holds: whole prompts without chunked prefill; with it, the budget's
-    // free room, which the scheduler fills with part of the next prompt where a whole one does not
-    // fit. A whole count there would make the full pass shorter as the batch grows across the point
+    // The chunks a pass holds, at least the one it carries (Model::prompts_held). Under chunked
+    // prefill a whole count would make the full pass shorter as the batch grows across the point
     // where two prompts stop fitting, and the mean pass would no longer rise with the pass time,
     // which the fixed point and the saturation search rely on.
-    const double most_chunks = model.limits.chunked_prefill ? std::max(1.0, room / chunk)
-                                                            : std::max(1.0, std::floor(room / chunk));
+    const double most_chunks = std::max(1.0, model.prompts_held(batch) / table.chunk_share);
     double probability = std::exp(-mean_chunks);
     for (int k = 0; k < 512 && table.covered < 1.0 - 1e-12; ++k) {
         if (k > 0) probability *= mean_chunks / k;
@@ -276,18 +283,12 @@ bool solve(const Model& model, double rate, SteadyState& state) {
         return pass_mixture(model, std::max(rate * decode_passes * step, 1e-9), rate * step).mean;
     };
     // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
-    // prompt tokens that arrived meanwhile; the batch stays within the replica's.
-    // Without chunked prefill a pass takes whole prompts only, as many as fit beside the decodes: the
-    // prompts arriving per pass must stay within that count, or they queue without end (and a prompt
-    // longer than the whole budget is never taken).
-    const double budget = static_cast<double>(model.limits.max_batched_tokens);
-    const double prompt = model.load.computed_prompt_tokens();
-    const bool whole_prompts = !model.limits.chunked_prefill;
+    // prompts that arrived meanwhile, which must stay within what a pass holds beside the decodes
+    // (whole prompts only without chunked prefill), or they queue without end; the batch stays
+    // within the replica's.
     auto within_limits = [&](double step) {
-        const double batch = rate * decode_passes * step, prompts = rate * step;
-        if (batch > model.max_batch) return false;
-        const double room = budget - batch * model.positions();
-        return whole_prompts ? prompts <= std::floor(room / prompt) : prompts * prompt <= room;
+        const double batch = rate * decode_passes * step;
+        return batch <= model.max_batch && rate * step <= model.prompts_held(batch);
     };
     const std::optional<core::FixedPoint> found =
         core::increasing_fixed_point(model.step(1.0, 0.0), mean_pass, within_limits, kSettled, kIterations, kLongestPass);
