@@ -260,9 +260,18 @@ def predict_max_rate(binary, row, prompt):
     kv = kv_of(row)
     if kv:
         cmd[cmd.index("--runtime"):cmd.index("--runtime")] = ["--kv", kv]
-    d = run_json(cmd)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        d = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise RuntimeError((p.stderr.strip() or f"exit {p.returncode}").splitlines()[-1])
     if not d.get("options"):
-        raise RuntimeError("plan found no deployment meeting the targets")
+        # The model's answer is that no rate meets the limits on this system: a sustained rate of 0,
+        # an error of -100% against the rate the run sustained, not a row left out.
+        missed = [r["reason"] for r in d.get("rejected", []) if "misses the targets" in r["reason"]]
+        if missed:
+            return 0.0, "plan: no rate meets the limits (" + missed[0] + ")"
+        raise RuntimeError((p.stderr.strip() or "plan found no deployment meeting the targets").splitlines()[-1])
     o = d["options"][0]
     return o["max_rate_at_targets"] * devices / o["devices"], f"plan tp{o['tp']}"
 

@@ -30,8 +30,13 @@ engine::Evaluator budget_llama_70b_b200() {
 // holds one 222-token prompt or two, so the count of whole prompts that fit changes inside the
 // range of rates the replica sustains.
 serving::SchedulerLimits budget_limits(bool chunked) {
-    return {.max_sequences = 768, .max_batched_tokens = 768, .block_tokens = 64, .chunked_prefill = chunked,
-            .prefix_caching = false};
+    serving::SchedulerLimits limits;
+    limits.max_sequences = 768;
+    limits.max_batched_tokens = 768;
+    limits.block_tokens = 64;
+    limits.chunked_prefill = chunked;
+    limits.prefix_caching = false;
+    return limits;
 }
 
 serving::LoadShape budget_load(double rate) {

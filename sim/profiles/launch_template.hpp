@@ -34,8 +34,9 @@ enum class LaunchCondition {
     closed_loop,         // the plan's load is a number of clients (--users)
     open_loop,           // the plan's load is a rate of arrivals (--rate)
     bursty,              // at a rate, its gaps gamma-distributed rather than Poisson (${burstiness} their shape)
+    graphs_off,          // the plan turned CUDA graphs off: decode passes dispatched op by op, where the runtime replays graphs
 };
-inline constexpr std::array<core::NamedValue<LaunchCondition>, 17> kLaunchConditionNames{{
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 18> kLaunchConditionNames{{
     {LaunchCondition::always, "always"},
     {LaunchCondition::tensor_parallel, "tensor_parallel"},
     {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
@@ -53,6 +54,7 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 17> kLaunchCondit
     {LaunchCondition::closed_loop, "closed_loop"},
     {LaunchCondition::open_loop, "open_loop"},
     {LaunchCondition::bursty, "bursty"},
+    {LaunchCondition::graphs_off, "graphs_off"},
 }};
 
 // The placeholders a launch text may hold, each `${name}`: the model's repository, the layout

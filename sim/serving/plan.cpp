@@ -312,6 +312,7 @@ engine::Deployment prefill_deployment(const engine::Deployment& decode, const pr
     choice.parallelism = decode.parallelism;
     choice.clocks = space.clocks;
     choice.in_process = space.in_process;
+    choice.cuda_graphs_off = space.cuda_graphs_off;
     return engine::resolve_deployment(prefill, model, choice);
 }
 
@@ -361,7 +362,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
         for (const core::KvFormat* kv : space.kv) {
             for (const engine::Parallelism& parallelism : parallelism_candidates(model, space.tensor_parallel, space.pipeline_parallel)) {
                 engine::DeploymentChoice choice{weights, kv, std::nullopt, runtime, std::nullopt, parallelism,
-                                                space.clocks, false, {}, std::nullopt, space.in_process};
+                                                space.clocks, false, {}, std::nullopt, space.in_process,
+                                                space.cuda_graphs_off};
                 const int tp = parallelism.devices();  // devices per instance, for counts
                 const std::string spread =
                     parallelism.any() ? report_parallelism(parallelism) : std::string("one device");

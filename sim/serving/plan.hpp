@@ -61,6 +61,7 @@ struct PlanSpace {
     engine::RuntimeChooser runtime;  // required: the runtime each candidate device runs
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
+    bool cuda_graphs_off = false;  // every pass dispatched op by op (DeploymentChoice::cuda_graphs_off)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;
     // Not empty: every option is disaggregated, its prefill pool on one of these devices (the same

@@ -77,6 +77,7 @@ struct PlanOptions {
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
+    std::string cuda_graphs = "on";  // --cuda-graphs on|off
     std::string tensor_parallel = "1,2,4,8";
     std::string pipeline_parallel = "1,2";
     std::string clocks = "sustained";
@@ -206,6 +207,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.runtime = runtime_chooser(catalog, runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.in_process = options.in_process;
+    space.cuda_graphs_off = options.cuda_graphs == "off";
     space.scheduler = options.scheduler.resolved();
     if (options.verify_requests > 0) {
         space.verify = serving::VerifySettings{options.verify_requests, static_cast<unsigned long long>(options.seed.value_or(1))};
@@ -352,6 +354,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
                                               : fmt::format("{} ({} on Metal devices)", catalog.runtime(kDefaultRuntime)->id,
                                                             catalog.runtime(kDefaultMetalRuntime)->id);
     conditions.in_process = space.in_process;
+    conditions.cuda_graphs_off = space.cuda_graphs_off;
     conditions.clocks = options.clocks;
     conditions.scenario = scenario;
     if (options.max_output) {
@@ -461,6 +464,9 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     command->add_flag("--in-process", options->in_process, help::kInProcess);
+    command->add_option("--cuda-graphs", options->cuda_graphs, help::kCudaGraphs)
+        ->capture_default_str()
+        ->check(CLI::IsMember({"on", "off"}));
     auto* rate = command->add_option("--rate", options->rate, "Requests per second")->check(number_in(1e-6, 1e9));
     auto* curve = command->add_option("--load-curve", options->load_curve,
                                       "A day's load, a CSV of hour,rate_per_s: the plan is for its peak, then scaled "

@@ -121,6 +121,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
             case profiles::LaunchCondition::closed_loop: return load.users.has_value();
             case profiles::LaunchCondition::open_loop: return !load.users.has_value();
             case profiles::LaunchCondition::bursty: return !load.users.has_value() && load.burstiness.has_value();
+            case profiles::LaunchCondition::graphs_off: return d.eager.decode && !d.runtime_profile().eager.decode;
         }
         return false;
     };

@@ -228,9 +228,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
         targets += fmt::format("{}last token p99 <= {}", targets.empty() ? "" : ", ", core::format_seconds(*c.targets.e2e_s));
     }
     if (c.scenario) text += fmt::format("  scenario  {}: {}\n", c.scenario->name, c.scenario->purpose);
-    text += fmt::format("  targets   {}; runtime {}{}; clocks {}; ranked by {}; disaggregation {}\n",
+    text += fmt::format("  targets   {}; runtime {}{}{}; clocks {}; ranked by {}; disaggregation {}\n",
                         targets.empty() ? "none" : targets, c.runtime, c.in_process ? " (client in process)" : "",
-                        c.clocks, c.order, c.disaggregation);
+                        c.cuda_graphs_off ? " (CUDA graphs off)" : "", c.clocks, c.order, c.disaggregation);
     if (!c.candidates.empty()) {
         text += fmt::format("  devices   {} (--segments all adds workstation, consumer and edge boards; --hardware "
                             "names any)\n", c.candidates);
@@ -409,6 +409,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                                  {"runtime", c.runtime}, {"clocks", c.clocks}, {"order", c.order},
                                  {"disaggregation", c.disaggregation}};
     if (c.in_process) conditions["client"] = "in_process";  // --in-process: no request path
+    if (c.cuda_graphs_off) conditions["cuda_graphs"] = "off";
     if (!c.given_prices.empty()) conditions["given_prices_usd_per_device_hour"] = c.given_prices;
     if (!c.candidates.empty()) conditions["candidates"] = c.candidates;
     if (c.scenario) conditions["scenario"] = scenario_to_json(*c.scenario);

@@ -27,6 +27,7 @@ struct PlanConditions {
     bool default_ttft = false;  // the TTFT target is serving::kDefaultTtftLimitS, not the user's
     std::string runtime;
     bool in_process = false;  // --in-process: the clients run in the engine's process
+    bool cuda_graphs_off = false;  // --cuda-graphs off: every pass dispatched op by op
     std::string clocks;
     std::string order;
     std::string disaggregation = "auto";  // --disaggregation
