@@ -92,4 +92,21 @@ TEST_CASE("a rate or latency target out of range is refused with its range as wr
     const auto high = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "2e7"});
     CHECK(high.exit_code == 2);
     CHECK(high.err.find("from 1e-06 to 10000000") != std::string::npos);
+    // Every other bounded real-valued flag reads the same way: its own range, as written.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> others{
+        {{"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--users", "4", "--think-time", "1e9"},
+         "--think-time: 1000000000: expected a number from 0 to 1000000"},
+        {{"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "1", "--pue", "9"},
+         "--pue: 9: expected a number from 1 to 5"},
+        {{"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--rate", "1", "--burstiness", "0"},
+         "--burstiness: 0: expected a number from 0.001 to 1000"},
+        {{"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--power-limit", "0"},
+         "--power-limit: 0: expected a number from 0.001 to"},
+    };
+    for (const auto& [line, message] : others) {
+        const auto result = run(line);
+        CAPTURE(line);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(message) != std::string::npos);
+    }
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cli/runtime_option.hpp"
+#include "cli/usage_checks.hpp"
 #include "core/units.hpp"
 #include "core/registry.hpp"
 #include "engine/efficiency.hpp"
@@ -123,14 +124,14 @@ void add_deployment_options(CLI::App& command, DeploymentOptions& options) {
         ->check(CLI::Range(1, kMaxSpecLength))
         ->needs(draft);
     auto* acceptance =
-        command.add_option("--acceptance", options.acceptance, help::kAcceptance)->check(CLI::Range(0.0, 1.0))->needs(draft);
+        command.add_option("--acceptance", options.acceptance, help::kAcceptance)->check(number_in(0.0, 1.0))->needs(draft);
     command.add_option("--accept-length", options.accept_length, help::kAcceptLength)
-        ->check(CLI::Range(1.0, kMaxSpecLength + 1.0))
+        ->check(number_in(1.0, kMaxSpecLength + 1.0))
         ->needs(draft)
         ->excludes(acceptance);
     command.add_option("--clocks", options.clocks, help::kClocks)->capture_default_str();
     command.add_option("--power-limit", options.power_limit_watts, help::kPowerLimit)
-        ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
+        ->check(number_in(1e-3, kMaxPowerLimitWatts));
 }
 
 void add_workload_options(CLI::App& command, WorkloadOptions& options) {

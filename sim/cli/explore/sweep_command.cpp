@@ -14,6 +14,7 @@
 #include "cli/output_file.hpp"
 #include "cli/point_options.hpp"
 #include "cli/runtime_option.hpp"
+#include "cli/usage_checks.hpp"
 #include "core/error.hpp"
 #include "core/value_range.hpp"
 #include "report/explore/sweep_writer.hpp"
@@ -161,7 +162,7 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
     command->add_option("--tp", options->tensor_parallel, help::kTensorParallel + ranges)->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks + lists)->capture_default_str();
     command->add_option("--power-limit", options->power_limit_watts, help::kPowerLimit)
-        ->check(CLI::Range(1e-3, kMaxPowerLimitWatts));
+        ->check(number_in(1e-3, kMaxPowerLimitWatts));
     command->add_option("--batch", options->batch, help::kBatch + ranges)->capture_default_str();
     auto* context = command->add_option("--context", options->context, help::kContext + ranges);
     auto* prompt = command->add_option("--prompt", options->prompt, help::kPrompt + ranges);
@@ -173,7 +174,7 @@ void add_sweep_command(CLI::App& app, CommandRun& run) {
     command->add_option("-o,--output-file", options->output_path, "Write here (atomically) instead of stdout");
     command->add_option("--max-points", options->max_points, "Refuse larger sweeps unless --force")
         ->capture_default_str()
-        ->check(CLI::Range(1.0, 1e15));
+        ->check(number_in(1.0, 1e15));
     command->add_flag("--force", options->force, "Run a sweep larger than --max-points");
     command->add_flag("--quiet", options->quiet, "No progress bar (there is none when stderr is not a terminal)");
     run_when_parsed(command, run, options, &run_sweep);

@@ -448,14 +448,14 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
                         "A price list CSV, hardware,usd_per_hour[,basis][,date][,source]; --price wins over its rows");
     command->add_option("--years", options->years,
                         "With --basis purchase: years a bought device is used, its price spread over them (default 3)")
-        ->check(CLI::Range(0.1, 50.0));
+        ->check(number_in(0.1, 50.0));
     command->add_option("--usd-per-kwh", options->usd_per_kwh,
                         "With --basis purchase: electricity price at the meter (default 0.15)")
-        ->check(CLI::Range(0.0, 10.0));
+        ->check(number_in(0.0, 10.0));
     command->add_option("--pue", options->pue,
                         "With --basis purchase: power usage effectiveness (default 1.58 in a datacenter, Uptime "
                         "Institute 2023; 1 at a desk)")
-        ->check(CLI::Range(1.0, 5.0));
+        ->check(number_in(1.0, 5.0));
     command->add_option("--kv", options->kv, "KV-cache formats to consider (default: the activation datatype)");
     command->add_option("--runtime", options->runtime, help::kRuntime);
     command->add_option("--tp", options->tensor_parallel, "Tensor-parallel degrees to consider")->capture_default_str();
@@ -474,13 +474,13 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
     command->add_option("--scale-up-lag", options->scale_up_lag_minutes,
                         "With --load-curve: minutes a new replica takes to start, paid before it serves")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 1440.0))
+        ->check(number_in(0.0, 1440.0))
         ->needs(curve);
     auto* users = command->add_option("--users", options->users, "Concurrent users (closed loop; a whole number)")
                       ->check(CLI::Range(1LL, 1'000'000'000LL));
     command->add_option("--think-time", options->think_time,
                         "Seconds each user waits between a response and the next request (default 0, or the scenario's)")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(number_in(0.0, 1e6));
     rate->excludes(users);
     curve->excludes(rate)->excludes(users);
     auto* turns = command->add_option("--turns", options->turns,

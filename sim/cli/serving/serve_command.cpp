@@ -342,7 +342,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
         ->check(CLI::IsMember(core::names_of(workload::Arrivals::kKindNames)));
     auto* burstiness = command->add_option("--burstiness", options->burstiness,
                         "Gamma shape k (default 1): the gaps' coefficient of variation is 1/sqrt(k); below 1 is burstier than Poisson")
-        ->check(CLI::Range(1e-3, 1e3));
+        ->check(number_in(1e-3, 1e3));
     command->add_option("--prompt", options->prompt,
                         "Prompt tokens: N, uniform:LOW:HIGH, normal:MEAN:SD, lognormal:MEAN:SD or dataset:MEAN (a chat dataset's spread, as ShareGPT's; default 1000)");
     command->add_option("--output", options->output, "Output tokens, as for --prompt (default 200)");
@@ -370,7 +370,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     command->add_option("--think-time", options->think_time,
                         "Seconds a client waits between a response and its next request (--concurrency) or its "
                         "conversation's next turn (--turns); default 0, or the scenario's")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(number_in(0.0, 1e6));
     auto* turns = command->add_option("--turns", options->turns,
                                       "Multi-turn conversations of this many turns (N, uniform:LOW:HIGH, ...): each later "
                                       "turn's prompt is the conversation so far and --follow-up tokens, and starts with "
@@ -380,7 +380,7 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
                         "With --turns: tokens the user adds at each later turn, as for --prompt");
     command->add_option("--prefix-fraction", options->prefix_fraction,
                         "Share of requests that start with a shared prefix (with --prefix-tokens)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_in(0.0, 1.0));
     command->add_option("--prefix-tokens", options->prefix_tokens,
                         "Length of each shared prefix (with --prefix-fraction; at most the shortest prompt)")
         ->check(CLI::Range(0LL, 1'000'000'000LL));
