@@ -431,6 +431,11 @@ TEST_CASE("plan = serve for every option a plan ranks, not only its best") {
     REQUIRE(plan.exit_code == 0);
     const auto options = nlohmann::json::parse(plan.out)["options"];
     REQUIRE(options.size() >= 3);
+    // The same plan as text: its latency columns are the figures the verification decided by.
+    const auto text = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm,mi300x,l40s,rtx-4090,a100-sxm-80gb",
+                                    "--rate", "10", "--scenario", "chat", "--disaggregation", "off", "--verify-requests",
+                                    std::to_string(requests)});
+    REQUIRE(text.exit_code == 0);
     for (const auto& option : options) {
         CAPTURE(option["hardware"].get<std::string>());
         REQUIRE(option["verified_by_serve"].is_object());
@@ -444,6 +449,19 @@ TEST_CASE("plan = serve for every option a plan ranks, not only its best") {
         const auto served = nlohmann::json::parse(serve.out);
         CHECK(served["goodput"]["fraction"].get<double>() >= 0.99);
         CHECK(served["goodput"]["fraction"].get<double>() == option["verified_by_serve"]["share_on_target"].get<double>());
+        const double ttft = served["ttft_s"]["p99"].get<double>(), tpot = served["tpot_s"]["p99"].get<double>();
+        CHECK(ttft == option["verified_by_serve"]["ttft_p99_s"].get<double>());
+        CHECK(tpot == option["verified_by_serve"]["tpot_p99_s"].get<double>());
+        // Its row of the latency table, the one headed "... TTFT p99  TPOT p99  last token p99 ...".
+        const std::string hardware = option["hardware"].get<std::string>();
+        const auto latency_table = text.out.find("TTFT p99  TPOT p99");
+        REQUIRE(latency_table != std::string::npos);
+        const auto row_start = text.out.find("\n" + hardware + " ", latency_table);
+        REQUIRE(row_start != std::string::npos);
+        const std::string row = text.out.substr(row_start + 1, text.out.find('\n', row_start + 1) - row_start - 1);
+        CAPTURE(row);
+        CHECK(row.find(core::format_seconds(ttft)) != std::string::npos);
+        CHECK(row.find(core::format_seconds(tpot)) != std::string::npos);
     }
 }
 

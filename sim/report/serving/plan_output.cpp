@@ -23,6 +23,13 @@ namespace {
 std::string steady_latency(const serving::PlanOption& option, double seconds) {
     return option.per_replica.stable ? core::format_seconds(seconds) : std::string("-");
 }
+
+// The latency the table shows: the request-level simulation's where it verified the option (the
+// figures that decided it, and the ones a benchmark of the deployment should reproduce), else the
+// steady state's.
+std::string decided_latency(const serving::PlanOption& option, double steady_s, double verified_s) {
+    return option.verification ? core::format_seconds(verified_s) : steady_latency(option, steady_s);
+}
 nlohmann::json steady_value(const serving::PlanOption& option, double seconds) {
     return option.per_replica.stable ? nlohmann::json(seconds) : nlohmann::json(nullptr);
 }
@@ -252,9 +259,12 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.cost_per_hour ? figure(option.cost_per_hour) + price_mark(option.price_basis) : figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
-                       steady_latency(option, option.per_replica.ttft_s.p99),
-                       steady_latency(option, option.per_replica.tpot_s.p99),
-                       steady_latency(option, option.per_replica.e2e_s.p99),
+                       decided_latency(option, option.per_replica.ttft_s.p99,
+                                       option.verification ? option.verification->ttft_p99_s : 0.0),
+                       decided_latency(option, option.per_replica.tpot_s.p99,
+                                       option.verification ? option.verification->tpot_p99_s : 0.0),
+                       decided_latency(option, option.per_replica.e2e_s.p99,
+                                       option.verification ? option.verification->e2e_p99_s : 0.0),
                        option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
@@ -350,8 +360,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
             "for the device's class and runtime (docs/model.md, \"Uncertainty band\"); 'none': at the slow end no replica "
             "count meets the targets ('?': at the fast end); layout: tp tensor-parallel, ep expert-parallel, pp pipeline stages, dp attention "
             "data-parallel, per instance, x replicas, or x (xP+yD): x prefill and y decode instances, disaggregated; max "
-            "rate: the rate the devices sustain within the targets; latency at the requested rate from the steady-state "
-            "model; last token: TTFT plus the mean output's decode steps, the tails added)\n";
+            "rate: the rate the devices sustain within the targets, by the steady-state model; latency: the p99s at the "
+            "requested rate in the request-level simulation that verified the option (by the steady-state model where "
+            "none ran, --verify-requests 0); last token: TTFT plus the decode steps of the request's output)\n";
     if (!plan.rejected.empty()) {
         text += "\ncannot serve it:\n";
         for (const auto& rejection : plan.rejected) text += fmt::format("  {}: {}\n", rejection.hardware, rejection.reason);
