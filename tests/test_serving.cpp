@@ -225,8 +225,9 @@ TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash i
 
 TEST_CASE("the analytic steady state agrees with the simulation where its assumptions hold") {
     // Poisson arrivals, fixed lengths, no memory pressure, at 25% to 75% of saturation: the mean
-    // batch and the mean TPOT within 8% (measured: at most 6%, at 75% load, where the batch's own
-    // fluctuation lengthens passes), TTFT p99 within 35% (docs/serving.md has the table).
+    // batch and the mean TPOT within 8% (measured: at most 2%), TTFT p99 within 35%, and the TPOT
+    // p99 within 8% (measured: 1% to 5% short; taking each pass as independent of the one before,
+    // without the fixed point's loop gain, it read 5% to 16% short: docs/serving.md has the table).
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     const double capacity = serving::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, {}).saturation_rate_per_s;
@@ -239,6 +240,9 @@ TEST_CASE("the analytic steady state agrees with the simulation where its assump
         CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08).scale(0.0));
         CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08).scale(0.0));
         CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.35).scale(0.0));
+        CHECK(analytic.tpot_s.p99 == doctest::Approx(simulated.tpot_s.p99).epsilon(0.08).scale(0.0));
+        CHECK(analytic.loop_gain > 0.0);
+        CHECK(analytic.loop_gain < 1.0);
     }
 }
 
@@ -394,14 +398,16 @@ TEST_CASE("serve --concurrency runs the closed loop and refuses what only an ope
 }
 
 TEST_CASE("plan = serve: serve at the planned deployment and load meets the targets for 99% of requests") {
-    // The chat workload at 22 requests/s on H100s: the steady state alone reads one replica as
-    // enough, where a request-level run at that load keeps fewer than 99% of requests on target.
+    // The chat workload at 20 requests/s on H100s: the steady state alone reads one replica as
+    // enough (its TPOT tail takes each request's passes at the mean output length, where the
+    // scenario's lognormal outputs give short requests a wider one), where a request-level run at
+    // that load keeps fewer than 99% of requests on target.
     // Whatever plan answers, serve given the same deployment, load, request count and seed must
     // agree with it, because plan reports only what that simulation verified.
     // The pinned vLLM build (tests/data/runtime_profiles): the case's premise is that build's
     // physics, which a refit of the shipped one must not move.
     const std::string runtime = testing::test_data("runtime_profiles/pinned-vllm-0.8.yaml");
-    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
+    const auto plan = testing::run({"plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "20",
                                     "--scenario", "chat", "--verify-requests", "2000", "--runtime", runtime, "--json"});
     REQUIRE(plan.exit_code == 0);
     const auto best = nlohmann::json::parse(plan.out)["options"][0];
@@ -409,7 +415,7 @@ TEST_CASE("plan = serve: serve at the planned deployment and load meets the targ
     const int replicas = best["replicas"].get<int>();
     CHECK(best["verified_by_serve"]["steady_state_replicas"].get<int>() < replicas);
     CHECK(replicas == best["verified_by_serve"]["replicas"].get<int>());
-    const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "22",
+    const auto serve = testing::run({"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "20",
                                      "--scenario", "chat", "--replicas", std::to_string(replicas), "--requests", "2000",
                                      "--seed", "1", "--runtime", runtime, "--json"});
     REQUIRE(serve.exit_code == 0);

@@ -66,8 +66,12 @@ TEST_CASE("under a tight token budget the replica is stable at every rate below 
             const serving::SteadyState state = serving::steady_state(evaluator, budget_load(rate), limits);
             REQUIRE(state.stable);
             CHECK(state.ttft_s.p99 > 0.0);
-            CHECK(state.tpot_s.p99 >= last_tpot * (1.0 - 1e-9));
-            last_tpot = state.tpot_s.p99;
+            // The mean pass rises with the rate. Its p99 need not, close to saturation: once the
+            // budget is full in every pass, a longer pass cannot gather more prompt tokens for the
+            // next, the loop gain falls and with it the spread (docs/serving.md).
+            CHECK(state.tpot_s.mean >= last_tpot * (1.0 - 1e-9));
+            CHECK(state.tpot_s.p99 >= state.tpot_s.mean);
+            last_tpot = state.tpot_s.mean;
             // The work a pass holds stays within its budget: the decodes' tokens and the prompts that
             // arrive during a pass, whole prompts only without chunked prefill.
             const double room = 768.0 - state.batch;

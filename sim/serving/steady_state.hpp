@@ -21,6 +21,9 @@ struct LoadShape {
     // Mean tokens of a prompt found in the prefix cache (a conversation's earlier turns): they are
     // read, not computed, though the sequence's cache still holds them.
     double cached_prompt_tokens = 0.0;
+    // The arrivals are a fixed population's completions (closed_loop_state): a longer pass delays
+    // them instead of gathering more, so the passes carry no feedback through the rate.
+    bool closed_loop = false;
 
     // The prompt tokens a prefill computes, at least the last (its logits give the first token).
     double computed_prompt_tokens() const { return std::max(1.0, prompt_tokens - cached_prompt_tokens); }
@@ -36,6 +39,11 @@ struct SteadyState {
     double max_batch = 0.0;         // the batch memory and the scheduler allow
     double utilization = 0.0;       // rate over the saturation rate
     double saturation_rate_per_s = 0.0;
+    // How much of a change in one pass's length the mean pass repeats (the slope of the fixed-point
+    // map at the point, below 1 where it is stable): a longer pass gathers more arriving prompts and
+    // keeps more sequences decoding, which lengthen the next. It amplifies every fluctuation of a
+    // request's passes by 1 / (1 - gain).
+    double loop_gain = 0.0;
     Percentiles ttft_s;             // mean and tails (p50, p90, p99)
     Percentiles tpot_s;
     // Total completion time, TTFT plus the mean output's decode steps. Its tails add the two tails
