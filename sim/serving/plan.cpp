@@ -17,7 +17,10 @@ namespace {
 constexpr int kMaxReplicas = 100'000;
 
 LoadShape load_of(const PlanWorkload& workload, double rate) {
-    return {rate, workload.prompt_tokens, workload.output_tokens, workload.arrival_cv2, workload.cached_prompt_tokens};
+    LoadShape load{rate, workload.prompt_tokens, workload.output_tokens, workload.arrival_cv2, workload.cached_prompt_tokens};
+    load.output_cv2 = workload.output_cv2;
+    load.prompt_cv2 = workload.prompt_cv2;
+    return load;
 }
 
 // One deployment's per-replica figures at the targets.

@@ -27,6 +27,8 @@ struct PlanWorkload {
     double prompt_tokens = 1000.0;   // mean
     double output_tokens = 200.0;    // mean
     double arrival_cv2 = 1.0;
+    double output_cv2 = 0.0;  // of the output lengths (LoadShape::output_cv2)
+    double prompt_cv2 = 0.0;  // of the prompt lengths
     // The distributions behind the means, for the request-level verification; unset: fixed
     // lengths at the means, Poisson arrivals.
     std::optional<workload::ResolvedWorkload> lengths;

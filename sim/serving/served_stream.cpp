@@ -19,6 +19,8 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
     served.load.prompt_tokens = workload.prompt.mean();
     served.load.output_tokens = workload.output.mean();
     served.load.arrival_cv2 = workload.arrival_cv2();
+    served.load.output_cv2 = output_lengths_cv2(served.requests);
+    served.load.prompt_cv2 = prompt_lengths_cv2(served.requests);
     if (max_output) {
         served.uncapped_load = served.load;
         served.uncapped_load->output_tokens = workload.uncapped_output_mean;
@@ -68,10 +70,38 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
     served.load.output_tokens = output_sum / count;
     // The steady state beside a replay waits as the trace's gaps vary, not as Poisson arrivals.
     served.load.arrival_cv2 = arrival_gaps_cv2(served.requests);
+    served.load.output_cv2 = output_lengths_cv2(served.requests);
+    served.load.prompt_cv2 = prompt_lengths_cv2(served.requests);
     served.arrivals = fmt::format("trace {} ({:.3g}/s)", name, served.load.rate_per_s);
     served.prompt = fmt::format("trace (mean {:.0f})", served.load.prompt_tokens);
     served.output = fmt::format("trace (mean {:.0f})", served.load.output_tokens);
     return served;
+}
+
+namespace {
+
+template <typename Length>
+double lengths_cv2(const std::vector<workload::Request>& requests, Length length) {
+    if (requests.empty()) return 0.0;
+    double sum = 0.0, squares = 0.0;
+    for (const auto& request : requests) {
+        const double value = static_cast<double>(length(request));
+        sum += value;
+        squares += value * value;
+    }
+    const double count = static_cast<double>(requests.size());
+    const double mean = sum / count;
+    return mean > 0.0 ? std::max(0.0, squares / count - mean * mean) / (mean * mean) : 0.0;
+}
+
+}  // namespace
+
+double output_lengths_cv2(const std::vector<workload::Request>& requests) {
+    return lengths_cv2(requests, [](const workload::Request& r) { return r.output_tokens; });
+}
+
+double prompt_lengths_cv2(const std::vector<workload::Request>& requests) {
+    return lengths_cv2(requests, [](const workload::Request& r) { return r.prompt_tokens; });
 }
 
 double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {

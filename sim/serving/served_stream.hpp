@@ -31,6 +31,11 @@ ServedStream generated_stream(const workload::ResolvedWorkload& workload, worklo
 // A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it.
 ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name);
 
+// The squared coefficients of variation of `requests`' output and prompt lengths: 0 when they are
+// all one length.
+double output_lengths_cv2(const std::vector<workload::Request>& requests);
+double prompt_lengths_cv2(const std::vector<workload::Request>& requests);
+
 // The squared coefficient of variation of the gaps between `requests`' arrivals (sorted): 1 for
 // Poisson arrivals, more for bursts; 1 when there is no gap to measure.
 double arrival_gaps_cv2(const std::vector<workload::Request>& requests);

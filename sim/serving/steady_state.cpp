@@ -1,6 +1,7 @@
 #include "serving/steady_state.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -58,6 +59,8 @@ void finish_request_figures(SteadyState& state, const LoadShape& load, const eng
 }
 
 constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
+// Equally likely strata of a request's output length, for the TPOT tail over a spread of lengths.
+constexpr int kOutputStrata = 32;
 constexpr double kZ90 = 1.282;
 // The fixed-point searches: at most this many evaluations of the pass, settled within this
 // share of it, and no pass longer than this (seconds).
@@ -195,6 +198,8 @@ struct PassMixture {
 // quantiles, so the two cannot drift apart.
 struct PassTable {
     double chunk_share = 1.0;          // of one prompt, per chunk
+    double chunk_tokens = 1.0;         // a mean prompt's chunk
+    double mean_chunks = 0.0;          // chunks a pass carries, before the cap
     std::vector<double> probability;   // of k chunks in a pass, k = 0 .. K (the tail past 1e-12 cut)
     std::vector<double> time;          // of a pass with k chunks, k = 0 .. K + 1
     double covered = 0.0;              // the probability the table holds
@@ -205,7 +210,9 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
     const double chunk = std::min(model.load.computed_prompt_tokens(), room);
     table.chunk_share = chunk / model.load.computed_prompt_tokens();
+    table.chunk_tokens = chunk;
     const double mean_chunks = mean_prompts / table.chunk_share;
+    table.mean_chunks = mean_chunks;
     // The chunks a pass holds, at least the one it carries (Model::prompts_held). Under chunked
     // prefill a whole count would make the full pass shorter as the batch grows across the point
     // where two prompts stop fitting, and the mean pass would no longer rise with the pass time,
@@ -238,6 +245,17 @@ PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) 
     }
     mixture.mean /= table.covered;
     mixture.second_moment /= table.covered;
+    // Prompts of spread lengths: each chunk a pass carries adds its own tokens' time, so the passes
+    // spread further by (chunks a pass) x (time a token)^2 x Var(chunk). A chunk lies between none
+    // and the room beside the decodes, so its variance is at most a quarter of that room squared
+    // (Popoviciu's inequality), however long the prompts' tail.
+    if (model.load.prompt_cv2 > 0.0 && table.time.size() > 1) {
+        const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
+        const double prompt = model.load.computed_prompt_tokens();
+        const double chunk_variance = std::min(model.load.prompt_cv2 * prompt * prompt, room * room / 4.0);
+        const double per_token = (table.time[1] - table.time[0]) / table.chunk_tokens;
+        mixture.second_moment += table.mean_chunks * per_token * per_token * chunk_variance;
+    }
     mixture.decode_only = table.time[0];
     mixture.with_prompt = weighted_k > 0.0 ? carried / weighted_k : table.time[1];
     return mixture;
@@ -272,6 +290,33 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
         return core::bisect(0.0, chunks * time.back() + time.back(), [&](double t) { return below(t) < q; }).high;
     };
     return {quantile(0.50), quantile(0.90), quantile(0.99)};
+}
+
+// The q-quantile of TPOT over requests: a request of n passes has a mean pass about `mean` with
+// variance per_pass / n + whole (the part it sees whole over its life). With outputs spread
+// (output_cv2 > 0), n is lognormal about `passes` with that squared coefficient of variation, taken
+// in kOutputStrata equally likely strata: requests of few tokens average few passes, and the tail
+// is theirs.
+double tpot_quantile(double q, double mean, double per_pass, double whole, double passes, double output_cv2) {
+    auto spread = [&](double n) { return std::sqrt(per_pass / std::max(1.0, n) + whole); };
+    const double z = q >= 0.99 ? kZ99 : kZ90;
+    if (output_cv2 <= 0.0) return mean + z * spread(passes);
+    const double sigma2 = std::log1p(output_cv2), sigma = std::sqrt(sigma2);
+    auto normal_cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+    std::array<double, kOutputStrata> strata{};
+    double widest = spread(passes);
+    for (int i = 0; i < kOutputStrata; ++i) {
+        const double p = (i + 0.5) / kOutputStrata;
+        const double u = core::bisect(-10.0, 10.0, [&](double x) { return normal_cdf(x) < p; }).high;
+        strata[static_cast<std::size_t>(i)] = spread(passes * std::exp(sigma * u - sigma2 / 2.0));
+        widest = std::max(widest, strata[static_cast<std::size_t>(i)]);
+    }
+    auto above = [&](double x) {
+        double share = 0.0;
+        for (double s : strata) share += 1.0 - normal_cdf((x - mean) / s);
+        return share / kOutputStrata;
+    };
+    return core::bisect(mean, mean + 10.0 * widest, [&](double x) { return above(x) > 1.0 - q; }).high;
 }
 
 // The fixed point of Little's law: batch = rate x (output - 1) / E x pass, prompts per pass = rate x
@@ -392,13 +437,14 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     const double relative = acceptance_spread(model, load.output_tokens - 1.0);
     const double tpot = state.step_s / model.tokens_per_pass;
     const double amplified = load.closed_loop ? 1.0 : 1.0 / (1.0 - state.loop_gain);
-    const double spread = std::sqrt((variance / passes + slope * slope * batch_now) * amplified * amplified /
-                                        std::pow(model.tokens_per_pass, 2.0) +
-                                    tpot * tpot * relative * relative);
+    const double scale = amplified * amplified / std::pow(model.tokens_per_pass, 2.0);
+    const double per_pass = variance * scale;
+    const double whole = slope * slope * batch_now * scale + tpot * tpot * relative * relative;
+    const double spread = std::sqrt(per_pass / passes + whole);
     state.tpot_s.mean = tpot;
     state.tpot_s.p50 = tpot;
-    state.tpot_s.p90 = tpot + kZ90 * spread;
-    state.tpot_s.p99 = tpot + kZ99 * spread;
+    state.tpot_s.p90 = tpot_quantile(0.90, tpot, per_pass, whole, passes, load.output_cv2);
+    state.tpot_s.p99 = tpot_quantile(0.99, tpot, per_pass, whole, passes, load.output_cv2);
     state.tpot_s.max = tpot + 4.0 * spread;
 
     // TTFT: the rest of the pass in flight when the request arrives (length-biased: E[T^2] / 2E[T]

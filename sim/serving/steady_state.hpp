@@ -24,6 +24,11 @@ struct LoadShape {
     // The arrivals are a fixed population's completions (closed_loop_state): a longer pass delays
     // them instead of gathering more, so the passes carry no feedback through the rate.
     bool closed_loop = false;
+    // The squared coefficient of variation of the output lengths (0: every output the mean): a
+    // request of few tokens averages its TPOT over few passes, which widens the tail.
+    double output_cv2 = 0.0;
+    // The same of the prompt lengths: a pass's prompt work varies with the chunk it carries.
+    double prompt_cv2 = 0.0;
 
     // The prompt tokens a prefill computes, at least the last (its logits give the first token).
     double computed_prompt_tokens() const { return std::max(1.0, prompt_tokens - cached_prompt_tokens); }
