@@ -59,9 +59,9 @@ void finish_request_figures(SteadyState& state, const LoadShape& load, const eng
 }
 
 constexpr double kZ99 = 2.326;  // the standard normal's 99th percentile
+constexpr double kZ90 = 1.282;
 // Equally likely strata of a request's output length, for the TPOT tail over a spread of lengths.
 constexpr int kOutputStrata = 32;
-constexpr double kZ90 = 1.282;
 // The fixed-point searches: at most this many evaluations of the pass, settled within this
 // share of it, and no pass longer than this (seconds).
 constexpr int kIterations = 200;
@@ -297,23 +297,26 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
 // (output_cv2 > 0), n is lognormal about `passes` with that squared coefficient of variation, taken
 // in kOutputStrata equally likely strata: requests of few tokens average few passes, and the tail
 // is theirs.
+double standard_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+double standard_normal_quantile(double p) {
+    return core::bisect(-10.0, 10.0, [&](double x) { return standard_normal_cdf(x) < p; }).high;
+}
+
 double tpot_quantile(double q, double mean, double per_pass, double whole, double passes, double output_cv2) {
     auto spread = [&](double n) { return std::sqrt(per_pass / std::max(1.0, n) + whole); };
-    const double z = q >= 0.99 ? kZ99 : kZ90;
-    if (output_cv2 <= 0.0) return mean + z * spread(passes);
+    if (output_cv2 <= 0.0) return mean + standard_normal_quantile(q) * spread(passes);
     const double sigma2 = std::log1p(output_cv2), sigma = std::sqrt(sigma2);
-    auto normal_cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
     std::array<double, kOutputStrata> strata{};
     double widest = spread(passes);
     for (int i = 0; i < kOutputStrata; ++i) {
-        const double p = (i + 0.5) / kOutputStrata;
-        const double u = core::bisect(-10.0, 10.0, [&](double x) { return normal_cdf(x) < p; }).high;
+        const double u = standard_normal_quantile((i + 0.5) / kOutputStrata);
         strata[static_cast<std::size_t>(i)] = spread(passes * std::exp(sigma * u - sigma2 / 2.0));
         widest = std::max(widest, strata[static_cast<std::size_t>(i)]);
     }
     auto above = [&](double x) {
         double share = 0.0;
-        for (double s : strata) share += 1.0 - normal_cdf((x - mean) / s);
+        for (double s : strata) share += 1.0 - standard_normal_cdf((x - mean) / s);
         return share / kOutputStrata;
     };
     return core::bisect(mean, mean + 10.0 * widest, [&](double x) { return above(x) > 1.0 - q; }).high;
@@ -501,7 +504,7 @@ double prefill_alone(const Model& model) {
 // A decode instance's fixed point of Little's law: batch = rate x (output - 1) x step, step =
 // the engine's decode step at that batch (no prompt ever rides in its passes). False when it
 // diverges or leaves the instance's limits.
-bool solve_decode(const Model& model, double rate, double& batch, double& step, double* gain = nullptr) {
+bool solve_decode(const Model& model, double rate, double& batch, double& step) {
     const double decode_passes = model.decode_passes();
     auto pass = [&](double s) { return model.step(std::max(rate * decode_passes * s, 1e-9), 0.0); };
     auto within_limits = [&](double s) {
@@ -513,7 +516,6 @@ bool solve_decode(const Model& model, double rate, double& batch, double& step, 
     if (!found || found->slope > kMostLoopGain) return false;
     step = found->x;
     batch = rate * decode_passes * step;
-    if (gain != nullptr) *gain = std::max(0.0, found->slope);
     return true;
 }
 
@@ -601,16 +603,15 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     result.prefill_utilization = prefill_offered / prefill_instances;
     result.decode_utilization =
         result.decode_saturation_per_instance_s > 0.0 ? per_decode.rate_per_s / result.decode_saturation_per_instance_s : infinite;
-    double batch = 0.0, step = 0.0, gain = 0.0;
+    double batch = 0.0, step = 0.0;
     if (!(prefill_offered < prefill_instances) || front_end.utilization() >= 1.0 ||
-        !solve_decode(decode, per_decode.rate_per_s, batch, step, &gain)) {
+        !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
         state.stable = false;
         return result;
     }
     state.stable = true;
     state.batch = batch;
     state.step_s = step;
-    state.loop_gain = gain;  // reported, not applied to the spread (below)
     state.decode_step_s = step;
     state.prompt_step_s = result.prefill_s;
 

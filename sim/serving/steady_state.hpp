@@ -47,7 +47,8 @@ struct SteadyState {
     // How much of a change in one pass's length the mean pass repeats (the slope of the fixed-point
     // map at the point, below 1 where it is stable): a longer pass gathers more arriving prompts and
     // keeps more sequences decoding, which lengthen the next. It amplifies every fluctuation of a
-    // request's passes by 1 / (1 - gain).
+    // request's passes by 1 / (1 - gain). Colocated replicas only: 0 for a disaggregated decode pool,
+    // whose spread does not take it (docs/serving.md, "The analytic steady state").
     double loop_gain = 0.0;
     Percentiles ttft_s;             // mean and tails (p50, p90, p99)
     Percentiles tpot_s;
