@@ -103,10 +103,11 @@ TEST_CASE("a rate or latency target out of range is refused with its range as wr
         {{"predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--power-limit", "0"},
          "--power-limit: 0: expected a number from 0.001 to"},
     };
-    for (const auto& [line, message] : others) {
+    for (const auto& other : others) {
+        const std::vector<std::string>& line = other.first;  // not a structured binding: CAPTURE takes it into a lambda
         const auto result = run(line);
         CAPTURE(line);
         CHECK(result.exit_code == 2);
-        CHECK(result.err.find(message) != std::string::npos);
+        CHECK(result.err.find(other.second) != std::string::npos);
     }
 }
