@@ -198,6 +198,7 @@ struct PassMixture {
 // quantiles, so the two cannot drift apart.
 struct PassTable {
     double chunk_share = 1.0;          // of one prompt, per chunk
+    double room = 1.0;                 // tokens of the budget beside the decodes
     double chunk_tokens = 1.0;         // a mean prompt's chunk
     double mean_chunks = 0.0;          // chunks a pass carries, before the cap
     std::vector<double> probability;   // of k chunks in a pass, k = 0 .. K (the tail past 1e-12 cut)
@@ -209,6 +210,7 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     PassTable table;
     const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
     const double chunk = std::min(model.load.computed_prompt_tokens(), room);
+    table.room = room;
     table.chunk_share = chunk / model.load.computed_prompt_tokens();
     table.chunk_tokens = chunk;
     const double mean_chunks = mean_prompts / table.chunk_share;
@@ -250,9 +252,8 @@ PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) 
     // and the room beside the decodes, so its variance is at most a quarter of that room squared
     // (Popoviciu's inequality), however long the prompts' tail.
     if (model.load.prompt_cv2 > 0.0 && table.time.size() > 1) {
-        const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
         const double prompt = model.load.computed_prompt_tokens();
-        const double chunk_variance = std::min(model.load.prompt_cv2 * prompt * prompt, room * room / 4.0);
+        const double chunk_variance = std::min(model.load.prompt_cv2 * prompt * prompt, table.room * table.room / 4.0);
         const double per_token = (table.time[1] - table.time[0]) / table.chunk_tokens;
         mixture.second_moment += table.mean_chunks * per_token * per_token * chunk_variance;
     }

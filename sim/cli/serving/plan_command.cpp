@@ -227,30 +227,20 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     workload.output_tokens = resolved.output.mean();
     workload.arrival_cv2 = resolved.arrival_cv2();
     workload.lengths = resolved;
-    {
-        // The outputs' spread, from the stream the verification sends (its count and seed).
-        workload::StreamSpec spec;
-        spec.arrivals.rate_per_s = rate.value_or(1.0);
-        spec.requests = options.verify_requests > 0 ? options.verify_requests : 2000;
-        spec.seed = static_cast<unsigned long long>(options.seed.value_or(1));
-        const serving::LoadShape sent = serving::generated_stream(resolved, spec, std::nullopt).load;
-        workload.output_cv2 = sent.output_cv2;
-        workload.prompt_cv2 = sent.prompt_cv2;
-    }
-    // Conversations: the mean prompt as sent and its cached part, from the stream the verification
-    // generates (its count and seed).
-    std::optional<serving::ServedStream> conversations;
-    if (auto talk = parse_conversations(options.turns, options.follow_up, resolved.think_time_s)) {
-        workload::StreamSpec spec;
-        spec.arrivals.rate_per_s = rate.value_or(1.0);
-        spec.requests = options.verify_requests > 0 ? options.verify_requests : 2000;
-        spec.seed = static_cast<unsigned long long>(options.seed.value_or(1));
-        spec.conversations = talk;
-        conversations = serving::generated_stream(resolved, spec, std::nullopt);
-        workload.prompt_tokens = conversations->load.prompt_tokens;
-        workload.cached_prompt_tokens = conversations->load.cached_prompt_tokens;
-        workload.output_cv2 = conversations->load.output_cv2;
-        workload.prompt_cv2 = conversations->load.prompt_cv2;
+    // The stream the verification sends (its count and seed): the lengths' spread and, for
+    // conversations, the mean prompt as sent and its cached part.
+    workload::StreamSpec spec;
+    spec.arrivals.rate_per_s = rate.value_or(1.0);
+    spec.requests = options.verify_requests > 0 ? options.verify_requests : 2000;
+    spec.seed = static_cast<unsigned long long>(options.seed.value_or(1));
+    spec.conversations = parse_conversations(options.turns, options.follow_up, resolved.think_time_s);
+    const serving::ServedStream sent = serving::generated_stream(resolved, spec, std::nullopt);
+    workload.output_cv2 = sent.load.output_cv2;
+    workload.prompt_cv2 = sent.load.prompt_cv2;
+    const serving::ServedStream* conversations = spec.conversations ? &sent : nullptr;
+    if (conversations) {
+        workload.prompt_tokens = sent.load.prompt_tokens;
+        workload.cached_prompt_tokens = sent.load.cached_prompt_tokens;
         workload.conversations = spec.conversations;
     }
     if (traced) {

@@ -23,15 +23,16 @@ namespace {
 std::string steady_latency(const serving::PlanOption& option, double seconds) {
     return option.per_replica.stable ? core::format_seconds(seconds) : std::string("-");
 }
+nlohmann::json steady_value(const serving::PlanOption& option, double seconds) {
+    return option.per_replica.stable ? nlohmann::json(seconds) : nlohmann::json(nullptr);
+}
 
 // The latency the table shows: the request-level simulation's where it verified the option (the
 // figures that decided it, and the ones a benchmark of the deployment should reproduce), else the
 // steady state's.
-std::string decided_latency(const serving::PlanOption& option, double steady_s, double verified_s) {
-    return option.verification ? core::format_seconds(verified_s) : steady_latency(option, steady_s);
-}
-nlohmann::json steady_value(const serving::PlanOption& option, double seconds) {
-    return option.per_replica.stable ? nlohmann::json(seconds) : nlohmann::json(nullptr);
+std::string decided_latency(const serving::PlanOption& option, double steady_s,
+                            double serving::PlanVerification::*verified_s) {
+    return option.verification ? core::format_seconds((*option.verification).*verified_s) : steady_latency(option, steady_s);
 }
 
 // A month as cloud bills count it: 730 hours.
@@ -259,12 +260,9 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                        option.cost_per_hour ? figure(option.cost_per_hour) + price_mark(option.price_basis) : figure(option.cost_per_hour),
                        figure(option.cost_per_million_output_tokens), figure(option.joules_per_output_token),
                        option.binding, core::format_significant(option.max_rate_at_targets_per_s) + "/s",
-                       decided_latency(option, option.per_replica.ttft_s.p99,
-                                       option.verification ? option.verification->ttft_p99_s : 0.0),
-                       decided_latency(option, option.per_replica.tpot_s.p99,
-                                       option.verification ? option.verification->tpot_p99_s : 0.0),
-                       decided_latency(option, option.per_replica.e2e_s.p99,
-                                       option.verification ? option.verification->e2e_p99_s : 0.0),
+                       decided_latency(option, option.per_replica.ttft_s.p99, &serving::PlanVerification::ttft_p99_s),
+                       decided_latency(option, option.per_replica.tpot_s.p99, &serving::PlanVerification::tpot_p99_s),
+                       decided_latency(option, option.per_replica.e2e_s.p99, &serving::PlanVerification::e2e_p99_s),
                        option.verification ? core::format_percent(option.verification->met_share) : std::string("-")});
     }
     text += table.render();
