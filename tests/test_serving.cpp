@@ -228,9 +228,13 @@ TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash i
 
 TEST_CASE("the analytic steady state agrees with the simulation where its assumptions hold") {
     // Poisson arrivals, fixed lengths, no memory pressure, at 25% to 75% of saturation: the mean
-    // batch and the mean TPOT within 8% (measured: at most 2%), TTFT p99 within 35%, and the TPOT
-    // p99 within 8% (measured: 1% to 5% short; taking each pass as independent of the one before,
-    // without the fixed point's loop gain, it read 5% to 16% short: docs/serving.md has the table).
+    // batch and the mean TPOT within 8% (measured: at most 2%), the TTFT mean within 8% and its p99
+    // within 12% (measured at the server: the mean within 2%, the p99 0% to 9% short; with the
+    // prompts that share the request's pass counted about the mean pass rather than about the pass
+    // in flight when it arrived, the p99 read 15% to 26% short), and the
+    // TPOT p99 within 8% (measured: 1% to 5% short; taking each pass as independent of the one
+    // before, without the fixed point's loop gain, it read 5% to 16% short: docs/serving.md has
+    // the table).
     const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
     const auto evaluator = s.realistic();
     const double capacity = serving::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, {}).saturation_rate_per_s;
@@ -242,7 +246,8 @@ TEST_CASE("the analytic steady state agrees with the simulation where its assump
         REQUIRE(analytic.stable);
         CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08).scale(0.0));
         CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08).scale(0.0));
-        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.35).scale(0.0));
+        CHECK(analytic.ttft_s.mean == doctest::Approx(simulated.ttft_s.mean).epsilon(0.08).scale(0.0));
+        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.12).scale(0.0));
         CHECK(analytic.tpot_s.p99 == doctest::Approx(simulated.tpot_s.p99).epsilon(0.08).scale(0.0));
         CHECK(analytic.loop_gain > 0.0);
         CHECK(analytic.loop_gain < 1.0);
