@@ -226,6 +226,26 @@ TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash i
     CHECK(result.requests[3].ttft() == doctest::Approx(result.requests[0].ttft()).epsilon(1e-9));
 }
 
+TEST_CASE("a request holds its slot while its prompt is prefilled, so every stable load has a finite TTFT") {
+    // One-token prompts and two-token outputs on the ideal runtime (no request path, so no front
+    // end binds): each request holds one of the 256 slots for two passes, the one that prefills its
+    // prompt and gives its first token and the one that decodes its second. So at any stable rate
+    // R, R x 2 x (mean pass) <= 256. Counting the decoding sequences alone, the steady state called
+    // 13% more than that stable (R x 2 x pass = 289 just below its saturation) and gave an infinite
+    // TTFT beside it.
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b", "bf16", "", 1, "ideal");
+    const auto evaluator = s.realistic();
+    serving::SchedulerLimits limits;  // 256 sequences, 8,192 tokens a pass
+    const double saturation = serving::steady_state(evaluator, {1.0, 1.0, 2.0, 1.0}, limits).saturation_rate_per_s;
+    REQUIRE(saturation > 0.0);
+    const auto near = serving::steady_state(evaluator, {0.999 * saturation, 1.0, 2.0, 1.0}, limits);
+    REQUIRE(near.stable);
+    CHECK(0.999 * saturation * 2.0 * near.step_s <= 256.0);
+    CHECK(std::isfinite(near.ttft_s.p99));
+    CHECK(std::isfinite(near.ttft_s.mean));
+    CHECK_FALSE(serving::steady_state(evaluator, {1.01 * saturation, 1.0, 2.0, 1.0}, limits).stable);
+}
+
 TEST_CASE("the analytic steady state agrees with the simulation where its assumptions hold") {
     // Poisson arrivals, fixed lengths, no memory pressure, at 25% to 75% of saturation: the mean
     // batch and the mean TPOT within 8% (measured: at most 2%), the TTFT mean within 8% and its p99

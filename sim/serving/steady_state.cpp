@@ -367,10 +367,15 @@ bool solve(const Model& model, double rate, SteadyState& state) {
     // Each pass carries a token (speculating: k + 1) per decoding sequence and, on average, the
     // prompts that arrived meanwhile, which must stay within what a pass holds beside the decodes
     // (whole prompts only without chunked prefill), or they queue without end; the batch stays
-    // within the replica's.
+    // within the replica's, counting the requests whose prompts are being prefilled, which hold
+    // their slots too (a pass each chunk): with a short output they are a large part of the slots,
+    // and a batch of the decodes alone called stable a load whose slots never free (the TTFT's wait
+    // for one is then without end).
+    const double prompt_passes = std::ceil(model.load.computed_prompt_tokens() / static_cast<double>(model.limits.max_batched_tokens));
+    const double slots = std::floor(model.max_batch);  // whole sequences; none: nothing fits
     auto within_limits = [&](double step) {
         const double batch = rate * decode_passes * step;
-        return batch <= model.max_batch && rate * step <= model.prompts_held(batch);
+        return batch + rate * prompt_passes * step <= slots && rate * step <= model.prompts_held(batch);
     };
     const std::optional<core::FixedPoint> found =
         core::increasing_fixed_point(model.step(1.0, 0.0), mean_pass, within_limits, kSettled, kIterations, kLongestPass);
@@ -488,9 +493,10 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     // the chance of finding them all busy and an exponential wait (M/M/c; docs/serving.md).
     const double residual = mixture.second_moment / (2.0 * mixture.mean);
     const double chunks = std::ceil(load.computed_prompt_tokens() / static_cast<double>(limits.max_batched_tokens));
-    const double own = chunks * state.prompt_step_s;
     const double slots = std::max(1.0, std::floor(model.max_batch));
-    const double hold = passes * state.step_s + own;  // a slot's occupancy per request
+    // A slot's occupancy per request, in mean passes as the stability limit counts it (solve), so
+    // that every stable load has a finite wait.
+    const double hold = (passes + chunks) * state.step_s;
     const double offered = load.rate_per_s * hold;
     double wait_probability = 1.0, wait_rate = 0.0;
     if (offered < slots) {
