@@ -542,12 +542,15 @@ double prefill_alone(const Model& model) {
 // A decode instance's fixed point of Little's law: batch = rate x (output - 1) x step, step =
 // the engine's decode step at that batch (no prompt ever rides in its passes). False when it
 // diverges or leaves the instance's limits.
-bool solve_decode(const Model& model, double rate, double& batch, double& step) {
+// `transfer_s`: the time a request holds its decode slot before it decodes, its KV cache coming
+// over from the prefill pool; the slots count it as the TTFT's wait for one does (whole sequences).
+bool solve_decode(const Model& model, double rate, double& batch, double& step, double transfer_s) {
     const double decode_passes = model.decode_passes();
     auto pass = [&](double s) { return model.step(std::max(rate * decode_passes * s, 1e-9), 0.0); };
+    const double slots = std::floor(model.max_batch);
     auto within_limits = [&](double s) {
         const double b = rate * decode_passes * s;
-        return b <= model.max_batch && b * model.positions() <= static_cast<double>(model.limits.max_batched_tokens);
+        return b + rate * transfer_s <= slots && b * model.positions() <= static_cast<double>(model.limits.max_batched_tokens);
     };
     const std::optional<core::FixedPoint> found =
         core::increasing_fixed_point(model.step(1.0, 0.0), pass, within_limits, kSettled, kIterations, kLongestPass);
@@ -558,24 +561,24 @@ bool solve_decode(const Model& model, double rate, double& batch, double& step) 
 }
 
 // The largest rate a decode instance sustains (bisection, as saturation_rate), and what binds there.
-double decode_saturation(const Model& model, const char*& binding) {
+double decode_saturation(const Model& model, double transfer_s, const char*& binding) {
     double batch = 0.0, step = 0.0, low = 0.0, high = 1.0;
-    while (solve_decode(model, high, batch, step) && high < 1e9) {
+    while (solve_decode(model, high, batch, step, transfer_s) && high < 1e9) {
         low = high;
         high *= 2.0;
     }
     const double rate =
-        core::bisect(low, high, [&](double r) { return solve_decode(model, r, batch, step); }, 60, 1e-6).low;
+        core::bisect(low, high, [&](double r) { return solve_decode(model, r, batch, step, transfer_s); }, 60, 1e-6).low;
     Model uncapped = model;
     uncapped.max_batch = std::numeric_limits<double>::infinity();
     uncapped.limits.max_batched_tokens = std::numeric_limits<long long>::max() / 4;
     // As find_saturation: one solve at 1.02 x the capped rate tells whether lifting the caps helps.
     double lifted_batch = 0.0, lifted_step = 0.0;
-    if (solve_decode(uncapped, 1.02 * rate, lifted_batch, lifted_step)) {
+    if (solve_decode(uncapped, 1.02 * rate, lifted_batch, lifted_step, transfer_s)) {
         binding = model.max_batch < static_cast<double>(model.limits.max_sequences) ? "memory" : "scheduler";
         return rate;
     }
-    solve_decode(model, rate, batch, step);
+    solve_decode(model, rate, batch, step, transfer_s);
     binding = model.decode_binding(batch);
     return rate;
 }
@@ -622,7 +625,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
                                                : prefill_alone(decode);
     const double prefill_saturation = std::isfinite(result.prefill_s) ? prefill_instances / result.prefill_s : 0.0;
     const char* decode_binding = "bandwidth";
-    result.decode_saturation_per_instance_s = decode_saturation(decode, decode_binding);
+    result.decode_saturation_per_instance_s = decode_saturation(decode, result.kv_transfer_s, decode_binding);
     const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
     state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
     state.binding = prefill_saturation <= decode_saturation_rate
@@ -643,7 +646,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
         result.decode_saturation_per_instance_s > 0.0 ? per_decode.rate_per_s / result.decode_saturation_per_instance_s : infinite;
     double batch = 0.0, step = 0.0;
     if (!(prefill_offered < prefill_instances) || front_end.utilization() >= 1.0 ||
-        !solve_decode(decode, per_decode.rate_per_s, batch, step)) {
+        !solve_decode(decode, per_decode.rate_per_s, batch, step, result.kv_transfer_s)) {
         state.stable = false;
         return result;
     }
@@ -679,12 +682,13 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
         prefill_wait.probability = erlang_c(prefill_instances, prefill_offered);
         prefill_wait.rate = (prefill_instances - prefill_offered) / result.prefill_s / variability;
     }
-    // A decode slot: as in the colocated model, c = max batch slots held for the decode and the transfer.
+    // A decode slot: as in the colocated model, c = max batch slots held for the decode and the
+    // transfer, as solve_decode's limits count them, so the offered load stays below the slots.
     Wait slot_wait;
-    const double slots = std::max(1.0, std::floor(decode.max_batch));
+    const double slots = std::floor(decode.max_batch);
     const double hold = passes * step + result.kv_transfer_s;
     const double slot_offered = per_decode.rate_per_s * hold;
-    if (slot_offered >= slots) {
+    if (slot_offered >= slots) {  // only where the decodes take less than a pass (one-token outputs)
         slot_wait.probability = 1.0;
         slot_wait.rate = 0.0;
     } else if (slot_offered > 0.0) {
