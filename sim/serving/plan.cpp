@@ -84,8 +84,10 @@ std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evalua
                                                  const SchedulerLimits& limits, const ServiceTargets& targets,
                                                  std::string& reason, const engine::Evaluator* prefill_pool = nullptr) {
     const LoadShape load = load_of(workload, *workload.rate_per_s);
+    const PoolCapacity capacity = pool_capacity(evaluator, load, limits, prefill_pool);
     auto state_of = [&](long long x, long long y) {
-        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)}, prefill_pool);
+        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)}, prefill_pool,
+                                   capacity);
     };
     const DisaggregatedState probe = state_of(1, 1);
     if (!std::isfinite(probe.prefill_s) || probe.decode_saturation_per_instance_s <= 0.0) {
@@ -149,11 +151,12 @@ std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evalua
 // The largest total rate `pools` sustain within the targets (bisection; 0 when none).
 double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
                       const ServiceTargets& targets, const PoolShape& pools, const engine::Evaluator* prefill_pool) {
-    auto meets = [&](double rate) {
-        return meets_targets(disaggregated_state(evaluator, load_of(workload, rate), limits, pools, prefill_pool), targets);
+    const PoolCapacity capacity = pool_capacity(evaluator, load_of(workload, 1.0), limits, prefill_pool);
+    auto state_at_rate = [&](double rate) {
+        return disaggregated_state(evaluator, load_of(workload, rate), limits, pools, prefill_pool, capacity);
     };
-    const double top =
-        disaggregated_state(evaluator, load_of(workload, 1.0), limits, pools, prefill_pool).overall.saturation_rate_per_s;
+    auto meets = [&](double rate) { return meets_targets(state_at_rate(rate), targets); };
+    const double top = state_at_rate(1.0).overall.saturation_rate_per_s;
     if (top <= 0.0 || !meets(top * 1e-6)) return 0.0;
     const double high = top * (1.0 - 1e-9);
     if (meets(high)) return high;

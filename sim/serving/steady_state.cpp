@@ -604,14 +604,32 @@ struct Wait {
 
 }  // namespace
 
+PoolCapacity pool_capacity(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits,
+                           const engine::Evaluator* prefill_pool) {
+    PoolCapacity capacity;
+    const engine::Evaluator& prefiller = prefill_pool != nullptr ? *prefill_pool : evaluator;
+    const KvLink link = kv_link_between(prefiller, evaluator);
+    capacity.kv_transfer_s = kv_transfer_seconds_between(prefiller, evaluator, link, load.prompt_tokens);
+    const Model decode = make_model(evaluator, load, limits);
+    capacity.prefill_s = prefill_pool != nullptr ? prefill_alone(make_model(*prefill_pool, load, limits))
+                                                 : prefill_alone(decode);
+    capacity.decode_saturation_per_instance_s = decode_saturation(decode, capacity.kv_transfer_s, capacity.decode_binding);
+    return capacity;
+}
+
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
                                        const SchedulerLimits& limits, const PoolShape& pools,
                                        const engine::Evaluator* prefill_pool) {
+    return disaggregated_state(evaluator, load, limits, pools, prefill_pool,
+                               pool_capacity(evaluator, load, limits, prefill_pool));
+}
+
+DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
+                                       const SchedulerLimits& limits, const PoolShape& pools,
+                                       const engine::Evaluator* prefill_pool, const PoolCapacity& capacity) {
     DisaggregatedState result;
     result.pools = pools;
-    const engine::Evaluator& prefiller = prefill_pool != nullptr ? *prefill_pool : evaluator;
-    const KvLink link = kv_link_between(prefiller, evaluator);
-    result.kv_transfer_s = kv_transfer_seconds_between(prefiller, evaluator, link, load.prompt_tokens);
+    result.kv_transfer_s = capacity.kv_transfer_s;
     const double prefill_instances = static_cast<double>(std::max(1, pools.prefill_instances));
     const double decode_instances = static_cast<double>(std::max(1, pools.decode_instances));
     LoadShape per_decode = load;
@@ -621,11 +639,10 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.max_batch = decode.max_batch;
 
     // Saturation: the prefill pool at x / prefill time, the decode pool at y times one instance's.
-    result.prefill_s = prefill_pool != nullptr ? prefill_alone(make_model(*prefill_pool, per_decode, limits))
-                                               : prefill_alone(decode);
+    result.prefill_s = capacity.prefill_s;
     const double prefill_saturation = std::isfinite(result.prefill_s) ? prefill_instances / result.prefill_s : 0.0;
-    const char* decode_binding = "bandwidth";
-    result.decode_saturation_per_instance_s = decode_saturation(decode, result.kv_transfer_s, decode_binding);
+    const char* decode_binding = capacity.decode_binding;
+    result.decode_saturation_per_instance_s = capacity.decode_saturation_per_instance_s;
     const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
     state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
     state.binding = prefill_saturation <= decode_saturation_rate

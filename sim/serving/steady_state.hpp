@@ -101,11 +101,30 @@ struct DisaggregatedState {
     double kv_transfer_s = 0.0;          // one mean prompt's KV cache (kv_transfer_seconds)
 };
 
+// What a disaggregated deployment's pools can do whatever the rate and however many instances
+// each has: one prompt's prefill and KV transfer, and the rate one decode instance sustains. A
+// search over pools and rates (serving/plan.cpp) finds them once rather than at every state.
+struct PoolCapacity {
+    double prefill_s = 0.0;                         // DisaggregatedState::prefill_s
+    double kv_transfer_s = 0.0;                     // DisaggregatedState::kv_transfer_s
+    double decode_saturation_per_instance_s = 0.0;  // DisaggregatedState::decode_saturation_per_instance_s
+    const char* decode_binding = "bandwidth";       // what saturates a decode instance
+};
+
+// The capacity of the pools of `evaluator` (decode) and `prefill_pool` (prefill; null: the same)
+// under `load`'s lengths; its rate is not read. Throws as disaggregated_state.
+PoolCapacity pool_capacity(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits,
+                           const engine::Evaluator* prefill_pool = nullptr);
+
 // The state of `pools` under `load` (its rate_per_s: all arrivals, both pools). `evaluator` is the
 // decode pool's deployment; `prefill_pool`, when given, the prefill pool's on other devices (else the
 // same). Throws core::InputError when the devices have no link for the KV cache (kv_link_between).
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
                                        const SchedulerLimits& limits, const PoolShape& pools,
                                        const engine::Evaluator* prefill_pool = nullptr);
+// The same with the pools' capacity under `load`'s lengths already found (pool_capacity).
+DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
+                                       const SchedulerLimits& limits, const PoolShape& pools,
+                                       const engine::Evaluator* prefill_pool, const PoolCapacity& capacity);
 
 }  // namespace decodesim::serving
