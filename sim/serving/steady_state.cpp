@@ -439,6 +439,20 @@ void find_saturation(const Model& model, SteadyState& state) {
     state.binding = model.decode_binding(edge.batch);
 }
 
+// Erlang C: the chance that an arrival finds all `servers` busy at `offered` erlangs (< servers),
+// from Erlang B's recursion. Past the offered load each step multiplies B by about offered / k,
+// so once B is below 1e-30 it only shrinks, and the chance it leaves is 0 to a double's precision
+// in every figure built on it: the recursion stops there rather than run to a replica's thousands
+// of slots at every state a plan's searches take.
+double erlang_c(double servers, double offered) {
+    double erlang_b = 1.0;
+    for (double k = 1.0; k <= servers; k += 1.0) {
+        erlang_b = offered * erlang_b / (k + offered * erlang_b);
+        if (k > offered && erlang_b < 1e-30) return 0.0;
+    }
+    return servers * erlang_b / (servers - offered * (1.0 - erlang_b));
+}
+
 // The state at `load.rate_per_s`, given the saturation already found.
 SteadyState state_at(const Model& model, const SteadyState& saturation) {
     const LoadShape& load = model.load;
@@ -500,9 +514,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     const double offered = load.rate_per_s * hold;
     double wait_probability = 1.0, wait_rate = 0.0;
     if (offered < slots) {
-        double erlang_b = 1.0;
-        for (double k = 1.0; k <= slots; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
-        wait_probability = slots * erlang_b / (slots - offered * (1.0 - erlang_b));
+        wait_probability = erlang_c(slots, offered);
         wait_rate = (slots - offered) / hold;  // P(W > t) = C exp(-wait_rate t)
     }
     auto wait_quantile = [&](double fraction) {
@@ -581,13 +593,6 @@ double decode_saturation(const Model& model, double transfer_s, const char*& bin
     solve_decode(model, rate, batch, step, transfer_s);
     binding = model.decode_binding(batch);
     return rate;
-}
-
-// Erlang C: the chance that an arrival finds all `servers` busy at `offered` erlangs (< servers).
-double erlang_c(double servers, double offered) {
-    double erlang_b = 1.0;
-    for (double k = 1.0; k <= servers; k += 1.0) erlang_b = offered * erlang_b / (k + offered * erlang_b);
-    return servers * erlang_b / (servers - offered * (1.0 - erlang_b));
 }
 
 // A queue's wait as Erlang C and an exponential tail: P(W > t) = probability x exp(-rate t).
