@@ -228,9 +228,12 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
         table.probability.push_back(probability);
         table.covered += probability;
     }
-    // A pass holds at most `most_chunks` chunks: the passes past that take the full pass's time.
+    // A pass holds at most `most_chunks` chunks: the passes past that take the full pass's time,
+    // priced once.
     for (std::size_t k = 0; k <= table.probability.size(); ++k) {
-        table.time.push_back(model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
+        const bool full = k > 0 && static_cast<double>(k - 1) >= most_chunks;
+        table.time.push_back(full ? table.time.back()
+                                  : model.step(batch, std::min(static_cast<double>(k), most_chunks) * table.chunk_share));
     }
     return table;
 }
