@@ -720,14 +720,18 @@ StepShape& StepShape::operator+=(const StepShape& other) {
     return *this;
 }
 
+void add_decode(StepShape& shape, const CostModel& cost, double batch, double context) {
+    shape.tokens += batch;
+    shape.logits += batch;
+    shape.sequences += batch;
+    shape.decode_attended += batch * cost.attended_tokens(context);
+    shape.decode_indexed += batch * cost.indexed_tokens(context);
+    if (cost.recurrent_layers > 0) shape.state_passes += 2.0 * batch;  // read and write each state
+}
+
 StepShape decode_shape(const CostModel& cost, double batch, double context) {
     StepShape shape;
-    shape.tokens = batch;
-    shape.logits = batch;
-    shape.sequences = batch;
-    shape.decode_attended = batch * cost.attended_tokens(context);
-    shape.decode_indexed = batch * cost.indexed_tokens(context);
-    shape.state_passes = cost.recurrent_layers > 0 ? 2.0 * batch : 0.0;  // read and write each state
+    add_decode(shape, cost, batch, context);
     return shape;
 }
 

@@ -203,6 +203,9 @@ double on_busiest_replica(double count, double replicas);
 
 // The shape of `batch` decode sequences at `context` tokens each (this step's token included).
 StepShape decode_shape(const CostModel& cost, double batch, double context);
+// The same added into `shape`: a pass built sequence by sequence (the serving simulation) adds
+// its decodes' few fields without a whole shape each.
+void add_decode(StepShape& shape, const CostModel& cost, double batch, double context);
 // The shape of a prefill chunk of `tokens` prompt tokens after `start` tokens already in the
 // cache, for `sequences` sequences; `completes`: the chunk ends the prompt, so it needs logits.
 StepShape prefill_shape(const CostModel& cost, double sequences, double start, double tokens, bool completes = true);

@@ -748,7 +748,7 @@ void Simulation::start_step(Replica& replica, double now) {
                 decoding += 1.0;
                 decoding_context += static_cast<double>(scheduled.cached);
             } else {
-                shape += engine::decode_shape(cost, 1.0, static_cast<double>(scheduled.cached + 1));
+                engine::add_decode(shape, cost, 1.0, static_cast<double>(scheduled.cached + 1));
             }
             replica.step.push_back({i, tokens});
             budget -= tokens;
