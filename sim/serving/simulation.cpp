@@ -31,7 +31,12 @@ public:
         sum_ += value * weight;
         max_ = std::max(max_, value);
         min_ = total_ == weight ? value : std::min(min_, value);
-        bins_[bin_of(value)] += weight;
+        // The sequences decoding in one pass add the same gap, the pass's: its bin is found once.
+        if (value != last_value_) {
+            last_value_ = value;
+            last_bin_ = bin_of(value);
+        }
+        bins_[last_bin_] += weight;
     }
     Percentiles summary() const {
         Percentiles result;
@@ -71,6 +76,8 @@ private:
 
     std::vector<double> bins_ = std::vector<double>(kBins, 0.0);
     double total_ = 0.0, sum_ = 0.0, max_ = 0.0, min_ = 0.0;
+    double last_value_ = 0.0;
+    std::size_t last_bin_ = bin_of(0.0);
 };
 
 struct Sequence {
