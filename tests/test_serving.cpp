@@ -226,6 +226,33 @@ TEST_CASE("a chain of blocks shares its longest cached run, as Mooncake's hash i
     CHECK(result.requests[3].ttft() == doctest::Approx(result.requests[0].ttft()).epsilon(1e-9));
 }
 
+TEST_CASE("with prompts in passes of their own the steady state agrees with the simulation too") {
+    // SGLang's scheduler (separate_prefill): a prompt is prefilled in a pass without the decodes,
+    // taken whenever one waits, so a decode token waits for the decodes' pass and the prompts' pass
+    // between it and the next. Priced as mixed passes, the steady state's mean TPOT read 6% to 31%
+    // short of the simulation at 25-90% load and its p99 12% to 26% short. Held here at 25-75%: the
+    // batch, the TPOT mean and the TTFT mean within 8% (measured: at most 4%), the TPOT and TTFT
+    // p99 within 15% (measured: at most 10%).
+    const auto s = testing::setup("h100-sxm", "llama-3.1-8b");
+    const auto evaluator = s.realistic();
+    serving::ServeConfig config;
+    config.limits.separate_prefill = true;
+    const serving::SchedulerLimits& limits = config.limits;
+    const double capacity = serving::steady_state(evaluator, {1.0, 1000.0, 200.0, 1.0}, limits).saturation_rate_per_s;
+    for (double load : {0.25, 0.5, 0.75}) {
+        CAPTURE(load);
+        const double rate = load * capacity;
+        const auto analytic = serving::steady_state(evaluator, {rate, 1000.0, 200.0, 1.0}, limits);
+        const auto simulated = serving::simulate_serving(evaluator, fixed_stream(rate, 1000, 200, 6000, 11), config, {});
+        REQUIRE(analytic.stable);
+        CHECK(analytic.batch == doctest::Approx(simulated.mean_running_batch).epsilon(0.08).scale(0.0));
+        CHECK(analytic.tpot_s.mean == doctest::Approx(simulated.tpot_s.mean).epsilon(0.08).scale(0.0));
+        CHECK(analytic.ttft_s.mean == doctest::Approx(simulated.ttft_s.mean).epsilon(0.08).scale(0.0));
+        CHECK(analytic.tpot_s.p99 == doctest::Approx(simulated.tpot_s.p99).epsilon(0.15).scale(0.0));
+        CHECK(analytic.ttft_s.p99 == doctest::Approx(simulated.ttft_s.p99).epsilon(0.15).scale(0.0));
+    }
+}
+
 TEST_CASE("a request holds its slot while its prompt is prefilled, so every stable load has a finite TTFT") {
     // One-token prompts and two-token outputs on the ideal runtime (no request path, so no front
     // end binds): each request holds one of the 256 slots for two passes, the one that prefills its

@@ -89,13 +89,18 @@ struct Model {
     double tokens_per_pass = 1.0;
 
     double positions() const { return drafts + 1.0; }  // a decoding sequence's tokens in a pass
+    // The tokens of the budget a pass has for prompts: beside the decodes, or all of it where
+    // prompts are prefilled in passes of their own (SchedulerLimits::separate_prefill, SGLang).
+    double room(double batch) const {
+        const double budget = static_cast<double>(limits.max_batched_tokens);
+        return limits.separate_prefill ? budget : budget - batch * positions();
+    }
     // The prompts' worth a pass holds beside `batch` decoding sequences: with chunked prefill the
     // budget's free room counted to the token (the scheduler fills it with part of the next prompt
     // where a whole one does not fit); without it, the whole prompts that room holds, none when a
     // prompt is longer than the whole budget. Negative when the decodes alone overrun the budget.
     double prompts_held(double batch) const {
-        const double room = static_cast<double>(limits.max_batched_tokens) - batch * positions();
-        const double prompts = room / load.computed_prompt_tokens();
+        const double prompts = room(batch) / load.computed_prompt_tokens();
         return limits.chunked_prefill ? prompts : std::floor(prompts);
     }
     // Passes a mean request decodes over: its output - 1 tokens, E per pass.
@@ -107,18 +112,34 @@ struct Model {
     }
     // A pass with `batch` decoding sequences and `prompts` whole prompts' worth of prefill; when
     // speculating, the drafter's k steps for the batch before it and the round's host work.
+    // Where prompts are prefilled in passes of their own, the decodes' pass and the prompts' pass
+    // that comes between it and the next: a decode token waits for both.
     double step(double batch, double prompts) const {
         engine::StepShape shape = decode_part(batch);
+        double time = 0.0;
         if (prompts > 0.0) {
-            shape += engine::prefill_shape(cost, prompts, load.cached_prompt_tokens, load.computed_prompt_tokens());
+            if (limits.separate_prefill) {
+                time += prompts_pass(prompts);
+            } else {
+                shape += engine::prefill_shape(cost, prompts, load.cached_prompt_tokens, load.computed_prompt_tokens());
+            }
         }
-        double time = evaluator.step_time(shape).value;
+        time += evaluator.step_time(shape).value;
         if (drafts > 0) {
             time += engine::round_time_beside_verification(evaluator, evaluator.draft(), drafts, batch,
                                                            std::max(0.0, context - 1.0))
                         .value;
         }
         return time;
+    }
+    // A pass of `prompts` prompts' worth of prefill alone.
+    double prompts_pass(double prompts) const {
+        return evaluator.step_time(engine::prefill_shape(cost, prompts, load.cached_prompt_tokens, load.computed_prompt_tokens())).value;
+    }
+    // The pass that carries a prompt to its first token, with `prompts` prompts' worth in all: the
+    // mixed pass, or where prompts have passes of their own, that pass alone.
+    double carrying(double batch, double prompts) const {
+        return limits.separate_prefill ? prompts_pass(prompts) : step(batch, prompts);
     }
     // What bounds the decode part of a pass at `batch`, as a binding name.
     const char* decode_binding(double batch) const {
@@ -209,7 +230,7 @@ struct PassTable {
 
 PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     PassTable table;
-    const double room = std::max(1.0, static_cast<double>(model.limits.max_batched_tokens) - batch * model.positions());
+    const double room = std::max(1.0, model.room(batch));
     const double chunk = std::min(model.load.computed_prompt_tokens(), room);
     table.room = room;
     table.chunk_share = chunk / model.load.computed_prompt_tokens();
@@ -268,63 +289,90 @@ PassMixture pass_mixture(const Model& model, double batch, double mean_prompts) 
 }
 
 struct TtftQuantiles {
-    double own_mean = 0.0;  // the mean of the pass or passes that carry the prompt
+    double in_flight_mean = 0.0;  // the mean rest of the pass in flight at the arrival
+    double own_mean = 0.0;        // the mean of the pass or passes that carry the prompt
     double p50 = 0.0, p90 = 0.0, p99 = 0.0;
 };
 
 // Quantiles of the time from arrival to the end of the pass that completes the prompt, before any
-// wait for a slot: the arrival lands in a pass with k1 chunks with probability p(k1) T(k1) / E[T]
-// and waits a uniform part of it; its own pass carries its chunk and k2 others (a prompt longer
-// than the budget takes `chunks` such passes). The others are the prompts that arrived during the
-// pass in flight, so k2 is Poisson about the chunks a pass of that pass's length gathers,
-// m x T(k1) / E[T], not about the mean m: a request that lands in a long pass, as the length bias
-// makes likely, shares its own pass with more prompts. Taking k2 independent of k1 read the TTFT
-// p99 9-23% short of the simulation at 25-90% load (docs/serving.md).
+// wait for a slot. The arrival lands in a pass with probability proportional to its length and
+// waits a uniform part of it; its own pass carries its chunk and k2 others (a prompt longer than
+// the budget takes `chunks` such passes). The others are the prompts that arrived during the pass
+// in flight, so k2 is Poisson about the chunks a pass of that length gathers, not about the mean:
+// a request that lands in a long pass, as the length bias makes likely, shares its own pass with
+// more prompts. Taking k2 independent of the pass in flight read the TTFT p99 9-23% short of the
+// simulation at 25-90% load (docs/serving.md). Mixed passes: the pass in flight carries k1 chunks
+// with probability p(k1). Prompts in passes of their own (separate_prefill): a cycle is the
+// decodes' pass and, when k1 > 0, the prompts' pass after it; the arrival lands in either, and its
+// own pass is a prompts' pass (Model::carrying).
 TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_prompts, double chunks) {
     const PassTable table = pass_table(model, batch, mean_prompts);
     const std::vector<double>& probability = table.probability;
-    double mean_pass = 0.0;
-    for (std::size_t k = 0; k < probability.size(); ++k) mean_pass += probability[k] * table.time[k];
-    mean_pass /= table.covered;
-    // The others' chunks for each pass in flight, Poisson about m x T(k1) / E[T], as far as 1e-12 of
-    // the tail; and the time of a pass with any number of chunks (past a full pass, a full pass's).
-    std::vector<std::vector<double>> others(probability.size());
+    double mean_cycle = 0.0;
+    for (std::size_t k = 0; k < probability.size(); ++k) mean_cycle += probability[k] * table.time[k];
+    mean_cycle /= table.covered;
+    const double chunks_per_s = table.mean_chunks / mean_cycle;
+    // The passes an arrival can land in: their share of the time, their length, and the others'
+    // chunks Poisson about what they gather, as far as 1e-12 of the tail.
+    struct Landing {
+        double share = 0.0, length = 0.0;
+        std::vector<double> others;
+    };
+    std::vector<Landing> landings;
     std::size_t most_others = 0;
-    for (std::size_t k1 = 0; k1 < probability.size(); ++k1) {
-        const double gathered = table.mean_chunks * table.time[k1] / mean_pass;
+    auto land = [&](double share, double length) {
+        Landing landing{share, length, {}};
+        const double gathered = chunks_per_s * length;
         double p = std::exp(-gathered), held = 0.0;
         for (int k2 = 0; k2 < 4096 && held < 1.0 - 1e-12; ++k2) {
             if (k2 > 0) p *= gathered / k2;
-            others[k1].push_back(p);
+            landing.others.push_back(p);
             held += p;
         }
-        most_others = std::max(most_others, others[k1].size());
-    }
-    std::vector<double> time(most_others + 1);
-    for (std::size_t k = 0; k < time.size(); ++k) {
-        time[k] = k < table.time.size() ? table.time[k]
-                                        : model.step(batch, std::min(static_cast<double>(k), table.most_chunks) * table.chunk_share);
-    }
-    double own_mean = 0.0;
+        most_others = std::max(most_others, landing.others.size());
+        landings.push_back(std::move(landing));
+    };
+    const bool separate = model.limits.separate_prefill;
+    const double decodes = table.time[0];
     for (std::size_t k1 = 0; k1 < probability.size(); ++k1) {
-        const double landing = probability[k1] * table.time[k1] / mean_pass / table.covered;
-        for (std::size_t k2 = 0; k2 < others[k1].size(); ++k2) own_mean += landing * others[k1][k2] * chunks * time[k2 + 1];
+        const double weight = probability[k1] / table.covered / mean_cycle;
+        if (!separate || k1 == 0) {
+            land(weight * table.time[k1], table.time[k1]);
+        } else {
+            land(weight * decodes, decodes);
+            land(weight * (table.time[k1] - decodes), table.time[k1] - decodes);
+        }
+    }
+    // The pass that carries the prompt with k - 1 others, k >= 1 (Model::carrying); past a full
+    // pass, a full pass's time.
+    std::vector<double> own(most_others + 1);
+    for (std::size_t k = 1; k < own.size(); ++k) {
+        const bool full = k > 1 && static_cast<double>(k - 1) >= table.most_chunks;
+        own[k] = full ? own[k - 1]
+                      : !separate && k < table.time.size()
+                          ? table.time[k]
+                          : model.carrying(batch, std::min(static_cast<double>(k), table.most_chunks) * table.chunk_share);
+    }
+    double in_flight_mean = 0.0, own_mean = 0.0, longest = 0.0;
+    for (const Landing& landing : landings) {
+        longest = std::max(longest, landing.length);
+        in_flight_mean += landing.share * landing.length / 2.0;
+        for (std::size_t k2 = 0; k2 < landing.others.size(); ++k2) own_mean += landing.share * landing.others[k2] * chunks * own[k2 + 1];
     }
     auto below = [&](double t) {
         double fraction = 0.0;
-        for (std::size_t k1 = 0; k1 < probability.size(); ++k1) {
-            const double landing = probability[k1] * table.time[k1] / mean_pass / table.covered;
-            for (std::size_t k2 = 0; k2 < others[k1].size(); ++k2) {
-                const double own = chunks * time[k2 + 1];
-                fraction += landing * others[k1][k2] * std::clamp((t - own) / table.time[k1], 0.0, 1.0);
+        for (const Landing& landing : landings) {
+            if (landing.length <= 0.0) continue;
+            for (std::size_t k2 = 0; k2 < landing.others.size(); ++k2) {
+                fraction += landing.share * landing.others[k2] * std::clamp((t - chunks * own[k2 + 1]) / landing.length, 0.0, 1.0);
             }
         }
         return fraction;
     };
     auto quantile = [&](double q) {
-        return core::bisect(0.0, chunks * time.back() + table.time.back(), [&](double t) { return below(t) < q; }).high;
+        return core::bisect(0.0, chunks * own.back() + longest, [&](double t) { return below(t) < q; }).high;
     };
-    return {own_mean, quantile(0.50), quantile(0.90), quantile(0.99)};
+    return {in_flight_mean, own_mean, quantile(0.50), quantile(0.90), quantile(0.99)};
 }
 
 // The q-quantile of TPOT over requests: a request of n passes has a mean pass about `mean` with
@@ -527,7 +575,10 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     };
     const double wait_mean = wait_rate > 0.0 ? wait_probability / wait_rate : std::numeric_limits<double>::infinity();
     const TtftQuantiles passes_part = ttft_quantiles(model, std::max(state.batch, 1e-9), state.prompts_per_step, chunks);
-    state.ttft_s.mean = residual + passes_part.own_mean + wait_mean;
+    // The rest of the pass in flight: the mixture's, its prompts' spread included, where passes
+    // mix; the passes' own where prompts have passes of their own (a cycle is not one pass).
+    const double in_flight = limits.separate_prefill ? passes_part.in_flight_mean : residual;
+    state.ttft_s.mean = in_flight + passes_part.own_mean + wait_mean;
     state.ttft_s.p50 = passes_part.p50 + wait_quantile(0.50);
     state.ttft_s.p90 = passes_part.p90 + wait_quantile(0.90);
     state.ttft_s.p99 = passes_part.p99 + wait_quantile(0.99);
