@@ -86,8 +86,7 @@ std::optional<DisaggregatedState> cheapest_pools(const engine::Evaluator& evalua
     const LoadShape load = load_of(workload, *workload.rate_per_s);
     const PoolCapacity capacity = pool_capacity(evaluator, load, limits, prefill_pool);
     auto state_of = [&](long long x, long long y) {
-        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)}, prefill_pool,
-                                   capacity);
+        return disaggregated_state(evaluator, load, limits, {static_cast<int>(x), static_cast<int>(y)}, capacity);
     };
     const DisaggregatedState probe = state_of(1, 1);
     if (!std::isfinite(probe.prefill_s) || probe.decode_saturation_per_instance_s <= 0.0) {
@@ -153,7 +152,7 @@ double pools_max_rate(const engine::Evaluator& evaluator, const PlanWorkload& wo
                       const ServiceTargets& targets, const PoolShape& pools, const engine::Evaluator* prefill_pool) {
     const PoolCapacity capacity = pool_capacity(evaluator, load_of(workload, 1.0), limits, prefill_pool);
     auto state_at_rate = [&](double rate) {
-        return disaggregated_state(evaluator, load_of(workload, rate), limits, pools, prefill_pool, capacity);
+        return disaggregated_state(evaluator, load_of(workload, rate), limits, pools, capacity);
     };
     auto meets = [&](double rate) { return meets_targets(state_at_rate(rate), targets); };
     const double top = state_at_rate(1.0).overall.saturation_rate_per_s;

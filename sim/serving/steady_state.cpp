@@ -103,6 +103,10 @@ struct Model {
         const double prompts = room(batch) / load.computed_prompt_tokens();
         return limits.chunked_prefill ? prompts : std::floor(prompts);
     }
+    // Passes a mean prompt's prefill takes: its chunks of the whole budget.
+    double prompt_passes() const {
+        return std::ceil(load.computed_prompt_tokens() / static_cast<double>(limits.max_batched_tokens));
+    }
     // Passes a mean request decodes over: its output - 1 tokens, E per pass.
     double decode_passes() const { return std::max(0.0, load.output_tokens - 1.0) / tokens_per_pass; }
     // The decode part of a pass: one token per sequence, or each sequence's verification.
@@ -228,6 +232,19 @@ struct PassTable {
     double most_chunks = 1.0;          // a full pass's chunks: passes with more take its time
 };
 
+// The Poisson probabilities of 0, 1, 2, ... about `mean`, as far as 1e-12 of the tail or `most`
+// terms.
+std::vector<double> poisson_terms(double mean, int most) {
+    std::vector<double> terms;
+    double p = std::exp(-mean), held = 0.0;
+    for (int k = 0; k < most && held < 1.0 - 1e-12; ++k) {
+        if (k > 0) p *= mean / k;
+        terms.push_back(p);
+        held += p;
+    }
+    return terms;
+}
+
 PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     PassTable table;
     const double room = std::max(1.0, model.room(batch));
@@ -243,12 +260,8 @@ PassTable pass_table(const Model& model, double batch, double mean_prompts) {
     // which the fixed point and the saturation search rely on.
     const double most_chunks = std::max(1.0, model.prompts_held(batch) / table.chunk_share);
     table.most_chunks = most_chunks;
-    double probability = std::exp(-mean_chunks);
-    for (int k = 0; k < 512 && table.covered < 1.0 - 1e-12; ++k) {
-        if (k > 0) probability *= mean_chunks / k;
-        table.probability.push_back(probability);
-        table.covered += probability;
-    }
+    table.probability = poisson_terms(mean_chunks, 512);
+    for (double p : table.probability) table.covered += p;
     // A pass holds at most `most_chunks` chunks: the passes past that take the full pass's time,
     // priced once.
     for (std::size_t k = 0; k <= table.probability.size(); ++k) {
@@ -321,14 +334,7 @@ TtftQuantiles ttft_quantiles(const Model& model, double batch, double mean_promp
     std::vector<Landing> landings;
     std::size_t most_others = 0;
     auto land = [&](double share, double length) {
-        Landing landing{share, length, {}};
-        const double gathered = chunks_per_s * length;
-        double p = std::exp(-gathered), held = 0.0;
-        for (int k2 = 0; k2 < 4096 && held < 1.0 - 1e-12; ++k2) {
-            if (k2 > 0) p *= gathered / k2;
-            landing.others.push_back(p);
-            held += p;
-        }
+        Landing landing{share, length, poisson_terms(chunks_per_s * length, 4096)};
         most_others = std::max(most_others, landing.others.size());
         landings.push_back(std::move(landing));
     };
@@ -422,7 +428,7 @@ bool solve(const Model& model, double rate, SteadyState& state) {
     // their slots too (a pass each chunk): with a short output they are a large part of the slots,
     // and a batch of the decodes alone called stable a load whose slots never free (the TTFT's wait
     // for one is then without end).
-    const double prompt_passes = std::ceil(model.load.computed_prompt_tokens() / static_cast<double>(model.limits.max_batched_tokens));
+    const double prompt_passes = model.prompt_passes();
     const double slots = std::floor(model.max_batch);  // whole sequences; none: nothing fits
     auto within_limits = [&](double step) {
         const double batch = rate * decode_passes * step;
@@ -557,7 +563,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     // batching is c = max_batch parallel slots, each held for the request's decode: Erlang C gives
     // the chance of finding them all busy and an exponential wait (M/M/c; docs/serving.md).
     const double residual = mixture.second_moment / (2.0 * mixture.mean);
-    const double chunks = std::ceil(load.computed_prompt_tokens() / static_cast<double>(limits.max_batched_tokens));
+    const double chunks = model.prompt_passes();
     const double slots = std::max(1.0, std::floor(model.max_batch));
     // A slot's occupancy per request, in mean passes as the stability limit counts it (solve), so
     // that every stable load has a finite wait.
@@ -679,13 +685,11 @@ PoolCapacity pool_capacity(const engine::Evaluator& evaluator, const LoadShape& 
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
                                        const SchedulerLimits& limits, const PoolShape& pools,
                                        const engine::Evaluator* prefill_pool) {
-    return disaggregated_state(evaluator, load, limits, pools, prefill_pool,
-                               pool_capacity(evaluator, load, limits, prefill_pool));
+    return disaggregated_state(evaluator, load, limits, pools, pool_capacity(evaluator, load, limits, prefill_pool));
 }
 
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
-                                       const SchedulerLimits& limits, const PoolShape& pools,
-                                       const engine::Evaluator* prefill_pool, const PoolCapacity& capacity) {
+                                       const SchedulerLimits& limits, const PoolShape& pools, const PoolCapacity& capacity) {
     DisaggregatedState result;
     result.pools = pools;
     result.kv_transfer_s = capacity.kv_transfer_s;

@@ -122,9 +122,10 @@ PoolCapacity pool_capacity(const engine::Evaluator& evaluator, const LoadShape& 
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
                                        const SchedulerLimits& limits, const PoolShape& pools,
                                        const engine::Evaluator* prefill_pool = nullptr);
-// The same with the pools' capacity under `load`'s lengths already found (pool_capacity).
+// The same with the pools' capacity under `load`'s lengths already found (pool_capacity, which
+// holds what the prefill pool's deployment gives).
 DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const LoadShape& load,
                                        const SchedulerLimits& limits, const PoolShape& pools,
-                                       const engine::Evaluator* prefill_pool, const PoolCapacity& capacity);
+                                       const PoolCapacity& capacity);
 
 }  // namespace decodesim::serving
