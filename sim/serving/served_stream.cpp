@@ -80,18 +80,26 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
 
 namespace {
 
+// The squared coefficient of variation of `values`, the population variance over the squared mean;
+// `otherwise` where there are none or their mean is not positive.
+double squared_variation(const std::vector<double>& values, double otherwise) {
+    if (values.empty()) return otherwise;
+    double mean = 0.0;
+    for (double value : values) mean += value;
+    mean /= static_cast<double>(values.size());
+    if (!(mean > 0.0)) return otherwise;
+    double variance = 0.0;
+    for (double value : values) variance += (value - mean) * (value - mean);
+    variance /= static_cast<double>(values.size());
+    return variance / (mean * mean);
+}
+
 template <typename Length>
 double lengths_cv2(const std::vector<workload::Request>& requests, Length length) {
-    if (requests.empty()) return 0.0;
-    double sum = 0.0, squares = 0.0;
-    for (const auto& request : requests) {
-        const double value = static_cast<double>(length(request));
-        sum += value;
-        squares += value * value;
-    }
-    const double count = static_cast<double>(requests.size());
-    const double mean = sum / count;
-    return mean > 0.0 ? std::max(0.0, squares / count - mean * mean) / (mean * mean) : 0.0;
+    std::vector<double> lengths;
+    lengths.reserve(requests.size());
+    for (const auto& request : requests) lengths.push_back(static_cast<double>(length(request)));
+    return squared_variation(lengths, 0.0);
 }
 
 }  // namespace
@@ -105,16 +113,9 @@ double prompt_lengths_cv2(const std::vector<workload::Request>& requests) {
 }
 
 double arrival_gaps_cv2(const std::vector<workload::Request>& requests) {
-    if (requests.size() < 2) return 1.0;
     std::vector<double> gaps;
     for (std::size_t i = 1; i < requests.size(); ++i) gaps.push_back(requests[i].arrival_s - requests[i - 1].arrival_s);
-    double mean = 0.0;
-    for (double gap : gaps) mean += gap;
-    mean /= static_cast<double>(gaps.size());
-    double variance = 0.0;
-    for (double gap : gaps) variance += (gap - mean) * (gap - mean);
-    variance /= static_cast<double>(gaps.size());
-    return mean > 0.0 ? variance / (mean * mean) : 1.0;
+    return squared_variation(gaps, 1.0);
 }
 
 std::string describe_conversations(const workload::Conversations& talk) {
