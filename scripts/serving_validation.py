@@ -91,6 +91,8 @@ FITTED_RUNS = {
     "ck-dsr1-8xb200-i1ko1k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
     "ck-dsr1-8xb200-i1ko8k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
     "ck-dsr1-8xb200-i8ko1k-c1-": "sglang kernel_graph launch_time on nvidia-blackwell",
+    "gpustack-gptoss20b-h100-vllm-sharegpt-burst-": "vllm@0.8 request_path per_output_token",
+    "gpustack-gptoss20b-h100-vllm-async-sharegpt-burst-": "vllm@0.8 request_path per_output_token",
 }
 RUNTIME = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp", "ideal": "ideal"}
 
@@ -349,6 +351,9 @@ def closed_loop_summary(results):
         groups["H100/H200/B200, held out"] = [(k, v) for k, v in on_target if k not in fitted]
     if bursts:
         groups["bursts (not in the above)"] = bursts
+        held_out_bursts = [(k, v) for k, v in bursts if k not in fitted]
+        if len(held_out_bursts) < len(bursts):
+            groups["bursts, held out"] = held_out_bursts
     for name, group in groups.items():
         tpot = statistics.median(abs(v["tpot"]) for _, v in group)
         ttft = statistics.median(abs(v["ttft"]) for _, v in group)

@@ -27,6 +27,17 @@ std::shared_ptr<const engine::RuntimeProfile> runtime_with_way_in(const std::str
     return front_end_catalog().runtime(path);
 }
 
+// The same with no way in or out, the front end streaming each token at `per_token` us of work.
+std::shared_ptr<const engine::RuntimeProfile> runtime_streaming_at(const std::string& name, const std::string& per_token) {
+    const std::string path = testing::write_temp(
+        name + ".yaml", "name: " + name +
+                            "\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
+                            "request_path:\n  source: \"t\"\n  before_scheduler: 0 ms\n  per_prompt_token: 0 us\n"
+                            "  after_step: 0 ms\n  per_output_token: " +
+                            per_token + " us\n");
+    return front_end_catalog().runtime(path);
+}
+
 engine::Evaluator llama_8b_on_h100(const std::shared_ptr<const engine::RuntimeProfile>& runtime) {
     // Profiles are values: the evaluator points at these, which live as long as the program.
     static const profiles::HardwareProfile h100 = front_end_catalog().hardware("h100-sxm");
@@ -82,5 +93,64 @@ TEST_CASE("the front end caps an instance's rate and its queue adds an M/D/1 wai
     CHECK(capped.ttft_s.mean - unhurried.ttft_s.mean == doctest::Approx(0.075).epsilon(1e-6));
     // At 20 a second or more there is no steady state.
     load.rate_per_s = 20.0;
+    CHECK_FALSE(serving::steady_state(slow, load, limits).stable);
+}
+
+TEST_CASE("a front end that works on every token it streams caps the tokens a second it delivers") {
+    // 20 clients in a closed loop, 200 requests of 16 tokens in and 101 out, through a front end
+    // that spends 1 ms on each token it streams. Its work is 200 x 101 x 1 ms = 20.2 s, so it
+    // delivers at most 1,000 tokens a second; the engine alone is far faster (a decode pass of 20
+    // sequences of Llama-3.1-8B on an H100 reads 16 GB of weights at 3.35 TB/s, about 5 ms, for
+    // 20 tokens: 4,000 a second), so the front end has work from the first pass on and the run
+    // takes about those 20.2 s: at least 950 a second, the first pass and the last tokens' tail
+    // aside.
+    const engine::Evaluator slow = llama_8b_on_h100(runtime_streaming_at("stream-1ms", "1000"));
+    const engine::Evaluator free = llama_8b_on_h100(runtime_streaming_at("stream-0", "0"));
+    const auto requests = testing::fixed_stream(1.0, 16, 101, 200);
+    serving::ServeConfig config;
+    config.closed_loop = serving::ClosedLoop{20, 0.0};
+    const serving::ServeResult capped = serving::simulate_serving(slow, requests, config, {});
+    const serving::ServeResult engine_pace = serving::simulate_serving(free, requests, config, {});
+    CHECK(capped.output_tokens_per_s <= 1000.0 * (1.0 + 1e-9));
+    CHECK(capped.output_tokens_per_s >= 950.0);
+    CHECK(engine_pace.output_tokens_per_s > 2000.0);
+    // A stream's next token is in the next pass, whose tokens the front end takes after the last
+    // pass's: the client's gap is that pass's work, at most 20 streams x 1 ms = 20 ms, against the
+    // engine's pass of under 10 ms. Most passes carry close to 20 streams (a client is away only
+    // between its last token and its next request's first pass).
+    CHECK(capped.tpot_s.mean <= 0.020 + 1e-12);
+    CHECK(capped.tpot_s.mean >= 0.015);
+    CHECK(engine_pace.tpot_s.mean < 0.010);
+    // The server's TTFT leaves the front end out; the client's waits behind the streams before it.
+    CHECK(capped.ttft_s.mean > capped.server_ttft_s.mean);
+}
+
+TEST_CASE("the steady state counts the streamed tokens as the front end's work") {
+    // 101 tokens out (1 + 100 passes that give a request a token) at 1 ms each: 101 ms of the front
+    // end's work a request, so it streams for at most 1 / 0.101 = 9.90 requests a second, below
+    // what the engine sustains for these requests.
+    const engine::Evaluator slow = llama_8b_on_h100(runtime_streaming_at("stream-1ms", "1000"));
+    const engine::Evaluator free = llama_8b_on_h100(runtime_streaming_at("stream-0", "0"));
+    const serving::SchedulerLimits limits;
+    serving::LoadShape load;
+    load.prompt_tokens = 16.0;
+    load.output_tokens = 101.0;
+    load.rate_per_s = 5.0;
+    const serving::SteadyState capped = serving::steady_state(slow, load, limits);
+    CHECK(capped.saturation_rate_per_s == doctest::Approx(1.0 / 0.101).epsilon(1e-9));
+    CHECK(capped.binding == std::string("front end"));
+    const serving::SteadyState unhurried = serving::steady_state(free, load, limits);
+    REQUIRE(capped.stable);
+    REQUIRE(unhurried.stable);
+    // At 5 a second the front end streams rho = 5 x 0.101 = 0.505 of the time. A pass of B
+    // streams is B ms of its work, after a wait behind the passes before of rho x B ms /
+    // (2 (1 - rho)) (M/D/1): the first token arrives that much later; the pace is the engine's.
+    const double rho = 5.0 * 0.101;
+    const double pass_work = capped.batch * 1e-3;
+    const double delay = pass_work * (1.0 + rho / (2.0 * (1.0 - rho)));
+    CHECK(capped.batch == doctest::Approx(unhurried.batch).epsilon(1e-12));
+    CHECK(capped.ttft_s.mean - unhurried.ttft_s.mean == doctest::Approx(delay).epsilon(1e-9));
+    CHECK(capped.tpot_s.mean == doctest::Approx(unhurried.tpot_s.mean).epsilon(1e-12));
+    load.rate_per_s = 10.0;
     CHECK_FALSE(serving::steady_state(slow, load, limits).stable);
 }

@@ -857,6 +857,18 @@ TEST_CASE("a runtime's request path is read strictly: each bad time names the fi
     REQUIRE(missing.size() == 1);
     CHECK(missing[0].find("after_step") != std::string::npos);
     CHECK(missing[0].find("missing") != std::string::npos);
+
+    // The front end's work per streamed token is optional (none: zero) and read as strictly.
+    CHECK(good->request_path.per_output_token.value == 0.0);
+    const auto streaming = catalog.runtime(
+        profile_with("  before_scheduler: 2 ms\n  per_prompt_token: 0 us\n  after_step: 3 ms\n  per_output_token: 90 us\n"));
+    CHECK(streaming->request_path.per_output_token.value == doctest::Approx(90e-6).epsilon(1e-12));
+    const auto negative_token = testing::error_messages([&] {
+        catalog.runtime(profile_with("  before_scheduler: 2 ms\n  per_prompt_token: 0 us\n  after_step: 3 ms\n  per_output_token: -1 us\n"));
+    });
+    REQUIRE(negative_token.size() == 1);
+    CHECK(negative_token[0].find("request-path.yaml:12:") != std::string::npos);
+    CHECK(negative_token[0].find("per_output_token") != std::string::npos);
 }
 
 TEST_CASE("a build's own factor over its base survives a refit of its group") {

@@ -366,7 +366,11 @@ void read_request_path(StrictMap& section, RequestPath& path) {
     time("before_scheduler", 1.0, path.before_scheduler);
     time("per_prompt_token", 1e-3, path.per_prompt_token);
     time("after_step", 1.0, path.after_step);
-    section.reject_unknown_keys({"source", "before_scheduler", "per_prompt_token", "after_step"});
+    if (auto value = zero_or_quantity(section, "per_output_token", core::Dimension::time, 1e-2,
+                                      "expected a time from 0 us to 10000 us")) {
+        path.per_output_token = core::Seconds(*value);
+    }
+    section.reject_unknown_keys({"source", "before_scheduler", "per_prompt_token", "after_step", "per_output_token"});
 }
 
 // `speculation:` what a speculative round costs beyond its passes.

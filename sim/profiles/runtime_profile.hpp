@@ -330,6 +330,11 @@ struct RequestPath {
     core::Seconds before_scheduler{0.0};  // the HTTP request, chat template and hand-off to the engine
     core::Seconds per_prompt_token{0.0};  // tokenizing the prompt, per token
     core::Seconds after_step{0.0};        // output processing, detokenizing and streaming a step's token to the client
+    // The front end's own work for each token it streams (a stream's share of a pass's output
+    // processing, detokenization and its SSE chunk), done by the same one process that takes
+    // requests in: a pass's tokens reach their clients once the front end has worked through them,
+    // after what it was given before. Zero: not stated, and a token's way out waits on nothing.
+    core::Seconds per_output_token{0.0};
 
     core::Seconds before(double prompt_tokens) const {
         return core::Seconds(before_scheduler.value + per_prompt_token.value * prompt_tokens);

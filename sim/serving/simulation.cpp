@@ -90,7 +90,8 @@ struct Sequence {
     std::size_t shared_links = 0;  // links of its prefix chain this sequence reads from the cache
     long long allocated = 0;  // tokens of cache space held, in whole blocks (shared prefix included)
     double bytes = 0.0;       // KV bytes this sequence holds
-    double last_token_s = 0.0;
+    double last_token_s = 0.0;  // the end of the pass that made its last token
+    double last_delivery_s = 0.0;  // and that token's way from there to the client
     // Disaggregated: the prompt's KV cache is on a prefill instance, still to be sent here.
     bool remote = false;
     double handed_off_s = 0.0;  // when its prefill ended
@@ -299,8 +300,16 @@ private:
     // a link of its own, the sweep's shorter prompts first and the client's warm-up last (the most
     // recently used), as many as the cache holds.
     void warm_up_cache();
-    // Sends the next request (next_send) and routes it.
+    // Sends the next request (next_send): the front end starts taking it in.
+    void send(double now);
+    // The front end has taken the oldest request in (taking_in_): it is routed to an instance.
     void arrive(double now);
+    // The front end takes in a request sent at `sent` after the work it was given before; when the
+    // scheduler can have it (RequestRecord::scheduled_s).
+    double take_in(double sent, long long prompt_tokens);
+    // The front end works through the tokens of `streams` streams that a pass ending at `now` made;
+    // their way to the client from `now`.
+    double deliver(double now, double streams);
     void start_step(Replica& replica, double now);
     void finish_step(Replica& replica, double now);
     bool reserve(Replica& replica, Sequence& sequence, long long tokens_needed);
@@ -321,8 +330,6 @@ private:
     // long enough, else the next request that starts something (at its stated time, or in a closed
     // loop when a client is ready); infinity when none is left to send.
     std::pair<double, std::size_t> next_send() const;
-    // When the scheduler can take the next request: its send plus the way in (RequestRecord::scheduled_s).
-    double next_arrival_s() const;
     // A request has left (finished or refused): its client sends its next turn, or in a closed loop
     // its next request, after thinking.
     void client_done(std::size_t request, double now);
@@ -344,11 +351,17 @@ private:
     std::vector<workload::Request> requests_;  // a closed loop sets their arrival times as it runs
     ServeConfig config_;
     engine::RequestPath path_;       // the runtime's request path (in before the scheduler, out after each pass)
-    double last_scheduled_s_ = 0.0;  // when the scheduler took the last request
+    // When the front end is through the work it has been given: the requests it takes in, one at a
+    // time in the order they were sent, and the tokens it streams, in the order their passes ended
+    // (docs/serving.md, "The time a client sees").
+    double front_end_free_s_ = 0.0;
     // The instances that take requests in, each through a front end of its own (the colocated
-    // replicas, or a disaggregated run's prefill instances); their requests are taken in side by
-    // side, at this many times one front end's rate.
+    // replicas, or a disaggregated run's prefill instances); their work is done side by side, at
+    // this many times one front end's rate.
     double front_ends_ = 1.0;
+    // Requests sent and being taken in, as (when the scheduler can have them, request), in order.
+    std::deque<std::pair<double, std::size_t>> taking_in_;
+    double streaming_free_s_ = 0.0;
     // A closed loop's clients, by the time each will send its next request.
     std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
     // Each request's next turn in its conversation (Request::follows turned round), or -1.
@@ -519,7 +532,9 @@ void Simulation::finish_transfer(const Transfer& transfer, double now) {
     sequence.cached = sequence.target;
     sequence.generated = 1;
     sequence.last_token_s = now;
+    sequence.last_delivery_s = deliver(now, 1.0);
     records_[sequence.request].first_token_s = now;
+    records_[sequence.request].first_delivery_s = sequence.last_delivery_s;
     replica.running.push_back(sequence);
     release_source(sequence.request, now);
     if (!replica.busy()) start_step(replica, now);
@@ -628,17 +643,26 @@ std::pair<double, std::size_t> Simulation::next_send() const {
 // hands requests to the engine in the order it received them. The way in is the front end's work,
 // one request at a time (docs/serving.md, "The time a client sees"): a request sent while others
 // are still being taken in waits for them, so a burst reaches the engine spread out.
-double Simulation::next_arrival_s() const {
-    const auto [sent, index] = next_send();
-    if (!std::isfinite(sent)) return sent;
-    const double path_in = path_.before(static_cast<double>(requests_[index].prompt_tokens)).value;
-    return std::max(last_scheduled_s_ + path_in / front_ends_, sent + path_in);
+double Simulation::take_in(double sent, long long prompt_tokens) {
+    const double path_in = path_.before(static_cast<double>(prompt_tokens)).value;
+    front_end_free_s_ = std::max(front_end_free_s_ + path_in / front_ends_, sent + path_in);
+    return front_end_free_s_;
+}
+
+// Where the runtime states a front end's work per streamed token, a pass's tokens wait for the
+// work the front end was given before them (the requests it is taking in, earlier passes' tokens)
+// and then for their own; without it they leave at once. Either way the way out follows.
+double Simulation::deliver(double now, double streams) {
+    const double work = path_.per_output_token.value * streams;
+    if (work <= 0.0) return path_.after_step.value;
+    streaming_free_s_ = std::max(streaming_free_s_ + work / front_ends_, now + work);
+    return streaming_free_s_ - now + path_.after_step.value;
 }
 
 // The client has the last token (or the refusal) after the way out, then thinks: it sends its
 // conversation's next turn, or in a closed loop its next request.
 void Simulation::client_done(std::size_t request, double now) {
-    const double delivered = now + path_.after_step.value;
+    const double delivered = now + records_[request].delivery_s;
     if (const long long next_turn = successors_[request]; next_turn >= 0) {
         follow_ups_.push({delivered + requests_[static_cast<std::size_t>(next_turn)].think_s, static_cast<std::size_t>(next_turn)});
     } else if (config_.closed_loop) {
@@ -646,7 +670,7 @@ void Simulation::client_done(std::size_t request, double now) {
     }
 }
 
-void Simulation::arrive(double now) {
+void Simulation::send(double now) {
     const auto [sent, index] = next_send();
     if (!follow_ups_.empty() && follow_ups_.top().second == index && follow_ups_.top().first == sent) {
         follow_ups_.pop();
@@ -655,13 +679,19 @@ void Simulation::arrive(double now) {
         ++next_head_;
         while (next_head_ < requests_.size() && requests_[next_head_].follows >= 0) ++next_head_;
     }
-    ++arrived_;
     sent_[index] = true;
-    requests_[index].arrival_s = sent;
-    records_[index].request.arrival_s = sent;
-    records_[index].scheduled_s = now;
+    requests_[index].arrival_s = now;
+    records_[index].request.arrival_s = now;
+    records_[index].first_delivery_s = path_.after_step.value;
     records_[index].delivery_s = path_.after_step.value;
-    last_scheduled_s_ = now;
+    taking_in_.emplace_back(take_in(now, requests_[index].prompt_tokens), index);
+}
+
+void Simulation::arrive(double now) {
+    const std::size_t index = taking_in_.front().second;
+    taking_in_.pop_front();
+    ++arrived_;
+    records_[index].scheduled_s = now;
     // A conversation's later turn goes where its previous turn went, whose cache holds its start (the
     // affinity of cache-aware routers); any other request to the least loaded instance.
     const long long previous = requests_[index].follows;
@@ -874,6 +904,21 @@ void Simulation::start_step(Replica& replica, double now) {
 
 void Simulation::finish_step(Replica& replica, double now) {
     account(replica, now);
+    // The streams this pass gives a token (a verification's accepted drafts and its own token
+    // together): a decode, or a prefill's end, but not a prefill instance's first token, which
+    // reaches the client from the decode instance.
+    double streams = 0.0;
+    for (const Work& work : replica.step) {
+        const Sequence& sequence = replica.running[work.sequence];
+        if (!sequence.prefilling()) {
+            streams += 1.0;
+        } else if (sequence.cached + work.tokens >= sequence.target) {
+            const bool handed_off = replica.role == Role::prefill && sequence.generated == 0 &&
+                                    requests_[sequence.request].output_tokens > 1;
+            streams += handed_off ? 0.0 : 1.0;
+        }
+    }
+    const double delivery = deliver(now, streams);
     for (const Work& work : replica.step) {
         Sequence& sequence = replica.running[work.sequence];
         RequestRecord& record = records_[sequence.request];
@@ -888,8 +933,9 @@ void Simulation::finish_step(Replica& replica, double now) {
             ++verifications_;
             kept_tokens_ += static_cast<double>(kept);
             // The tokens reach the user together: one gap per delivery.
-            gaps_.add(now - sequence.last_token_s);
+            gaps_.add((now - sequence.last_token_s) + (delivery - sequence.last_delivery_s));
             sequence.last_token_s = now;
+            sequence.last_delivery_s = delivery;
             continue;
         }
         sequence.cached += work.tokens;
@@ -898,11 +944,15 @@ void Simulation::finish_step(Replica& replica, double now) {
         ++sequence.generated;
         if (sequence.generated == 1) {
             // A prefill instance's first token reaches the user with the cache on the decode instance.
-            if (replica.role != Role::prefill || requests_[sequence.request].output_tokens <= 1) record.first_token_s = now;
+            if (replica.role != Role::prefill || requests_[sequence.request].output_tokens <= 1) {
+                record.first_token_s = now;
+                record.first_delivery_s = delivery;
+            }
         } else {
-            gaps_.add(now - sequence.last_token_s);
+            gaps_.add((now - sequence.last_token_s) + (delivery - sequence.last_delivery_s));
         }
         sequence.last_token_s = now;
+        sequence.last_delivery_s = delivery;
         if (was_prefilling) {
             // The first prefill of a prompt leaves the links of its chain beyond those it read in the
             // cache for later requests.
@@ -916,6 +966,7 @@ void Simulation::finish_step(Replica& replica, double now) {
         Sequence& sequence = replica.running[i];
         if (sequence.generated >= requests_[sequence.request].output_tokens) {
             records_[sequence.request].finish_s = now;
+            records_[sequence.request].delivery_s = sequence.last_delivery_s;
             client_done(sequence.request, now);
             // Its whole prompt in the cache, a finished request leaves the blocks its output
             // completed there too: the next turn of its conversation starts with them.
@@ -982,12 +1033,19 @@ ServeResult Simulation::run(const ServiceTargets& targets) {
         const double step_end = soonest == nullptr ? std::numeric_limits<double>::infinity() : soonest->busy_until;
         const double transfer_end =
             transfers_.empty() ? std::numeric_limits<double>::infinity() : transfers_.top().done_s;
-        const double arrival = next_arrival_s();
-        const bool arrival_first = std::isfinite(arrival) && arrival <= std::min(step_end, transfer_end);
-        const bool transfer_first = !arrival_first && transfer_end <= step_end && !transfers_.empty();
-        if (!arrival_first && !transfer_first && soonest == nullptr) break;
-        now = arrival_first ? arrival : transfer_first ? transfer_end : step_end;
-        if (transfer_first) {
+        // A send first (it only gives the front end work), then a request the front end has taken
+        // in, then the engine's events.
+        const double send_at = next_send().first;
+        const double arrival = taking_in_.empty() ? std::numeric_limits<double>::infinity() : taking_in_.front().first;
+        const double engine_next = std::min(step_end, transfer_end);
+        const bool send_first = std::isfinite(send_at) && send_at <= std::min(arrival, engine_next);
+        const bool arrival_first = !send_first && std::isfinite(arrival) && arrival <= engine_next;
+        const bool transfer_first = !send_first && !arrival_first && transfer_end <= step_end && !transfers_.empty();
+        if (!send_first && !arrival_first && !transfer_first && soonest == nullptr) break;
+        now = send_first ? send_at : arrival_first ? arrival : transfer_first ? transfer_end : step_end;
+        if (send_first) {
+            send(now);
+        } else if (transfer_first) {
             const Transfer transfer = transfers_.top();
             transfers_.pop();
             finish_transfer(transfer, now);

@@ -87,21 +87,27 @@ struct RequestRecord {
     double scheduled_s = 0.0;
     double first_token_s = 0.0;  // the end of the pass that made it; disaggregated: when the KV cache reached the decode instance
     double finish_s = 0.0;       // the end of the pass that made the last token
-    double delivery_s = 0.0;     // from a pass's end to the client (engine::RequestPath::after_step)
+    // From the end of the pass that made the first token, and the last, to the client: the runtime's
+    // way out (engine::RequestPath::after_step), after the front end has worked through the pass's
+    // tokens where it streams them at a cost (RequestPath::per_output_token).
+    double first_delivery_s = 0.0;
+    double delivery_s = 0.0;
     int preemptions = 0;
     bool prefix_hit = false;
     bool rejected = false;  // longer than a replica can ever hold or schedule: never served
 
     // Time to first token as the client measures it (vllm bench serve, SGLang bench_serving, AIPerf):
     // from its send to the first token's arrival.
-    double ttft() const { return first_token_s + delivery_s - request.arrival_s; }
+    double ttft() const { return first_token_s + first_delivery_s - request.arrival_s; }
     // As the server measures it (vLLM's time_to_first_token_seconds): from the scheduler's queue to the pass's end.
     double server_ttft() const { return first_token_s - scheduled_s; }
     double e2e() const { return finish_s + delivery_s - request.arrival_s; }
-    // Mean time per output token after the first; 0 for one-token outputs.
+    // Mean time per output token after the first, between the first and the last token's arrivals
+    // (vllm bench serve's); 0 for one-token outputs.
     double tpot() const {
-        return request.output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(request.output_tokens - 1)
-                                         : 0.0;
+        return request.output_tokens > 1
+                   ? ((finish_s - first_token_s) + (delivery_s - first_delivery_s)) / static_cast<double>(request.output_tokens - 1)
+                   : 0.0;
     }
 };
 

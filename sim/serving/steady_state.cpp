@@ -13,27 +13,43 @@ namespace decodesim::serving {
 
 namespace {
 
-// The front end's queue: each request's way in (RequestPath::before) is its work, one request at a
-// time, on each of `front_ends` front ends that share `rate_per_s` (the simulation's rule: as one
+// The front end's queues: each request's way in (RequestPath::before) is its work, one request at
+// a time, on each of `front_ends` front ends that share `rate_per_s` (the simulation's rule: as one
 // front end at that many times the rate). An M/D/1 queue: utilization rho = rate x work /
 // front ends, mean wait rho x service / (2 (1 - rho)); its tail taken as exponential, P(W > t) =
-// rho exp(-t rho / mean), which keeps that mean.
+// rho exp(-t rho / mean), which keeps that mean. Where the runtime states a cost per streamed
+// token (RequestPath::per_output_token), a pass's tokens are the front end's work too, in a queue
+// of their own as the simulation keeps it: each request's `deliveries` (its passes that give it a
+// token) load it, and a pass's tokens reach their clients after the pass's share of that work.
 struct FrontEnd {
-    double service_s = 0.0;  // one request's way in, over the front ends
+    double service_s = 0.0;    // one request's way in, over the front ends
     double rate_per_s = 0.0;
+    double token_work_s = 0.0;  // one streamed token's work
+    double streaming_s = 0.0;   // one request's streamed tokens' work, over the front ends
 
-    FrontEnd(const engine::Evaluator& evaluator, const LoadShape& load, double rate, double front_ends)
-        : service_s(evaluator.deployment().request_path().before(load.prompt_tokens).value / front_ends), rate_per_s(rate) {}
-    // The most requests a second it takes in; infinite without a way in.
-    double capacity() const { return service_s > 0.0 ? 1.0 / service_s : std::numeric_limits<double>::infinity(); }
-    double utilization() const { return rate_per_s * service_s; }
+    FrontEnd(const engine::Evaluator& evaluator, const LoadShape& load, double rate, double front_ends, double deliveries)
+        : service_s(evaluator.deployment().request_path().before(load.prompt_tokens).value / front_ends), rate_per_s(rate),
+          token_work_s(evaluator.deployment().request_path().per_output_token.value),
+          streaming_s(token_work_s * deliveries / front_ends) {}
+    // The most requests a second it takes in and streams; infinite without such work.
+    double capacity() const {
+        const double busiest = std::max(service_s, streaming_s);
+        return busiest > 0.0 ? 1.0 / busiest : std::numeric_limits<double>::infinity();
+    }
+    double utilization() const { return rate_per_s * std::max(service_s, streaming_s); }
     double mean_wait() const {
-        const double rho = utilization();
+        const double rho = rate_per_s * service_s;
         return rho > 0.0 && rho < 1.0 ? rho * service_s / (2.0 * (1.0 - rho)) : 0.0;
     }
     double wait_quantile(double fraction) const {
-        const double rho = utilization(), mean = mean_wait(), tail = 1.0 - fraction;
+        const double rho = rate_per_s * service_s, tail = 1.0 - fraction, mean = mean_wait();
         return mean > 0.0 && rho > tail ? std::log(rho / tail) * mean / rho : 0.0;
+    }
+    // From a pass's end to its tokens' leaving the front end: the pass's own work (`streams`
+    // tokens) and, as an M/D/1 queue of such passes, the wait behind the passes before.
+    double delivery_delay(double streams) const {
+        const double pass_work = token_work_s * streams, rho = rate_per_s * streaming_s;
+        return pass_work > 0.0 && rho < 1.0 ? pass_work + rho * pass_work / (2.0 * (1.0 - rho)) : 0.0;
     }
 };
 
@@ -43,7 +59,7 @@ struct FrontEnd {
 void finish_request_figures(SteadyState& state, const LoadShape& load, const engine::Evaluator& evaluator,
                             const FrontEnd& front_end) {
     const engine::RequestPath path = evaluator.deployment().request_path();
-    const double way = path.before(load.prompt_tokens).value + path.after_step.value;
+    const double way = path.before(load.prompt_tokens).value + path.after_step.value + front_end.delivery_delay(state.batch);
     state.ttft_s.mean += way + front_end.mean_wait();
     state.ttft_s.p50 += way + front_end.wait_quantile(0.50);
     state.ttft_s.p90 += way + front_end.wait_quantile(0.90);
@@ -465,7 +481,7 @@ double saturation_rate(const Model& model) {
 void find_saturation(const Model& model, SteadyState& state) {
     state.saturation_rate_per_s = saturation_rate(model);
     // The front end takes requests in no faster than one way in at a time.
-    const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0).capacity();
+    const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0, 1.0 + model.decode_passes()).capacity();
     if (front_end < state.saturation_rate_per_s) {
         state.saturation_rate_per_s = front_end;
         state.binding = "front end";
@@ -518,7 +534,7 @@ SteadyState state_at(const Model& model, const SteadyState& saturation) {
     state.max_batch = model.max_batch;
     state.utilization = saturation.saturation_rate_per_s > 0.0 ? load.rate_per_s / saturation.saturation_rate_per_s
                                                                : std::numeric_limits<double>::infinity();
-    const FrontEnd front_end(model.evaluator, load, load.rate_per_s, 1.0);
+    const FrontEnd front_end(model.evaluator, load, load.rate_per_s, 1.0, 1.0 + model.decode_passes());
     if (front_end.utilization() >= 1.0 || !solve(model, load.rate_per_s, state)) {
         state.stable = false;
         return state;
@@ -713,7 +729,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
                         : decode_binding;
     // Requests come in through the prefill instances' front ends (the deployment's request path, as
     // the simulation takes it).
-    const FrontEnd front_end(evaluator, load, load.rate_per_s, prefill_instances);
+    const FrontEnd front_end(evaluator, load, load.rate_per_s, prefill_instances, 1.0 + decode.decode_passes());
     if (front_end.capacity() < state.saturation_rate_per_s) {
         state.saturation_rate_per_s = front_end.capacity();
         state.binding = "front end";

@@ -81,11 +81,15 @@ std::string runtime_preset_yaml(const fit::UserCalibration& calibration, const C
         text += "request_path:\n";
         text += fmt::format("  source: {}\n",
                             yaml_quoted(fmt::format("fitted by decodesim calibrate on the TTFT of {} closed-loop rows; "
-                                                    "the in/out shape and tokenization kept from {}",
+                                                    "the in/out shape, tokenization and streaming cost kept from {}",
                                                     calibration.closed_loop_rows, context.base)));
         text += fmt::format("  before_scheduler: {:.6g} ms\n", path.before_scheduler.value * 1e3);
         text += fmt::format("  per_prompt_token: {:.6g} us\n", path.per_prompt_token.value * 1e6);
         text += fmt::format("  after_step: {:.6g} ms\n", path.after_step.value * 1e3);
+        // A section replaces the base's whole: the streaming cost the fit ran with is written too.
+        if (path.per_output_token.value > 0.0) {
+            text += fmt::format("  per_output_token: {:.6g} us\n", path.per_output_token.value * 1e6);
+        }
     }
     return text;
 }
