@@ -355,6 +355,10 @@ TEST_CASE("a bad runtime preset file is one error naming the file, line and key,
          "9:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '0'"},
         {"too-large.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: 1.6\n",
          "9:14: error: factors.gddr.compute: expected a number greater than 0 and at most 1.5, found '1.6'"},
+        // A hundredth of the measured defaults is a typo: 1e-300 would price a pass at 1e298 s.
+        {"tiny.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    quantized_weight_bandwidth: 1e-300\n",
+         "9:33: error: factors.gddr.quantized_weight_bandwidth: 1e-300 is below 0.01, a hundredth of the measured "
+         "defaults; expected a multiplier from 0.01 to 1.5"},
         {"nan.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    compute: .nan\n",
          "9:14: error: factors.gddr.compute: expected a finite number, found '.nan'"},
         {"negative.yaml", "factors:\n  fitted_by: hand\n  gddr:\n    kernel_overhead: -1 us\n",
@@ -575,9 +579,11 @@ TEST_CASE("a serving run's lengths are replayed as its result states them") {
     CHECK_FALSE(fixed[0].dataset_lengths);
     CHECK(fixed[0].prompt == 1000.0);
     // --output-details lists each request's lengths in the order sent: those are replayed.
-    const auto listed = rows_of("listed.jsonl", "\"dataset_name\": \"sharegpt\", \"total_input_tokens\": 60, "
-                                                "\"total_output_tokens\": 18, \"input_lens\": [10, 20, 30], "
-                                                "\"output_lens\": [5, 6, 7]");
+    // (Totals of a token or more a request, as every run's are: 100 completed.)
+    const auto listed = rows_of("listed.jsonl",
+                                "\"dataset_name\": \"sharegpt\", \"total_input_tokens\": 6000, "
+                                "\"total_output_tokens\": 1800, \"input_lens\": [10, 20, 30], "
+                                "\"output_lens\": [5, 6, 7]");
     REQUIRE_FALSE(listed.empty());
     CHECK(listed[0].request_lengths == std::vector<std::pair<long long, long long>>{{10, 5}, {20, 6}, {30, 7}});
     CHECK_FALSE(listed[0].dataset_lengths);
@@ -632,4 +638,138 @@ TEST_CASE("a broken line of a JSON-lines benchmark is named by its own line numb
     const auto refused = testing::error_messages([&] { profiles::load_benchmark_results({huge}, std::string("bf16")); });
     REQUIRE(refused.size() == 1);
     CHECK(refused[0].find("huge-run.jsonl:1:1: error: completed:") != std::string::npos);
+}
+
+namespace {
+
+// The vllm bench serve fixture (one field a line) with `from` replaced by `to`, written as `name`.
+std::string serve_run_with(const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = testing::read_file(test_data("calibrate/vllm_serve.json"));
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return write_file(name, text.replace(at, from.size(), to));
+}
+
+// A profile export, one field a line: `ttft` the value of time_to_first_token on line 2, then the
+// inter-token latency (3), the output throughput with `throughput_unit` (4), the lengths with
+// `prompt_avg` and `output_avg` (5, 6) and 4 clients (7).
+std::string profile_export_with(const std::string& name, const std::string& ttft, const std::string& throughput_unit,
+                                const std::string& prompt_avg = "100", const std::string& output_avg = "10") {
+    return write_file(name,
+                      "{\n"
+                      "  \"time_to_first_token\": " +
+                          ttft +
+                          ",\n"
+                          "  \"inter_token_latency\": {\"unit\": \"ms\", \"avg\": 10},\n"
+                          "  \"output_token_throughput\": {\"unit\": \"" +
+                          throughput_unit +
+                          "\", \"avg\": 100},\n"
+                          "  \"input_sequence_length\": {\"unit\": \"tokens\", \"avg\": " +
+                          prompt_avg +
+                          "},\n"
+                          "  \"output_sequence_length\": {\"unit\": \"tokens\", \"avg\": " +
+                          output_avg +
+                          "},\n"
+                          "  \"input_config\": {\"loadgen\": {\"concurrency\": 4}}\n"
+                          "}\n");
+}
+
+std::vector<std::string> benchmark_errors(const std::string& path) {
+    return testing::error_messages([&] { profiles::load_benchmark_results({path}, std::string("bf16")); });
+}
+
+}  // namespace
+
+TEST_CASE("a serving run or profile export whose mean lengths are under one token is refused by key") {
+    // 0 input tokens over 640 requests: a mean prompt of 0 tokens, on line 12.
+    const auto no_input = benchmark_errors(
+        serve_run_with("zero-input.json", "\"total_input_tokens\": 655360", "\"total_input_tokens\": 0"));
+    REQUIRE(no_input.size() == 1);
+    CHECK(no_input[0].find("zero-input.json:12:1: error: total_input_tokens: a mean prompt length of 0 tokens (0 over "
+                           "640 requests)") != std::string::npos);
+    // A listed prompt of 0 tokens (the lists on line 2).
+    const auto listed = benchmark_errors(
+        serve_run_with("zero-listed.json", "{\n", "{\n  \"input_lens\": [0, 5], \"output_lens\": [3, 4],\n"));
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].find("zero-listed.json:2:1: error: input_lens: item 1 '0' is not a whole number of tokens up to "
+                         "1e9 (a prompt has 1 or more)") != std::string::npos);
+    // AIPerf's measured means: 0 in (line 5), 0.4 out (line 6), each below a token.
+    const auto aiperf = benchmark_errors(
+        profile_export_with("zero-aiperf.json", "{\"unit\": \"ms\", \"avg\": 50}", "tokens/sec", "0", "0.4"));
+    REQUIRE(aiperf.size() == 2);
+    CHECK(aiperf[0].find("zero-aiperf.json:5:1: error: input_sequence_length.avg: a mean length of 0 tokens") !=
+          std::string::npos);
+    CHECK(aiperf[1].find("zero-aiperf.json:6:1: error: output_sequence_length.avg: a mean length of 0.4 tokens") !=
+          std::string::npos);
+    // GenAI-Perf's configured mean prompt (line 12 of its fixture).
+    std::string genai = testing::read_file(test_data("calibrate/genai_perf_export.json"));
+    genai.replace(genai.find("\"synthetic_input_tokens_mean\": 1024"), 35, "\"synthetic_input_tokens_mean\": 0");
+    const auto configured = benchmark_errors(write_file("zero-genai.json", genai));
+    REQUIRE(configured.size() == 1);
+    CHECK(configured[0].find("zero-genai.json:12:1: error: input_config.synthetic_input_tokens_mean: a mean length of "
+                             "0 tokens") != std::string::npos);
+}
+
+TEST_CASE("a TPOT over an hour or a TTFT over a day is refused by key, and calibrate writes no preset") {
+    const auto tpot =
+        benchmark_errors(serve_run_with("slow-tpot.json", "\"median_tpot_ms\": 17.6", "\"median_tpot_ms\": 1e308"));
+    REQUIRE(tpot.size() == 1);
+    // 1e308 ms = 1e305 s, past the hour (line 23).
+    CHECK(tpot[0].find("slow-tpot.json:23:1: error: median_tpot_ms: '1e+308 ms' is 1e+305 s, beyond any benchmark's "
+                       "(at most 3600 s: an hour a token)") != std::string::npos);
+    const auto ttft =
+        benchmark_errors(serve_run_with("slow-ttft.json", "\"median_ttft_ms\": 198.1", "\"median_ttft_ms\": 1e308"));
+    REQUIRE(ttft.size() == 1);
+    CHECK(ttft[0].find("slow-ttft.json:19:1: error: median_ttft_ms: '1e+308 ms' is 1e+305 s, beyond any benchmark's "
+                       "(at most 86400 s: a day to the first token)") != std::string::npos);
+    // The bounds themselves are read: 3,600,000 ms is an hour.
+    CHECK(profiles::load_benchmark_results(
+              {serve_run_with("hour-tpot.json", "\"median_tpot_ms\": 17.6", "\"median_tpot_ms\": 3600000")},
+              std::string("bf16"))
+              .rows.size() == 3);
+    // A profile export's TTFT in its own unit: 1e308 s.
+    const auto exported =
+        benchmark_errors(profile_export_with("slow-aiperf.json", "{\"unit\": \"s\", \"avg\": 1e308}", "tokens/sec"));
+    REQUIRE(exported.size() == 1);
+    CHECK(exported[0].find("slow-aiperf.json:2:1: error: time_to_first_token.avg: '1e308' is 1e+308 s") !=
+          std::string::npos);
+    const std::string preset = scratch("slow-tpot-preset.yaml");
+    std::filesystem::remove(preset);
+    const auto result = run({"calibrate", scratch("slow-tpot.json"), "--hardware", "h100-sxm", "--model",
+                             "llama-3.1-8b", "--weights", "bf16", "--output", preset});
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("median_tpot_ms:") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(preset));
+}
+
+TEST_CASE("a profile export's metric in another shape, of another unit or with no unit is refused by key") {
+    const std::string ms = "{\"unit\": \"ms\", \"avg\": 50}";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {profile_export_with("ttft-list.json", "[1, 2]", "tokens/sec"),
+         ":2:1: error: time_to_first_token: expected an object of its unit and statistics ({\"unit\": ..., \"avg\": "
+         "...}), found a list"},
+        {profile_export_with("ttft-number.json", "90", "tokens/sec"),
+         ":2:1: error: time_to_first_token: expected an object of its unit and statistics ({\"unit\": ..., \"avg\": "
+         "...}), found a single value"},
+        {profile_export_with("throughput-ms.json", ms, "ms"),
+         ":4:1: error: output_token_throughput.unit: unknown unit 'ms'; expected tokens/sec"},
+        {profile_export_with("ttft-no-unit.json", "{\"avg\": 50}", "tokens/sec"),
+         ":2:1: error: time_to_first_token.unit: missing; expected a time unit: ms, s, us or ns"},
+    };
+    for (const auto& [path, message] : cases) {
+        CAPTURE(path);
+        const auto messages = benchmark_errors(path);
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + message);
+    }
+    CHECK(benchmark_errors(profile_export_with("export-ok.json", ms, "tokens/sec")) ==
+          std::vector<std::string>{"(no error)"});
+}
+
+TEST_CASE("a key given twice in a serving run's JSON is refused at its second line") {
+    // "duration": 95.2 on line 10, then "duration": 1 on line 11.
+    const auto messages = benchmark_errors(
+        serve_run_with("twice.json", "\"duration\": 95.2,\n", "\"duration\": 95.2,\n  \"duration\": 1,\n"));
+    REQUIRE(messages.size() == 1);
+    CHECK(messages[0] == scratch("twice.json") + ":11:1: error: duration: duplicate key; each key may appear once");
 }

@@ -7,6 +7,7 @@
 #include "profiles/long_lists.hpp"
 #include "profiles/trace.hpp"
 #include "test_support.hpp"
+#include "workload/request_stream.hpp"
 
 using namespace decodesim;
 using decodesim::testing::run;
@@ -416,4 +417,152 @@ TEST_CASE("a workload that does not fit is said first, and check-claim names wha
     const auto stated_check = nlohmann::json::parse(stated.out);
     CHECK(stated_check["devices_to_fit"] == 2);
     CHECK(stated_check["weights_to_fit"].is_null());
+}
+
+namespace {
+
+// A Mooncake line whose `key` holds `depth` nested lists, the other fields as a valid line's.
+std::string mooncake_nested(const std::string& key, int depth) {
+    const std::string nested =
+        std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+    std::string line = "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [1]}\n";
+    const std::string value = key == "timestamp" ? "0" : "[1]";
+    line.replace(line.find("\"" + key + "\": " + value) + key.size() + 4, value.size(), nested);
+    return line;
+}
+
+}  // namespace
+
+TEST_CASE("a Mooncake line nested past sixteen levels is refused at its line and key, in a short message") {
+    // 80,000 levels crashed the printing of the error (a recursion per level); 50,000 printed them all.
+    for (const std::string key : {"hash_ids", "timestamp"}) {
+        const std::string path = write_temp("mooncake_deep_" + key + ".jsonl", mooncake_nested(key, 80000));
+        const auto messages = testing::error_messages([&] { profiles::load_trace(path); });
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0] == path + ":1:1: error: " + key +
+                                 ": nested deeper than 16 levels (a Mooncake line nests two: an object holding a "
+                                 "list of block ids)");
+        const auto served = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace", path});
+        CHECK(served.exit_code == 1);
+        const auto planned = run({"plan", "--model", "llama-3.1-8b", "--trace", path});
+        CHECK(planned.exit_code == 1);
+        CHECK(planned.err.size() < 300);
+    }
+    // Within the bound a value is quoted, cut to 40 characters.
+    const std::string path =
+        write_temp("mooncake_long_value.jsonl",
+                   "{\"timestamp\": \"" + std::string(100, 'x') +
+                       "\", \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [[[[1]]]]}\n");
+    const auto messages = testing::error_messages([&] { profiles::load_trace(path); });
+    REQUIRE(messages.size() == 2);
+    CHECK(messages[0] == path + ":1:1: error: timestamp: \"" + std::string(39, 'x') +
+                             "... is not a whole number from 0 to 1125899906842624");
+    CHECK(messages[1] == path + ":1:1: error: hash_ids: [[[1]]] is not a block id (a whole number from 0 to 2^53)");
+}
+
+TEST_CASE("a key given twice in a Mooncake line is refused at its line") {
+    const std::string path = write_temp(
+        "mooncake_twice.jsonl",
+        "{\"timestamp\": 5, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [1]}\n"
+        "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 20, \"hash_ids\": [1], \"timestamp\": 99}\n");
+    CHECK(testing::error_messages([&] { profiles::load_trace(path); }) ==
+          std::vector<std::string>{path + ":2:1: error: timestamp: duplicate key; each key may appear once"});
+}
+
+TEST_CASE("an Azure date past its month's last day is refused, and leap days are read") {
+    const auto read = [](const std::string& name, const std::string& date) {
+        return testing::error_messages([&] {
+            profiles::load_trace(write_temp(
+                name, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-01-01 00:00:00,5,5\n" + date + ",5,5\n"));
+        });
+    };
+    for (const std::string date :
+         {"2023-02-30 18:15:50.99", "2023-02-29 00:00:00", "2023-04-31 00:00:00", "2100-02-29 00:00:00"}) {
+        CAPTURE(date);
+        const auto messages = read("azure_impossible.csv", date);
+        REQUIRE(messages.size() == 1);
+        CHECK(messages[0].find(":3:1: error: TIMESTAMP: '" + date + "' is not a date and time") != std::string::npos);
+    }
+    // 2024 and 2000 are leap years (2000 by the 400-year rule); 2100 above is not.
+    CHECK(read("azure_leap.csv", "2024-02-29 00:00:00") == std::vector<std::string>{"(no error)"});
+    CHECK(read("azure_leap_2000.csv", "2000-02-29 00:00:00") == std::vector<std::string>{"(no error)"});
+}
+
+TEST_CASE("trace arrivals within a microsecond are one burst: serve offers no rate and plan refuses") {
+    // 0 and 1e-308 s: a rate of 1/1e-308 would be 1e308 requests/s.
+    const std::string tiny =
+        write_temp("burst_trace.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,10\n1e-308,100,10\n");
+    const auto served = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace", tiny, "--json"});
+    REQUIRE_MESSAGE(served.exit_code == 0, served.err);
+    const auto document = nlohmann::json::parse(served.out);
+    CHECK(document["throughput"]["offered_requests_per_s"].is_null());
+    const auto planned = run({"plan", "--model", "llama-3.1-8b", "--trace", tiny});
+    CHECK(planned.exit_code == 1);
+    CHECK(planned.err.find(tiny + ": error: a trace to plan for needs two requests or more arriving over time (over a "
+                                  "microsecond or more: closer arrivals are one burst, with no rate)") !=
+          std::string::npos);
+    // Two microseconds apart: one gap, 1 / 2e-6 = 500,000 requests/s offered.
+    const std::string apart =
+        write_temp("two_us_trace.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,10\n2e-6,100,10\n");
+    const auto rated = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--trace", apart, "--json"});
+    REQUIRE_MESSAGE(rated.exit_code == 0, rated.err);
+    CHECK(nlohmann::json::parse(rated.out)["throughput"]["offered_requests_per_s"].get<double>() ==
+          doctest::Approx(5e5).epsilon(1e-9).scale(0.0));
+}
+
+TEST_CASE("a run whose requests all arrive at once offers no rate: not defined in text, null in JSON") {
+    for (const std::vector<std::string>& load :
+         std::vector<std::vector<std::string>>{{"--concurrency", "8", "--requests", "8"}, {"--requests", "1"}}) {
+        CAPTURE(load[0]);
+        std::vector<std::string> args{"serve",    "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                                      "--prompt", "100",        "--output", "10"};
+        args.insert(args.end(), load.begin(), load.end());
+        const auto text = run(args);
+        REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+        CHECK(text.out.find("offered 0") == std::string::npos);
+        CHECK(text.out.find("(offered rate not") != std::string::npos);
+        args.push_back("--json");
+        const auto json = run(args);
+        REQUIRE(json.exit_code == 0);
+        CHECK(nlohmann::json::parse(json.out)["throughput"]["offered_requests_per_s"].is_null());
+    }
+    // Arrivals over time still state their rate.
+    const auto rated = run({"serve", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--prompt", "100", "--output",
+                            "10", "--requests", "20", "--rate", "5", "--json"});
+    REQUIRE(rated.exit_code == 0);
+    CHECK(nlohmann::json::parse(rated.out)["throughput"]["offered_requests_per_s"].get<double>() > 0.0);
+}
+
+TEST_CASE("--price naming a device twice is refused, as a price list's row is") {
+    const auto served = run(serve_with({"--max-output", "100", "--price", "h100-sxm=2,h100-sxm=3"}));
+    CHECK(served.exit_code == 2);
+    CHECK(served.err.find("--price: 'h100-sxm' is listed twice in 'h100-sxm=2,h100-sxm=3'") != std::string::npos);
+    const auto planned = run({"plan", "--model", "llama-3.1-8b", "--rate", "1", "--hardware", "h100-sxm", "--price",
+                              "h100-sxm=2,h100-sxm=3"});
+    CHECK(planned.exit_code == 2);
+    CHECK(planned.err.find("--price: 'h100-sxm' is listed twice") != std::string::npos);
+}
+
+TEST_CASE("a length spread whose floor at one token moves the mean by over 1% is refused by flag") {
+    // normal 1000 sd 1000: z = (1 - 1000) / 1000 = -0.999, Phi(z) = 0.158897, phi(z) = 0.242213; the
+    // floor adds (1 - 1000) x 0.158897 + 1000 x 0.242213 = 83.474 tokens, 8.3% of the mean.
+    workload::LengthDistribution wide{workload::LengthDistribution::Kind::normal, 1000.0, 1000.0, std::nullopt};
+    CHECK(wide.mean_added_by_floor() == doctest::Approx(83.474).epsilon(1e-4).scale(0.0));
+    CHECK(wide.mean() == doctest::Approx(1083.474).epsilon(1e-5).scale(0.0));
+    // normal 1000 sd 80000 under a context cap of 130,872: E[min(X, c)] alone is -759 tokens (a
+    // negative load, which plan reported as a model that does not fit); the floor adds 31,418.
+    workload::LengthDistribution capped{workload::LengthDistribution::Kind::normal, 1000.0, 80000.0, 130872.0};
+    CHECK(capped.capped_mean() == doctest::Approx(-759.17).epsilon(1e-4).scale(0.0));
+    CHECK(capped.mean() == doctest::Approx(30659.2).epsilon(1e-5).scale(0.0));
+
+    const auto refused = run(serve_with({"--prompt", "normal:1000:30000"}));
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("--prompt: 'normal:1000:30000' draws so many lengths below 1 token that, sent as 1, they "
+                           "average 12475, not 1000 (more than 1% off)") != std::string::npos);
+    const auto planned = run({"plan", "--model", "llama-3.1-8b", "--rate", "0.01", "--prompt", "normal:1000:80000",
+                              "--ttft-p99", "100", "--tpot-p99", "1"});
+    CHECK(planned.exit_code == 2);
+    CHECK(planned.err.find("--prompt: 'normal:1000:80000' draws so many lengths below 1 token") != std::string::npos);
+    // normal 1000 sd 500: the floor adds 4.3 tokens, 0.43%: read.
+    CHECK(run(serve_with({"--prompt", "normal:1000:500"})).exit_code == 0);
 }

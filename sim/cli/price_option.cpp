@@ -22,7 +22,10 @@ std::map<std::string, double> parse_prices(const std::string& text) {
             throw core::UsageError(fmt::format("--price: {} USD per device-hour in '{}' is outside [{:g}, {:g}]", price, item,
                                                profiles::kMinPricePerHour, profiles::kMaxPricePerHour));
         }
-        prices[item.substr(0, equals)] = price;
+        // parse_name_list refuses an item given twice whole; one id at two prices would keep the last silently.
+        if (!prices.emplace(item.substr(0, equals), price).second) {
+            throw core::UsageError(fmt::format("--price: '{}' is listed twice in '{}'", item.substr(0, equals), text));
+        }
     }
     return prices;
 }

@@ -35,14 +35,25 @@ struct Record {
     std::map<std::string, int> field_lines;     // where a JSON field stands, when not on `line`
     // A JSON object's arrays of scalars at its top level (per-request lists: input_lens, output_lens).
     std::map<std::string, std::vector<std::string>> lists;
+    // What each key that holds no scalar holds ("a list", "an object"), so that a number found in
+    // another shape is an error rather than a field silently missing.
+    std::map<std::string, std::string> shapes;
+    // Keys a JSON object gives twice, each at the line of its second use: refused, as in every
+    // profile (a parser would keep one of the two values unsaid).
+    std::map<std::string, int> duplicates;
 
     const std::string* find(const std::string& key) const {
         const auto found = fields.find(key);
         return found == fields.end() || found->second.empty() ? nullptr : &found->second;
     }
+    // A key the record does not hold stands where its object does ("ttft.unit" at "ttft"), else at the record.
     int line_of(const std::string& key) const {
-        const auto found = field_lines.find(key);
-        return found == field_lines.end() ? line : found->second;
+        for (std::string at = key;;) {
+            if (const auto found = field_lines.find(at); found != field_lines.end()) return found->second;
+            const auto dot = at.rfind('.');
+            if (dot == std::string::npos) return line;
+            at.resize(dot);
+        }
     }
 };
 
@@ -70,7 +81,7 @@ std::vector<Record> csv_records(const std::string& text, const std::string& path
             problems.push_back({{path, number, 1}, "", fmt::format("expected {} fields, found {}", header.size(), fields.size())});
             continue;
         }
-        Record record{number, {}, {}, {}};
+        Record record{number, {}, {}, {}, {}, {}};
         for (std::size_t i = 0; i < header.size(); ++i) record.fields[header[i]] = fields[i];
         records.push_back(std::move(record));
     }
@@ -82,10 +93,17 @@ std::vector<Record> csv_records(const std::string& text, const std::string& path
 void flatten_into(Record& record, const YAML::Node& node, const std::string& path, const std::string& prefix) {
     for (const auto& entry : node) {
         const std::string key = prefix + entry.first.Scalar();
+        if (record.fields.contains(key) || record.shapes.contains(key)) {
+            record.duplicates.emplace(key, location_of_node(path, entry.first).line);
+            continue;
+        }
+        if (entry.second.IsSequence()) record.shapes[key] = "a list";
+        if (entry.second.IsMap()) record.shapes[key] = "an object";
         if (entry.second.IsScalar()) {
             record.fields[key] = entry.second.Scalar();
             record.field_lines[key] = location_of_node(path, entry.second).line;
         } else if (entry.second.IsMap()) {
+            record.field_lines[key] = location_of_node(path, entry.second).line;
             flatten_into(record, entry.second, path, key + ".");
         } else if (entry.second.IsSequence() && prefix.empty()) {
             std::vector<std::string> items;
@@ -105,8 +123,15 @@ void flatten_into(Record& record, const YAML::Node& node, const std::string& pat
     }
 }
 
+// Each key `record` gives twice, at its second use.
+void refuse_duplicates(const Record& record, const std::string& path, std::vector<core::Diagnostic>& problems) {
+    for (const auto& [key, line] : record.duplicates) {
+        problems.push_back({{path, line, 1}, key, "duplicate key; each key may appear once"});
+    }
+}
+
 Record json_record(const YAML::Node& node, const std::string& path, std::vector<core::Diagnostic>& problems) {
-    Record record{location_of_node(path, node).line, {}, {}, {}};
+    Record record{location_of_node(path, node).line, {}, {}, {}, {}, {}};
     if (!node.IsMap()) {
         problems.push_back({location_of_node(path, node), "", "expected an object of benchmark fields"});
         return record;
@@ -136,6 +161,8 @@ std::vector<Record> json_records(const std::string& text, const std::string& pat
             // The line was parsed alone: every field of it stands on the file's line `number`.
             record.line = number;
             record.field_lines.clear();
+            for (auto& duplicate : record.duplicates) duplicate.second = number;
+            refuse_duplicates(record, path, problems);
             records.push_back(std::move(record));
         }
         return records;
@@ -146,6 +173,7 @@ std::vector<Record> json_records(const std::string& text, const std::string& pat
     } else {
         records.push_back(json_record(document, path, problems));
     }
+    for (const Record& record : records) refuse_duplicates(record, path, problems);
     return records;
 }
 
@@ -157,6 +185,10 @@ public:
 
     std::optional<double> number(const std::string& key, bool required) {
         const std::string* text = record_.find(key);
+        if (const auto shape = record_.shapes.find(key); text == nullptr && shape != record_.shapes.end()) {
+            error(key, fmt::format("expected a number, found {}", shape->second));
+            return std::nullopt;
+        }
         if (text == nullptr) {
             if (required) error(key, "missing");
             return std::nullopt;
@@ -287,6 +319,39 @@ bool within_replay_bounds(FieldReader& fields, const std::string& key, std::opti
     return false;
 }
 
+// Latencies no benchmark measures: a token an hour after the one before it, a first token a day
+// after the request. Such a figure is a wrong unit or a damaged file; read as measured it would
+// pin the fit at the edge of its search range (the host times it fits go to seconds, not hours).
+struct LatencyBound {
+    double seconds;
+    const char* meaning;
+};
+constexpr LatencyBound kMaxTpot{3600.0, "an hour a token"};
+constexpr LatencyBound kMaxTtft{86400.0, "a day to the first token"};
+
+// A latency in seconds (from the field `key`, `written` as the file gives it), or nothing after an
+// error when it passes `most`.
+std::optional<double> plausible_latency(FieldReader& fields, const std::string& key, std::optional<double> seconds,
+                                        LatencyBound most, std::string_view written) {
+    if (!seconds || *seconds <= most.seconds) return seconds;
+    fields.error(key, fmt::format("'{}' is {:g} s, beyond any benchmark's (at most {:g} s: {})", written, *seconds,
+                                  most.seconds, most.meaning));
+    return std::nullopt;
+}
+
+// A run's mean length from `tokens` over `requests` requests, or nothing after an error at `key`:
+// every request sends a prompt of a token or more and gets a token or more back, so a mean
+// under one token is a damaged total (rounding it up to 1 would calibrate on requests never sent).
+std::optional<double> mean_length(FieldReader& fields, const std::string& key, double tokens, double requests,
+                                  std::string_view what) {
+    const double mean = tokens / requests;
+    if (mean >= 1.0) return mean;
+    fields.error(key, fmt::format("a mean {} length of {:g} tokens ({:g} over {:g} requests); each request has 1 "
+                                  "token or more",
+                                  what, mean, tokens, requests));
+    return std::nullopt;
+}
+
 // A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated. A
 // figure of zero measures nothing (a TPOT of 0 is a run whose outputs were one token long): it is
 // left out and counted among the skipped, never dropped unsaid.
@@ -335,19 +400,28 @@ void replayed_lengths(const Record& record, FieldReader& fields, const std::stri
                                                    prompts->second.size(), outputs->second.size()));
             return;
         }
-        // Item i of a list as tokens, or nothing after an error naming the list and the item.
-        auto tokens = [&](const auto& list, std::size_t i) -> std::optional<std::int64_t> {
+        // Item i of a list as tokens from `least`, or nothing after an error naming the list and the item.
+        auto tokens = [&](const auto& list, std::size_t i, std::int64_t least) -> std::optional<std::int64_t> {
             std::int64_t value = 0;
-            if (core::parse_whole_number(list.second[i], value) && value >= 0 && value <= kMaxListedTokens) return value;
-            fields.error(list.first, fmt::format("item {} '{}' is not a whole number of tokens up to 1e9", i + 1,
-                                                 core::printable(list.second[i])));
+            if (core::parse_whole_number(list.second[i], value) && value >= least && value <= kMaxListedTokens)
+                return value;
+            fields.error(list.first,
+                         fmt::format("item {} '{}' is not a whole number of tokens up to 1e9{}", i + 1,
+                                     core::printable(list.second[i]), least > 0 ? " (a prompt has 1 or more)" : ""));
             return std::nullopt;
         };
+        // A prompt holds a token or more; an output may be 0 (vLLM lists a failed request's as 0), but
+        // their mean is a token or more, as for the totals.
+        double output_sum = 0.0;
         for (std::size_t i = 0; i < prompts->second.size(); ++i) {
-            const auto prompt = tokens(*prompts, i);
-            const auto output = prompt ? tokens(*outputs, i) : std::nullopt;
+            const auto prompt = tokens(*prompts, i, 1);
+            const auto output = prompt ? tokens(*outputs, i, 0) : std::nullopt;
             if (!prompt || !output) return;
+            output_sum += static_cast<double>(*output);
             row.request_lengths.emplace_back(*prompt, *output);
+        }
+        if (!mean_length(fields, outputs->first, output_sum, static_cast<double>(outputs->second.size()), "output")) {
+            row.request_lengths.clear();
         }
         return;
     }
@@ -382,8 +456,14 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     auto median_or_mean = [&](const std::string& what) {
         return fields.number((median ? "median_" : "mean_") + what, false);
     };
+    const std::string ttft_key = (median ? "median_" : "mean_") + std::string("ttft_ms");
+    const std::string tpot_key = (median ? "median_" : "mean_") + std::string("tpot_ms");
     const auto ttft_ms = median_or_mean("ttft_ms");
     const auto tpot_ms = median_or_mean("tpot_ms");
+    const auto ttft_s = plausible_latency(fields, ttft_key, ttft_ms ? std::optional(*ttft_ms / 1e3) : std::nullopt,
+                                          kMaxTtft, ttft_ms ? fmt::format("{:g} ms", *ttft_ms) : "");
+    const auto tpot_s = plausible_latency(fields, tpot_key, tpot_ms ? std::optional(*tpot_ms / 1e3) : std::nullopt,
+                                          kMaxTpot, tpot_ms ? fmt::format("{:g} ms", *tpot_ms) : "");
     if (!concurrency) {
         fields.error("max_concurrency", "not stated: a run without --max-concurrency measures a request rate, not a "
                                         "concurrency; rerun with --max-concurrency N");
@@ -402,6 +482,9 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
         return;
     }
     if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput) return;
+    const auto prompt_mean = mean_length(fields, "total_input_tokens", *input_tokens, *completed, "prompt");
+    const auto output_mean = mean_length(fields, "total_output_tokens", *output_tokens, *completed, "output");
+    if (!prompt_mean || !output_mean || (ttft_ms && !ttft_s) || (tpot_ms && !tpot_s)) return;
     Measurement base;
     base.line = record.line;
     base.engine = engine;
@@ -409,16 +492,15 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     base.batch = *concurrency;
     // The means the run sent, from its totals; how the lengths varied about them, from what the
     // result says (replayed_lengths).
-    base.prompt = std::max(1.0, std::round(*input_tokens / *completed));
-    base.output = std::max(1.0, std::round(*output_tokens / *completed));
+    base.prompt = std::round(*prompt_mean);
+    base.output = std::round(*output_mean);
     replayed_lengths(record, fields, engine, base);
     base.source = path;
     base.sustained_clocks = duration && *duration >= kSustainedRunSeconds;
     base.closed_loop = true;
     base.requests = static_cast<long long>(std::llround(*completed));
     base.median_latency = median;
-    add_closed_loop_rows(base, path, throughput, tpot_ms ? std::optional<double>(*tpot_ms / 1e3) : std::nullopt,
-                         ttft_ms ? std::optional<double>(*ttft_ms / 1e3) : std::nullopt, results);
+    add_closed_loop_rows(base, path, throughput, tpot_s, ttft_s, results);
 }
 
 // The multiplier that turns a time in `unit` into seconds (AIPerf and GenAI-Perf state "ms").
@@ -460,37 +542,92 @@ void add_profile_export_rows(const Record& record, const std::string& path, cons
     if (!within_replay_bounds(fields, *concurrency_key, concurrency, kMaxReplayedClients, "clients")) return;
     // The median where the export states it (both tools do), else the mean; the row says which.
     const bool median = record.find("time_to_first_token.p50") != nullptr;
-    auto time_of = [&](const std::string& metric) -> std::optional<double> {
-        const std::string key = metric + (median ? ".p50" : ".avg");
-        const auto value = fields.number(key, false);
+    // Whether the export holds `metric` at all; in a shape other than an object of its unit and
+    // statistics it is an error, not a metric dropped unsaid.
+    auto holds = [&](const std::string& metric) {
+        const auto shape = record.shapes.find(metric);
+        if (record.find(metric) == nullptr && shape == record.shapes.end()) return false;
+        if (shape != record.shapes.end() && shape->second == "an object") return true;
+        fields.error(metric,
+                     fmt::format("expected an object of its unit and statistics ({{\"unit\": ..., \"avg\": ...}}), "
+                                 "found {}",
+                                 shape != record.shapes.end() ? shape->second : "a single value"));
+        return false;
+    };
+    // A statistic of `metric` (nothing when the export does not hold the metric), times the scale of
+    // its unit; the unit must be stated and one of `units`.
+    using Scale = std::optional<double> (*)(const std::string&);
+    auto statistic = [&](const std::string& metric, const std::string& stat, bool required, Scale scale_of,
+                         std::string_view units) -> std::optional<double> {
+        if (!holds(metric)) {
+            if (required) fields.error(metric + "." + stat, "missing");
+            return std::nullopt;
+        }
+        const auto value = fields.number(metric + "." + stat, required);
         if (!value) return std::nullopt;
         const std::string* unit = fields.text(metric + ".unit");
-        const auto scale = unit ? seconds_per(*unit) : std::optional<double>(1e-3);
+        if (unit == nullptr) {
+            fields.error(metric + ".unit", fmt::format("missing; expected {}", units));
+            return std::nullopt;
+        }
+        const auto scale = scale_of(*unit);
         if (!scale) {
-            fields.error(metric + ".unit", fmt::format("unknown time unit '{}'; expected ms, s, us or ns", *unit));
+            fields.error(metric + ".unit",
+                         fmt::format("unknown unit '{}'; expected {}", core::printable(*unit), units));
             return std::nullopt;
         }
         return *value * *scale;
     };
-    const auto ttft = time_of("time_to_first_token");
-    const auto tpot = time_of("inter_token_latency");
-    const auto throughput = fields.number("output_token_throughput.avg", true);
-    auto mean_length = [&](const char* measured, std::initializer_list<const char*> configured) -> std::optional<double> {
-        if (record.find(measured) != nullptr) return fields.number(measured, true);
-        if (const auto key = first_stated(configured)) return fields.number(*key, true);
-        fields.error(measured, "missing: the run's mean length is needed (neither measured nor configured)");
-        return std::nullopt;
+    const Scale tokens_per_s = [](const std::string& unit) {
+        return unit == "tokens/sec" || unit == "tokens/s" ? std::optional<double>(1.0) : std::nullopt;
     };
-    const auto prompt = mean_length("input_sequence_length.avg",
-                                    {"input_config.input.prompt.input_tokens.mean", "input_config.synthetic_input_tokens_mean"});
-    const auto output = mean_length("output_sequence_length.avg",
-                                    {"input_config.input.prompt.output_tokens.mean", "input_config.output_tokens_mean"});
+    const Scale tokens = [](const std::string& unit) {
+        return unit == "tokens" ? std::optional<double>(1.0) : std::nullopt;
+    };
+    const Scale request_units = [](const std::string& unit) {
+        return unit == "requests" ? std::optional<double>(1.0) : std::nullopt;
+    };
+    const std::string stat = median ? "p50" : "avg";
+    auto time_of = [&](const std::string& metric, LatencyBound most) {
+        const auto seconds = statistic(metric, stat, false, seconds_per, "a time unit: ms, s, us or ns");
+        return plausible_latency(fields, metric + "." + stat, seconds, most,
+                                 seconds ? *fields.text(metric + "." + stat) : std::string());
+    };
+    const auto ttft = time_of("time_to_first_token", kMaxTtft);
+    const auto tpot = time_of("inter_token_latency", kMaxTpot);
+    const auto throughput = statistic("output_token_throughput", "avg", true, tokens_per_s, "tokens/sec");
+    // Measured, else configured; every request has a token or more each way, so must their mean.
+    auto mean_tokens = [&](const char* measured,
+                           std::initializer_list<const char*> configured) -> std::optional<double> {
+        std::optional<double> value;
+        std::string key = std::string(measured) + ".avg";
+        if (holds(measured)) {
+            value = statistic(measured, "avg", true, tokens, "tokens");
+        } else if (const auto stated = first_stated(configured)) {
+            key = *stated;
+            value = fields.number(key, true);
+        } else {
+            fields.error(key, "missing: the run's mean length is needed (neither measured nor configured)");
+        }
+        if (value && *value < 1.0) {
+            fields.error(key, fmt::format("a mean length of {:g} tokens; each request has 1 token or more", *value));
+            return std::nullopt;
+        }
+        return value;
+    };
+    const auto prompt = mean_tokens("input_sequence_length", {"input_config.input.prompt.input_tokens.mean",
+                                                              "input_config.synthetic_input_tokens_mean"});
+    const auto output = mean_tokens(
+        "output_sequence_length", {"input_config.input.prompt.output_tokens.mean", "input_config.output_tokens_mean"});
     std::optional<double> requests;
-    if (const auto key = first_stated({"request_count.avg", "input_config.loadgen.request_count", "input_config.request_count"})) {
+    if (holds("request_count")) {
+        requests = statistic("request_count", "avg", true, request_units, "requests");
+        if (!within_replay_bounds(fields, "request_count.avg", requests, kMaxReplayedRequests, "requests")) return;
+    } else if (const auto key = first_stated({"input_config.loadgen.request_count", "input_config.request_count"})) {
         requests = fields.number(*key, true);
         if (!within_replay_bounds(fields, *key, requests, kMaxReplayedRequests, "requests")) return;
     }
-    const auto duration = fields.number("benchmark_duration.avg", false);
+    const auto duration = statistic("benchmark_duration", "avg", false, seconds_per, "a time unit: ms, s, us or ns");
     if (!weights) {
         fields.error("", "an AIPerf or GenAI-Perf export does not state the weight format; pass --weights");
     }

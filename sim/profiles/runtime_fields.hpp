@@ -24,6 +24,9 @@ struct RuntimeFactorField {
 
 // The most a multiplier may be: a runtime 50% above the measured defaults is a typo, not a stack.
 inline constexpr double kMaxRuntimeFactor = 1.5;
+// The least: the fits search down to 0.1 and the slowest shipped build reads 0.134; a hundredth of
+// the measured defaults is a typo too, and a factor of 1e-300 would price a pass at 1e298 s.
+inline constexpr double kMinRuntimeFactor = 0.01;
 // A backend's multiplier is relative to the family's compute factor, which a fit may set for a
 // slower backend: Metal's kernels reach about 4x the fraction of peak that ROCm's reach on
 // RDNA 3.5 (docs/model.md, "Backends"). Beyond 8x is a typo.

@@ -538,6 +538,12 @@ void read_factors(StrictMap& section, RuntimeProfile& profile, bool has_base) {
                 case core::FactorUnit::duration: value = overhead(*stated, name); break;
                 case core::FactorUnit::multiplier:
                     value = stated->positive_number(name, Presence::optional, field.maximum);
+                    if (value && *value < kMinRuntimeFactor) {
+                        stated->error(name, fmt::format("{:g} is below {:g}, a hundredth of the measured defaults; expected "
+                                                        "a multiplier from {:g} to {:g}",
+                                                        *value, kMinRuntimeFactor, kMinRuntimeFactor, field.maximum));
+                        value.reset();
+                    }
                     break;
                 case core::FactorUnit::rows: value = stated->non_negative_number(name, Presence::optional, field.maximum); break;
             }

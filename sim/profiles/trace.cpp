@@ -1,10 +1,11 @@
 #include "profiles/trace.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -52,6 +53,14 @@ long long days_from_civil(long long year, unsigned month, unsigned day) {
     return era * 146097 + static_cast<long long>(day_of_era) - 719468;
 }
 
+// The days of a month of the Gregorian calendar: a date past them (2023-02-30) is no date, not a
+// day of the next month.
+int days_in_month(int year, int month) {
+    constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
 // "2023-11-16 18:15:46.6805900" (Azure's TIMESTAMP) as seconds since 1970; false when it is not one,
 // or names a time before 1970 (arrivals are never negative: no service logged LLM requests then).
 bool parse_timestamp(std::string_view text, double& seconds) {
@@ -73,8 +82,8 @@ bool parse_timestamp(std::string_view text, double& seconds) {
         !digits(14, 2, minute) || !core::parse_number(text.substr(17), second)) {
         return false;
     }
-    if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second < 0.0 ||
-        second >= 61.0) {
+    if (year < 1970 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 ||
+        minute > 59 || second < 0.0 || second >= 61.0) {
         return false;
     }
     seconds = static_cast<double>(days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day))) * 86400.0 +
@@ -144,6 +153,49 @@ bool as_whole(const nlohmann::json& value, std::int64_t& out) {
     return true;
 }
 
+// A JSON value as an error message quotes it: cut short, so a line of a million ids (or a value
+// nested as deep as kMaxMooncakeDepth allows) gives a one-line message, not the whole line.
+std::string quoted(const nlohmann::json& value) {
+    constexpr std::size_t kQuotedChars = 40;
+    std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (text.size() > kQuotedChars) {
+        std::size_t cut = kQuotedChars;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+        text = text.substr(0, cut) + "...";
+    }
+    return core::printable(text);
+}
+
+// A line refused while it is parsed: at its top-level key (empty before the first), with why.
+struct LineRefusal {
+    std::string key;
+    std::string message;
+};
+
+// One Mooncake line as a JSON value. nlohmann's parser keeps its own stack, but printing a value
+// recurses, so a line nested past kMaxMooncakeDepth is refused while it is parsed, before anything
+// could print it; a key given twice is refused too (nlohmann would keep the last one silently).
+nlohmann::json parse_mooncake_line(const std::string& line) {
+    // An object holding a list of ids nests two levels; sixteen leave room and bound the recursion.
+    constexpr int kMaxMooncakeDepth = 16;
+    using Event = nlohmann::json::parse_event_t;
+    std::string key;
+    std::set<std::string> keys;
+    const auto check = [&](int depth, Event event, nlohmann::json& parsed) {
+        if (event == Event::key && depth == 1) {
+            key = parsed.get<std::string>();
+            if (!keys.insert(key).second) throw LineRefusal{key, "duplicate key; each key may appear once"};
+        }
+        if ((event == Event::object_start || event == Event::array_start) && depth >= kMaxMooncakeDepth) {
+            throw LineRefusal{key, fmt::format("nested deeper than {} levels (a Mooncake line nests two: an object "
+                                               "holding a list of block ids)",
+                                               kMaxMooncakeDepth)};
+        }
+        return true;
+    };
+    return nlohmann::json::parse(line, check, false);
+}
+
 // Mooncake's JSONL: one request a line.
 void read_mooncake(std::istringstream& stream, const std::string& path, Trace& trace, Problems& problems) {
     std::string line;
@@ -152,7 +204,13 @@ void read_mooncake(std::istringstream& stream, const std::string& path, Trace& t
         ++number;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         refuse_too_many(path, number, trace.rows.size());
-        const nlohmann::json object = nlohmann::json::parse(line, nullptr, false);
+        nlohmann::json object;
+        try {
+            object = parse_mooncake_line(line);
+        } catch (const LineRefusal& refusal) {
+            problems.add(number, 1, refusal.key, refusal.message);
+            continue;
+        }
         if (object.is_discarded() || !object.is_object()) {
             problems.add(number, 1, "", "not a JSON object (Mooncake traces hold one request object a line)");
             continue;
@@ -166,8 +224,8 @@ void read_mooncake(std::istringstream& stream, const std::string& path, Trace& t
             }
             std::int64_t value = 0;
             if (!as_whole(*found, value) || value < minimum || value > maximum) {
-                problems.add(number, 1, key, fmt::format("{} is not a whole number from {} to {}",
-                                                         core::printable(found->dump()), minimum, maximum));
+                problems.add(number, 1, key,
+                             fmt::format("{} is not a whole number from {} to {}", quoted(*found), minimum, maximum));
                 return minimum;
             }
             return value;
@@ -194,8 +252,8 @@ void read_mooncake(std::istringstream& stream, const std::string& path, Trace& t
         for (const auto& id : *ids) {
             std::int64_t value = 0;
             if (!as_whole(id, value) || value < 0 || value > kMaxBlockId) {
-                problems.add(number, 1, "hash_ids", fmt::format("{} is not a block id (a whole number from 0 to 2^53)",
-                                                                core::printable(id.dump())));
+                problems.add(number, 1, "hash_ids",
+                             fmt::format("{} is not a block id (a whole number from 0 to 2^53)", quoted(id)));
                 break;
             }
             row.block_ids.push_back(value);

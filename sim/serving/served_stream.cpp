@@ -56,9 +56,10 @@ ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_vi
     std::stable_sort(served.requests.begin(), served.requests.end(),
                      [](const auto& a, const auto& b) { return a.arrival_s < b.arrival_s; });
     const double origin = served.requests.front().arrival_s;
+    const bool burst = served.requests.back().arrival_s - origin < kBurstSpan_s;
     double prompt_sum = 0.0, output_sum = 0.0;
     for (auto& request : served.requests) {
-        request.arrival_s -= origin;
+        request.arrival_s = burst ? 0.0 : request.arrival_s - origin;
         prompt_sum += static_cast<double>(request.prompt_tokens);
         output_sum += static_cast<double>(request.output_tokens);
     }

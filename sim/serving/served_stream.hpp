@@ -28,7 +28,15 @@ struct ServedStream {
 ServedStream generated_stream(const workload::ResolvedWorkload& workload, workload::StreamSpec stream,
                               std::optional<long long> max_output);
 
-// A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it.
+// Arrivals that all fall within this span are one burst, with no rate: a rate from a shorter span
+// (two requests 1e-308 s apart: 1e308 a second) measures the clock's resolution, not a load. No
+// trace layout clocks finer than 0.1 us (Azure's seven decimals), and a server's step takes
+// milliseconds, so moving such arrivals together by under a microsecond changes no figure.
+inline constexpr double kBurstSpan_s = 1e-6;
+
+// A trace's rows replayed as recorded, moved so the first arrives at 0; `name` labels it. Rows
+// whose arrivals span less than kBurstSpan_s all arrive at 0, a burst (its load's rate is then
+// the request count a second).
 ServedStream replayed_stream(std::vector<workload::Request> rows, std::string_view name);
 
 // The squared coefficients of variation of `requests`' output and prompt lengths: 0 when they are

@@ -26,6 +26,13 @@ double standard_normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0
 }  // namespace
 
 double LengthDistribution::mean() const {
+    // Every draw is floored at 1 token: max(1, min(X, c)) = min(X, c) + (1 - X)+ for a cap c >= 1, so
+    // the floor adds the same to the capped mean as to the uncapped one (without it a capped wide
+    // normal's mean could fall below 1, or below 0).
+    return capped_mean() + mean_added_by_floor();
+}
+
+double LengthDistribution::capped_mean() const {
     if (!cap) return uncapped_mean();
     const double c = *cap;
     switch (kind) {
@@ -56,6 +63,21 @@ double LengthDistribution::mean() const {
         }
     }
     return uncapped_mean();
+}
+
+double LengthDistribution::mean_added_by_floor() const {
+    if (second <= 0.0 || (kind != Kind::normal && kind != Kind::lognormal)) return 0.0;
+    const double density_factor = 1.0 / std::sqrt(2.0 * 3.14159265358979323846);
+    if (kind == Kind::normal) {
+        // E[(1 - X)+] = (1 - m) Phi(z) + s phi(z), z = (1 - m) / s.
+        const double z = (1.0 - first) / second;
+        return (1.0 - first) * standard_normal_cdf(z) + second * density_factor * std::exp(-z * z / 2.0);
+    }
+    // E[(1 - X)+] = P(X < 1) - E[X; X < 1] = Phi(-mu / sigma) - mean Phi((-mu - sigma^2) / sigma).
+    const double sigma2 = std::log1p((second * second) / (first * first));
+    const double sigma = std::sqrt(sigma2);
+    const double mu = std::log(first) - sigma2 / 2.0;
+    return std::max(0.0, standard_normal_cdf(-mu / sigma) - first * standard_normal_cdf((-mu - sigma2) / sigma));
 }
 
 namespace {

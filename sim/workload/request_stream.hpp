@@ -53,10 +53,15 @@ struct LengthDistribution {
     double second = 0.0;  // uniform: high; normal, lognormal: standard deviation
     std::optional<double> cap;  // no draw exceeds it
 
-    // The mean of the drawn lengths, E[min(X, cap)] in closed form for each kind.
+    // The mean of the drawn lengths, E[max(1, min(X, cap))] in closed form for each kind.
     double mean() const;
+    // E[min(X, cap)], without the floor at 1 token.
+    double capped_mean() const;
     // The mean without the cap.
     double uncapped_mean() const;
+    // What drawing each length as at least 1 token adds to the uncapped mean: E[max(X, 1)] - E[X],
+    // in closed form; 0 for fixed and uniform lengths, which never fall below 1.
+    double mean_added_by_floor() const;
 };
 
 

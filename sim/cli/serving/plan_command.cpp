@@ -132,9 +132,13 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
         traced = traced_stream(options.trace, io);
         const auto& requests = traced->requests;
         const double span = requests.empty() ? 0.0 : requests.back().arrival_s;
+        // A burst (arrivals within serving::kBurstSpan_s, moved to 0 by replayed_stream) has no rate to plan for.
         if (requests.size() < 2 || !(span > 0.0)) {
-            throw core::InputError(core::Diagnostic{{options.trace, 0, 0}, "",
-                                                    "a trace to plan for needs two requests or more arriving over time"});
+            throw core::InputError(
+                core::Diagnostic{{options.trace, 0, 0},
+                                 "",
+                                 "a trace to plan for needs two requests or more arriving over time "
+                                 "(over a microsecond or more: closer arrivals are one burst, with no rate)"});
         }
         rate = traced->load.rate_per_s;
     }

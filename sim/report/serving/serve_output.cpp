@@ -109,8 +109,13 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
     row("inter-token latency", r.itl_s);
     row("time to last token", r.e2e_s);
     text += latency.render();
-    text += fmt::format("\nthroughput    {:.4g} output tokens/s, {:.4g} tokens/s in all, {:.4g} requests/s (offered {:.4g})\n",
-                        r.output_tokens_per_s, r.total_tokens_per_s, r.requests_per_s, r.offered_rate_per_s);
+    // The simulation offers 0 when every request arrived at one instant (a closed loop with a client
+    // for each request, a burst): no rate is offered there, and "offered 0" would say none came.
+    const std::string offered = r.offered_rate_per_s > 0.0
+                                    ? fmt::format("offered {:.4g}", r.offered_rate_per_s)
+                                    : std::string("offered rate not defined: all arrived at once");
+    text += fmt::format("\nthroughput    {:.4g} output tokens/s, {:.4g} tokens/s in all, {:.4g} requests/s ({})\n",
+                        r.output_tokens_per_s, r.total_tokens_per_s, r.requests_per_s, offered);
     if (c.targets.ttft_s || c.targets.tpot_s || c.targets.e2e_s) {
         std::string targets;
         auto add = [&](const char* name, const std::optional<double>& value) {
@@ -258,10 +263,12 @@ nlohmann::json serve_to_json(const ServeConditions& c, const serving::ServeResul
     document["tpot_s"] = percentiles_to_json(r.tpot_s);
     document["itl_s"] = percentiles_to_json(r.itl_s);
     document["e2e_s"] = percentiles_to_json(r.e2e_s);
-    document["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
-                              {"total_tokens_per_s", r.total_tokens_per_s},
-                              {"requests_per_s", r.requests_per_s},
-                              {"offered_requests_per_s", r.offered_rate_per_s}};
+    document["throughput"] = {
+        {"output_tokens_per_s", r.output_tokens_per_s},
+        {"total_tokens_per_s", r.total_tokens_per_s},
+        {"requests_per_s", r.requests_per_s},
+        {"offered_requests_per_s",
+         r.offered_rate_per_s > 0.0 ? nlohmann::json(r.offered_rate_per_s) : nlohmann::json(nullptr)}};
     document["goodput"] = {{"requests_per_s", r.goodput_requests_per_s}, {"fraction", r.goodput_fraction}};
     document["saturated"] = r.saturated;
     document["waiting_at_last_arrival"] = r.waiting_at_last_arrival;
