@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "report/serving/launch_command.hpp"
+#include "serving/plan.hpp"
 #include "serving/simulation.hpp"
 #include "serving/steady_state.hpp"
 #include "test_support.hpp"
@@ -38,12 +40,13 @@ std::shared_ptr<const engine::RuntimeProfile> runtime_streaming_at(const std::st
     return front_end_catalog().runtime(path);
 }
 
-engine::Evaluator llama_8b_on_h100(const std::shared_ptr<const engine::RuntimeProfile>& runtime) {
+engine::Evaluator llama_8b_on_h100(const std::shared_ptr<const engine::RuntimeProfile>& runtime, int api_servers = 1) {
     // Profiles are values: the evaluator points at these, which live as long as the program.
     static const profiles::HardwareProfile h100 = front_end_catalog().hardware("h100-sxm");
     static const profiles::ModelProfile model = front_end_catalog().model("llama-3.1-8b");
     engine::DeploymentChoice choice;
     choice.runtime = runtime;
+    choice.api_servers = api_servers;
     choice.weights = core::find_named(core::weight_formats(), "bf16");
     return engine::Evaluator(model, h100, engine::resolve_deployment(h100, model, choice));
 }
@@ -123,6 +126,57 @@ TEST_CASE("a front end that works on every token it streams caps the tokens a se
     CHECK(engine_pace.tpot_s.mean < 0.010);
     // The server's TTFT leaves the front end out; the client's waits behind the streams before it.
     CHECK(capped.ttft_s.mean > capped.server_ttft_s.mean);
+
+    // Two API server processes share the work: at most 2,000 tokens a second, still below the
+    // engine's 4,000, so they bind there as one did at 1,000.
+    const serving::ServeResult two = serving::simulate_serving(llama_8b_on_h100(runtime_streaming_at("stream-1ms", "1000"), 2),
+                                                               requests, config, {});
+    CHECK(two.output_tokens_per_s <= 2000.0 * (1.0 + 1e-9));
+    CHECK(two.output_tokens_per_s >= 1900.0);
+}
+
+TEST_CASE("plan gives an instance the API servers its front end needs, and its launch says so") {
+    // Llama-3.1-8B on a B200 through vLLM, 200 tokens in and 500 out. One API server takes a
+    // request in in 5 ms + 200 x 1 us = 5.2 ms and streams its 1 + 499 decode passes' tokens in
+    // 500 x 90 us = 45 ms (docs/serving.md): 1 / 45 ms = 22.2 requests a second, below what the
+    // engine sustains. The plan gives each instance the fewest processes that run at 80% or less
+    // of their capacity when the engine saturates, rather than replicas for them.
+    const auto catalog = testing::shipped_catalog();
+    const auto model = catalog.model("llama-3.1-8b");
+    const auto b200 = catalog.hardware("b200");
+    const auto runtime = testing::shipped_runtime("vllm");
+    serving::PlanSpace space;
+    space.runtime = [runtime](const profiles::HardwareProfile&) { return runtime; };
+    space.weights = {core::find_named(core::weight_formats(), "bf16")};
+    space.kv = {nullptr};
+    space.tensor_parallel = {1};
+    space.pipeline_parallel = {1};
+    serving::PlanWorkload workload;
+    workload.rate_per_s = 60.0;
+    workload.prompt_tokens = 200;
+    workload.output_tokens = 500;
+    const serving::ServiceTargets targets{1.0, 0.05, std::nullopt};
+    const auto plan = serving::plan_deployments(model, {b200}, workload, targets, space, serving::PlanOrder::cost);
+    REQUIRE(plan.options.size() == 1);
+    const serving::PlanOption& option = plan.options.front();
+
+    engine::DeploymentChoice one;
+    one.runtime = runtime;
+    one.weights = space.weights.front();
+    const engine::Evaluator single(model, b200, engine::resolve_deployment(b200, model, one));
+    serving::LoadShape trickle;
+    trickle.prompt_tokens = 200;
+    trickle.output_tokens = 500;
+    trickle.rate_per_s = 1e-9;
+    const double engine_rate = serving::steady_state(single, trickle, option.limits).engine_saturation_rate_per_s;
+    const double per_server = 1.0 / (500 * 90e-6);
+    REQUIRE(engine_rate > per_server);
+    const int expected = std::min(8, static_cast<int>(std::ceil(engine_rate / (0.8 * per_server))));
+    CHECK(expected >= 2);
+    CHECK(option.deployment.api_servers == expected);
+    const auto launch = report::launch_command(option, "meta-llama/Llama-3.1-8B", {200, 500, 60.0, std::nullopt, {}, std::nullopt});
+    REQUIRE(launch.has_value());
+    CHECK(launch->serve.ends_with("--api-server-count " + std::to_string(expected)));
 }
 
 TEST_CASE("the steady state counts the streamed tokens as the front end's work") {

@@ -227,6 +227,7 @@ engine::DeploymentChoice deployment_choice(const profiles::Catalog& catalog, con
     choice.parallelism.attention_data = options.attention_data;
     choice.kv_offload = options.kv_offload;
     choice.in_process = options.in_process;
+    choice.api_servers = options.api_servers;
     choice.cuda_graphs_off = options.cuda_graphs == "off";
     if (options.draft) {
         if (!options.acceptance && !options.accept_length) {

@@ -45,6 +45,7 @@ struct DeploymentOptions {
     std::string clocks = "sustained";  // or peak
     std::optional<double> power_limit_watts;
     bool in_process = false;  // serve's --in-process (engine::DeploymentChoice::in_process)
+    int api_servers = 1;      // serve's --api-servers (engine::DeploymentChoice::api_servers)
     std::string cuda_graphs = "on";  // --cuda-graphs on|off; off: engine::DeploymentChoice::cuda_graphs_off
 };
 
@@ -84,6 +85,9 @@ inline constexpr const char* kWeights = "Weight format (default bf16; docs/quant
 inline constexpr const char* kInProcess =
     "The clients run in the engine's own process (MLPerf LoadGen, trtllm-bench, vLLM's offline LLM): no API server, so "
     "the runtime profile's request path is not taken (docs/serving.md)";
+inline constexpr const char* kApiServers =
+    "The front end's processes each instance runs (vLLM's --api-server-count): requests are taken in and tokens "
+    "streamed that many at a time (docs/serving.md, \"The time a client sees\")";
 inline constexpr const char* kKv = "KV-cache format (default: the activation datatype)";
 inline constexpr const char* kActivation = "Activation datatype: bf16, fp16 or fp32 (default: bf16, fp16 where needed)";
 inline constexpr const char* kBackend =

@@ -70,6 +70,8 @@ struct Deployment {
     AttentionKernels attention = AttentionKernels::fused;
     // The client runs in the engine's own process (DeploymentChoice::in_process).
     bool in_process = false;
+    // The front end's processes an instance runs (DeploymentChoice::api_servers).
+    int api_servers = 1;
     // The passes dispatched op by op: the runtime's, or all of them (DeploymentChoice::cuda_graphs_off).
     EagerDispatch eager;
     // The decode batch sizes the runtime captures as graphs on this device (CapturedGraphs::
@@ -118,6 +120,9 @@ struct DeploymentChoice {
     // backend before 1.0 without use_cuda_graph). Its ops a block are the runtime profile's
     // eager_passes; a runtime that states none is refused (docs/model.md, "Eager passes").
     bool cuda_graphs_off = false;
+    // The front end's processes an instance runs, each taking its share of the requests in and
+    // streaming their tokens (vLLM's --api-server-count; docs/serving.md, "The time a client sees").
+    int api_servers = 1;
 };
 
 // The name a deployment's runtime is shown by.

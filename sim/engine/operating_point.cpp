@@ -25,6 +25,7 @@ Deployment resolve_deployment(const profiles::HardwareProfile& hardware, const p
     deployment.speculation = choice.speculation;
     deployment.attention = choice.attention.value_or(choice.runtime->attention);
     deployment.in_process = choice.in_process;
+    deployment.api_servers = std::max(1, choice.api_servers);
     const EagerPasses& eager = choice.runtime->eager;
     deployment.eager = {eager.prefill || choice.cuda_graphs_off, eager.decode || choice.cuda_graphs_off};
     const CapturedGraphs& graphs = choice.runtime->captured_graphs;

@@ -35,8 +35,9 @@ enum class LaunchCondition {
     open_loop,           // the plan's load is a rate of arrivals (--rate)
     bursty,              // at a rate, its gaps gamma-distributed rather than Poisson (${burstiness} their shape)
     graphs_off,          // the plan turned CUDA graphs off: decode passes dispatched op by op, where the runtime replays graphs
+    api_servers,         // more than one front-end process an instance (${api_servers} of them)
 };
-inline constexpr std::array<core::NamedValue<LaunchCondition>, 18> kLaunchConditionNames{{
+inline constexpr std::array<core::NamedValue<LaunchCondition>, 19> kLaunchConditionNames{{
     {LaunchCondition::always, "always"},
     {LaunchCondition::tensor_parallel, "tensor_parallel"},
     {LaunchCondition::pipeline_parallel, "pipeline_parallel"},
@@ -55,6 +56,7 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 18> kLaunchCondit
     {LaunchCondition::open_loop, "open_loop"},
     {LaunchCondition::bursty, "bursty"},
     {LaunchCondition::graphs_off, "graphs_off"},
+    {LaunchCondition::api_servers, "api_servers"},
 }};
 
 // The placeholders a launch text may hold, each `${name}`: the model's repository, the layout
@@ -65,12 +67,13 @@ inline constexpr std::array<core::NamedValue<LaunchCondition>, 18> kLaunchCondit
 // gamma shape of a bursty rate's gaps, burstiness). For an
 // orchestrator's manifest also: the engine's flags as a YAML list (engine_args), the instances
 // (replicas: every instance, or the decode ones when disaggregated; prefill_replicas: 0 unless
-// disaggregated), whether it is (disaggregated: true or false) and the devices of one instance.
-inline constexpr std::array<std::string_view, 22> kLaunchPlaceholders{
+// disaggregated), whether it is (disaggregated: true or false) and the devices of one instance;
+// and the front-end processes an instance runs (api_servers).
+inline constexpr std::array<std::string_view, 23> kLaunchPlaceholders{
     "model",    "tp",          "stage_devices", "pp",           "dp",         "ep",       "max_sequences",
     "max_batched_tokens", "weights", "total_context", "prompt", "output",     "load",     "users",
     "rate",     "requests",    "engine_args",   "replicas",     "prefill_replicas", "disaggregated", "devices",
-    "burstiness"};
+    "burstiness", "api_servers"};
 
 // `text` with each `${name}` replaced by `value(name)` (a std::optional<std::string>), or left as
 // written where it gives none: the one reading of the placeholders, for the loader (which refuses

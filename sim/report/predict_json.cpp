@@ -31,6 +31,7 @@ Conditions conditions_of(const std::string& hardware_id, const std::string& mode
     conditions.parallelism = deployment.parallelism;
     conditions.kv_offload = deployment.kv_offload;
     conditions.in_process = deployment.in_process;
+    conditions.api_servers = deployment.api_servers;
     conditions.attention = deployment.attention == engine::AttentionKernels::unfused ? "unfused" : "fused";
     const engine::RuntimeProfile& runtime = deployment.runtime_profile();
     conditions.runtime_measured = runtime.measured || runtime.ideal;
@@ -93,6 +94,7 @@ nlohmann::json conditions_to_json(const Conditions& conditions) {
         if (workload.images > 0.0) block["images"] = {{"count", workload.images}, {"size_px", workload.image_size}};
     }
     if (conditions.in_process) block["client"] = "in_process";  // serve --in-process: no request path
+    if (conditions.api_servers > 1) block["api_servers"] = conditions.api_servers;
     if (conditions.eager_op_time_s > 0.0) {
         block[conditions.every_pass_eager ? "eager_passes" : "eager_prompt_passes"] = {{"op_time_s", conditions.eager_op_time_s}};
     }

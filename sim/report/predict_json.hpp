@@ -29,6 +29,7 @@ struct Conditions {
     engine::Parallelism parallelism;  // tensor_parallel above is parallelism.tensor
     bool kv_offload = false;
     bool in_process = false;  // the client runs in the engine's process: no request path (serve --in-process)
+    int api_servers = 1;      // the front end's processes an instance runs (serve --api-servers)
     // The host's time per op of a pass dispatched eagerly (engine::EagerDispatch); 0: every pass
     // replays a graph or runs compiled. every_pass_eager: decode passes too (graphs off).
     double eager_op_time_s = 0.0;

@@ -331,6 +331,39 @@ std::optional<engine::Evaluator> prefill_pool_of(const PlanOption& option, const
     return std::optional<engine::Evaluator>(std::in_place, model, *device, prefill_deployment(option.deployment, model, *device, space));
 }
 
+// The most front-end processes plan gives an instance. A GPU server's host has about 14 cores a
+// GPU (a DGX H100: 112 for 8 GPUs), and the engine's own processes take some: 8 API servers, each a
+// process on a core of its own, leave them room on a one-GPU instance.
+constexpr int kMaxApiServers = 8;
+// The share of its capacity the front end runs at when the engine saturates: at 80% an M/D/1
+// queue's wait is twice its service (rho / (2 (1 - rho))), not a wait that grows without bound.
+constexpr double kApiServerHeadroom = 0.8;
+// Below this share of one API server's capacity at its rate at the targets, an instance keeps one:
+// its front end then waits half its service at most and is not what holds the rate.
+constexpr double kApiServerCheck = 0.5;
+
+// The front-end processes an instance runs: one, or where the runtime's launch states a flag for
+// more (vLLM's --api-server-count) as many as keep them below kApiServerHeadroom of their capacity
+// at the engine's saturation, up to kMaxApiServers. A front end binding at a rate the engine
+// sustains would otherwise be met with more replicas, GPUs bought for want of a process.
+// `max_rate`: the instance's rate at the targets with one, where known: well below one's capacity
+// (kApiServerCheck) it keeps one without the engine's saturation search.
+int api_servers_for(const engine::Evaluator& evaluator, const PlanWorkload& workload, const SchedulerLimits& limits,
+                    const double* max_rate) {
+    const auto& launch = evaluator.deployment().runtime_profile().launch;
+    const bool has_flag = launch && std::any_of(launch->flags.begin(), launch->flags.end(), [](const auto& flag) {
+                              return flag.when == profiles::LaunchCondition::api_servers;
+                          });
+    if (!has_flag) return 1;
+    const LoadShape trickle = load_of(workload, 1e-9);
+    const double one = api_server_capacity(evaluator, trickle, limits);
+    if (!std::isfinite(one) || one <= 0.0) return 1;
+    if (max_rate != nullptr && *max_rate < kApiServerCheck * one) return 1;
+    const double engine = steady_state(evaluator, trickle, limits).engine_saturation_rate_per_s;
+    const double needed = std::ceil(engine / (kApiServerHeadroom * one) - 1e-9);
+    return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(kMaxApiServers)));
+}
+
 // The best deployment of one device by the steady state, skipping `excluded` (layouts the serve
 // check refused), finished with its binding, state and band; empty with `reason` when none serves.
 std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, const profiles::HardwareProfile& hardware,
@@ -380,8 +413,19 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     continue;
                 }
                 if (excluded_deployment(excluded, deployment)) continue;
+                const engine::Evaluator one_api_server(model, hardware, deployment);
+                SchedulerLimits limits = limits_on_deployment(base_limits, one_api_server);
+                double max_rate = colocated ? max_rate_at_targets(one_api_server, load_of(workload, 1.0), limits, targets) : 0.0;
+                choice.api_servers = api_servers_for(one_api_server, workload, limits, colocated ? &max_rate : nullptr);
+                if (choice.api_servers > 1) {
+                    deployment = engine::resolve_deployment(hardware, model, choice);
+                    limits = limits_on_deployment(base_limits, engine::Evaluator(model, hardware, deployment));
+                    if (colocated) {
+                        max_rate = max_rate_at_targets(engine::Evaluator(model, hardware, deployment), load_of(workload, 1.0),
+                                                       limits, targets);
+                    }
+                }
                 const engine::Evaluator evaluator(model, hardware, deployment);
-                const SchedulerLimits limits = limits_on_deployment(base_limits, evaluator);
                 auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                 auto offer = [&](const PlanOption& option) {
                     // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).
@@ -426,8 +470,6 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     }
                 }
                 if (!colocated) continue;
-                const double max_rate =
-                    max_rate_at_targets(evaluator, load_of(workload, 1.0), limits, targets);
                 if (max_rate <= 0.0) {
                     const SteadyState idle = steady_state(evaluator, load_of(workload, 1e-9), limits);
                     if (!ran_reason.empty()) continue;

@@ -228,7 +228,9 @@ public:
             }
         }
         capacity_bytes_ = kv_room(evaluator);
-        front_ends_ = static_cast<double>(std::max<std::size_t>(1, disaggregated() ? prefill_count_ : replicas_.size()));
+        api_servers_ = evaluator.deployment().api_servers;
+        front_ends_ = static_cast<double>(std::max<std::size_t>(1, disaggregated() ? prefill_count_ : replicas_.size())) *
+                      api_servers_;
         const double prefill_capacity = config.prefill_pool != nullptr ? kv_room(*config.prefill_pool) : capacity_bytes_;
         // The replicas of the evaluator's deployment first, then those added on other devices.
         const std::size_t own = replicas_.size() - (config.disaggregation ? 0 : config.added_replicas.size());
@@ -355,10 +357,11 @@ private:
     // time in the order they were sent, and the tokens it streams, in the order their passes ended
     // (docs/serving.md, "The time a client sees").
     double front_end_free_s_ = 0.0;
-    // The instances that take requests in, each through a front end of its own (the colocated
-    // replicas, or a disaggregated run's prefill instances); their work is done side by side, at
-    // this many times one front end's rate.
+    // The front ends: the instances that take requests in (the colocated replicas, or a
+    // disaggregated run's prefill instances) times the API servers each runs; their work is done
+    // side by side, at this many times one front end's rate.
     double front_ends_ = 1.0;
+    double api_servers_ = 1.0;  // of them, an instance's
     // Requests sent and being taken in, as (when the scheduler can have them, request), in order.
     std::deque<std::pair<double, std::size_t>> taking_in_;
     double streaming_free_s_ = 0.0;
@@ -655,7 +658,8 @@ double Simulation::take_in(double sent, long long prompt_tokens) {
 double Simulation::deliver(double now, double streams) {
     const double work = path_.per_output_token.value * streams;
     if (work <= 0.0) return path_.after_step.value;
-    streaming_free_s_ = std::max(streaming_free_s_ + work / front_ends_, now + work);
+    // An instance's API servers each stream their share of the pass's streams.
+    streaming_free_s_ = std::max(streaming_free_s_ + work / front_ends_, now + work / api_servers_);
     return streaming_free_s_ - now + path_.after_step.value;
 }
 

@@ -27,10 +27,17 @@ struct FrontEnd {
     double token_work_s = 0.0;  // one streamed token's work
     double streaming_s = 0.0;   // one request's streamed tokens' work, over the front ends
 
-    FrontEnd(const engine::Evaluator& evaluator, const LoadShape& load, double rate, double front_ends, double deliveries)
-        : service_s(evaluator.deployment().request_path().before(load.prompt_tokens).value / front_ends), rate_per_s(rate),
-          token_work_s(evaluator.deployment().request_path().per_output_token.value),
-          streaming_s(token_work_s * deliveries / front_ends) {}
+    double api_servers = 1.0;   // an instance's front-end processes, which share each pass's streams
+
+    // `instances`: those that take requests in; each runs the deployment's API servers.
+    FrontEnd(const engine::Evaluator& evaluator, const LoadShape& load, double rate, double instances, double deliveries)
+        : FrontEnd(evaluator.deployment().request_path(), load, rate, instances, evaluator.deployment().api_servers,
+                   deliveries) {}
+    FrontEnd(const engine::RequestPath& path, const LoadShape& load, double rate, double instances, double servers,
+             double deliveries)
+        : service_s(path.before(load.prompt_tokens).value / (instances * servers)), rate_per_s(rate),
+          token_work_s(path.per_output_token.value), streaming_s(token_work_s * deliveries / (instances * servers)),
+          api_servers(servers) {}
     // The most requests a second it takes in and streams; infinite without such work.
     double capacity() const {
         const double busiest = std::max(service_s, streaming_s);
@@ -46,9 +53,10 @@ struct FrontEnd {
         return mean > 0.0 && rho > tail ? std::log(rho / tail) * mean / rho : 0.0;
     }
     // From a pass's end to its tokens' leaving the front end: the pass's own work (`streams`
-    // tokens) and, as an M/D/1 queue of such passes, the wait behind the passes before.
+    // tokens, shared by the API servers) and, as an M/D/1 queue of such passes, the wait behind
+    // the passes before.
     double delivery_delay(double streams) const {
-        const double pass_work = token_work_s * streams, rho = rate_per_s * streaming_s;
+        const double pass_work = token_work_s * streams / api_servers, rho = rate_per_s * streaming_s;
         return pass_work > 0.0 && rho < 1.0 ? pass_work + rho * pass_work / (2.0 * (1.0 - rho)) : 0.0;
     }
 };
@@ -480,6 +488,7 @@ double saturation_rate(const Model& model) {
 // otherwise the pass's own bound at the saturating batch.
 void find_saturation(const Model& model, SteadyState& state) {
     state.saturation_rate_per_s = saturation_rate(model);
+    state.engine_saturation_rate_per_s = state.saturation_rate_per_s;
     // The front end takes requests in no faster than one way in at a time.
     const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0, 1.0 + model.decode_passes()).capacity();
     if (front_end < state.saturation_rate_per_s) {
@@ -724,6 +733,7 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     result.decode_saturation_per_instance_s = capacity.decode_saturation_per_instance_s;
     const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
     state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
+    state.engine_saturation_rate_per_s = state.saturation_rate_per_s;
     state.binding = prefill_saturation <= decode_saturation_rate
                         ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
                         : decode_binding;
@@ -807,6 +817,11 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     state.ttft_s.max = state.ttft_s.p99;
     finish_request_figures(state, load, evaluator, front_end);
     return result;
+}
+
+double api_server_capacity(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    const Model model = make_model(evaluator, load, limits);
+    return FrontEnd(evaluator.deployment().request_path(), load, 0.0, 1.0, 1.0, 1.0 + model.decode_passes()).capacity();
 }
 
 SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {

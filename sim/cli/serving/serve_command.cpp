@@ -310,6 +310,9 @@ void add_serve_command(CLI::App& app, CommandRun& run) {
     CLI::App* command = app.add_subcommand("serve", "Simulate serving a request stream: latency percentiles, throughput, saturation");
     add_deployment_options(*command, options->deployment);
     command->add_flag("--in-process", options->deployment.in_process, help::kInProcess);
+    command->add_option("--api-servers", options->deployment.api_servers, help::kApiServers)
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
     auto* replicas = command->add_option("--replicas", options->replicas, "Model instances, each on --tp devices")
                          ->capture_default_str()
                          ->check(CLI::Range(1, 4096));

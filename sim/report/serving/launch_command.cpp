@@ -122,6 +122,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
             case profiles::LaunchCondition::open_loop: return !load.users.has_value();
             case profiles::LaunchCondition::bursty: return !load.users.has_value() && load.burstiness.has_value();
             case profiles::LaunchCondition::graphs_off: return d.eager.decode && !d.runtime_profile().eager.decode;
+            case profiles::LaunchCondition::api_servers: return d.api_servers > 1;
         }
         return false;
     };
@@ -148,6 +149,7 @@ std::optional<LaunchCommand> launch_command(const serving::PlanOption& option, c
         {"replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.decode_instances : option.replicas)},
         {"prefill_replicas", std::to_string(option.disaggregated ? option.disaggregated->pools.prefill_instances : 0)},
         {"disaggregated", option.disaggregated ? "true" : "false"},
+        {"api_servers", std::to_string(d.api_servers)},
         {"devices", std::to_string(p.devices())},
     };
     // Every ${name} replaced by its value (the loader admits only names in kLaunchPlaceholders).

@@ -290,11 +290,14 @@ std::string plan_to_text(const PlanConditions& c, const serving::Plan& plan) {
                               best.disaggregated->pools.prefill_instances * best.deployment.parallelism.devices(),
                               best.disaggregated->prefill_hardware)
                 : fmt::format("{} x {}", best.devices, best.hardware);
-        text += fmt::format("\nbest: {} ({} {}{}, {} each, {} weights){}\n", devices,
+        text += fmt::format("\nbest: {} ({} {}{}, {} each, {} weights{}){}\n", devices,
                             best.replicas, best.disaggregated ? "instance" : "replica", best.replicas == 1 ? "" : "s",
                             best.deployment.parallelism.any() ? report::parallelism_text(best.deployment.parallelism)
                                                               : std::string("one device"),
                             best.deployment.weights->name,
+                            best.deployment.api_servers > 1
+                                ? fmt::format(", {} API server processes each", best.deployment.api_servers)
+                                : std::string(),
                             best.cost_per_hour ? fmt::format(", {:.2f} USD/hour", *best.cost_per_hour) : "");
         if (const auto owned = c.ownership.find(best.hardware); owned != c.ownership.end()) {
             text += ownership_text(owned->second, c.ownership_assumptions, best.devices);
@@ -458,6 +461,7 @@ nlohmann::json plan_to_json(const PlanConditions& c, const serving::Plan& plan) 
                            {"dp_attention", d.parallelism.attention_data},
                            {"devices_per_instance", d.parallelism.devices()},
                            {"replicas", option.replicas},
+                           {"api_servers", d.api_servers},
                            {"weights", std::string(d.weights->name)},
                            {"kv", std::string(d.kv->name)},
                            {"activation", std::string(core::datatype_name(d.activation))},

@@ -80,7 +80,10 @@ std::string serve_to_text(const ServeConditions& c, const serving::ServeResult& 
                           plural(r.disaggregation->pools.decode_instances, "decode instance"), each)
             : fmt::format("{} on {} x{} replica{}{}\n", p.model, p.hardware, c.replicas, c.replicas == 1 ? "" : "s", each);
     text += fmt::format("  formats       weights {}, KV cache {}, activations {}, runtime {}{}{}, clocks {}\n",
-                        p.weights, p.kv, p.activation, p.runtime, p.in_process ? " (client in process)" : "",
+                        p.weights, p.kv, p.activation, p.runtime,
+                        p.in_process            ? std::string(" (client in process)")
+                        : p.api_servers > 1     ? fmt::format(" ({} API server processes)", p.api_servers)
+                                                : std::string(),
                         p.eager_op_time_s > 0.0
                             ? fmt::format(" ({} eager, {} an op)", p.every_pass_eager ? "every pass" : "prompt passes",
                                           core::format_seconds(p.eager_op_time_s))
