@@ -116,7 +116,8 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
                                  bool kv_offload, std::optional<std::string> draft, int spec_length,
                                  std::optional<double> acceptance, std::optional<double> accept_length,
                                  std::string clocks,
-                                 std::optional<double> power_limit_w, bool in_process, std::string cuda_graphs) {
+                                 std::optional<double> power_limit_w, bool in_process, std::string cuda_graphs,
+                                 int api_servers) {
     DeploymentObject deployment;
     cli::DeploymentOptions& options = deployment.options;
     options.weights = std::move(weights);
@@ -137,6 +138,8 @@ DeploymentObject make_deployment(std::optional<std::string> weights, std::option
     options.power_limit_watts = power_limit_w;
     options.in_process = in_process;
     options.cuda_graphs = std::move(cuda_graphs);
+    if (api_servers < 1 || api_servers > 64) throw py::value_error("api_servers: expected 1 to 64");
+    options.api_servers = api_servers;
     cli::check_option_limits(options);
     // Names with no catalog behind them are checked now, where the object is made.
     if (options.weights) cli::weight_format_named(*options.weights);
@@ -197,6 +200,7 @@ py::list deployment_flags(const cli::DeploymentOptions& options) {
     if (options.clocks != "sustained") add("--clocks", options.clocks);
     if (options.power_limit_watts) add("--power-limit", core::format_significant(*options.power_limit_watts, 17));
     if (options.in_process) flags.append("--in-process");
+    if (options.api_servers > 1) add("--api-servers", std::to_string(options.api_servers));
     if (options.cuda_graphs != "on") add("--cuda-graphs", options.cuda_graphs);
     return flags;
 }
@@ -549,7 +553,7 @@ void bind_engine_objects(py::module_& module) {
              arg("pp") = 1, arg("ep") = 1, arg("dp_attention") = 1, arg("kv_offload") = false,
              arg("draft") = py::none(), arg("spec_length") = 4, arg("acceptance") = py::none(),
              arg("accept_length") = py::none(), arg("clocks") = "sustained", arg("power_limit_w") = py::none(), arg("in_process") = false,
-             arg("cuda_graphs") = "on", "Each keyword is the command line's flag of that name (docs/cli.md); None takes its default")
+             arg("cuda_graphs") = "on", arg("api_servers") = 1, "Each keyword is the command line's flag of that name (docs/cli.md); None takes its default")
         .def_property_readonly("weights", [](const DeploymentObject& self) { return self.options.weights; })
         .def_property_readonly("kv", [](const DeploymentObject& self) { return self.options.kv; })
         .def_property_readonly("activation", [](const DeploymentObject& self) { return self.options.activation; })
