@@ -168,7 +168,7 @@ TEST_CASE("plan gives an instance the API servers its front end needs, and its l
     trickle.prompt_tokens = 200;
     trickle.output_tokens = 500;
     trickle.rate_per_s = 1e-9;
-    const double engine_rate = serving::steady_state(single, trickle, option.limits).engine_saturation_rate_per_s;
+    const double engine_rate = serving::engine_saturation_rate(single, trickle, option.limits);
     const double per_server = 1.0 / (500 * 90e-6);
     REQUIRE(engine_rate > per_server);
     const int expected = std::min(8, static_cast<int>(std::ceil(engine_rate / (0.8 * per_server))));

@@ -359,7 +359,7 @@ int api_servers_for(const engine::Evaluator& evaluator, const PlanWorkload& work
     const double one = api_server_capacity(evaluator, trickle, limits);
     if (!std::isfinite(one) || one <= 0.0) return 1;
     if (max_rate != nullptr && *max_rate < kApiServerCheck * one) return 1;
-    const double engine = steady_state(evaluator, trickle, limits).engine_saturation_rate_per_s;
+    const double engine = engine_saturation_rate(evaluator, trickle, limits);
     const double needed = std::ceil(engine / (kApiServerHeadroom * one) - 1e-9);
     return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(kMaxApiServers)));
 }
@@ -413,19 +413,19 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                     continue;
                 }
                 if (excluded_deployment(excluded, deployment)) continue;
-                const engine::Evaluator one_api_server(model, hardware, deployment);
-                SchedulerLimits limits = limits_on_deployment(base_limits, one_api_server);
-                double max_rate = colocated ? max_rate_at_targets(one_api_server, load_of(workload, 1.0), limits, targets) : 0.0;
-                choice.api_servers = api_servers_for(one_api_server, workload, limits, colocated ? &max_rate : nullptr);
+                // One API server first; more where one would cap the engine (api_servers_for).
+                std::optional<engine::Evaluator> built;
+                built.emplace(model, hardware, deployment);
+                SchedulerLimits limits = limits_on_deployment(base_limits, *built);
+                double max_rate = colocated ? max_rate_at_targets(*built, load_of(workload, 1.0), limits, targets) : 0.0;
+                choice.api_servers = api_servers_for(*built, workload, limits, colocated ? &max_rate : nullptr);
                 if (choice.api_servers > 1) {
                     deployment = engine::resolve_deployment(hardware, model, choice);
-                    limits = limits_on_deployment(base_limits, engine::Evaluator(model, hardware, deployment));
-                    if (colocated) {
-                        max_rate = max_rate_at_targets(engine::Evaluator(model, hardware, deployment), load_of(workload, 1.0),
-                                                       limits, targets);
-                    }
+                    built.emplace(model, hardware, deployment);
+                    limits = limits_on_deployment(base_limits, *built);
+                    if (colocated) max_rate = max_rate_at_targets(*built, load_of(workload, 1.0), limits, targets);
                 }
-                const engine::Evaluator evaluator(model, hardware, deployment);
+                const engine::Evaluator& evaluator = *built;
                 auto key = [order](const PlanOption& o) { return ranking_key(o, order); };
                 auto offer = [&](const PlanOption& option) {
                     // Ties go to fewer devices, then to colocated replicas (disaggregation must pay its way).

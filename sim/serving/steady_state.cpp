@@ -488,7 +488,6 @@ double saturation_rate(const Model& model) {
 // otherwise the pass's own bound at the saturating batch.
 void find_saturation(const Model& model, SteadyState& state) {
     state.saturation_rate_per_s = saturation_rate(model);
-    state.engine_saturation_rate_per_s = state.saturation_rate_per_s;
     // The front end takes requests in no faster than one way in at a time.
     const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0, 1.0 + model.decode_passes()).capacity();
     if (front_end < state.saturation_rate_per_s) {
@@ -733,7 +732,6 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
     result.decode_saturation_per_instance_s = capacity.decode_saturation_per_instance_s;
     const double decode_saturation_rate = decode_instances * result.decode_saturation_per_instance_s;
     state.saturation_rate_per_s = std::min(prefill_saturation, decode_saturation_rate);
-    state.engine_saturation_rate_per_s = state.saturation_rate_per_s;
     state.binding = prefill_saturation <= decode_saturation_rate
                         ? (std::isfinite(result.prefill_s) ? "prefill" : "scheduler")
                         : decode_binding;
@@ -822,6 +820,10 @@ DisaggregatedState disaggregated_state(const engine::Evaluator& evaluator, const
 double api_server_capacity(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
     const Model model = make_model(evaluator, load, limits);
     return FrontEnd(evaluator.deployment().request_path(), load, 0.0, 1.0, 1.0, 1.0 + model.decode_passes()).capacity();
+}
+
+double engine_saturation_rate(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {
+    return saturation_rate(make_model(evaluator, load, limits));
 }
 
 SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits) {

@@ -44,9 +44,6 @@ struct SteadyState {
     double max_batch = 0.0;         // the batch memory and the scheduler allow
     double utilization = 0.0;       // rate over the saturation rate
     double saturation_rate_per_s = 0.0;
-    // The engine's own saturation, before the front end's cap (equal to the above unless the front
-    // end binds).
-    double engine_saturation_rate_per_s = 0.0;
     // How much of a change in one pass's length the mean pass repeats (the slope of the fixed-point
     // map at the point, below 1 where it is stable): a longer pass gathers more arriving prompts and
     // keeps more sequences decoding, which lengthen the next. It amplifies every fluctuation of a
@@ -72,6 +69,11 @@ SteadyState steady_state(const engine::Evaluator& evaluator, const LoadShape& lo
 // The requests a second one API server (one front-end process) of the deployment takes in and
 // streams at `load`'s lengths: infinite where its runtime states no request path.
 double api_server_capacity(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits);
+
+// The rate at which one replica's engine saturates at `load`'s lengths, whatever its front end
+// takes (a colocated replica's; steady_state's saturation_rate_per_s is the lower of this and the
+// front end's capacity).
+double engine_saturation_rate(const engine::Evaluator& evaluator, const LoadShape& load, const SchedulerLimits& limits);
 
 // A closed loop at one replica: `users`, each waiting `think_time_s` after a response before the
 // next request, generate the rate that solves rate = users / (think time + end-to-end latency at
