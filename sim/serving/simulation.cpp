@@ -353,9 +353,8 @@ private:
     std::vector<workload::Request> requests_;  // a closed loop sets their arrival times as it runs
     ServeConfig config_;
     engine::RequestPath path_;       // the runtime's request path (in before the scheduler, out after each pass)
-    // When the front end is through the work it has been given: the requests it takes in, one at a
-    // time in the order they were sent, and the tokens it streams, in the order their passes ended
-    // (docs/serving.md, "The time a client sees").
+    // When the front end is through taking in the requests it has been sent, one at a time in the
+    // order they were sent (docs/serving.md, "The time a client sees").
     double front_end_free_s_ = 0.0;
     // The front ends: the instances that take requests in (the colocated replicas, or a
     // disaggregated run's prefill instances) times the API servers each runs; their work is done
@@ -364,6 +363,8 @@ private:
     double api_servers_ = 1.0;  // of them, an instance's
     // Requests sent and being taken in, as (when the scheduler can have them, request), in order.
     std::deque<std::pair<double, std::size_t>> taking_in_;
+    // When it is through streaming the tokens it has been given, in the order their passes ended: a
+    // queue apart from the way in (docs/decisions.md, "The front end streams at a cost").
     double streaming_free_s_ = 0.0;
     // A closed loop's clients, by the time each will send its next request.
     std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
@@ -653,8 +654,8 @@ double Simulation::take_in(double sent, long long prompt_tokens) {
 }
 
 // Where the runtime states a front end's work per streamed token, a pass's tokens wait for the
-// work the front end was given before them (the requests it is taking in, earlier passes' tokens)
-// and then for their own; without it they leave at once. Either way the way out follows.
+// earlier passes' tokens the front end is still streaming and then for their own; without it they
+// leave at once. Either way the way out follows.
 double Simulation::deliver(double now, double streams) {
     const double work = path_.per_output_token.value * streams;
     if (work <= 0.0) return path_.after_step.value;
