@@ -756,7 +756,10 @@ TEST_CASE("a profile export's metric in another shape, of another unit or with n
         {profile_export_with("ttft-no-unit.json", "{\"avg\": 50}", "tokens/sec"),
          ":2:1: error: time_to_first_token.unit: missing; expected a time unit: ms, s, us or ns"},
     };
-    for (const auto& [path, message] : cases) {
+    // Not a structured binding: clang 14 will not let doctest's CAPTURE take one into its lambda.
+    for (const auto& [file, expected] : cases) {
+        const std::string path = file;
+        const std::string message = expected;
         CAPTURE(path);
         const auto messages = benchmark_errors(path);
         REQUIRE(messages.size() == 1);
