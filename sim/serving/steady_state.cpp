@@ -26,7 +26,6 @@ struct FrontEnd {
     double rate_per_s = 0.0;
     double token_work_s = 0.0;  // one streamed token's work
     double streaming_s = 0.0;   // one request's streamed tokens' work, over the front ends
-
     double api_servers = 1.0;   // an instance's front-end processes, which share each pass's streams
 
     // `instances`: those that take requests in; each runs the deployment's API servers.
@@ -488,7 +487,8 @@ double saturation_rate(const Model& model) {
 // otherwise the pass's own bound at the saturating batch.
 void find_saturation(const Model& model, SteadyState& state) {
     state.saturation_rate_per_s = saturation_rate(model);
-    // The front end takes requests in no faster than one way in at a time.
+    // The front end takes requests in no faster than one way in at a time, nor streams their tokens
+    // faster than their work.
     const double front_end = FrontEnd(model.evaluator, model.load, 0.0, 1.0, 1.0 + model.decode_passes()).capacity();
     if (front_end < state.saturation_rate_per_s) {
         state.saturation_rate_per_s = front_end;
