@@ -177,6 +177,15 @@ TEST_CASE("plan gives an instance the API servers its front end needs, and its l
     const auto launch = report::launch_command(option, "meta-llama/Llama-3.1-8B", {200, 500, 60.0, std::nullopt, {}, std::nullopt});
     REQUIRE(launch.has_value());
     CHECK(launch->serve.ends_with("--api-server-count " + std::to_string(expected)));
+
+    // Held to one (plan --api-servers 1), an instance streams for at most 22.2 requests a second:
+    // 60 a second need at least ceil(60 / 22.2) = 3 of them, and the front end binds.
+    space.api_servers = 1;
+    const auto held = serving::plan_deployments(model, {b200}, workload, targets, space, serving::PlanOrder::cost);
+    REQUIRE(held.options.size() == 1);
+    CHECK(held.options.front().deployment.api_servers == 1);
+    CHECK(held.options.front().replicas >= 3);
+    CHECK(held.options.front().binding == std::string("front end"));
 }
 
 TEST_CASE("the steady state counts the streamed tokens as the front end's work") {

@@ -418,7 +418,8 @@ std::optional<PlanOption> best_on_device(const profiles::ModelProfile& model, co
                 built.emplace(model, hardware, deployment);
                 SchedulerLimits limits = limits_on_deployment(base_limits, *built);
                 double max_rate = colocated ? max_rate_at_targets(*built, load_of(workload, 1.0), limits, targets) : 0.0;
-                choice.api_servers = api_servers_for(*built, workload, limits, colocated ? &max_rate : nullptr);
+                choice.api_servers = space.api_servers ? *space.api_servers
+                                                       : api_servers_for(*built, workload, limits, colocated ? &max_rate : nullptr);
                 if (choice.api_servers > 1) {
                     deployment = engine::resolve_deployment(hardware, model, choice);
                     built.emplace(model, hardware, deployment);

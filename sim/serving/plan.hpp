@@ -63,6 +63,8 @@ struct PlanSpace {
     engine::RuntimeChooser runtime;  // required: the runtime each candidate device runs
     engine::ClockChoice clocks;  // the same condition on every device (power limits differ per device)
     bool in_process = false;     // the clients run in the engine's process: no request path (DeploymentChoice)
+    // The front-end processes every instance runs (plan --api-servers); unset: plan chooses them.
+    std::optional<int> api_servers;
     bool cuda_graphs_off = false;  // every pass dispatched op by op (DeploymentChoice::cuda_graphs_off)
     SchedulerChoice scheduler;  // the limits the user set; the rest are the runtime's defaults on each device
     PlanDisaggregation disaggregation = PlanDisaggregation::automatic;

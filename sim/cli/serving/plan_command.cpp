@@ -77,6 +77,7 @@ struct PlanOptions {
     std::string kv;
     std::optional<std::string> runtime;  // unset: each device's default
     bool in_process = false;
+    std::optional<int> api_servers;
     std::string cuda_graphs = "on";  // --cuda-graphs on|off
     std::string tensor_parallel = "1,2,4,8";
     std::string pipeline_parallel = "1,2";
@@ -211,6 +212,7 @@ int run_plan(const PlanOptions& options, const profiles::Catalog& catalog, Io io
     space.runtime = runtime_chooser(catalog, runtime);
     space.clocks = clock_choice(options.clocks, std::nullopt);
     space.in_process = options.in_process;
+    space.api_servers = options.api_servers;
     space.cuda_graphs_off = options.cuda_graphs == "off";
     space.scheduler = options.scheduler.resolved();
     if (options.verify_requests > 0) {
@@ -472,6 +474,10 @@ void add_plan_command(CLI::App& app, CommandRun& run) {
         ->capture_default_str();
     command->add_option("--clocks", options->clocks, help::kClocks)->capture_default_str();
     command->add_flag("--in-process", options->in_process, help::kInProcess);
+    command->add_option("--api-servers", options->api_servers,
+                        "The front end's processes every instance runs (vLLM's --api-server-count), 1 to 64; default: "
+                        "plan gives each the fewest that keep the front end from capping its engine (docs/serving.md)")
+        ->check(CLI::Range(1, 64));
     command->add_option("--cuda-graphs", options->cuda_graphs, help::kCudaGraphs)
         ->capture_default_str()
         ->check(CLI::IsMember({"on", "off"}));
