@@ -19,25 +19,20 @@ const profiles::Catalog& front_end_catalog() {
     return shipped;
 }
 
-// vLLM's build with a request path of `before` ms in and 0 out, no tokenization cost.
-std::shared_ptr<const engine::RuntimeProfile> runtime_with_way_in(const std::string& name, const std::string& before) {
-    const std::string path = testing::write_temp(
-        name + ".yaml", "name: " + name +
-                            "\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
-                            "request_path:\n  source: \"t\"\n  before_scheduler: " +
-                            before + " ms\n  per_prompt_token: 0 us\n  after_step: 0 ms\n");
-    return front_end_catalog().runtime(path);
+// vLLM's build with a request path of `before` ms in, nothing out and no tokenization cost, its
+// front end streaming each token at `per_token` us of work; written as `file`.
+std::shared_ptr<const engine::RuntimeProfile> runtime_with_path(const std::string& file, const std::string& before,
+                                                                const std::string& per_token) {
+    return front_end_catalog().runtime(testing::runtime_with_section(
+        file, "request_path",
+        "  before_scheduler: " + before + " ms\n  per_prompt_token: 0 us\n  after_step: 0 ms\n  per_output_token: " +
+            per_token + " us\n"));
 }
-
-// The same with no way in or out, the front end streaming each token at `per_token` us of work.
+std::shared_ptr<const engine::RuntimeProfile> runtime_with_way_in(const std::string& name, const std::string& before) {
+    return runtime_with_path(name + ".yaml", before, "0");
+}
 std::shared_ptr<const engine::RuntimeProfile> runtime_streaming_at(const std::string& name, const std::string& per_token) {
-    const std::string path = testing::write_temp(
-        name + ".yaml", "name: " + name +
-                            "\nbase: vllm@0.8\ndescription: \"t\"\nsource: \"t\"\nmeasured: false\nmeasurements: \"t\"\n"
-                            "request_path:\n  source: \"t\"\n  before_scheduler: 0 ms\n  per_prompt_token: 0 us\n"
-                            "  after_step: 0 ms\n  per_output_token: " +
-                            per_token + " us\n");
-    return front_end_catalog().runtime(path);
+    return runtime_with_path(name + ".yaml", "0", per_token);
 }
 
 engine::Evaluator llama_8b_on_h100(const std::shared_ptr<const engine::RuntimeProfile>& runtime, int api_servers = 1) {

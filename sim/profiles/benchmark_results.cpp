@@ -339,17 +339,22 @@ std::optional<double> plausible_latency(FieldReader& fields, const std::string& 
     return std::nullopt;
 }
 
-// A run's mean length from `tokens` over `requests` requests, or nothing after an error at `key`:
-// every request sends a prompt of a token or more and gets a token or more back, so a mean
-// under one token is a damaged total (rounding it up to 1 would calibrate on requests never sent).
+// A run's mean length `mean` at `key`, or nothing after an error when it is under a token: every
+// request sends a prompt of a token or more and gets a token or more back. `what` names the length
+// ("prompt "), `how` what the mean came from.
+std::optional<double> mean_of_a_token_or_more(FieldReader& fields, const std::string& key, double mean,
+                                              std::string_view what, std::string_view how) {
+    if (mean >= 1.0) return mean;
+    fields.error(key, fmt::format("a mean {}length of {:g} tokens{}; each request has 1 token or more", what, mean, how));
+    return std::nullopt;
+}
+
+// A run's mean length from `tokens` over `requests` requests (above): a mean under one token is a
+// damaged total (rounding it up to 1 would calibrate on requests never sent).
 std::optional<double> mean_length(FieldReader& fields, const std::string& key, double tokens, double requests,
                                   std::string_view what) {
-    const double mean = tokens / requests;
-    if (mean >= 1.0) return mean;
-    fields.error(key, fmt::format("a mean {} length of {:g} tokens ({:g} over {:g} requests); each request has 1 "
-                                  "token or more",
-                                  what, mean, tokens, requests));
-    return std::nullopt;
+    return mean_of_a_token_or_more(fields, key, tokens / requests, fmt::format("{} ", what),
+                                   fmt::format(" ({:g} over {:g} requests)", tokens, requests));
 }
 
 // A closed-loop run's three rows: its output throughput, TPOT and TTFT (seconds), each stated. A
@@ -453,17 +458,18 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     const auto duration = fields.number("duration", false);
     // The median where the run states it (both tools do), else the mean; the row says which.
     const bool median = record.find("median_ttft_ms") != nullptr;
-    auto median_or_mean = [&](const std::string& what) {
-        return fields.number((median ? "median_" : "mean_") + what, false);
+    // The statistic's milliseconds as seconds, within `most` (after an error, nothing); `ms` says
+    // whether the run stated it at all.
+    auto latency_of = [&](const std::string& what, LatencyBound most, bool& ms) {
+        const std::string key = (median ? "median_" : "mean_") + what;
+        const auto value = fields.number(key, false);
+        ms = value.has_value();
+        return plausible_latency(fields, key, value ? std::optional(*value / 1e3) : std::nullopt, most,
+                                 value ? fmt::format("{:g} ms", *value) : "");
     };
-    const std::string ttft_key = (median ? "median_" : "mean_") + std::string("ttft_ms");
-    const std::string tpot_key = (median ? "median_" : "mean_") + std::string("tpot_ms");
-    const auto ttft_ms = median_or_mean("ttft_ms");
-    const auto tpot_ms = median_or_mean("tpot_ms");
-    const auto ttft_s = plausible_latency(fields, ttft_key, ttft_ms ? std::optional(*ttft_ms / 1e3) : std::nullopt,
-                                          kMaxTtft, ttft_ms ? fmt::format("{:g} ms", *ttft_ms) : "");
-    const auto tpot_s = plausible_latency(fields, tpot_key, tpot_ms ? std::optional(*tpot_ms / 1e3) : std::nullopt,
-                                          kMaxTpot, tpot_ms ? fmt::format("{:g} ms", *tpot_ms) : "");
+    bool ttft_stated = false, tpot_stated = false;
+    const auto ttft_s = latency_of("ttft_ms", kMaxTtft, ttft_stated);
+    const auto tpot_s = latency_of("tpot_ms", kMaxTpot, tpot_stated);
     if (!concurrency) {
         fields.error("max_concurrency", "not stated: a run without --max-concurrency measures a request rate, not a "
                                         "concurrency; rerun with --max-concurrency N");
@@ -484,7 +490,7 @@ void add_serving_rows(const Record& record, const std::string& path, const std::
     if (!concurrency || !completed || !input_tokens || !output_tokens || !throughput) return;
     const auto prompt_mean = mean_length(fields, "total_input_tokens", *input_tokens, *completed, "prompt");
     const auto output_mean = mean_length(fields, "total_output_tokens", *output_tokens, *completed, "output");
-    if (!prompt_mean || !output_mean || (ttft_ms && !ttft_s) || (tpot_ms && !tpot_s)) return;
+    if (!prompt_mean || !output_mean || (ttft_stated && !ttft_s) || (tpot_stated && !tpot_s)) return;
     Measurement base;
     base.line = record.line;
     base.engine = engine;
@@ -609,11 +615,7 @@ void add_profile_export_rows(const Record& record, const std::string& path, cons
         } else {
             fields.error(key, "missing: the run's mean length is needed (neither measured nor configured)");
         }
-        if (value && *value < 1.0) {
-            fields.error(key, fmt::format("a mean length of {:g} tokens; each request has 1 token or more", *value));
-            return std::nullopt;
-        }
-        return value;
+        return value ? mean_of_a_token_or_more(fields, key, *value, "", "") : std::nullopt;
     };
     const auto prompt = mean_tokens("input_sequence_length", {"input_config.input.prompt.input_tokens.mean",
                                                               "input_config.synthetic_input_tokens_mean"});

@@ -911,16 +911,18 @@ void Simulation::finish_step(Replica& replica, double now) {
     account(replica, now);
     // The streams this pass gives a token (a verification's accepted drafts and its own token
     // together): a decode, or a prefill's end, but not a prefill instance's first token, which
-    // reaches the client from the decode instance.
+    // reaches the client from the decode instance. Counted only where streaming costs the front end.
     double streams = 0.0;
-    for (const Work& work : replica.step) {
-        const Sequence& sequence = replica.running[work.sequence];
-        if (!sequence.prefilling()) {
-            streams += 1.0;
-        } else if (sequence.cached + work.tokens >= sequence.target) {
-            const bool handed_off = replica.role == Role::prefill && sequence.generated == 0 &&
-                                    requests_[sequence.request].output_tokens > 1;
-            streams += handed_off ? 0.0 : 1.0;
+    if (path_.per_output_token.value > 0.0) {
+        for (const Work& work : replica.step) {
+            const Sequence& sequence = replica.running[work.sequence];
+            if (!sequence.prefilling()) {
+                streams += 1.0;
+            } else if (sequence.cached + work.tokens >= sequence.target) {
+                const bool handed_off = replica.role == Role::prefill && sequence.generated == 0 &&
+                                        requests_[sequence.request].output_tokens > 1;
+                streams += handed_off ? 0.0 : 1.0;
+            }
         }
     }
     const double delivery = deliver(now, streams);
